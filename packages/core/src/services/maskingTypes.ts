@@ -1,0 +1,65 @@
+/**
+ * The contract between the masking pass and its host: what it reads (`MaskingHost`), what it is
+ * told about the request (`MaskOptions`) and what it returns (`MaskingResult`).
+ */
+import type { Content, Part } from '@google/gemini-cli-core';
+import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
+
+export type { Content, Part };
+
+/** The slice of a gemini-cli `Config` the pass needs. A real `Config` adapted by `withToolOutputMasking` satisfies it. */
+export interface MaskingHost {
+  getToolOutputMaskingConfig(): Promise<ToolOutputMaskingConfig>;
+  getSessionId(): string;
+  storage: { getProjectTempDir(): string };
+}
+
+export interface MaskOptions {
+  /**
+   * The prompt cache is most likely cold for this request (a new user prompt after an idle gap).
+   * Masking is then free of cache cost, so every prunable output is masked even below
+   * `minPrunableThresholdTokens`.
+   */
+  cacheLikelyCold?: boolean;
+  /** Abort signal of the turn; a pass that sees it aborted stops and returns what it has. */
+  signal?: AbortSignal;
+}
+
+/** One output that was saved to disk and replaced by a snippet. */
+export interface OffloadedOutput {
+  toolName: string;
+  callId: string;
+  filePath: string;
+  bytes: number;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** One output that should have been masked but was left whole, and why. */
+export interface MaskingFailure {
+  toolName: string;
+  callId: string;
+  /** A short code: an errno (`ENOSPC`, `EACCES`, ...), `SERIALIZE`, `MALFORMED`, ... */
+  code: string;
+  message: string;
+}
+
+export interface MaskingResult {
+  /** The history to send; the input array itself when nothing changed. */
+  newHistory: readonly Content[];
+  maskedCount: number;
+  tokensSaved: number;
+  /** Estimated tool-output tokens (unmasked, non-exempt) before and after the pass. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Estimated tokens that were prunable (older than the protection window) when the pass ran. */
+  totalPrunableTokens: number;
+  /** Indices of the entries of `newHistory` that differ from the input. */
+  changedIndices: readonly number[];
+  offloaded: readonly OffloadedOutput[];
+  failures: readonly MaskingFailure[];
+  /** Wall time of the pass in milliseconds (from the injected clock). */
+  durationMs: number;
+  /** A one-line human-readable summary when something was masked, for the person at the keyboard. */
+  notice?: string;
+}
