@@ -1,0 +1,81 @@
+/**
+ * The masked form of a tool output, and the structural test for it.
+ *
+ * A masked response is exactly `{ output: "<tool_output_masked tool=.. id=.. lines=.. bytes=.. file=..>\n...\n</tool_output_masked>" }`.
+ * Being masked is decided by that whole shape (single key, header with every attribute, closing
+ * tag at the very end), never by a substring: a real output that merely quotes the tag, such as a
+ * read of this very file, is an ordinary output and is masked when it is old.
+ */
+
+export const MASKED_TAG = 'tool_output_masked';
+
+export interface MaskedSnippetFields {
+  toolName: string;
+  callId: string;
+  /** Line count and UTF-8 byte size of the full output on disk. */
+  lines: number;
+  bytes: number;
+  /** Absolute path of the full output. */
+  filePath: string;
+  /** The high-signal preview (see toolOutputPreview.ts). */
+  preview: string;
+}
+
+function escapeAttribute(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\r\n]/g, ' ');
+}
+
+function unescapeAttribute(value: string): string {
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** The last line tells the model how to get the rest back. */
+export const READ_BACK_HINT =
+  'Full output saved at the file above; read it with read_tool_output (offset/limit/pattern) or read_file.';
+
+export function formatMaskedSnippet(fields: MaskedSnippetFields): string {
+  const header =
+    `<${MASKED_TAG} tool="${escapeAttribute(fields.toolName)}" id="${escapeAttribute(fields.callId)}"` +
+    ` lines="${fields.lines}" bytes="${fields.bytes}" file="${escapeAttribute(fields.filePath)}">`;
+  return `${header}\n${fields.preview}\n${READ_BACK_HINT}\n</${MASKED_TAG}>`;
+}
+
+const SNIPPET_PATTERN = new RegExp(
+  `^<${MASKED_TAG} tool="[^"\\n]*" id="[^"\\n]*" lines="(\\d+)" bytes="(\\d+)" file="([^"\\n]+)">\\n[\\s\\S]*\\n</${MASKED_TAG}>$`,
+);
+
+export interface ParsedMaskedSnippet {
+  lines: number;
+  bytes: number;
+  filePath: string;
+}
+
+/** Parses a snippet produced by `formatMaskedSnippet`; undefined for anything else. */
+export function parseMaskedSnippet(text: string): ParsedMaskedSnippet | undefined {
+  if (!text.startsWith(`<${MASKED_TAG} `)) return undefined;
+  const match = SNIPPET_PATTERN.exec(text);
+  if (!match) return undefined;
+  return {
+    lines: Number(match[1]),
+    bytes: Number(match[2]),
+    filePath: unescapeAttribute(match[3] ?? ''),
+  };
+}
+
+/** True when `response` is a masked response written by toolmask (see the module comment). */
+export function isMaskedResponse(response: unknown): boolean {
+  if (response === null || typeof response !== 'object' || Array.isArray(response)) return false;
+  const keys = Object.keys(response);
+  if (keys.length !== 1 || keys[0] !== 'output') return false;
+  const output = (response as { output: unknown }).output;
+  return typeof output === 'string' && parseMaskedSnippet(output) !== undefined;
+}

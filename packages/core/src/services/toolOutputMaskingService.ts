@@ -1,0 +1,380 @@
+/**
+ * The pre-turn pass: before each model request, mask old bulky tool outputs.
+ *
+ * `mask(history, host)` reads the settings, asks the pure planner (maskingPlan.ts) which outputs
+ * to mask, saves each one's full text through the injected store, and replaces its
+ * `functionResponse.response` with `{ output: <snippet> }` (maskedSnippet.ts) carrying a preview
+ * (toolOutputPreview.ts) and the absolute path of the full output. Ids, names, sibling parts and
+ * nested `functionResponse.parts` are kept as they are.
+ *
+ * It never throws: a failed write or an output that cannot be serialized leaves that one output
+ * whole and is reported in `failures`; any unexpected error returns the history untouched.
+ * Token estimates are remembered per response object (a WeakMap, so nothing outlives the history
+ * it describes), which makes a pass cost what is new rather than the whole history.
+ */
+import * as path from 'node:path';
+import type { AnyValueMap } from '@opentelemetry/api-logs';
+import type {
+  Content,
+  MaskOptions,
+  MaskingFailure,
+  MaskingHost,
+  MaskingResult,
+  OffloadedOutput,
+  Part,
+} from './maskingTypes.js';
+import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
+import { planMasking, type MeasuredOutput, type OutputRef } from './maskingPlan.js';
+import { formatMaskedSnippet, isMaskedResponse } from './maskedSnippet.js';
+import { buildPreview } from './toolOutputPreview.js';
+import {
+  createFileToolOutputStore,
+  outputFileName,
+  sessionDirectory,
+  type ToolOutputStore,
+} from './toolOutputStore.js';
+import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
+import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
+import { logToolOutputMasking } from '../telemetry/loggers.js';
+
+export interface ToolOutputMaskingServiceDeps {
+  /** Where full outputs are saved. Default: the real file system. */
+  store?: ToolOutputStore;
+  /** Milliseconds clock for `durationMs` and event timestamps. Default: `performance.now`/`Date.now`. */
+  clock?: () => number;
+  /** Receives one event per pass that masked something or failed to. Default: the `gemini-cli` OTel logger. */
+  telemetry?: (event: ToolOutputMaskingEvent) => void;
+  /** Host attributes added to every event (`session.id`, `installation.id`, `interactive`). */
+  commonAttributes?: () => AnyValueMap;
+  /** Debug lines (failures). Default: none. */
+  debug?: (message: string) => void;
+  /** Concurrent writes during one pass. */
+  writeConcurrency?: number;
+}
+
+interface ResponseInfo {
+  tokens: number;
+  masked: boolean;
+}
+
+interface MaskedPart {
+  ref: OutputRef;
+  part: Part;
+  offloaded: OffloadedOutput;
+}
+
+type AttemptResult =
+  | { kind: 'masked'; value: MaskedPart }
+  | { kind: 'skipped' }
+  | { kind: 'failed'; value: MaskingFailure };
+
+function errorCode(error: unknown, fallback: string): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.length > 0 ? code : fallback;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The text saved on disk: the `output` string itself when that is the whole response (what the
+ * model read, line for line), otherwise the response as pretty JSON. Throws on cycles or BigInt.
+ */
+export function fullOutputText(response: Record<string, unknown>): string {
+  const keys = Object.keys(response);
+  if (keys.length === 1 && keys[0] === 'output' && typeof response['output'] === 'string') {
+    return response['output'];
+  }
+  const text = JSON.stringify(response, null, 2);
+  if (typeof text !== 'string') throw new TypeError('response does not serialize to JSON');
+  return text;
+}
+
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let lines = 1;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines++;
+  return lines;
+}
+
+function formatCount(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+export class ToolOutputMaskingService {
+  private readonly store: ToolOutputStore;
+  private readonly clock: () => number;
+  private readonly telemetry: (event: ToolOutputMaskingEvent) => void;
+  private readonly debug: (message: string) => void;
+  private readonly writeConcurrency: number;
+  /** Per response object: its estimate and whether it is a toolmask snippet. */
+  private readonly responseInfo = new WeakMap<object, ResponseInfo>();
+
+  constructor(deps: ToolOutputMaskingServiceDeps = {}) {
+    this.store = deps.store ?? createFileToolOutputStore();
+    this.clock = deps.clock ?? (() => performance.timeOrigin + performance.now());
+    const commonAttributes = deps.commonAttributes ?? (() => ({}));
+    this.telemetry = deps.telemetry ?? ((event) => logToolOutputMasking(event, commonAttributes()));
+    this.debug = deps.debug ?? (() => undefined);
+    this.writeConcurrency = Math.max(1, deps.writeConcurrency ?? 4);
+  }
+
+  async mask(
+    history: readonly Content[],
+    host: MaskingHost,
+    options: MaskOptions = {},
+  ): Promise<MaskingResult> {
+    const startedAt = this.clock();
+    try {
+      return await this.runPass(history, host, options, startedAt);
+    } catch (error) {
+      // Last line of defence: the turn must go on with the history as it was.
+      this.debug(`toolmask: pass skipped after an unexpected error: ${errorMessage(error)}`);
+      return this.unchanged(history, startedAt, 0, 0, [
+        {
+          toolName: '',
+          callId: '',
+          code: errorCode(error, 'INTERNAL'),
+          message: errorMessage(error),
+        },
+      ]);
+    }
+  }
+
+  private unchanged(
+    history: readonly Content[],
+    startedAt: number,
+    tokens: number,
+    prunable: number,
+    failures: MaskingFailure[] = [],
+  ): MaskingResult {
+    return {
+      newHistory: history,
+      maskedCount: 0,
+      tokensSaved: 0,
+      tokensBefore: tokens,
+      tokensAfter: tokens,
+      totalPrunableTokens: prunable,
+      changedIndices: [],
+      offloaded: [],
+      failures,
+      durationMs: this.clock() - startedAt,
+    };
+  }
+
+  private async runPass(
+    history: readonly Content[],
+    host: MaskingHost,
+    options: MaskOptions,
+    startedAt: number,
+  ): Promise<MaskingResult> {
+    const config = await host.getToolOutputMaskingConfig();
+    if (!config.enabled || !Array.isArray(history) || history.length === 0) {
+      return this.unchanged(history, startedAt, 0, 0);
+    }
+    const exempt = new Set(config.exemptTools);
+    const plan = planMasking(history, config, (part) => this.measure(part, exempt), options);
+    if (plan.targets.length === 0) {
+      return this.unchanged(history, startedAt, plan.totalTokens, plan.totalPrunableTokens);
+    }
+
+    const directory = sessionDirectory(host.storage.getProjectTempDir(), host.getSessionId());
+    const attempts = await this.attemptAll(
+      history,
+      plan.targets,
+      directory,
+      config,
+      options.signal,
+    );
+
+    const masked: MaskedPart[] = [];
+    const failures: MaskingFailure[] = [];
+    for (const attempt of attempts) {
+      if (attempt.kind === 'masked') masked.push(attempt.value);
+      if (attempt.kind === 'failed') failures.push(attempt.value);
+    }
+    for (const failure of failures) {
+      this.debug(
+        `toolmask: left ${failure.toolName} ${failure.callId} unmasked: ${failure.code} ${failure.message}`,
+      );
+    }
+
+    const newHistory = this.rebuildHistory(history, masked);
+    const tokensSaved = masked.reduce(
+      (sum, m) => sum + m.offloaded.tokensBefore - m.offloaded.tokensAfter,
+      0,
+    );
+    const result: MaskingResult = {
+      newHistory: newHistory.history,
+      maskedCount: masked.length,
+      tokensSaved,
+      tokensBefore: plan.totalTokens,
+      tokensAfter: plan.totalTokens - tokensSaved,
+      totalPrunableTokens: plan.totalPrunableTokens,
+      changedIndices: newHistory.changedIndices,
+      offloaded: masked.map((m) => m.offloaded),
+      failures,
+      durationMs: this.clock() - startedAt,
+    };
+    if (masked.length > 0) {
+      result.notice = `toolmask: masked ${masked.length} older tool output${masked.length === 1 ? '' : 's'}, freed ~${formatCount(tokensSaved)} tokens; full outputs in ${directory}`;
+    }
+    if (masked.length > 0 || failures.length > 0) this.emit(result, plan.trigger ?? 'threshold');
+    return result;
+  }
+
+  /** Countable tool output? Exempt tools, toolmask snippets and malformed responses are not. */
+  private measure(part: Part, exempt: ReadonlySet<string>): MeasuredOutput | undefined {
+    const functionResponse = part.functionResponse;
+    if (!functionResponse) return undefined;
+    const name = typeof functionResponse.name === 'string' ? functionResponse.name : '';
+    if (exempt.has(name)) return undefined;
+    const response: unknown = functionResponse.response;
+    if (!isPlainObject(response)) return undefined;
+    let info = this.responseInfo.get(response);
+    if (!info) {
+      info = isMaskedResponse(response)
+        ? { tokens: 0, masked: true }
+        : { tokens: estimateFunctionResponseTokens(response), masked: false };
+      this.responseInfo.set(response, info);
+    }
+    return info.masked ? undefined : info;
+  }
+
+  private async attemptAll(
+    history: readonly Content[],
+    targets: readonly OutputRef[],
+    directory: string,
+    config: ToolOutputMaskingConfig,
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptResult[]> {
+    const results: AttemptResult[] = new Array(targets.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < targets.length && !signal?.aborted) {
+        const index = next++;
+        results[index] = await this.attempt(
+          history,
+          targets[index] as OutputRef,
+          directory,
+          config,
+        );
+      }
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(this.writeConcurrency, targets.length) }, worker),
+    );
+    return results.filter((result) => result !== undefined);
+  }
+
+  private async attempt(
+    history: readonly Content[],
+    ref: OutputRef,
+    directory: string,
+    _config: ToolOutputMaskingConfig,
+  ): Promise<AttemptResult> {
+    const part = history[ref.contentIndex]?.parts?.[ref.partIndex];
+    const functionResponse = part?.functionResponse;
+    const toolName = typeof functionResponse?.name === 'string' ? functionResponse.name : 'unknown';
+    const callId = typeof functionResponse?.id === 'string' ? functionResponse.id : '';
+    const fail = (code: string, message: string): AttemptResult => ({
+      kind: 'failed',
+      value: { toolName, callId, code, message },
+    });
+    const response: unknown = functionResponse?.response;
+    if (!part || !functionResponse || !isPlainObject(response))
+      return fail('MALFORMED', 'not a function response');
+
+    let text: string;
+    try {
+      text = fullOutputText(response);
+    } catch (error) {
+      return fail('SERIALIZE', errorMessage(error));
+    }
+    const fileName = outputFileName(toolName, callId, text);
+    const filePath = path.resolve(directory, fileName);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    const snippet = formatMaskedSnippet({
+      toolName,
+      callId,
+      lines: countLines(text),
+      bytes,
+      filePath,
+      preview: buildPreview(toolName, response, text),
+    });
+    const maskedResponse = { output: snippet };
+    const tokensAfter = estimateFunctionResponseTokens(maskedResponse);
+    // Not smaller: leave it whole and write nothing.
+    if (tokensAfter >= ref.tokens) return { kind: 'skipped' };
+
+    try {
+      const savedPath = await this.store.save(directory, fileName, text);
+      if (savedPath !== filePath)
+        return fail('EPATH', `store saved to ${savedPath}, expected ${filePath}`);
+    } catch (error) {
+      return fail(errorCode(error, 'EWRITE'), errorMessage(error));
+    }
+    this.responseInfo.set(maskedResponse, { tokens: 0, masked: true });
+    const maskedPart: Part = {
+      ...part,
+      functionResponse: { ...functionResponse, response: maskedResponse },
+    };
+    return {
+      kind: 'masked',
+      value: {
+        ref,
+        part: maskedPart,
+        offloaded: { toolName, callId, filePath, bytes, tokensBefore: ref.tokens, tokensAfter },
+      },
+    };
+  }
+
+  /** New `Content` objects only for the entries that changed; the rest are shared. */
+  private rebuildHistory(
+    history: readonly Content[],
+    masked: readonly MaskedPart[],
+  ): { history: readonly Content[]; changedIndices: number[] } {
+    if (masked.length === 0) return { history, changedIndices: [] };
+    const byContent = new Map<number, MaskedPart[]>();
+    for (const item of masked) {
+      const list = byContent.get(item.ref.contentIndex) ?? [];
+      list.push(item);
+      byContent.set(item.ref.contentIndex, list);
+    }
+    const next = history.slice();
+    for (const [contentIndex, items] of byContent) {
+      const content = history[contentIndex] as Content;
+      const parts = (content.parts ?? []).slice();
+      for (const item of items) parts[item.ref.partIndex] = item.part;
+      next[contentIndex] = { ...content, parts };
+    }
+    return { history: next, changedIndices: [...byContent.keys()].sort((a, b) => a - b) };
+  }
+
+  private emit(result: MaskingResult, trigger: string): void {
+    try {
+      const event = new ToolOutputMaskingEvent(
+        {
+          tokens_before: result.tokensBefore,
+          tokens_after: result.tokensAfter,
+          masked_count: result.maskedCount,
+          total_prunable_tokens: result.totalPrunableTokens,
+          failed_count: result.failures.length,
+          bytes_offloaded: result.offloaded.reduce((sum, item) => sum + item.bytes, 0),
+          duration_ms: Math.round(result.durationMs * 1000) / 1000,
+          trigger,
+          failure_codes: [...new Set(result.failures.map((failure) => failure.code))].join(','),
+        },
+        Date.now(),
+      );
+      this.telemetry(event);
+    } catch (error) {
+      this.debug(`toolmask: telemetry failed: ${errorMessage(error)}`);
+    }
+  }
+}

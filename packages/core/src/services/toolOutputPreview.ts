@@ -1,0 +1,152 @@
+/**
+ * The preview that stands in for a masked tool output: short, but with what the model most
+ * often needs later — the status of a command (exit code, signal, error sections kept whole),
+ * the first lines (what it was) and the last lines (how it ended), and how much was left out.
+ */
+
+export const SHELL_TOOL_NAME = 'run_shell_command';
+
+/** Preview sizes. Shell logs end with what matters (errors, summaries), so their tail is longer. */
+export const PREVIEW_LIMITS = {
+  headLines: 8,
+  tailLines: 6,
+  shellHeadLines: 4,
+  shellTailLines: 10,
+  /** Longer lines are cut in the middle. */
+  maxLineChars: 200,
+  /** Whole sections kept verbatim (errors) are capped at this many characters. */
+  maxSectionChars: 2_000,
+} as const;
+
+/** Sections the shell tool appends after `Output:`, in the order it writes them. */
+const SHELL_TRAILING_SECTIONS = [
+  'Error',
+  'Exit Code',
+  'Signal',
+  'Background PIDs',
+  'Process Group PGID',
+] as const;
+
+export interface ShellSections {
+  output: string;
+  /** Trailing sections in order, as `Name: value` lines (the Error value may span lines). */
+  trailing: Array<{ name: string; value: string }>;
+}
+
+/**
+ * Splits a shell tool result into its `Output:` body and trailing sections. The trailing
+ * sections are found from the end, each at most once and in the shell tool's order, so a line
+ * such as `Exit Code: 3` printed by the command itself inside Output is not mistaken for one.
+ */
+export function splitShellSections(text: string): ShellSections | undefined {
+  if (!text.startsWith('Output:')) return undefined;
+  let rest = text;
+  const trailing: Array<{ name: string; value: string }> = [];
+  for (let index = SHELL_TRAILING_SECTIONS.length - 1; index >= 0; index--) {
+    const name = SHELL_TRAILING_SECTIONS[index] as string;
+    const marker = `\n${name}: `;
+    const at = rest.lastIndexOf(marker);
+    if (at < 0) continue;
+    const value = rest.slice(at + marker.length);
+    // Single-line sections must really be a single line; otherwise this was part of Output.
+    if (name !== 'Error' && value.includes('\n')) continue;
+    trailing.unshift({ name, value });
+    rest = rest.slice(0, at);
+  }
+  const output = rest.slice('Output:'.length).replace(/^ /, '');
+  return { output, trailing };
+}
+
+function cutLine(line: string, maxChars: number): string {
+  if (line.length <= maxChars) return line;
+  const keep = Math.floor((maxChars - 20) / 2);
+  return `${line.slice(0, keep)} [... ${line.length - 2 * keep} chars ...] ${line.slice(-keep)}`;
+}
+
+function capSection(text: string): string {
+  const max = PREVIEW_LIMITS.maxSectionChars;
+  if (text.length <= max) return text;
+  return `${text.slice(0, max / 2)}\n[... ${text.length - max} chars omitted ...]\n${text.slice(-max / 2)}`;
+}
+
+function formatCount(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** Head and tail lines of `text`, with a marker saying how many lines were left out. */
+export function headTailLines(text: string, headLines: number, tailLines: number): string {
+  const lines = text.split('\n');
+  const maxChars = PREVIEW_LIMITS.maxLineChars;
+  if (lines.length <= headLines + tailLines + 1) {
+    return lines.map((line) => cutLine(line, maxChars)).join('\n');
+  }
+  const omitted = lines.length - headLines - tailLines;
+  return [
+    ...lines.slice(0, headLines).map((line) => cutLine(line, maxChars)),
+    `[... ${formatCount(omitted)} of ${formatCount(lines.length)} lines omitted ...]`,
+    ...lines.slice(lines.length - tailLines).map((line) => cutLine(line, maxChars)),
+  ].join('\n');
+}
+
+/** Root-level status fields of a response (`error`, a non-zero exit code) kept whole. */
+function rootStatusLines(response: unknown): string[] {
+  if (response === null || typeof response !== 'object' || Array.isArray(response)) return [];
+  const record = response as Record<string, unknown>;
+  const lines: string[] = [];
+  for (const key of ['exitCode', 'exit_code', 'returncode']) {
+    const value = record[key];
+    if (typeof value === 'number' && value !== 0) lines.push(`${key}: ${value}`);
+  }
+  for (const key of ['error', 'stderr']) {
+    const value = record[key];
+    if (value === undefined || value === null || value === '') continue;
+    let text: string;
+    try {
+      text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+    } catch {
+      text = String(value);
+    }
+    lines.push(`${key}: ${capSection(text)}`);
+  }
+  return lines;
+}
+
+function shellPreview(sections: ShellSections): string {
+  const parts: string[] = [];
+  for (const section of sections.trailing) {
+    if (section.name === 'Process Group PGID' || section.name === 'Background PIDs') continue;
+    parts.push(`${section.name}: ${capSection(section.value)}`);
+  }
+  parts.push(
+    `Output:\n${headTailLines(sections.output, PREVIEW_LIMITS.shellHeadLines, PREVIEW_LIMITS.shellTailLines)}`,
+  );
+  // Bookkeeping sections last: rarely needed, still kept whole.
+  for (const section of sections.trailing) {
+    if (section.name === 'Process Group PGID' || section.name === 'Background PIDs') {
+      parts.push(`${section.name}: ${section.value}`);
+    }
+  }
+  return parts.join('\n');
+}
+
+/**
+ * Builds the preview of one output.
+ * @param toolName the function name of the response
+ * @param response the original `functionResponse.response`
+ * @param fullText the full output as saved on disk (the `output` string, or the pretty JSON)
+ */
+export function buildPreview(toolName: string, response: unknown, fullText: string): string {
+  const status = rootStatusLines(response);
+  const output =
+    response !== null && typeof response === 'object' && !Array.isArray(response)
+      ? (response as Record<string, unknown>)['output']
+      : undefined;
+  const sections =
+    toolName === SHELL_TOOL_NAME && typeof output === 'string'
+      ? splitShellSections(output)
+      : undefined;
+  const body = sections
+    ? shellPreview(sections)
+    : headTailLines(fullText, PREVIEW_LIMITS.headLines, PREVIEW_LIMITS.tailLines);
+  return [...status, body].join('\n');
+}
