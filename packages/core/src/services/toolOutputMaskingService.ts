@@ -23,7 +23,6 @@ import type {
   OffloadedOutput,
   Part,
 } from './maskingTypes.js';
-import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import { planMasking, type MeasuredOutput, type OutputRef } from './maskingPlan.js';
 import { formatMaskedSnippet, isMaskedResponse } from './maskedSnippet.js';
 import { buildPreview } from './toolOutputPreview.js';
@@ -93,6 +92,21 @@ export function fullOutputText(response: Record<string, unknown>): string {
   const text = JSON.stringify(response, null, 2);
   if (typeof text !== 'string') throw new TypeError('response does not serialize to JSON');
   return text;
+}
+
+/**
+ * Masking must shrink the output clearly: at least `MIN_SAVED_TOKENS` and at least a quarter of
+ * it. An output barely larger than its snippet costs a file and a preview for nothing.
+ */
+export const MIN_SAVED_TOKENS = 50;
+const MAX_KEPT_RATIO = 0.75;
+
+export function isWorthMasking(tokensBefore: number, tokensAfter: number): boolean {
+  return (
+    tokensAfter < tokensBefore &&
+    tokensBefore - tokensAfter >= MIN_SAVED_TOKENS &&
+    tokensAfter <= tokensBefore * MAX_KEPT_RATIO
+  );
 }
 
 function countLines(text: string): number {
@@ -184,13 +198,7 @@ export class ToolOutputMaskingService {
     }
 
     const directory = sessionDirectory(host.storage.getProjectTempDir(), host.getSessionId());
-    const attempts = await this.attemptAll(
-      history,
-      plan.targets,
-      directory,
-      config,
-      options.signal,
-    );
+    const attempts = await this.attemptAll(history, plan.targets, directory, options.signal);
 
     const masked: MaskedPart[] = [];
     const failures: MaskingFailure[] = [];
@@ -250,7 +258,6 @@ export class ToolOutputMaskingService {
     history: readonly Content[],
     targets: readonly OutputRef[],
     directory: string,
-    config: ToolOutputMaskingConfig,
     signal: AbortSignal | undefined,
   ): Promise<AttemptResult[]> {
     const results: AttemptResult[] = new Array(targets.length);
@@ -258,12 +265,7 @@ export class ToolOutputMaskingService {
     const worker = async () => {
       while (next < targets.length && !signal?.aborted) {
         const index = next++;
-        results[index] = await this.attempt(
-          history,
-          targets[index] as OutputRef,
-          directory,
-          config,
-        );
+        results[index] = await this.attempt(history, targets[index] as OutputRef, directory);
       }
     };
     await Promise.all(
@@ -276,7 +278,6 @@ export class ToolOutputMaskingService {
     history: readonly Content[],
     ref: OutputRef,
     directory: string,
-    _config: ToolOutputMaskingConfig,
   ): Promise<AttemptResult> {
     const part = history[ref.contentIndex]?.parts?.[ref.partIndex];
     const functionResponse = part?.functionResponse;
@@ -309,8 +310,9 @@ export class ToolOutputMaskingService {
     });
     const maskedResponse = { output: snippet };
     const tokensAfter = estimateFunctionResponseTokens(maskedResponse);
-    // Not smaller: leave it whole and write nothing.
-    if (tokensAfter >= ref.tokens) return { kind: 'skipped' };
+    // Not worth it (not smaller, or too little saved for what the model loses): leave it whole
+    // and write nothing.
+    if (!isWorthMasking(ref.tokens, tokensAfter)) return { kind: 'skipped' };
 
     try {
       const savedPath = await this.store.save(directory, fileName, text);
