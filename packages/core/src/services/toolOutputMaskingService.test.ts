@@ -1,0 +1,329 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Volume, createFsFromVolume } from 'memfs';
+import { describe, expect, it } from 'vitest';
+import type { Content, MaskingHost, Part } from './maskingTypes.js';
+import {
+  resolveToolOutputMaskingConfig,
+  type ToolOutputMaskingSettings,
+} from '../config/toolOutputMaskingSettings.js';
+import { ToolOutputMaskingService } from './toolOutputMaskingService.js';
+import {
+  createFileToolOutputStore,
+  type StoreFileSystem,
+  type ToolOutputStore,
+} from './toolOutputStore.js';
+import { isMaskedResponse, parseMaskedSnippet } from './maskedSnippet.js';
+import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
+import type { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
+
+const PROJECT_TEMP = '/project-temp';
+
+function setup(settings: ToolOutputMaskingSettings = {}, store?: ToolOutputStore) {
+  const memory = createFsFromVolume(new Volume()) as unknown as StoreFileSystem;
+  const events: ToolOutputMaskingEvent[] = [];
+  let now = 1_000;
+  const service = new ToolOutputMaskingService({
+    store: store ?? createFileToolOutputStore({ fs: memory, sync: false }),
+    clock: () => (now += 5),
+    telemetry: (event) => events.push(event),
+  });
+  const host: MaskingHost = {
+    getToolOutputMaskingConfig: async () =>
+      resolveToolOutputMaskingConfig({
+        toolProtectionThreshold: 1_000,
+        minPrunableTokensThreshold: 500,
+        ...settings,
+      }),
+    getSessionId: () => 'session-a',
+    storage: { getProjectTempDir: () => PROJECT_TEMP },
+  };
+  return { service, host, memory, events };
+}
+
+const lines = (count: number, prefix: string) =>
+  Array.from({ length: count }, (_, index) => `${prefix} line ${index + 1}`).join('\n');
+
+let callCounter = 0;
+function exchange(
+  name: string,
+  response: Record<string, unknown>,
+  extraParts: Part[] = [],
+): Content[] {
+  const id = `call-${++callCounter}`;
+  return [
+    { role: 'model', parts: [{ functionCall: { id, name, args: {} } }] },
+    { role: 'user', parts: [{ functionResponse: { id, name, response } }, ...extraParts] },
+  ];
+}
+
+/** Four bulky shell outputs (~1,000+ tokens each) and a closing user prompt. */
+function bulkyHistory(): Content[] {
+  return [
+    { role: 'user', parts: [{ text: 'fix the bug' }] },
+    ...exchange('run_shell_command', { output: `Output: ${lines(300, 'first')}\nExit Code: 1` }),
+    ...exchange('read_file', { output: lines(300, 'second') }),
+    ...exchange('grep_search', { output: lines(300, 'third') }),
+    ...exchange('run_shell_command', { output: `Output: ${lines(300, 'fourth')}` }),
+    { role: 'model', parts: [{ text: 'done' }] },
+  ];
+}
+
+function responseOf(content: Content | undefined, partIndex = 0): Record<string, unknown> {
+  return content?.parts?.[partIndex]?.functionResponse?.response as Record<string, unknown>;
+}
+
+describe('ToolOutputMaskingService', () => {
+  it('returns the history untouched when disabled', async () => {
+    const { service, host, events } = setup({ enabled: false });
+    const history = bulkyHistory();
+    const result = await service.mask(history, host);
+    expect(result.newHistory).toBe(history);
+    expect(result.maskedCount).toBe(0);
+    expect(events).toEqual([]);
+  });
+
+  it('handles an empty history', async () => {
+    const { service, host } = setup();
+    const result = await service.mask([], host);
+    expect(result.newHistory).toEqual([]);
+    expect(result.maskedCount).toBe(0);
+  });
+
+  it('does nothing below the thresholds', async () => {
+    const { service, host, memory } = setup({ toolProtectionThreshold: 1_000_000 });
+    const history = bulkyHistory();
+    const result = await service.mask(history, host);
+    expect(result.newHistory).toBe(history);
+    expect(result.tokensBefore).toBeGreaterThan(2_000);
+    expect(result.totalPrunableTokens).toBe(0);
+    expect(memory.promises.readdir(PROJECT_TEMP)).rejects.toThrow();
+  });
+
+  it('masks older outputs above the thresholds, keeps the newest, and saves the full text', async () => {
+    const history = bulkyHistory();
+    // Room for exactly the newest output: it stays whole, the three older ones are prunable.
+    const newestTokens = estimateFunctionResponseTokens(responseOf(history[8]));
+    const { service, host, memory, events } = setup({ toolProtectionThreshold: newestTokens + 10 });
+    const original = structuredClone(history);
+    const result = await service.mask(history, host);
+
+    expect(result.maskedCount).toBe(3);
+    expect(result.tokensSaved).toBeGreaterThan(1_000);
+    expect(result.tokensAfter).toBe(result.tokensBefore - result.tokensSaved);
+    // Input not mutated.
+    expect(history).toEqual(original);
+    // The newest output (index 8) stays whole; the oldest (index 2) is masked.
+    expect(responseOf(result.newHistory[8])).toEqual(responseOf(history[8]));
+    const masked = responseOf(result.newHistory[2]);
+    expect(isMaskedResponse(masked)).toBe(true);
+    const snippet = masked['output'] as string;
+    expect(snippet).toContain('<tool_output_masked');
+    expect(snippet).toContain('Exit Code: 1');
+    const parsed = parseMaskedSnippet(snippet);
+    expect(parsed?.filePath.startsWith(`${PROJECT_TEMP}/tool-outputs/session-session-a/`)).toBe(
+      true,
+    );
+    expect(await memory.promises.readFile(parsed!.filePath, 'utf8')).toBe(
+      responseOf(history[2])['output'],
+    );
+    expect(result.changedIndices).toContain(2);
+    expect(result.notice).toMatch(
+      /^toolmask: masked \d+ older tool outputs, freed ~[\d,]+ tokens; full outputs in /,
+    );
+    // One telemetry event with gemini-cli's attribute names.
+    expect(events).toHaveLength(1);
+    expect(events[0]!.toOpenTelemetryAttributes()).toMatchObject({
+      'event.name': 'gemini_cli.tool_output_masking',
+      masked_count: result.maskedCount,
+      tokens_before: result.tokensBefore,
+      tokens_after: result.tokensAfter,
+      total_prunable_tokens: result.totalPrunableTokens,
+      failed_count: 0,
+    });
+    expect(result.durationMs).toBeGreaterThan(0);
+  });
+
+  it('never masks again what it masked, and a second pass is a no-op', async () => {
+    const { service, host, events } = setup();
+    const first = await service.mask(bulkyHistory(), host);
+    const second = await service.mask(first.newHistory, host);
+    expect(second.maskedCount).toBe(0);
+    expect(second.newHistory).toBe(first.newHistory);
+    expect(events).toHaveLength(1);
+    // A fresh service (e.g. after resume) recognises the snippets structurally.
+    const fresh = setup();
+    const third = await fresh.service.mask(structuredClone(first.newHistory), fresh.host);
+    expect(third.maskedCount).toBe(0);
+  });
+
+  it('protects the latest turn', async () => {
+    const { service, host } = setup({ toolProtectionThreshold: 0, minPrunableTokensThreshold: 0 });
+    const history = bulkyHistory().slice(0, -1); // last entry = newest tool result
+    const result = await service.mask(history, host);
+    expect(isMaskedResponse(responseOf(result.newHistory.at(-1)))).toBe(false);
+    expect(isMaskedResponse(responseOf(result.newHistory.at(-3)))).toBe(true);
+    const unprotected = await setup({
+      toolProtectionThreshold: 0,
+      minPrunableTokensThreshold: 0,
+      protectLatestTurn: false,
+    }).service.mask(history, host);
+    expect(unprotected.maskedCount).toBe(result.maskedCount);
+  });
+
+  it('never counts or masks exempt tools, built-in or configured', async () => {
+    const { service, host } = setup({
+      toolProtectionThreshold: 0,
+      minPrunableTokensThreshold: 0,
+      exemptTools: ['read_file'],
+    });
+    const history = [
+      ...exchange('skill', { output: lines(400, 'skill') }),
+      ...exchange('memory', { output: lines(400, 'memory') }),
+      ...exchange('read_file', { output: lines(400, 'read') }),
+      ...exchange('run_shell_command', { output: `Output: ${lines(400, 'shell')}` }),
+      { role: 'user', parts: [{ text: 'next' }] },
+    ] satisfies Content[];
+    const result = await service.mask(history, host);
+    expect(result.maskedCount).toBe(1);
+    for (const index of [1, 3, 5])
+      expect(responseOf(result.newHistory[index])).toBe(responseOf(history[index]));
+    expect(isMaskedResponse(responseOf(result.newHistory[7]))).toBe(true);
+  });
+
+  it('leaves an output whole and writes no file when masking would not shrink it', async () => {
+    const { service, host, memory } = setup({
+      toolProtectionThreshold: 0,
+      minPrunableTokensThreshold: 0,
+    });
+    const history = [
+      ...exchange('run_shell_command', { output: 'Output: ok' }),
+      { role: 'user', parts: [{ text: 'go on' }] },
+    ] satisfies Content[];
+    const result = await service.mask(history, host);
+    expect(result.maskedCount).toBe(0);
+    expect(result.newHistory).toBe(history);
+    await expect(memory.promises.readdir(PROJECT_TEMP)).rejects.toThrow();
+  });
+
+  it('keeps ids, names, sibling parts and nested functionResponse.parts intact', async () => {
+    const { service, host } = setup({ toolProtectionThreshold: 0, minPrunableTokensThreshold: 0 });
+    const image: Part = { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } };
+    const note: Part = { text: 'screenshot attached' };
+    const history: Content[] = [
+      { role: 'model', parts: [{ functionCall: { id: 'shot-1', name: 'browser', args: {} } }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: 'shot-1',
+              name: 'browser',
+              response: { output: lines(400, 'dom') },
+              parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }],
+            },
+          },
+          image,
+          note,
+        ],
+      },
+      { role: 'user', parts: [{ text: 'next' }] },
+    ];
+    const result = await service.mask(history, host);
+    expect(result.maskedCount).toBe(1);
+    const parts = result.newHistory[1]!.parts!;
+    expect(parts[0]!.functionResponse!.id).toBe('shot-1');
+    expect(parts[0]!.functionResponse!.name).toBe('browser');
+    expect(parts[0]!.functionResponse!.parts).toEqual([
+      { inlineData: { mimeType: 'image/png', data: 'AAAA' } },
+    ]);
+    expect(parts[1]).toBe(image);
+    expect(parts[2]).toBe(note);
+    expect(result.newHistory[0]).toBe(history[0]);
+  });
+
+  it('saves non-plain responses as pretty JSON', async () => {
+    const { service, host, memory } = setup({
+      toolProtectionThreshold: 0,
+      minPrunableTokensThreshold: 0,
+    });
+    const response = {
+      matches: Array.from({ length: 200 }, (_, index) => ({ file: `f${index}.ts`, line: index })),
+    };
+    const history = [
+      ...exchange('grep_search', response),
+      { role: 'user', parts: [{ text: 'next' }] },
+    ] satisfies Content[];
+    const result = await service.mask(history, host);
+    expect(result.maskedCount).toBe(1);
+    const saved = await memory.promises.readFile(result.offloaded[0]!.filePath, 'utf8');
+    expect(JSON.parse(saved as string)).toEqual(response);
+  });
+
+  it('leaves an output unmasked when its write fails, masks the rest, and reports the failure', async () => {
+    const memory = createFsFromVolume(new Volume()) as unknown as StoreFileSystem;
+    const real = createFileToolOutputStore({ fs: memory, sync: false });
+    let calls = 0;
+    const flaky: ToolOutputStore = {
+      save: async (directory, fileName, text) => {
+        if (++calls === 1)
+          throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+        return real.save(directory, fileName, text);
+      },
+    };
+    const { service, host, events } = setup(
+      { toolProtectionThreshold: 0, minPrunableTokensThreshold: 0 },
+      flaky,
+    );
+    const history = bulkyHistory();
+    const result = await service.mask(history, host);
+    expect(result.failures).toEqual([
+      expect.objectContaining({ code: 'ENOSPC', toolName: 'run_shell_command' }),
+    ]);
+    expect(responseOf(result.newHistory[2])).toBe(responseOf(history[2]));
+    expect(result.maskedCount).toBe(3);
+    expect(events[0]!.fields.failure_codes).toBe('ENOSPC');
+  });
+
+  it('does not throw when the settings cannot be read', async () => {
+    const { service } = setup();
+    const history = bulkyHistory();
+    const result = await service.mask(history, {
+      getToolOutputMaskingConfig: async () => {
+        throw new Error('broken settings');
+      },
+      getSessionId: () => 's',
+      storage: { getProjectTempDir: () => '/tmp' },
+    });
+    expect(result.newHistory).toBe(history);
+    expect(result.failures[0]?.message).toBe('broken settings');
+  });
+
+  it('writes into a real temp dir', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-service-'));
+    try {
+      const service = new ToolOutputMaskingService({ telemetry: () => undefined });
+      const host: MaskingHost = {
+        getToolOutputMaskingConfig: async () =>
+          resolveToolOutputMaskingConfig({
+            toolProtectionThreshold: 0,
+            minPrunableTokensThreshold: 0,
+          }),
+        getSessionId: () => 'real',
+        storage: { getProjectTempDir: () => root },
+      };
+      const history = bulkyHistory();
+      const result = await service.mask(history, host);
+      expect(result.maskedCount).toBe(4);
+      for (const item of result.offloaded) {
+        expect(path.dirname(item.filePath)).toBe(path.join(root, 'tool-outputs', 'session-real'));
+        expect(fs.statSync(item.filePath).mode & 0o777).toBe(0o600);
+      }
+      const first = result.offloaded[0]!;
+      expect(fs.readFileSync(first.filePath, 'utf8')).toBe(responseOf(history[2])['output']);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

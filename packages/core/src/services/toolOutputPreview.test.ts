@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import {
+  PREVIEW_LIMITS,
+  buildPreview,
+  headTailLines,
+  splitShellSections,
+} from './toolOutputPreview.js';
+
+const numbered = (count: number, prefix = 'line') =>
+  Array.from({ length: count }, (_, index) => `${prefix} ${index + 1}`).join('\n');
+
+describe('splitShellSections', () => {
+  it('splits every trailing section and keeps Output apart', () => {
+    const text = `Output: ${numbered(3)}\nError: boom\nsecond error line\nExit Code: 2\nSignal: SIGTERM\nBackground PIDs: 11, 12\nProcess Group PGID: 99`;
+    const sections = splitShellSections(text);
+    expect(sections?.output).toBe(numbered(3));
+    expect(sections?.trailing).toEqual([
+      { name: 'Error', value: 'boom\nsecond error line' },
+      { name: 'Exit Code', value: '2' },
+      { name: 'Signal', value: 'SIGTERM' },
+      { name: 'Background PIDs', value: '11, 12' },
+      { name: 'Process Group PGID', value: '99' },
+    ]);
+  });
+
+  it('does not take an "Exit Code:" line printed by the command inside Output for a section', () => {
+    const text = `Output: Exit Code: 7\nstill output\nmore`;
+    expect(splitShellSections(text)).toEqual({
+      output: text.slice('Output: '.length),
+      trailing: [],
+    });
+  });
+
+  it('returns undefined for text that is not a shell result', () => {
+    expect(splitShellSections('hello')).toBeUndefined();
+  });
+});
+
+describe('buildPreview', () => {
+  it('keeps every shell section but Output whole, Output as head and tail with the omitted count', () => {
+    const output = numbered(500);
+    const error = 'Traceback (most recent call last):\n  File "x.py"\nValueError: bad';
+    const response = {
+      output: `Output: ${output}\nError: ${error}\nExit Code: 1\nProcess Group PGID: 42`,
+    };
+    const preview = buildPreview('run_shell_command', response, response.output);
+    expect(preview).toContain(`Error: ${error}`);
+    expect(preview).toContain('Exit Code: 1');
+    expect(preview).toContain('Process Group PGID: 42');
+    expect(preview).toContain('line 1\n');
+    expect(preview).toContain('line 500');
+    const omitted = 500 - PREVIEW_LIMITS.shellHeadLines - PREVIEW_LIMITS.shellTailLines;
+    expect(preview).toContain(`[... ${omitted} of 500 lines omitted ...]`);
+    expect(preview).not.toContain(`line ${PREVIEW_LIMITS.shellHeadLines + 1}\n`);
+    // Status first: the model sees the exit code before any output line.
+    expect(preview.indexOf('Exit Code: 1')).toBeLessThan(preview.indexOf('line 1'));
+  });
+
+  it('keeps a non-zero exit code and an error found at the root of the response', () => {
+    const response = { output: numbered(100), exitCode: 3, error: 'permission denied' };
+    const preview = buildPreview('some_tool', response, JSON.stringify(response, null, 2));
+    expect(preview).toContain('exitCode: 3');
+    expect(preview).toContain('error: permission denied');
+  });
+
+  it('previews other tools as head and tail lines, cutting very long lines', () => {
+    const text = `${'x'.repeat(5000)}\n${numbered(50)}`;
+    const preview = buildPreview('read_file', { output: text }, text);
+    expect(preview).toMatch(/\[\.\.\. \d+ chars \.\.\.\]/);
+    expect(preview).toContain('line 50');
+    expect(preview.length).toBeLessThan(2500);
+  });
+
+  it('leaves short texts whole', () => {
+    expect(headTailLines('a\nb\nc', 2, 2)).toBe('a\nb\nc');
+  });
+});
