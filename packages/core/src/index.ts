@@ -2,12 +2,14 @@
 export * from './config/toolOutputMaskingSettings.js';
 export * from './services/maskingTypes.js';
 export { planMasking } from './services/maskingPlan.js';
+export type { MaskingPlan, MaskingTrigger, OutputRef, PlanConfig } from './services/maskingPlan.js';
+export { HistoryLedger, viewHistory, summarizeEntry } from './services/historyLedger.js';
 export type {
-  MaskingPlan,
-  MaskingTrigger,
-  OutputRef,
-  MeasureOutput,
-} from './services/maskingPlan.js';
+  HistoryView,
+  EntrySummary,
+  CountedOutput,
+  MeasurePart,
+} from './services/historyLedger.js';
 export {
   ToolOutputMaskingService,
   fullOutputText,

@@ -1,12 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import type { Content, Part } from './maskingTypes.js';
-import { planMasking } from './maskingPlan.js';
+import { planMasking, type PlanConfig } from './maskingPlan.js';
+import { viewHistory } from './historyLedger.js';
 
 /** Each output's token count is its `output` length, so tests can reason in exact numbers. */
 const measure = (part: Part) => {
   const output = (part.functionResponse?.response as { output?: string } | undefined)?.output;
-  return typeof output === 'string' ? { tokens: output.length } : undefined;
+  return typeof output === 'string' ? output.length : undefined;
 };
+
+function plan(
+  entries: Content[],
+  settings: PlanConfig & { maxOutputTokens: number },
+  options: { cacheLikelyCold?: boolean } = {},
+) {
+  const limit = settings.maxOutputTokens > 0 ? settings.maxOutputTokens : Infinity;
+  return planMasking(viewHistory(entries, measure, limit), settings, options);
+}
 
 const call = (id: string): Content => ({
   role: 'model',
@@ -31,42 +41,73 @@ const config = {
 describe('planMasking', () => {
   it('protects the newest outputs up to the threshold; the crossing one and older are prunable', () => {
     // newest first: 40 + 50 = 90 protected; 30 crosses (120 > 100) -> prunable with the 60 before it.
-    const plan = planMasking(history(60, 30, 50, 40), config, measure);
-    expect(plan.protectedTokens).toBe(90);
-    expect(plan.totalPrunableTokens).toBe(90);
-    expect(plan.targets.map((target) => target.contentIndex)).toEqual([1, 3]);
-    expect(plan.trigger).toBe('threshold');
+    const result = plan(history(60, 30, 50, 40), config);
+    expect(result.protectedTokens).toBe(90);
+    expect(result.totalPrunableTokens).toBe(90);
+    expect(result.targets.map((target) => target.contentIndex)).toEqual([1, 3]);
+    expect(result.trigger).toBe('threshold');
   });
 
   it('does nothing below the prunable minimum, unless the cache is likely cold', () => {
     const small = history(20, 50, 50);
-    expect(planMasking(small, config, measure).targets).toEqual([]);
-    expect(planMasking(small, config, measure).totalPrunableTokens).toBe(20);
-    const cold = planMasking(small, config, measure, { cacheLikelyCold: true });
+    expect(plan(small, config).targets).toEqual([]);
+    expect(plan(small, config).totalPrunableTokens).toBe(20);
+    const cold = plan(small, config, { cacheLikelyCold: true });
     expect(cold.trigger).toBe('cold_cache');
     expect(cold.targets.map((target) => target.contentIndex)).toEqual([1]);
   });
 
   it('skips the last entry when protectLatestTurn', () => {
     const entries = history(200, 10);
-    const plan = planMasking(
+    const result = plan(
       entries,
       { ...config, protectLatestTurn: true, minPrunableThresholdTokens: 0 },
       measure,
     );
     // The newest output (10) is neither counted as protected nor prunable; 200 crosses alone.
-    expect(plan.protectedTokens).toBe(0);
-    expect(plan.targets.map((target) => target.contentIndex)).toEqual([1]);
+    expect(result.protectedTokens).toBe(0);
+    expect(result.targets.map((target) => target.contentIndex)).toEqual([1]);
   });
 
   it('always masks outputs above maxOutputTokens, even the newest', () => {
-    const plan = planMasking(
+    const result = plan(
       history(10, 5000),
       { ...config, maxOutputTokens: 1000, protectLatestTurn: true },
       measure,
     );
-    expect(plan.trigger).toBe('oversized');
-    expect(plan.targets.map((target) => target.contentIndex)).toEqual([3]);
+    expect(result.trigger).toBe('oversized');
+    expect(result.targets.map((target) => target.contentIndex)).toEqual([3]);
+  });
+
+  it('finds the same window with many small outputs as a linear scan would', () => {
+    // 100 outputs of 7 tokens, budget 100: 14 fit (98), the 15th crosses.
+    const sizes = Array.from({ length: 100 }, () => 7);
+    const result = plan(history(...sizes), { ...config, minPrunableThresholdTokens: 0 });
+    expect(result.protectedTokens).toBe(98);
+    expect(result.totalPrunableTokens).toBe(700 - 98);
+    expect(result.targets).toHaveLength(86);
+    expect(result.targets.at(-1)?.contentIndex).toBe(2 * 85 + 1);
+  });
+
+  it('crosses inside an entry with several outputs, keeping its newer outputs protected', () => {
+    const entries: Content[] = [
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { id: 'a', name: 'tool', response: { output: 'x'.repeat(40) } } },
+          { functionResponse: { id: 'b', name: 'tool', response: { output: 'x'.repeat(40) } } },
+          { functionResponse: { id: 'c', name: 'tool', response: { output: 'x'.repeat(40) } } },
+        ],
+      },
+      { role: 'user', parts: [{ text: 'next' }] },
+    ];
+    const result = plan(entries, {
+      ...config,
+      protectLatestTurn: true,
+      minPrunableThresholdTokens: 0,
+    });
+    expect(result.protectedTokens).toBe(80);
+    expect(result.targets).toEqual([{ contentIndex: 0, partIndex: 0, tokens: 40 }]);
   });
 
   it('skips entries without parts and parts that measure as undefined', () => {
@@ -75,8 +116,8 @@ describe('planMasking', () => {
       ...history(300),
       { role: 'user', parts: [{ text: 'hi' }] },
     ];
-    const plan = planMasking(entries, { ...config, minPrunableThresholdTokens: 0 }, measure);
-    expect(plan.totalTokens).toBe(300);
-    expect(plan.targets).toHaveLength(1);
+    const result = plan(entries, { ...config, minPrunableThresholdTokens: 0 });
+    expect(result.totalTokens).toBe(300);
+    expect(result.targets).toHaveLength(1);
   });
 });

@@ -1,24 +1,20 @@
 /**
  * The masking decision, pure: which tool outputs of a history to mask. No I/O, no clock.
  *
- * Backward scan, newest to oldest, over `functionResponse` parts (the last entry is skipped when
- * `protectLatestTurn`). The newest `protectionThresholdTokens` of tool output are protected; the
- * output that crosses that line and every older one are prunable. Masking is batched: it happens
- * only when the prunable total reaches `minPrunableThresholdTokens`, so every prompt-cache break
- * frees a lot — or when the cache is most likely cold anyway (`cacheLikelyCold`), where a break
- * costs nothing. Independently, an output larger than `maxOutputTokens` is always masked, even the
- * newest one, so one giant log cannot wedge a session.
+ * Backward scan, newest to oldest, over countable tool outputs (not exempt, not already masked;
+ * see historyLedger.ts); the last entry is skipped when `protectLatestTurn`. The newest
+ * `protectionThresholdTokens` are protected; the output that crosses that line and every older
+ * one are prunable. Masking is batched: it happens only when the prunable total reaches
+ * `minPrunableThresholdTokens`, so every prompt-cache break frees a lot — or when the cache is
+ * most likely cold anyway (`cacheLikelyCold`), where a break costs nothing. Independently, an
+ * output larger than `maxOutputTokens` is always masked, even the newest, so one giant log cannot
+ * wedge a session.
+ *
+ * The protected window is found by binary search on prefix sums and the prunable total is a
+ * prefix sum, so a pass that masks nothing costs O(log n) here.
  */
-import type { Content, Part } from './maskingTypes.js';
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
-
-/** What the scan needs to know about one part; undefined = not a countable tool output. */
-export interface MeasuredOutput {
-  tokens: number;
-}
-
-/** Tells the scan whether a part is a countable tool output (not exempt, not already masked) and its size. */
-export type MeasureOutput = (part: Part) => MeasuredOutput | undefined;
+import type { HistoryView } from './historyLedger.js';
 
 export interface OutputRef {
   contentIndex: number;
@@ -39,66 +35,93 @@ export interface MaskingPlan {
   trigger?: MaskingTrigger;
 }
 
+export type PlanConfig = Pick<
+  ToolOutputMaskingConfig,
+  'protectionThresholdTokens' | 'minPrunableThresholdTokens' | 'protectLatestTurn'
+>;
+
+/** Where the protected window ends: the crossing output and everything before it are prunable. */
+interface Crossing {
+  contentIndex: number;
+  /** Position in `summary(contentIndex).outputs` of the crossing output. */
+  outputPosition: number;
+}
+
 export function planMasking(
-  history: readonly Content[],
-  config: Pick<
-    ToolOutputMaskingConfig,
-    | 'protectionThresholdTokens'
-    | 'minPrunableThresholdTokens'
-    | 'protectLatestTurn'
-    | 'maxOutputTokens'
-  >,
-  measure: MeasureOutput,
+  view: HistoryView,
+  config: PlanConfig,
   options: { cacheLikelyCold?: boolean } = {},
 ): MaskingPlan {
-  const prunable: OutputRef[] = [];
-  const oversized: OutputRef[] = [];
-  let totalTokens = 0;
-  let protectedTokens = 0;
-  let totalPrunableTokens = 0;
-  let crossed = false;
-  const scanEnd = config.protectLatestTurn ? history.length - 1 : history.length;
-  const maxOutputTokens = config.maxOutputTokens > 0 ? config.maxOutputTokens : Infinity;
-
-  for (let contentIndex = history.length - 1; contentIndex >= 0; contentIndex--) {
-    const parts = history[contentIndex]?.parts;
-    if (!Array.isArray(parts)) continue;
-    for (let partIndex = parts.length - 1; partIndex >= 0; partIndex--) {
-      const part = parts[partIndex];
-      if (!part?.functionResponse) continue;
-      const measured = measure(part);
-      if (!measured) continue;
-      const ref = { contentIndex, partIndex, tokens: measured.tokens };
-      totalTokens += measured.tokens;
-      if (measured.tokens > maxOutputTokens) {
-        // Masked regardless of position; it neither uses nor shifts the protection budget.
-        oversized.push(ref);
-        continue;
+  const scanEnd = Math.max(0, config.protectLatestTurn ? view.length - 1 : view.length);
+  const scannedTokens = view.tokensBefore(scanEnd);
+  // Entries [firstProtected, scanEnd) fit whole in the budget: binary search on prefix sums.
+  let low = 0;
+  let high = scanEnd;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (scannedTokens - view.tokensBefore(middle) <= config.protectionThresholdTokens)
+      high = middle;
+    else low = middle + 1;
+  }
+  const firstProtected = low;
+  let protectedTokens = scannedTokens - view.tokensBefore(firstProtected);
+  let crossing: Crossing | undefined;
+  if (firstProtected > 0) {
+    // The entry before holds the crossing output; some of its newer outputs may still fit.
+    const contentIndex = firstProtected - 1;
+    const outputs = view.summary(contentIndex).outputs;
+    for (let position = outputs.length - 1; position >= 0; position--) {
+      const tokens = (outputs[position] as { tokens: number }).tokens;
+      if (protectedTokens + tokens > config.protectionThresholdTokens) {
+        crossing = { contentIndex, outputPosition: position };
+        break;
       }
-      if (contentIndex >= scanEnd) continue;
-      if (!crossed && protectedTokens + measured.tokens <= config.protectionThresholdTokens) {
-        protectedTokens += measured.tokens;
-        continue;
-      }
-      crossed = true;
-      prunable.push(ref);
-      totalPrunableTokens += measured.tokens;
+      protectedTokens += tokens;
     }
   }
 
+  let totalPrunableTokens = 0;
+  if (crossing) {
+    const outputs = view.summary(crossing.contentIndex).outputs;
+    totalPrunableTokens = view.tokensBefore(crossing.contentIndex);
+    for (let position = 0; position <= crossing.outputPosition; position++) {
+      totalPrunableTokens += (outputs[position] as { tokens: number }).tokens;
+    }
+  }
+
+  let oversizedTokens = 0;
+  const oversized: OutputRef[] = [];
+  for (const contentIndex of view.oversizedEntries) {
+    for (const output of view.summary(contentIndex).oversized) {
+      oversized.push({ contentIndex, partIndex: output.partIndex, tokens: output.tokens });
+      oversizedTokens += output.tokens;
+    }
+  }
+  const totalTokens = view.tokensBefore(view.length) + oversizedTokens;
+
   let trigger: MaskingTrigger | undefined;
-  let targets: OutputRef[] = [];
   if (totalPrunableTokens > 0 && totalPrunableTokens >= config.minPrunableThresholdTokens) {
     trigger = 'threshold';
-    targets = prunable;
   } else if (totalPrunableTokens > 0 && options.cacheLikelyCold) {
     trigger = 'cold_cache';
-    targets = prunable;
+  } else if (oversized.length > 0) {
+    trigger = 'oversized';
   }
-  if (oversized.length > 0) {
-    trigger ??= 'oversized';
-    targets = [...targets, ...oversized];
+  if (!trigger) return { targets: [], totalTokens, protectedTokens, totalPrunableTokens };
+
+  const targets: OutputRef[] = [];
+  if (crossing && trigger !== 'oversized') {
+    for (let contentIndex = 0; contentIndex <= crossing.contentIndex; contentIndex++) {
+      const outputs = view.summary(contentIndex).outputs;
+      const last =
+        contentIndex === crossing.contentIndex ? crossing.outputPosition : outputs.length - 1;
+      for (let position = 0; position <= last; position++) {
+        const output = outputs[position] as { partIndex: number; tokens: number };
+        targets.push({ contentIndex, partIndex: output.partIndex, tokens: output.tokens });
+      }
+    }
   }
+  targets.push(...oversized);
   targets.sort((a, b) => a.contentIndex - b.contentIndex || a.partIndex - b.partIndex);
   return { targets, totalTokens, protectedTokens, totalPrunableTokens, trigger };
 }

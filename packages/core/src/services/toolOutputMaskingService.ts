@@ -23,7 +23,9 @@ import type {
   OffloadedOutput,
   Part,
 } from './maskingTypes.js';
-import { planMasking, type MeasuredOutput, type OutputRef } from './maskingPlan.js';
+import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
+import { planMasking, type OutputRef } from './maskingPlan.js';
+import { HistoryLedger } from './historyLedger.js';
 import { formatMaskedSnippet, isMaskedResponse } from './maskedSnippet.js';
 import { buildPreview } from './toolOutputPreview.js';
 import {
@@ -128,6 +130,10 @@ export class ToolOutputMaskingService {
   private readonly writeConcurrency: number;
   /** Per response object: its estimate and whether it is a toolmask snippet. */
   private readonly responseInfo = new WeakMap<object, ResponseInfo>();
+  /** Per-entry summaries kept between passes (see historyLedger.ts). */
+  private readonly ledger = new HistoryLedger();
+  private exemptKey: string | undefined;
+  private exempt: ReadonlySet<string> = new Set();
 
   constructor(deps: ToolOutputMaskingServiceDeps = {}) {
     this.store = deps.store ?? createFileToolOutputStore();
@@ -191,8 +197,7 @@ export class ToolOutputMaskingService {
     if (!config.enabled || !Array.isArray(history) || history.length === 0) {
       return this.unchanged(history, startedAt, 0, 0);
     }
-    const exempt = new Set(config.exemptTools);
-    const plan = planMasking(history, config, (part) => this.measure(part, exempt), options);
+    const plan = planMasking(this.ledgerFor(history, config), config, options);
     if (plan.targets.length === 0) {
       return this.unchanged(history, startedAt, plan.totalTokens, plan.totalPrunableTokens);
     }
@@ -236,12 +241,24 @@ export class ToolOutputMaskingService {
     return result;
   }
 
+  /** The ledger brought up to date with `history` (cheap when only new entries were added). */
+  private ledgerFor(history: readonly Content[], config: ToolOutputMaskingConfig): HistoryLedger {
+    const exemptKey = config.exemptTools.join('\u0001');
+    if (exemptKey !== this.exemptKey) {
+      this.exemptKey = exemptKey;
+      this.exempt = new Set(config.exemptTools);
+    }
+    const maxOutputTokens = config.maxOutputTokens > 0 ? config.maxOutputTokens : Infinity;
+    this.ledger.update(history, (part) => this.measure(part), maxOutputTokens, exemptKey);
+    return this.ledger;
+  }
+
   /** Countable tool output? Exempt tools, toolmask snippets and malformed responses are not. */
-  private measure(part: Part, exempt: ReadonlySet<string>): MeasuredOutput | undefined {
+  private measure(part: Part): number | undefined {
     const functionResponse = part.functionResponse;
     if (!functionResponse) return undefined;
     const name = typeof functionResponse.name === 'string' ? functionResponse.name : '';
-    if (exempt.has(name)) return undefined;
+    if (this.exempt.has(name)) return undefined;
     const response: unknown = functionResponse.response;
     if (!isPlainObject(response)) return undefined;
     let info = this.responseInfo.get(response);
@@ -251,7 +268,7 @@ export class ToolOutputMaskingService {
         : { tokens: estimateFunctionResponseTokens(response), masked: false };
       this.responseInfo.set(response, info);
     }
-    return info.masked ? undefined : info;
+    return info.masked ? undefined : info.tokens;
   }
 
   private async attemptAll(

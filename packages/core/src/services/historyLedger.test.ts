@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { Content, Part } from './maskingTypes.js';
+import { HistoryLedger, viewHistory, type HistoryView } from './historyLedger.js';
+
+const entry = (size: number, name = 'tool'): Content => ({
+  role: 'user',
+  parts: [{ functionResponse: { id: `id${size}`, name, response: { output: 'x'.repeat(size) } } }],
+});
+
+function snapshot(view: HistoryView) {
+  return {
+    length: view.length,
+    summaries: Array.from({ length: view.length }, (_, index) => view.summary(index)),
+    prefix: Array.from({ length: view.length + 1 }, (_, index) => view.tokensBefore(index)),
+    oversized: [...view.oversizedEntries],
+  };
+}
+
+describe('HistoryLedger', () => {
+  it('matches a fresh view after appends, replacements and truncation, measuring only new entries', () => {
+    let measured = 0;
+    const measure = (part: Part) => {
+      measured++;
+      return (part.functionResponse?.response as { output: string }).output.length;
+    };
+    const ledger = new HistoryLedger();
+    const history = [entry(10), entry(20), entry(500)];
+    ledger.update(history, measure, 100, 'k');
+    expect(measured).toBe(3);
+    expect(snapshot(ledger)).toEqual(snapshot(viewHistory(history, measure, 100)));
+    expect(ledger.oversizedEntries).toEqual([2]);
+
+    measured = 0;
+    const appended = [...history, entry(30)];
+    ledger.update(appended, measure, 100, 'k');
+    expect(measured).toBe(1);
+    expect(ledger.tokensBefore(4)).toBe(60);
+
+    measured = 0;
+    const replaced = [appended[0]!, entry(40), appended[2]!, appended[3]!];
+    ledger.update(replaced, measure, 100, 'k');
+    // Entry 1 is new; entries 2 and 3 are known objects and are not measured again.
+    expect(measured).toBe(1);
+    expect(snapshot(ledger)).toEqual(snapshot(viewHistory(replaced, measure, 100)));
+
+    ledger.update(replaced.slice(0, 2), measure, 100, 'k');
+    expect(snapshot(ledger)).toEqual(snapshot(viewHistory(replaced.slice(0, 2), measure, 100)));
+  });
+
+  it('starts over when the key or the size limit changes', () => {
+    let exempt = false;
+    const measure = (part: Part) =>
+      exempt ? undefined : (part.functionResponse?.response as { output: string }).output.length;
+    const ledger = new HistoryLedger();
+    const history = [entry(10), entry(20)];
+    ledger.update(history, measure, Infinity, 'none');
+    expect(ledger.tokensBefore(2)).toBe(30);
+    exempt = true;
+    ledger.update(history, measure, Infinity, 'tool');
+    expect(ledger.tokensBefore(2)).toBe(0);
+    exempt = false;
+    ledger.update(history, measure, 15, 'none');
+    expect(ledger.tokensBefore(2)).toBe(10);
+    expect(ledger.oversizedEntries).toEqual([1]);
+  });
+});

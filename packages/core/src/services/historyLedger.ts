@@ -1,0 +1,153 @@
+/**
+ * Per-entry summaries of a history's countable tool outputs, kept across passes so that a pass
+ * costs what is new rather than the whole history.
+ *
+ * A summary is computed once per `Content` object (a WeakMap: nothing outlives the history it
+ * describes). Between passes the ledger keeps the previous pass's entries and their prefix sums;
+ * a new pass compares entries by identity (cheap pointer checks), keeps the unchanged prefix and
+ * summarizes only the rest. Anything that changes how outputs are counted (exempt tools, the
+ * oversized limit) is part of the ledger's key and resets it.
+ */
+import type { Content, Part } from './maskingTypes.js';
+
+/** One countable output of an entry. */
+export interface CountedOutput {
+  partIndex: number;
+  tokens: number;
+}
+
+export interface EntrySummary {
+  /** Countable outputs up to the size limit, in part order. */
+  outputs: readonly CountedOutput[];
+  /** Countable outputs above the size limit (masked whatever their position). */
+  oversized: readonly CountedOutput[];
+  /** Sum of `outputs` tokens. */
+  tokens: number;
+}
+
+/** Read-only view the planner works on. */
+export interface HistoryView {
+  readonly length: number;
+  summary(index: number): EntrySummary;
+  /** Sum of `summary(i).tokens` for i < index. */
+  tokensBefore(index: number): number;
+  /** Indices of entries with oversized outputs, ascending. */
+  readonly oversizedEntries: readonly number[];
+}
+
+const EMPTY: EntrySummary = { outputs: [], oversized: [], tokens: 0 };
+
+/** Measures a part: tokens of a countable tool output, or undefined (not one, exempt, masked). */
+export type MeasurePart = (part: Part) => number | undefined;
+
+export function summarizeEntry(
+  content: Content,
+  measure: MeasurePart,
+  maxOutputTokens: number,
+): EntrySummary {
+  const parts = content?.parts;
+  if (!Array.isArray(parts)) return EMPTY;
+  let outputs: CountedOutput[] | undefined;
+  let oversized: CountedOutput[] | undefined;
+  let tokens = 0;
+  for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+    const part = parts[partIndex];
+    if (!part?.functionResponse) continue;
+    const measured = measure(part);
+    if (measured === undefined) continue;
+    if (measured > maxOutputTokens) {
+      (oversized ??= []).push({ partIndex, tokens: measured });
+    } else {
+      (outputs ??= []).push({ partIndex, tokens: measured });
+      tokens += measured;
+    }
+  }
+  if (!outputs && !oversized) return EMPTY;
+  return { outputs: outputs ?? [], oversized: oversized ?? [], tokens };
+}
+
+/** A one-shot view (no memory between calls): for tests and one-off uses. */
+export function viewHistory(
+  history: readonly Content[],
+  measure: MeasurePart,
+  maxOutputTokens: number,
+): HistoryView {
+  const ledger = new HistoryLedger();
+  ledger.update(history, measure, maxOutputTokens, '');
+  return ledger;
+}
+
+export class HistoryLedger implements HistoryView {
+  private byContent = new WeakMap<Content, EntrySummary>();
+  private entries: Content[] = [];
+  private summaries: EntrySummary[] = [];
+  /** prefix[i] = tokens of entries < i. */
+  private prefix: number[] = [0];
+  private oversized: number[] = [];
+  private key: string | undefined;
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  get oversizedEntries(): readonly number[] {
+    return this.oversized;
+  }
+
+  summary(index: number): EntrySummary {
+    return this.summaries[index] ?? EMPTY;
+  }
+
+  tokensBefore(index: number): number {
+    return this.prefix[index] ?? 0;
+  }
+
+  /**
+   * Brings the ledger in line with `history`. `key` names everything that changes how an entry
+   * is summarized besides the entry itself; a different key starts over.
+   */
+  update(
+    history: readonly Content[],
+    measure: MeasurePart,
+    maxOutputTokens: number,
+    key: string,
+  ): void {
+    const fullKey = `${key}\u0000${maxOutputTokens}`;
+    if (fullKey !== this.key) {
+      this.key = fullKey;
+      this.entries = [];
+      this.summaries = [];
+      this.prefix = [0];
+      this.oversized = [];
+      // Summaries depend on the key: stale ones must not be found again.
+      this.byContent = new WeakMap();
+    }
+    // Keep the longest unchanged prefix (identity), recompute the rest.
+    let same = 0;
+    const limit = Math.min(this.entries.length, history.length);
+    while (same < limit && this.entries[same] === history[same]) same++;
+
+    this.entries.length = same;
+    this.summaries.length = same;
+    this.prefix.length = same + 1;
+    while (
+      this.oversized.length > 0 &&
+      (this.oversized[this.oversized.length - 1] as number) >= same
+    )
+      this.oversized.pop();
+
+    for (let index = same; index < history.length; index++) {
+      const content = history[index] as Content;
+      let summary =
+        content && typeof content === 'object' ? this.byContent.get(content) : undefined;
+      if (!summary) {
+        summary = summarizeEntry(content, measure, maxOutputTokens);
+        if (content && typeof content === 'object') this.byContent.set(content, summary);
+      }
+      this.entries.push(content);
+      this.summaries.push(summary);
+      this.prefix.push((this.prefix[index] as number) + summary.tokens);
+      if (summary.oversized.length > 0) this.oversized.push(index);
+    }
+  }
+}
