@@ -59,22 +59,22 @@ describe('planMasking', () => {
 
   it('skips the last entry when protectLatestTurn', () => {
     const entries = history(200, 10);
-    const result = plan(
-      entries,
-      { ...config, protectLatestTurn: true, minPrunableThresholdTokens: 0 },
-      measure,
-    );
+    const result = plan(entries, {
+      ...config,
+      protectLatestTurn: true,
+      minPrunableThresholdTokens: 0,
+    });
     // The newest output (10) is neither counted as protected nor prunable; 200 crosses alone.
     expect(result.protectedTokens).toBe(0);
     expect(result.targets.map((target) => target.contentIndex)).toEqual([1]);
   });
 
   it('always masks outputs above maxOutputTokens, even the newest', () => {
-    const result = plan(
-      history(10, 5000),
-      { ...config, maxOutputTokens: 1000, protectLatestTurn: true },
-      measure,
-    );
+    const result = plan(history(10, 5000), {
+      ...config,
+      maxOutputTokens: 1000,
+      protectLatestTurn: true,
+    });
     expect(result.trigger).toBe('oversized');
     expect(result.targets.map((target) => target.contentIndex)).toEqual([3]);
   });

@@ -21,11 +21,11 @@ import type { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent
 const PROJECT_TEMP = '/project-temp';
 
 function setup(settings: ToolOutputMaskingSettings = {}, store?: ToolOutputStore) {
-  const memory = createFsFromVolume(new Volume()) as unknown as StoreFileSystem;
+  const memory = createFsFromVolume(new Volume());
   const events: ToolOutputMaskingEvent[] = [];
   let now = 1_000;
   const service = new ToolOutputMaskingService({
-    store: store ?? createFileToolOutputStore({ fs: memory, sync: false }),
+    store: store ?? createFileToolOutputStore({ fs: memory as unknown as StoreFileSystem }),
     clock: () => (now += 5),
     telemetry: (event) => events.push(event),
   });
@@ -262,8 +262,8 @@ describe('ToolOutputMaskingService', () => {
   });
 
   it('leaves an output unmasked when its write fails, masks the rest, and reports the failure', async () => {
-    const memory = createFsFromVolume(new Volume()) as unknown as StoreFileSystem;
-    const real = createFileToolOutputStore({ fs: memory, sync: false });
+    const memory = createFsFromVolume(new Volume());
+    const real = createFileToolOutputStore({ fs: memory as unknown as StoreFileSystem });
     let calls = 0;
     const flaky: ToolOutputStore = {
       save: async (directory, fileName, text) => {

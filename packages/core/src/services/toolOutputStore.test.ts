@@ -11,8 +11,8 @@ import {
   type StoreFileSystem,
 } from './toolOutputStore.js';
 
-function memoryFs(): StoreFileSystem {
-  return createFsFromVolume(new Volume()) as unknown as StoreFileSystem;
+function memoryFs() {
+  return createFsFromVolume(new Volume());
 }
 
 describe('file names', () => {
@@ -50,7 +50,7 @@ describe('file names', () => {
 describe('createFileToolOutputStore on memfs', () => {
   it('writes the full text, 0600 in a 0700 folder, and reuses the same file', async () => {
     const fsm = memoryFs();
-    const store = createFileToolOutputStore({ fs: fsm, sync: false });
+    const store = createFileToolOutputStore({ fs: fsm as unknown as StoreFileSystem });
     const directory = '/project/tool-outputs/session-1';
     const saved = await store.save(directory, 'a_b_0123.txt', 'full output\n');
     expect(saved).toBe('/project/tool-outputs/session-1/a_b_0123.txt');
@@ -62,7 +62,7 @@ describe('createFileToolOutputStore on memfs', () => {
   });
 
   it('refuses names that would leave the folder', async () => {
-    const store = createFileToolOutputStore({ fs: memoryFs(), sync: false });
+    const store = createFileToolOutputStore({ fs: memoryFs() as unknown as StoreFileSystem });
     await expect(store.save('/p/tool-outputs/s', '../escape.txt', 'x')).rejects.toThrow(/refusing/);
     await expect(store.save('/p/tool-outputs/s', '.hidden', 'x')).rejects.toThrow(/refusing/);
   });
