@@ -1,0 +1,24 @@
+/** What a command reads from and writes to; `process` in the binary, fakes in tests. */
+export interface OutputStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface CliIo {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Milliseconds since the epoch (ages, gc). @default Date.now */
+  now?: () => number;
+}
+
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}

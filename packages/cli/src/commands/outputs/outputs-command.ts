@@ -1,0 +1,86 @@
+/** Declares `toolmask outputs ls|show|gc` (options, help, examples). */
+import { Command, Option } from 'commander';
+import type { CliIo } from '../../cli-io.js';
+import { parseDuration } from '../../option-parsers.js';
+import { DEFAULT_GC_AGE, runOutputsGc } from './outputs-gc.js';
+import { runOutputsLs, type OutputsLsOptions } from './outputs-ls.js';
+import { runOutputsShow, type OutputsShowOptions } from './outputs-show.js';
+
+const PROJECT_HELP =
+  "the project folder, its gemini-cli temp dir, or a tool-outputs folder (default: the current directory's project)";
+
+export function createOutputsCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  const outputs = new Command('outputs')
+    .description('Find, print and clean up offloaded tool outputs.')
+    .addHelpText(
+      'after',
+      `
+Outputs live in <project temp dir>/tool-outputs/session-<id>/<tool>_<callId>_<hash>.txt,
+where the project temp dir is ~/.gemini/tmp/<project> (GEMINI_CLI_HOME moves ~/.gemini).
+
+Examples:
+  $ toolmask outputs ls
+  $ toolmask outputs show run_shell_command-1767000000000-0
+  $ toolmask outputs gc --older-than 14d --dry-run`,
+    );
+
+  outputs
+    .command('ls')
+    .description('List offloaded outputs with tool, call id, size and age.')
+    .option('--project <dir>', PROJECT_HELP)
+    .option('--session <id>', 'only this session (with or without the session- prefix)')
+    .option('--json', 'print the list as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ toolmask outputs ls
+  $ toolmask outputs ls --session 7f3c2a10
+  $ toolmask outputs ls --project ./replay-outputs/toolmask --json`,
+    )
+    .action(async (options: OutputsLsOptions) => setExitCode(await runOutputsLs(options, io)));
+
+  outputs
+    .command('show')
+    .description('Print one full output: a file path, a call id, or a file name.')
+    .argument('<file-or-id>', 'path of an output file, or a call id / file name in the project')
+    .option('--project <dir>', PROJECT_HELP)
+    .option('--session <id>', 'look only in this session')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ toolmask outputs show ~/.gemini/tmp/my-project/tool-outputs/session-7f3c/read_file_abc_1234.txt
+  $ toolmask outputs show run_shell_command-1767000000000-0 --session 7f3c2a10
+  $ toolmask outputs show grep_search_call-42 | less`,
+    )
+    .action(async (target: string, options: OutputsShowOptions) =>
+      setExitCode(await runOutputsShow(target, options, io)),
+    );
+
+  outputs
+    .command('gc')
+    .description(
+      'Remove session folders whose newest output is older than the limit (never anything outside tool-outputs/).',
+    )
+    .addOption(
+      new Option('--older-than <age>', 'age such as 30d, 12h, 90m, 2w')
+        .argParser(parseDuration)
+        .default(parseDuration(DEFAULT_GC_AGE), DEFAULT_GC_AGE),
+    )
+    .option('--dry-run', 'only print what would be removed')
+    .option('--project <dir>', PROJECT_HELP)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ toolmask outputs gc
+  $ toolmask outputs gc --older-than 7d --dry-run
+  $ toolmask outputs gc --project ~/work/app --older-than 12h`,
+    )
+    .action(async (options: { olderThan: number; dryRun?: boolean; project?: string }) =>
+      setExitCode(await runOutputsGc(options, io)),
+    );
+
+  return outputs;
+}

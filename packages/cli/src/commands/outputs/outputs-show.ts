@@ -1,0 +1,72 @@
+/**
+ * `toolmask outputs show FILE|ID`: prints one full output exactly as saved. ID is a call id or a
+ * file name (or its start) in the project's outputs. Several matching files print only when they
+ * hold the same text (gemini-cli may save one output more than once); otherwise they are listed.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { EXIT_FAILURE, EXIT_OK } from '../../cli-error.js';
+import type { CliIo } from '../../cli-io.js';
+import { listOffloadedOutputs, type OffloadedOutputEntry } from '../../outputs/list-outputs.js';
+import { resolveProject } from './resolve-project.js';
+
+export interface OutputsShowOptions {
+  project?: string;
+  session?: string;
+}
+
+async function isFile(candidate: string): Promise<boolean> {
+  try {
+    return (await fs.stat(candidate)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function matches(output: OffloadedOutputEntry, id: string): boolean {
+  const wanted = id.toLowerCase();
+  return (
+    output.callId.toLowerCase() === wanted ||
+    output.name.toLowerCase() === wanted ||
+    (wanted.length >= 4 && output.name.toLowerCase().startsWith(wanted))
+  );
+}
+
+export async function runOutputsShow(
+  target: string,
+  options: OutputsShowOptions,
+  io: CliIo,
+): Promise<number> {
+  const looksLikePath = target.includes('/') || target.includes(path.sep);
+  const direct = path.resolve(io.cwd, target);
+  if (looksLikePath || (await isFile(direct))) {
+    if (!(await isFile(direct))) {
+      io.stderr.write(`toolmask: ${target}: no such file\n`);
+      return EXIT_FAILURE;
+    }
+    io.stdout.write(await fs.readFile(direct, 'utf8'));
+    return EXIT_OK;
+  }
+
+  const project = await resolveProject(options.project, io);
+  if (!project) return EXIT_FAILURE;
+  const found = (await listOffloadedOutputs(project.dir, { session: options.session })).filter(
+    (output) => matches(output, target),
+  );
+  if (found.length === 0) {
+    io.stderr.write(
+      `toolmask: no offloaded output with id or file name ${target} in ${project.dir}\n`,
+    );
+    return EXIT_FAILURE;
+  }
+  const texts = await Promise.all(found.map((output) => fs.readFile(output.file, 'utf8')));
+  if (new Set(texts).size > 1) {
+    io.stderr.write(
+      `toolmask: ${target} matches ${found.length} different outputs; pass one file:\n`,
+    );
+    for (const output of found) io.stderr.write(`  ${output.file}\n`);
+    return EXIT_FAILURE;
+  }
+  io.stdout.write(texts[0] as string);
+  return EXIT_OK;
+}

@@ -1,0 +1,164 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCliCaptured } from '../../test-data/run-cli.js';
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 2, 1, 12, 0, 0);
+const root = mkdtempSync(join(tmpdir(), 'toolmask-outputs-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+// A gemini-cli home with one registered project whose temp dir holds outputs.
+const home = join(root, 'home');
+const projectRoot = join(root, 'app');
+const tempDir = join(home, '.gemini', 'tmp', 'app');
+const outputs = join(tempDir, 'tool-outputs');
+const outside = join(root, 'outside');
+const env = { GEMINI_CLI_HOME: home };
+
+function writeOutput(session: string, name: string, text: string, ageDays: number): string {
+  const folder = session ? join(outputs, `session-${session}`) : outputs;
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, name);
+  writeFileSync(file, text);
+  const time = (NOW - ageDays * DAY) / 1000;
+  utimesSync(file, time, time);
+  if (session) utimesSync(folder, time, time);
+  return file;
+}
+
+beforeEach(() => {
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(projectRoot, { recursive: true });
+  mkdirSync(tempDir, { recursive: true });
+  writeFileSync(
+    join(home, '.gemini', 'projects.json'),
+    JSON.stringify({ projects: { [projectRoot]: 'app' } }),
+  );
+  writeOutput(
+    'old1',
+    'run_shell_command_run_shell_command-1-0_0123456789abcdef.txt',
+    'Output: old log\n',
+    45,
+  );
+  writeOutput('new2', 'read_file_call-7_fedcba9876543210.txt', 'export const a = 1;\n', 2);
+  writeOutput('new2', 'grep_search_call-8_00112233aabbccdd.txt', 'Found 3 matches', 1);
+  writeOutput('', 'list_directory_call-9_abc123.txt', 'Directory listing', 3);
+  // Things gc must never touch: a folder outside, linked in as a session, and a file beside.
+  mkdirSync(outside, { recursive: true });
+  writeFileSync(join(outside, 'precious.txt'), 'keep me');
+  const old = (NOW - 90 * DAY) / 1000;
+  utimesSync(join(outside, 'precious.txt'), old, old);
+  utimesSync(outside, old, old);
+  symlinkSync(outside, join(outputs, 'session-linked'));
+  writeFileSync(join(tempDir, 'logs.json'), '[]');
+});
+
+describe('toolmask outputs ls', () => {
+  it("lists the current directory's project outputs with tool, call id, size and age", async () => {
+    const run = await runCliCaptured(['outputs', 'ls'], { cwd: projectRoot, env, now: NOW });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^SESSION\s+TOOL\s+CALL ID\s+SIZE \(BYTES\)\s+AGE\s+FILE$/);
+    expect(lines[1]).toMatch(
+      /^-\s+list_directory\s+call-9\s+17\s+3d\s+list_directory_call-9_abc123\.txt$/,
+    );
+    expect(run.stdout).toMatch(/new2\s+read_file\s+call-7\s+20\s+2d/);
+    expect(run.stdout).toMatch(/old1\s+run_shell_command\s+run_shell_command-1-0\s+16\s+45d/);
+    expect(lines.at(-1)).toBe(`4 outputs, 68 bytes in ${tempDir}`);
+  });
+
+  it('filters by session and prints JSON', async () => {
+    const run = await runCliCaptured(
+      ['outputs', 'ls', '--project', tempDir, '--session', 'session-new2', '--json'],
+      { env, now: NOW },
+    );
+    const listed = JSON.parse(run.stdout) as { outputs: { callId: string; tool: string }[] };
+    expect(listed.outputs.map((output) => `${output.tool}:${output.callId}`)).toEqual([
+      'read_file:call-7',
+      'grep_search:call-8',
+    ]);
+  });
+
+  it('says so when a project has no temp dir', async () => {
+    const run = await runCliCaptured(['outputs', 'ls'], { cwd: join(root, 'elsewhere'), env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/no gemini-cli temp dir found/);
+  });
+});
+
+describe('toolmask outputs show', () => {
+  it('prints an output by call id, by file name and by path, exactly', async () => {
+    const byId = await runCliCaptured(['outputs', 'show', 'call-7'], { cwd: projectRoot, env });
+    expect(byId).toEqual({ code: 0, stdout: 'export const a = 1;\n', stderr: '' });
+    const byName = await runCliCaptured(
+      ['outputs', 'show', 'grep_search_call-8_00112233aabbccdd.txt', '--project', tempDir],
+      { env },
+    );
+    expect(byName.stdout).toBe('Found 3 matches');
+    const byPath = await runCliCaptured([
+      'outputs',
+      'show',
+      join(outputs, 'session-old1', 'run_shell_command_run_shell_command-1-0_0123456789abcdef.txt'),
+    ]);
+    expect(byPath.stdout).toBe('Output: old log\n');
+  });
+
+  it('fails with exit 1 for an unknown id or a missing file', async () => {
+    const unknown = await runCliCaptured(['outputs', 'show', 'call-404'], {
+      cwd: projectRoot,
+      env,
+    });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no offloaded output with id or file name call-404/);
+    const missing = await runCliCaptured(['outputs', 'show', join(root, 'nope.txt')]);
+    expect(missing.code).toBe(1);
+  });
+});
+
+describe('toolmask outputs gc', () => {
+  it('--dry-run prints what it would remove and removes nothing', async () => {
+    const run = await runCliCaptured(['outputs', 'gc', '--dry-run'], {
+      cwd: projectRoot,
+      env,
+      now: NOW,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      `would remove ${join(outputs, 'session-old1')} (1 files, 16 bytes`,
+    );
+    expect(run.stdout).toContain('Would remove 1 session folder and free 16 bytes (dry run).');
+    expect(existsSync(join(outputs, 'session-old1'))).toBe(true);
+  });
+
+  it('removes session folders older than the limit, only inside tool-outputs', async () => {
+    const run = await runCliCaptured(['outputs', 'gc', '--older-than', '36h'], {
+      cwd: projectRoot,
+      env,
+      now: NOW,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Removed 1 session folder, freed 16 bytes.');
+    expect(existsSync(join(outputs, 'session-old1'))).toBe(false);
+    expect(existsSync(join(outputs, 'session-new2'))).toBe(true); // newest file is 1 day old
+    expect(existsSync(join(outputs, 'list_directory_call-9_abc123.txt'))).toBe(true);
+    expect(existsSync(join(outside, 'precious.txt'))).toBe(true);
+    expect(existsSync(join(outputs, 'session-linked'))).toBe(true);
+    expect(existsSync(join(tempDir, 'logs.json'))).toBe(true);
+  });
+
+  it('rejects a bad duration with exit 2', async () => {
+    const run = await runCliCaptured(['outputs', 'gc', '--older-than', 'soon'], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/expected a duration/);
+  });
+});

@@ -1,0 +1,96 @@
+/** Declares `toolmask replay` (options, help, examples) and hands over to `runReplay`. */
+import { Command, Option } from 'commander';
+import type { CliIo } from '../../cli-io.js';
+import { DEFAULT_CACHE_DISCOUNT } from '../../replay/engine.js';
+import {
+  parseFraction,
+  parseNameList,
+  parseNonNegativeInteger,
+  parsePositiveInteger,
+} from '../../option-parsers.js';
+import type { ReplayCommandOptions } from './replay-options.js';
+import { runReplay } from './run-replay.js';
+
+const EXAMPLES = `
+Examples:
+  $ toolmask replay --compare
+      the built-in example session, side by side: none, toolmask, gemini-cli
+  $ toolmask replay --concat 8 --compare ../shared/traces/mini-swe-agent-gemini3pro
+      a directory of recorded sessions, chained 8 at a time into long sessions
+  $ toolmask replay ~/.gemini/tmp/my-project/chats/session-2026-01-05T10-12-ab12cd34.jsonl
+      a gemini-cli chat recording
+  $ toolmask replay --settings ~/.gemini/settings.json --min-prunable 20000 session.json
+      tune settings: file first, flags on top
+  $ toolmask replay --compare --json session.json > replay.json
+  $ toolmask replay --compare --report replay.html --keep ./replay-outputs session.json
+
+Inputs: JSON arrays of Content, gemini-cli chat recordings (.jsonl, or older .json), or folders of
+them (their *.json and *.jsonl files, sorted by name). Without PATH: the built-in example.
+Exit codes: 0 done, 1 failure, 2 bad usage or bad input (the good inputs are still replayed).`;
+
+export function createReplayCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  return new Command('replay')
+    .description(
+      'Replay recorded sessions request by request through the masking pass and show, per strategy, what would have been sent to the model.',
+    )
+    .argument('[paths...]', 'session files or folders (default: the built-in example)')
+    .option('--compare', 'side by side: none, toolmask and gemini-cli (default: none and toolmask)')
+    .option(
+      '--strategies <names>',
+      'comma-separated strategies to run: none, toolmask, gemini-cli',
+      parseNameList,
+    )
+    .option(
+      '--concat <n>',
+      'chain N sessions one after another into one long session',
+      parsePositiveInteger,
+      1,
+    )
+    .option(
+      '--cache-discount <fraction>',
+      'price of a cached token relative to an uncached one',
+      parseFraction,
+      DEFAULT_CACHE_DISCOUNT,
+    )
+    .option('--warm-task-starts', 'price the first request of each chained task as cache-warm')
+    .option(
+      '--settings <file>',
+      'gemini-cli settings.json to read experimental.toolOutputMasking from',
+    )
+    .option(
+      '--protection-threshold <tokens>',
+      'toolmask: newest tool tokens never masked',
+      parseNonNegativeInteger,
+    )
+    .option(
+      '--min-prunable <tokens>',
+      'toolmask: mask only when this many tokens are prunable',
+      parseNonNegativeInteger,
+    )
+    .addOption(new Option('--protect-latest-turn', 'toolmask: never mask the newest history entry'))
+    .addOption(
+      new Option('--no-protect-latest-turn', 'toolmask: the newest history entry may be masked'),
+    )
+    .option(
+      '--exempt-tools <names>',
+      'toolmask: comma-separated extra tools never masked',
+      parseNameList,
+    )
+    .option(
+      '--max-output-tokens <tokens>',
+      'toolmask: offload any single output above this (0 = off)',
+      parseNonNegativeInteger,
+    )
+    .option('--json', 'print the full result as JSON (schema in docs/cli.md)')
+    .option('--report <file>', 'write a self-contained HTML report with charts')
+    .option('--keep <dir>', 'keep the offloaded outputs in DIR (one folder per strategy)')
+    .option(
+      '-v, --verbose',
+      'list every request where a strategy changed the history, with its notice',
+    )
+    .option('--no-chart', 'leave out the per-request chart')
+    .addHelpText('after', EXAMPLES)
+    .action(async (paths: string[], options: ReplayCommandOptions) => {
+      setExitCode(await runReplay(paths, options, io));
+    });
+}

@@ -1,0 +1,95 @@
+/**
+ * The options of `toolmask replay` and how they become strategy settings:
+ * defaults < `--settings FILE` < flags. Flags only tune toolmask; the `gemini-cli` strategy runs
+ * with gemini-cli's defaults, or with the thresholds the settings file gives gemini-cli.
+ */
+import {
+  resolveToolOutputMaskingConfig,
+  validateToolOutputMaskingSettings,
+  type ToolOutputMaskingConfig,
+  type ToolOutputMaskingSettings,
+} from '@toolmask/core';
+import { usageError } from '../../cli-error.js';
+import { InputError } from '../../input/input-error.js';
+import type { GeminiCliMaskingConfig } from '../../replay/strategies/gemini-cli.js';
+import { readSettingsFile } from '../../settings/read-settings-file.js';
+
+export const STRATEGY_NAMES = ['none', 'toolmask', 'gemini-cli'] as const;
+export type StrategyName = (typeof STRATEGY_NAMES)[number];
+
+export interface ReplayCommandOptions {
+  compare?: boolean;
+  strategies?: string[];
+  concat: number;
+  cacheDiscount: number;
+  warmTaskStarts?: boolean;
+  settings?: string;
+  protectionThreshold?: number;
+  minPrunable?: number;
+  protectLatestTurn?: boolean;
+  exemptTools?: string[];
+  maxOutputTokens?: number;
+  json?: boolean;
+  report?: string;
+  keep?: string;
+  verbose?: boolean;
+  chart?: boolean;
+}
+
+export function selectStrategies(options: ReplayCommandOptions): StrategyName[] {
+  if (options.strategies && options.strategies.length > 0) {
+    const unknown = options.strategies.filter(
+      (name) => !(STRATEGY_NAMES as readonly string[]).includes(name),
+    );
+    if (unknown.length > 0) {
+      throw usageError(
+        `unknown strategy ${unknown.map((name) => JSON.stringify(name)).join(', ')} ` +
+          `(choose from ${STRATEGY_NAMES.join(', ')})`,
+      );
+    }
+    return [...new Set(options.strategies)] as StrategyName[];
+  }
+  return options.compare ? [...STRATEGY_NAMES] : ['none', 'toolmask'];
+}
+
+export interface ResolvedSettings {
+  toolmask: ToolOutputMaskingConfig;
+  geminiCli: Partial<GeminiCliMaskingConfig>;
+}
+
+function flagSettings(options: ReplayCommandOptions): ToolOutputMaskingSettings {
+  const block: Record<string, unknown> = {
+    toolProtectionThreshold: options.protectionThreshold,
+    minPrunableTokensThreshold: options.minPrunable,
+    protectLatestTurn: options.protectLatestTurn,
+    exemptTools: options.exemptTools,
+    maxOutputTokens: options.maxOutputTokens,
+  };
+  for (const key of Object.keys(block)) if (block[key] === undefined) delete block[key];
+  return validateToolOutputMaskingSettings(block, 'the command-line flags');
+}
+
+export async function resolveSettings(options: ReplayCommandOptions): Promise<ResolvedSettings> {
+  let fromFile = { toolmask: {}, geminiCli: {} } as {
+    toolmask: ToolOutputMaskingSettings;
+    geminiCli: Partial<GeminiCliMaskingConfig>;
+  };
+  if (options.settings) {
+    try {
+      fromFile = await readSettingsFile(options.settings);
+    } catch (error) {
+      if (error instanceof InputError) throw usageError(error.message);
+      throw error;
+    }
+  }
+  let flags: ToolOutputMaskingSettings;
+  try {
+    flags = flagSettings(options);
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+  return {
+    toolmask: resolveToolOutputMaskingConfig(fromFile.toolmask, flags),
+    geminiCli: fromFile.geminiCli,
+  };
+}

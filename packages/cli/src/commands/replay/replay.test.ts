@@ -1,0 +1,376 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { estimateTokenCountSync } from '@toolmask/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ReplayReport } from '../../render/replay-report.js';
+import type { Content } from '../../replay/types.js';
+import { recordChat } from '../../test-data/record-chat.js';
+import { runCliCaptured } from '../../test-data/run-cli.js';
+
+const TEST_DATA = join(import.meta.dirname, '..', '..', 'test-data');
+const SMALL = join(TEST_DATA, 'small-session.json');
+const work = mkdtempSync(join(tmpdir(), 'toolmask-replay-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const tokens = (content: Content) => estimateTokenCountSync(content.parts ?? []);
+
+async function replayJson(args: string[]): Promise<ReplayReport> {
+  const run = await runCliCaptured(['replay', '--json', ...args]);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout) as ReplayReport;
+}
+
+describe('toolmask replay on the small fixture (hand-computed)', () => {
+  const contents = JSON.parse(readFileSync(SMALL, 'utf8')) as Content[];
+  const t = contents.map(tokens);
+
+  it('counts requests, the cached prefix and billed tokens', async () => {
+    const report = await replayJson(['--strategies', 'none', SMALL]);
+    const rows = report.strategies[0]!.requests;
+    // Requests go out before the three model turns: [c0], [c0..c2], [c0..c4].
+    expect(rows.map((row) => row.contents)).toEqual([1, 3, 5]);
+    expect(rows.map((row) => row.contextTokens)).toEqual([
+      t[0],
+      t[0]! + t[1]! + t[2]!,
+      t[0]! + t[1]! + t[2]! + t[3]! + t[4]!,
+    ]);
+    expect(rows.map((row) => row.cachedTokens)).toEqual([0, t[0], t[0]! + t[1]! + t[2]!]);
+    expect(rows[1]!.billedTokens).toBeCloseTo(t[1]! + t[2]! + 0.1 * t[0]!);
+    expect(rows[2]!.billedTokens).toBeCloseTo(t[3]! + t[4]! + 0.1 * (t[0]! + t[1]! + t[2]!));
+    expect(report.strategies[0]!.summary.cacheBreaks).toBe(0);
+  });
+
+  it('prices with --cache-discount', async () => {
+    const report = await replayJson(['--strategies', 'none', '--cache-discount', '0.5', SMALL]);
+    expect(report.strategies[0]!.requests[1]!.billedTokens).toBeCloseTo(
+      t[1]! + t[2]! + 0.5 * t[0]!,
+    );
+  });
+
+  it('masks with the flags given and keeps the full outputs with --keep', async () => {
+    const keep = join(work, 'kept');
+    const report = await replayJson([
+      '--strategies',
+      'none,toolmask',
+      '--protection-threshold',
+      '0',
+      '--min-prunable',
+      '0',
+      '--no-protect-latest-turn',
+      '--keep',
+      keep,
+      SMALL,
+    ]);
+    const [none, toolmask] = report.strategies;
+    expect(report.settings.toolmask).toMatchObject({
+      protectionThresholdTokens: 0,
+      minPrunableThresholdTokens: 0,
+      protectLatestTurn: false,
+    });
+    expect(toolmask!.summary.outputsMasked).toBeGreaterThan(0);
+    expect(toolmask!.summary.peakContextTokens).toBeLessThan(none!.summary.peakContextTokens);
+    const folder = join(keep, 'toolmask', 'tool-outputs', 'session-replay-1');
+    const files = readdirSync(folder).filter((name) => !name.startsWith('.'));
+    const saved = files.map((name) => readFileSync(join(folder, name), 'utf8'));
+    const shellOutput = (contents[2]!.parts![0]!.functionResponse!.response as { output: string })
+      .output;
+    expect(saved).toContain(shellOutput);
+    const bytes = files.reduce((sum, name) => sum + readFileSync(join(folder, name)).length, 0);
+    expect(toolmask!.summary.bytesOffloaded).toBe(bytes);
+  });
+
+  it('removes its temporary folder when --keep is not given', async () => {
+    // A private TMPDIR (this file runs in its own process) so other replays cannot interfere.
+    const privateTmp = join(work, 'tmp');
+    mkdirSync(privateTmp);
+    const saved = process.env['TMPDIR'];
+    process.env['TMPDIR'] = privateTmp;
+    try {
+      const run = await runCliCaptured([
+        'replay',
+        '--json',
+        '--protection-threshold',
+        '0',
+        '--min-prunable',
+        '0',
+        SMALL,
+      ]);
+      expect(run.code).toBe(0);
+      expect(
+        (JSON.parse(run.stdout) as ReplayReport).strategies[1]!.summary.outputsMasked,
+      ).toBeGreaterThan(0);
+    } finally {
+      if (saved === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = saved;
+    }
+    expect(readdirSync(privateTmp)).toEqual([]);
+  });
+});
+
+describe('toolmask replay --json schema', () => {
+  it('has the documented fields and types', async () => {
+    const report = await replayJson(['--compare', SMALL]);
+    expect(Object.keys(report).sort()).toEqual(
+      [
+        'generatedBy',
+        'inputs',
+        'pricing',
+        'schemaVersion',
+        'sessions',
+        'settings',
+        'strategies',
+      ].sort(),
+    );
+    expect(report.schemaVersion).toBe(1);
+    expect(report.inputs).toEqual({
+      paths: [SMALL],
+      builtinExample: false,
+      concat: 1,
+      rejected: [],
+    });
+    expect(report.pricing).toMatchObject({ cacheDiscount: 0.1, warmTaskStarts: false });
+    expect(report.settings.geminiCli).toEqual({
+      protectionThresholdTokens: 50_000,
+      minPrunableThresholdTokens: 30_000,
+      protectLatestTurn: true,
+    });
+    expect(report.sessions).toEqual([
+      {
+        id: 'replay-1',
+        label: 'small-session',
+        tasks: ['small-session'],
+        contents: 6,
+        requests: 3,
+      },
+    ]);
+    expect(report.strategies.map((strategy) => strategy.name)).toEqual([
+      'none',
+      'toolmask',
+      'gemini-cli',
+    ]);
+    for (const strategy of report.strategies) {
+      expect(Object.keys(strategy.summary).sort()).toEqual(
+        [
+          'billedTokens',
+          'bytesOffloaded',
+          'cacheBreaks',
+          'cachedTokens',
+          'failures',
+          'outputsMasked',
+          'passMs',
+          'peakContextTokens',
+          'requests',
+          'strategy',
+          'totalInputTokens',
+        ].sort(),
+      );
+      for (const row of strategy.requests) {
+        expect(row).toEqual({
+          session: 'replay-1',
+          task: 0,
+          request: expect.any(Number),
+          contents: expect.any(Number),
+          contextTokens: expect.any(Number),
+          cachedTokens: expect.any(Number),
+          billedTokens: expect.any(Number),
+          cacheCold: expect.any(Boolean),
+          cacheBreak: expect.any(Boolean),
+          maskedCount: expect.any(Number),
+          offloadedBytes: expect.any(Number),
+          failures: expect.any(Number),
+          passMs: expect.any(Number),
+        });
+      }
+    }
+  });
+});
+
+describe('toolmask replay on the built-in example', () => {
+  it('prints the side-by-side table and chart; masking lowers peak and billed tokens', async () => {
+    const run = await runCliCaptured(['replay', '--compare']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(
+      /^Replayed the built-in example session: 1 session, [\d,]+ requests/,
+    );
+    for (const label of [
+      'requests',
+      'peak context tokens',
+      'total input tokens',
+      'billed tokens',
+      'cache breaks',
+      'outputs masked',
+      'bytes offloaded',
+      'total pass time',
+      'context tokens per request',
+    ]) {
+      expect(run.stdout).toContain(label);
+    }
+    expect(run.stdout).toMatch(/none\s+toolmask\s+gemini-cli/);
+    expect(run.stdout).toMatch(/\d{1,3},\d{3}/); // thousands separators
+    expect(run.stdout).not.toContain('\u001b['); // not a TTY: no colors
+
+    const report = await replayJson(['--compare']);
+    expect(report.inputs.builtinExample).toBe(true);
+    const [none, toolmask, gemini] = report.strategies.map((strategy) => strategy.summary);
+    expect(none!.requests).toBeGreaterThan(60);
+    expect(toolmask!.peakContextTokens).toBeLessThan(none!.peakContextTokens);
+    expect(toolmask!.billedTokens).toBeLessThan(none!.billedTokens);
+    expect(gemini!.outputsMasked).toBeGreaterThan(0);
+  });
+
+  it('colors only a terminal without NO_COLOR, and prints notices with --verbose', async () => {
+    const colored = await runCliCaptured(['replay', '--no-chart'], { isTTY: true });
+    expect(colored.stdout).toContain('\u001b[');
+    const plain = await runCliCaptured(['replay', '--no-chart'], {
+      isTTY: true,
+      env: { NO_COLOR: '1' },
+    });
+    expect(plain.stdout).not.toContain('\u001b[');
+    expect(plain.stdout).not.toContain('context tokens per request');
+    const verbose = await runCliCaptured(['replay', '--verbose']);
+    expect(verbose.stdout).toMatch(/toolmask: \d+ requests changed/);
+    expect(verbose.stdout).toMatch(/\| toolmask: masked \d+/);
+  });
+});
+
+describe('toolmask replay inputs and bad input', () => {
+  it('replays a gemini-cli chat recording', async () => {
+    const file = await recordChat(join(work, 'project'));
+    const report = await replayJson(['--strategies', 'none', file]);
+    expect(report.strategies[0]!.summary.requests).toBe(4);
+  });
+
+  it('a file that is not JSON: one line naming it, exit 2', async () => {
+    const file = join(work, 'broken.json');
+    writeFileSync(file, '{ nope');
+    const run = await runCliCaptured(['replay', file]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(new RegExp(`^toolmask: ${file}: not valid JSON`));
+  });
+
+  it('a file in neither format: one line, exit 2', async () => {
+    const file = join(work, 'object.json');
+    writeFileSync(file, '{"contents": []}');
+    const run = await runCliCaptured(['replay', file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `toolmask: ${file}: not a session: expected a JSON array of Content or a gemini-cli chat recording\n`,
+    );
+  });
+
+  it('a directory with a bad file: the others are replayed, the bad one listed, exit 2', async () => {
+    const folder = join(work, 'mixed');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a.json'), readFileSync(SMALL));
+    writeFileSync(join(folder, 'b.json'), '[1, 2');
+    const run = await runCliCaptured(['replay', '--json', '--strategies', 'none', folder]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`toolmask: ${join(folder, 'b.json')}: not valid JSON`);
+    expect(run.stderr).toContain('1 input not replayed');
+    const report = JSON.parse(run.stdout) as ReplayReport;
+    expect(report.sessions.map((session) => session.label)).toEqual(['a']);
+    expect(report.inputs.rejected).toEqual([
+      { file: join(folder, 'b.json'), reason: expect.stringMatching(/^not valid JSON/) },
+    ]);
+  });
+
+  it('a missing path and an empty folder are bad input', async () => {
+    const missing = await runCliCaptured(['replay', join(work, 'nope.json')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `toolmask: ${join(work, 'nope.json')}: no such file or directory\n`,
+    );
+    mkdirSync(join(work, 'empty'));
+    const empty = await runCliCaptured(['replay', join(work, 'empty')]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe(
+      `toolmask: ${join(work, 'empty')}: the directory has no .json or .jsonl files\n`,
+    );
+  });
+
+  it('bad settings name the key and the file, exit 2', async () => {
+    const settings = join(work, 'settings.json');
+    writeFileSync(
+      settings,
+      '{\n  // JSONC is fine\n  "experimental": { "toolOutputMasking": { "toolProtectionThreshold": "big", }, },\n}\n',
+    );
+    const run = await runCliCaptured(['replay', '--settings', settings, SMALL]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('toolProtectionThreshold');
+    expect(run.stderr).toContain(settings);
+  });
+
+  it('reads settings from a settings.json with comments', async () => {
+    const settings = join(work, 'good-settings.json');
+    writeFileSync(
+      settings,
+      '{\n  /* tuned */ "experimental": { "toolOutputMasking": { "minPrunableTokensThreshold": 1234 } },\n' +
+        '  "contextManagement": { "tools": { "outputMasking": { "protectionThresholdTokens": 777 } } }\n}\n',
+    );
+    const report = await replayJson([
+      '--compare',
+      '--settings',
+      settings,
+      '--protection-threshold',
+      '42',
+      SMALL,
+    ]);
+    expect(report.settings.toolmask).toMatchObject({
+      minPrunableThresholdTokens: 1234,
+      protectionThresholdTokens: 42,
+    });
+    expect(report.settings.geminiCli).toMatchObject({ protectionThresholdTokens: 777 });
+  });
+
+  it('bad usage exits 2', async () => {
+    for (const args of [
+      ['replay', '--concat', '0', SMALL],
+      ['replay', '--cache-discount', '2', SMALL],
+      ['replay', '--strategies', 'magic', SMALL],
+      ['replay', '--no-such-flag'],
+      ['frobnicate'],
+    ]) {
+      const run = await runCliCaptured(args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).not.toBe('');
+    }
+  });
+
+  it('writes an HTML report', async () => {
+    const file = join(work, 'report.html');
+    const run = await runCliCaptured(['replay', '--compare', '--report', file, SMALL]);
+    expect(run.code).toBe(0);
+    expect(existsSync(file)).toBe(true);
+    expect(readFileSync(file, 'utf8')).toContain('<svg');
+  });
+});
+
+describe('toolmask --help', () => {
+  it('every command has help with examples', async () => {
+    for (const args of [
+      [],
+      ['replay'],
+      ['outputs'],
+      ['outputs', 'ls'],
+      ['outputs', 'show'],
+      ['outputs', 'gc'],
+    ]) {
+      const run = await runCliCaptured([...args, '--help']);
+      expect(run.code, args.join(' ')).toBe(0);
+      expect(run.stdout, args.join(' ')).toContain('Examples:');
+    }
+  });
+});

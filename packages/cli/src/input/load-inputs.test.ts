@@ -1,0 +1,96 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadInputs } from './load-inputs.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'toolmask-inputs-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const good = JSON.stringify([
+  { role: 'user', parts: [{ text: 'hi' }] },
+  { role: 'model', parts: [{ text: 'hello' }] },
+]);
+
+function write(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+async function reasonFor(name: string, text: string): Promise<string | undefined> {
+  const { rejected, tasks } = await loadInputs([write(name, text)]);
+  expect(tasks).toEqual([]);
+  return rejected[0]?.reason;
+}
+
+describe('loadInputs: bad input, one reason per file', () => {
+  it('a file that is not JSON', async () => {
+    expect(await reasonFor('broken.json', '[{"role": "user",')).toMatch(/^not valid JSON \(/);
+  });
+  it('an empty file', async () => {
+    expect(await reasonFor('empty.json', '  \n')).toBe('the file is empty');
+  });
+  it('JSON that is neither format', async () => {
+    expect(await reasonFor('object.json', '{"hello": 1}')).toBe(
+      'not a session: expected a JSON array of Content or a gemini-cli chat recording',
+    );
+  });
+  it('an array that is not Content', async () => {
+    expect(await reasonFor('roles.json', '[{"role": "system", "parts": []}]')).toBe(
+      'not a Content array: item 0: role must be "user" or "model", got "system"',
+    );
+    expect(await reasonFor('parts.json', '[{"role": "user", "parts": "hi"}]')).toBe(
+      'not a Content array: item 0: parts must be an array',
+    );
+    expect(await reasonFor('none.json', '[]')).toBe(
+      'not a Content array: the array is empty: nothing to replay',
+    );
+  });
+  it('a .jsonl file that is not a chat recording', async () => {
+    expect(await reasonFor('other.jsonl', '{"a":1}\n{"b":2}\n')).toBe(
+      'not a gemini-cli chat recording: the first line has no sessionId and projectHash',
+    );
+  });
+  it('a chat recording with nothing sent to the model', async () => {
+    expect(
+      await reasonFor(
+        'quiet.jsonl',
+        '{"sessionId":"s","projectHash":"h"}\n{"id":"1","type":"info","content":"hi"}\n',
+      ),
+    ).toBe('the chat recording has no messages that were sent to the model');
+  });
+  it('a path that does not exist', async () => {
+    const { rejected } = await loadInputs([join(dir, 'missing.json')]);
+    expect(rejected).toEqual([
+      {
+        file: join(dir, 'missing.json'),
+        reason: 'no such file or directory',
+        fromDirectory: false,
+      },
+    ]);
+  });
+});
+
+describe('loadInputs: directories', () => {
+  it('loads the good files in name order, lists the bad ones, ignores other files', async () => {
+    const folder = join(dir, 'mixed');
+    mkdirSync(join(folder, 'nested'), { recursive: true });
+    writeFileSync(join(folder, 'b.json'), good);
+    writeFileSync(join(folder, 'a.json'), good);
+    writeFileSync(join(folder, 'c.json'), 'not json');
+    writeFileSync(join(folder, 'README.md'), '# notes');
+    writeFileSync(join(folder, 'nested', 'd.json'), good);
+    const { tasks, rejected } = await loadInputs([folder]);
+    expect(tasks.map((task) => task.label)).toEqual(['a', 'b']);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toMatchObject({ file: join(folder, 'c.json'), fromDirectory: true });
+  });
+
+  it('an empty directory is bad input', async () => {
+    const folder = join(dir, 'empty-folder');
+    mkdirSync(folder);
+    const { rejected } = await loadInputs([folder]);
+    expect(rejected[0]?.reason).toBe('the directory has no .json or .jsonl files');
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * Reads one recorded session file: a JSON array of `Content`, or a gemini-cli chat recording
+ * (JSON Lines, or the older single JSON object). Anything else is an `InputError` naming the file.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { ReplayTask } from '../replay/types.js';
+import {
+  ChatRecordingFormatError,
+  chatMessagesToContents,
+  isLegacyChatRecord,
+  looksLikeChatRecordingJsonl,
+  parseChatRecordingJsonl,
+  parseLegacyChatRecord,
+  type ParsedChatRecording,
+} from './chat-recording.js';
+import { describeContentArrayProblem } from './content-array.js';
+import { InputError } from './input-error.js';
+
+export interface LoadedTask extends ReplayTask {
+  file: string;
+  format: 'content-array' | 'chat-recording';
+  warnings: string[];
+}
+
+function taskLabel(file: string): string {
+  return path.basename(file).replace(/\.jsonl?$/i, '');
+}
+
+function fromRecording(file: string, recording: ParsedChatRecording): LoadedTask {
+  const contents = chatMessagesToContents(recording.messages);
+  if (contents.length === 0) {
+    throw new InputError(file, 'the chat recording has no messages that were sent to the model');
+  }
+  return {
+    file,
+    label: taskLabel(file),
+    format: 'chat-recording',
+    contents,
+    warnings: recording.warnings,
+  };
+}
+
+function jsonErrorReason(error: unknown): string {
+  const detail = error instanceof Error ? error.message : String(error);
+  return `not valid JSON (${detail})`;
+}
+
+export async function loadTaskFile(file: string): Promise<LoadedTask> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new InputError(file, `cannot be read (${code})`);
+  }
+  if (!text.trim()) throw new InputError(file, 'the file is empty');
+
+  try {
+    if (file.toLowerCase().endsWith('.jsonl') || looksLikeChatRecordingJsonl(text)) {
+      return fromRecording(file, parseChatRecordingJsonl(text));
+    }
+  } catch (error) {
+    if (error instanceof ChatRecordingFormatError) throw new InputError(file, error.message);
+    throw error;
+  }
+
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(file, jsonErrorReason(error));
+  }
+  if (isLegacyChatRecord(value)) return fromRecording(file, parseLegacyChatRecord(value));
+  if (!Array.isArray(value)) {
+    throw new InputError(
+      file,
+      'not a session: expected a JSON array of Content or a gemini-cli chat recording',
+    );
+  }
+  const problem = describeContentArrayProblem(value);
+  if (problem) throw new InputError(file, `not a Content array: ${problem}`);
+  return {
+    file,
+    label: taskLabel(file),
+    format: 'content-array',
+    contents: value,
+    warnings: [],
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The offloaded outputs of one project temp dir: `tool-outputs/session-<id>/*.txt`, plus loose
+ * `tool-outputs/*.txt` (gemini-cli writes there when it has no session id). Symlinks and hidden
+ * files (unfinished writes) are skipped.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { parseOutputFileName } from './output-file-name.js';
+import { TOOL_OUTPUTS_DIR } from './project-temp-dir.js';
+
+export interface OffloadedOutputEntry {
+  /** Session id (folder name without `session-`); empty for loose files. */
+  session: string;
+  file: string;
+  name: string;
+  tool: string;
+  callId: string;
+  bytes: number;
+  modifiedMs: number;
+}
+
+export const SESSION_PREFIX = 'session-';
+
+export function sessionIdOf(value: string): string {
+  return value.startsWith(SESSION_PREFIX) ? value.slice(SESSION_PREFIX.length) : value;
+}
+
+async function readEntries(directory: string) {
+  try {
+    return await fs.readdir(directory, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+async function outputsIn(directory: string, session: string): Promise<OffloadedOutputEntry[]> {
+  const outputs: OffloadedOutputEntry[] = [];
+  for (const entry of await readEntries(directory)) {
+    if (!entry.isFile() || entry.name.startsWith('.') || !entry.name.endsWith('.txt')) continue;
+    const file = path.join(directory, entry.name);
+    const stats = await fs.lstat(file);
+    const parsed = parseOutputFileName(entry.name) ?? { tool: '', callId: '' };
+    outputs.push({
+      session,
+      file,
+      name: entry.name,
+      tool: parsed.tool,
+      callId: parsed.callId,
+      bytes: stats.size,
+      modifiedMs: stats.mtimeMs,
+    });
+  }
+  return outputs;
+}
+
+export async function listOffloadedOutputs(
+  projectTempDir: string,
+  filter: { session?: string } = {},
+): Promise<OffloadedOutputEntry[]> {
+  const root = path.join(projectTempDir, TOOL_OUTPUTS_DIR);
+  const wanted = filter.session === undefined ? undefined : sessionIdOf(filter.session);
+  const outputs: OffloadedOutputEntry[] = [];
+  if (wanted === undefined) outputs.push(...(await outputsIn(root, '')));
+  for (const entry of await readEntries(root)) {
+    if (!entry.isDirectory() || !entry.name.startsWith(SESSION_PREFIX)) continue;
+    const session = sessionIdOf(entry.name);
+    if (wanted !== undefined && session !== wanted) continue;
+    outputs.push(...(await outputsIn(path.join(root, entry.name), session)));
+  }
+  return outputs.sort(
+    (left, right) =>
+      left.session.localeCompare(right.session) ||
+      left.modifiedMs - right.modifiedMs ||
+      left.name.localeCompare(right.name),
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * The `toolmask` program: its commands, help and exit codes. `runCli` is the whole binary minus
+ * `process`, so tests run it in-process with fake streams.
+ */
+import { Command, CommanderError } from 'commander';
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
+import type { CliIo } from './cli-io.js';
+import { createOutputsCommand } from './commands/outputs/outputs-command.js';
+import { createReplayCommand } from './commands/replay/replay-command.js';
+import { CLI_VERSION } from './version.js';
+
+const EXAMPLES = `
+Examples:
+  $ toolmask replay --compare
+  $ toolmask replay --concat 8 --compare ../shared/traces/mini-swe-agent-gemini3pro
+  $ toolmask outputs ls
+  $ toolmask outputs gc --older-than 30d --dry-run
+
+Exit codes: 0 done, 1 failure, 2 bad usage or bad input. Documentation: docs/cli.md`;
+
+export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const program = new Command('toolmask')
+    .description(
+      'See what tool-output masking does before turning it on, tune its settings, and find offloaded outputs again.',
+    )
+    .version(CLI_VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', EXAMPLES)
+    .addCommand(createReplayCommand(io, setExitCode))
+    .addCommand(createOutputsCommand(io, setExitCode));
+
+  const configure = (command: Command) => {
+    command.exitOverride().configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+    command.commands.forEach(configure);
+  };
+  configure(program);
+  return program;
+}
+
+/** Runs `toolmask` with `args` (without node and script). Resolves to the exit code. */
+export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
+  let exitCode = EXIT_OK;
+  const program = createProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...args], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; everything else commander rejects is bad usage.
+      return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    if (error instanceof CliError) {
+      io.stderr.write(`toolmask: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.stderr.write(`toolmask: unexpected error: ${message}\n`);
+    return EXIT_FAILURE;
+  }
+}

@@ -1,0 +1,43 @@
+/** Number formats for tables: thousands separators, fixed units. */
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const oneDecimal = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 1,
+  maximumFractionDigits: 1,
+});
+
+export function formatInteger(value: number): string {
+  return integer.format(Math.round(value));
+}
+
+export function formatMilliseconds(value: number): string {
+  return `${value < 10 ? oneDecimal.format(value) : integer.format(value)} ms`;
+}
+
+/** `-42.1%` / `+3.0%` relative to a baseline; empty when there is none. */
+export function formatChange(value: number, baseline: number): string {
+  if (baseline === 0) return '';
+  const change = ((value - baseline) / baseline) * 100;
+  const sign = change > 0 ? '+' : change < 0 ? '-' : '±';
+  return `${sign}${oneDecimal.format(Math.abs(change))}%`;
+}
+
+/** Human size for prose (ls uses exact bytes): 1,536 -> "1.5 KiB". */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${integer.format(value)} B` : `${oneDecimal.format(value)} ${units[unit]}`;
+}
+
+/** Age for `outputs ls`: "45s", "12m", "3h", "5d". */
+export function formatAge(milliseconds: number): string {
+  const seconds = Math.max(0, Math.floor(milliseconds / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${integer.format(Math.floor(seconds / 86_400))}d`;
+}

@@ -1,0 +1,81 @@
+/**
+ * The machine-readable result of `toolmask replay` (`--json`), also the input of the HTML report.
+ * `schemaVersion` changes only when a field is removed or changes meaning; see docs/cli.md.
+ */
+import type { ToolOutputMaskingConfig } from '@toolmask/core';
+import type { GeminiCliMaskingConfig } from '../replay/strategies/gemini-cli.js';
+import type { ReplayResult, RequestRow, StrategySummary } from '../replay/types.js';
+
+export const REPLAY_REPORT_SCHEMA_VERSION = 1;
+
+export interface ReplayReport {
+  schemaVersion: typeof REPLAY_REPORT_SCHEMA_VERSION;
+  generatedBy: 'toolmask replay';
+  inputs: {
+    /** The PATH arguments, or the built-in example's path. */
+    paths: string[];
+    builtinExample: boolean;
+    concat: number;
+    rejected: { file: string; reason: string }[];
+  };
+  pricing: {
+    cacheDiscount: number;
+    warmTaskStarts: boolean;
+    tokenEstimator: string;
+  };
+  settings: {
+    toolmask?: ToolOutputMaskingConfig;
+    geminiCli?: GeminiCliMaskingConfig;
+  };
+  sessions: {
+    id: string;
+    label: string;
+    tasks: string[];
+    contents: number;
+    requests: number;
+  }[];
+  strategies: { name: string; summary: StrategySummary; requests: RequestRow[] }[];
+}
+
+export interface ReplayReportContext {
+  paths: string[];
+  builtinExample: boolean;
+  concat: number;
+  rejected: { file: string; reason: string }[];
+  taskLabels: Map<string, string[]>;
+  settings: ReplayReport['settings'];
+}
+
+export function buildReplayReport(
+  result: ReplayResult,
+  context: ReplayReportContext,
+): ReplayReport {
+  return {
+    schemaVersion: REPLAY_REPORT_SCHEMA_VERSION,
+    generatedBy: 'toolmask replay',
+    inputs: {
+      paths: context.paths,
+      builtinExample: context.builtinExample,
+      concat: context.concat,
+      rejected: context.rejected,
+    },
+    pricing: {
+      cacheDiscount: result.cacheDiscount,
+      warmTaskStarts: result.warmTaskStarts,
+      tokenEstimator: 'estimateTokenCountSync (@toolmask/core), the same for every strategy',
+    },
+    settings: context.settings,
+    sessions: result.sessions.map((session) => ({
+      id: session.id,
+      label: session.label,
+      tasks: context.taskLabels.get(session.id) ?? [],
+      contents: session.contents,
+      requests: session.requests,
+    })),
+    strategies: result.strategies.map((replay) => ({
+      name: replay.strategy,
+      summary: replay.summary,
+      requests: replay.rows,
+    })),
+  };
+}

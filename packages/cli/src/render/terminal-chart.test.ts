@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { summarizeRows } from '../replay/summary.js';
+import type { RequestRow } from '../replay/types.js';
+import { createPalette } from './color.js';
+import { renderTerminalChart } from './terminal-chart.js';
+
+const rows = (values: number[]): RequestRow[] =>
+  values.map((contextTokens, request) => ({
+    session: 's',
+    task: 0,
+    request,
+    contents: 1,
+    contextTokens,
+    cachedTokens: 0,
+    billedTokens: contextTokens,
+    cacheCold: false,
+    cacheBreak: false,
+    maskedCount: 0,
+    offloadedBytes: 0,
+    failures: 0,
+    passMs: 0,
+  }));
+
+describe('renderTerminalChart', () => {
+  it('draws one bar chart per strategy on a shared scale', () => {
+    const replays = [
+      { strategy: 'none', rows: rows([10, 20, 30, 40]) },
+      { strategy: 'toolmask', rows: rows([10, 20, 10, 20]) },
+    ].map((replay) => ({ ...replay, summary: summarizeRows(replay.strategy, replay.rows) }));
+    const chart = renderTerminalChart(replays, createPalette(false), { height: 1 });
+    expect(chart.split('\n')).toEqual([
+      'context tokens per request (4 requests; full height = 40 tokens)',
+      'none      ▂▄▆█  peak 40',
+      'toolmask  ▂▄▂▄  peak 20',
+    ]);
+  });
+
+  it('buckets long runs into columns (largest request of each bucket)', () => {
+    const replays = [{ strategy: 'none', rows: rows([1, 9, 1, 1, 1, 1]) }].map((replay) => ({
+      ...replay,
+      summary: summarizeRows(replay.strategy, replay.rows),
+    }));
+    const chart = renderTerminalChart(replays, createPalette(false), { height: 1, width: 3 });
+    expect(chart.split('\n')[1]).toBe('none  █▁▁  peak 9');
+  });
+});

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { replaySessions } from './engine.js';
+import { createNoneStrategy } from './strategies/none.js';
+import { countCharacters, smallTask, toolResponse } from '../test-data/engine-fixtures.js';
+import type { Content, ReplaySession, ReplayStrategy } from './types.js';
+
+const single: ReplaySession = { id: 'replay-1', label: 'one', tasks: [smallTask()] };
+const chained: ReplaySession = {
+  id: 'replay-1',
+  label: 'two',
+  tasks: [smallTask('a'), smallTask('b')],
+};
+const options = { countTokens: countCharacters, clock: () => 0 };
+
+/** Masks the first tool output (index 2) before the third request; records the cold flags. */
+function maskOnThirdRequest(coldFlags: boolean[]): ReplayStrategy {
+  return {
+    name: 'fake',
+    startSession() {
+      let calls = 0;
+      return {
+        async mask(history, pending, request) {
+          coldFlags.push(request.cacheLikelyCold);
+          calls++;
+          if (calls !== 3) {
+            return {
+              contents: [...history, pending],
+              maskedCount: 0,
+              offloadedBytes: 0,
+              failures: 0,
+            };
+          }
+          const contents: Content[] = [...history, pending];
+          contents[2] = toolResponse('call-1', 'm');
+          return { contents, maskedCount: 1, offloadedBytes: 10, failures: 0, notice: 'masked 1' };
+        },
+      };
+    },
+  };
+}
+
+describe('replaySessions', () => {
+  it('prices each request from the cached prefix (hand-computed)', async () => {
+    const result = await replaySessions([single], [createNoneStrategy()], options);
+    const rows = result.strategies[0]!.rows;
+    // r1 [u4] · r2 [u4 m2 t10] · r3 [u4 m2 t10 m2 t20]
+    expect(rows.map((row) => row.contextTokens)).toEqual([4, 16, 38]);
+    expect(rows.map((row) => row.cachedTokens)).toEqual([0, 4, 16]);
+    expect(rows.map((row) => row.billedTokens)).toEqual([4, 12 + 0.4, 22 + 1.6]);
+    expect(rows.map((row) => row.contents)).toEqual([1, 3, 5]);
+    expect(rows.map((row) => row.cacheCold)).toEqual([true, false, false]);
+    expect(rows.some((row) => row.cacheBreak)).toBe(false);
+    expect(result.strategies[0]!.summary).toMatchObject({
+      requests: 3,
+      peakContextTokens: 38,
+      totalInputTokens: 58,
+      cachedTokens: 20,
+      billedTokens: 40,
+      cacheBreaks: 0,
+    });
+    expect(result.sessions).toEqual([
+      { id: 'replay-1', label: 'one', tasks: 1, contents: 6, requests: 3 },
+    ]);
+  });
+
+  it('uses the given cache discount', async () => {
+    const result = await replaySessions([single], [createNoneStrategy()], {
+      ...options,
+      cacheDiscount: 0.25,
+    });
+    expect(result.strategies[0]!.rows.map((row) => row.billedTokens)).toEqual([4, 13, 26]);
+  });
+
+  it('counts a cache break when the pass edits what was already sent', async () => {
+    const flags: boolean[] = [];
+    const result = await replaySessions([single], [maskOnThirdRequest(flags)], options);
+    const third = result.strategies[0]!.rows[2]!;
+    // r3 [u4 m2 t1 m2 t20]; only [u4 m2] is unchanged since r2
+    expect(third).toMatchObject({
+      contextTokens: 29,
+      cachedTokens: 6,
+      billedTokens: 23 + 0.6,
+      cacheBreak: true,
+      maskedCount: 1,
+      offloadedBytes: 10,
+      notice: 'masked 1',
+    });
+    expect(result.strategies[0]!.summary.cacheBreaks).toBe(1);
+  });
+
+  it('prices the first request of each chained task cold and tells the strategies', async () => {
+    const flags: boolean[] = [];
+    const result = await replaySessions([chained], [maskOnThirdRequest(flags)], options);
+    const rows = result.strategies[0]!.rows;
+    expect(rows).toHaveLength(6);
+    expect(rows[3]).toMatchObject({ task: 1, cacheCold: true, cachedTokens: 0, cacheBreak: false });
+    expect(rows[3]!.billedTokens).toBe(rows[3]!.contextTokens);
+    expect(flags).toEqual([true, false, false, true, false, false]);
+  });
+
+  it('keeps chained task starts warm with warmTaskStarts', async () => {
+    const flags: boolean[] = [];
+    const result = await replaySessions([chained], [maskOnThirdRequest(flags)], {
+      ...options,
+      warmTaskStarts: true,
+    });
+    const fourth = result.strategies[0]!.rows[3]!;
+    // r4 = r3 (29 tokens, unchanged) + m2 + u4 of the next task
+    expect(fourth).toMatchObject({ cacheCold: false, contextTokens: 35, cachedTokens: 29 });
+    expect(fourth.billedTokens).toBeCloseTo(6 + 2.9);
+    expect(flags).toEqual([true, false, false, false, false, false]);
+  });
+
+  it('replays each strategy on the same input and reports progress', async () => {
+    const progress: number[] = [];
+    const result = await replaySessions(
+      [single, { ...single, id: 'replay-2' }],
+      [createNoneStrategy(), maskOnThirdRequest([])],
+      { ...options, onProgress: (done, total) => progress.push(done / total) },
+    );
+    expect(result.strategies.map((s) => s.strategy)).toEqual(['none', 'fake']);
+    expect(result.strategies.map((s) => s.summary.requests)).toEqual([6, 6]);
+    expect(progress).toHaveLength(12);
+    expect(progress.at(-1)).toBe(1);
+  });
+});

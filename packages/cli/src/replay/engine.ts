@@ -1,0 +1,133 @@
+/**
+ * The replay engine: plays recorded sessions request by request through each strategy and prices
+ * every request the same way, so strategies can be compared.
+ *
+ * Per session and strategy:
+ * - the strategy's state is the last request it sent (history as masked so far); before each
+ *   request the contents recorded since are appended, and the strategy's pass runs on that history
+ *   and the pending user content, returning the request to send;
+ * - cached tokens are the tokens of the longest prefix of contents unchanged since the previous
+ *   request; billed tokens are `uncached + cacheDiscount * cached`;
+ * - the first request of a session is cold; so is the first request of every chained task after
+ *   the first (the person read the result, the cache expired), unless `warmTaskStarts`. Strategies
+ *   are told through `cacheLikelyCold`, as a host would know from the request and the clock.
+ *
+ * Token figures come from one estimator for every strategy (`estimateTokenCountSync` of
+ * @toolmask/core unless `countTokens` is given), whatever a strategy counts internally.
+ */
+import { findRequestPoints, flattenSession } from './request-points.js';
+import { summarizeRows } from './summary.js';
+import { TokenLedger, type ContentTokenCounter } from './token-ledger.js';
+import type {
+  Content,
+  ReplayResult,
+  ReplaySession,
+  ReplayStrategy,
+  RequestRow,
+  StrategyReplay,
+} from './types.js';
+
+export interface ReplayOptions {
+  /**
+   * Price of a cached token relative to an uncached one.
+   * @default 0.1
+   */
+  cacheDiscount?: number;
+  /**
+   * Price the first request of each chained task as warm (the person went on at once).
+   * @default false
+   */
+  warmTaskStarts?: boolean;
+  /** Tokens of one content. @default estimateTokenCountSync(content.parts) */
+  countTokens?: ContentTokenCounter;
+  /** Called after each request of each strategy with the requests done and the total. */
+  onProgress?: (done: number, total: number) => void;
+  /** Milliseconds clock for pass times (for tests). @default performance.now */
+  clock?: () => number;
+}
+
+export const DEFAULT_CACHE_DISCOUNT = 0.1;
+
+export async function replaySessions(
+  sessions: readonly ReplaySession[],
+  strategies: readonly ReplayStrategy[],
+  options: ReplayOptions = {},
+): Promise<ReplayResult> {
+  const cacheDiscount = options.cacheDiscount ?? DEFAULT_CACHE_DISCOUNT;
+  const warmTaskStarts = options.warmTaskStarts ?? false;
+  const clock = options.clock ?? (() => performance.now());
+  const ledger = new TokenLedger(options.countTokens);
+
+  const prepared = sessions.map((session) => {
+    const flat = flattenSession(session);
+    return { session, flat, points: findRequestPoints(flat) };
+  });
+  const total = prepared.reduce((sum, entry) => sum + entry.points.length, 0) * strategies.length;
+  let done = 0;
+
+  const replays: StrategyReplay[] = [];
+  for (const strategy of strategies) {
+    const rows: RequestRow[] = [];
+    for (const { session, flat, points } of prepared) {
+      const run = await strategy.startSession(session.id);
+      let consumed = 0;
+      /** The last request sent: the history as the strategy masked it so far. */
+      let previousRequest: readonly Content[] | undefined;
+
+      for (const [requestIndex, point] of points.entries()) {
+        const history = (previousRequest ?? []).concat(
+          flat.slice(consumed, point.index).map((entry) => entry.content),
+        );
+        const pending = (flat[point.index] as { content: Content }).content;
+        consumed = point.index + 1;
+        const cacheCold =
+          previousRequest === undefined || (point.firstOfTask && point.task > 0 && !warmTaskStarts);
+
+        const started = clock();
+        const outcome = await run.mask(history, pending, { cacheLikelyCold: cacheCold });
+        const passMs = outcome.passMs ?? clock() - started;
+        const request = outcome.contents;
+
+        const contextTokens = ledger.sum(request);
+        const prefix = previousRequest ? ledger.commonPrefix(previousRequest, request) : 0;
+        const cachedTokens = cacheCold ? 0 : ledger.sum(request, prefix);
+        const cacheBreak =
+          !cacheCold && previousRequest !== undefined && prefix < previousRequest.length;
+        previousRequest = request;
+
+        const row: RequestRow = {
+          session: session.id,
+          task: point.task,
+          request: requestIndex,
+          contents: request.length,
+          contextTokens,
+          cachedTokens,
+          billedTokens: contextTokens - cachedTokens + cacheDiscount * cachedTokens,
+          cacheCold,
+          cacheBreak,
+          maskedCount: outcome.maskedCount,
+          offloadedBytes: outcome.offloadedBytes,
+          failures: outcome.failures,
+          passMs,
+        };
+        if (outcome.notice) row.notice = outcome.notice;
+        rows.push(row);
+        options.onProgress?.(++done, total);
+      }
+    }
+    replays.push({ strategy: strategy.name, summary: summarizeRows(strategy.name, rows), rows });
+  }
+
+  return {
+    cacheDiscount,
+    warmTaskStarts,
+    sessions: prepared.map(({ session, flat, points }) => ({
+      id: session.id,
+      label: session.label,
+      tasks: session.tasks.length,
+      contents: flat.length,
+      requests: points.length,
+    })),
+    strategies: replays,
+  };
+}

@@ -1,0 +1,30 @@
+/** Totals of one strategy's request rows. */
+import type { RequestRow, StrategySummary } from './types.js';
+
+export function summarizeRows(strategy: string, rows: readonly RequestRow[]): StrategySummary {
+  const summary: StrategySummary = {
+    strategy,
+    requests: rows.length,
+    peakContextTokens: 0,
+    totalInputTokens: 0,
+    cachedTokens: 0,
+    billedTokens: 0,
+    cacheBreaks: 0,
+    outputsMasked: 0,
+    bytesOffloaded: 0,
+    failures: 0,
+    passMs: 0,
+  };
+  for (const row of rows) {
+    summary.peakContextTokens = Math.max(summary.peakContextTokens, row.contextTokens);
+    summary.totalInputTokens += row.contextTokens;
+    summary.cachedTokens += row.cachedTokens;
+    summary.billedTokens += row.billedTokens;
+    if (row.cacheBreak) summary.cacheBreaks++;
+    summary.outputsMasked += row.maskedCount;
+    summary.bytesOffloaded += row.offloadedBytes;
+    summary.failures += row.failures;
+    summary.passMs += row.passMs;
+  }
+  return summary;
+}

@@ -1,0 +1,84 @@
+/**
+ * `--settings FILE`: a gemini-cli settings.json (comments allowed). toolmask reads its block at
+ * `experimental.toolOutputMasking`; gemini-cli's own masking thresholds, when set, are read at
+ * `contextManagement.tools.outputMasking` so the `gemini-cli` strategy runs as that user's would.
+ */
+import { promises as fs } from 'node:fs';
+import { validateToolOutputMaskingSettings, type ToolOutputMaskingSettings } from '@toolmask/core';
+import { InputError } from '../input/input-error.js';
+import type { GeminiCliMaskingConfig } from '../replay/strategies/gemini-cli.js';
+import { parseJsonc } from './parse-jsonc.js';
+
+export interface SettingsFileContents {
+  toolmask: ToolOutputMaskingSettings;
+  geminiCli: Partial<GeminiCliMaskingConfig>;
+}
+
+function objectAt(root: unknown, keys: readonly string[]): unknown {
+  let value = root;
+  for (const key of keys) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+function readGeminiCliBlock(file: string, block: unknown): Partial<GeminiCliMaskingConfig> {
+  if (block === undefined) return {};
+  const where = 'contextManagement.tools.outputMasking';
+  if (typeof block !== 'object' || block === null || Array.isArray(block)) {
+    throw new InputError(file, `${where} must be an object`);
+  }
+  const raw = block as Record<string, unknown>;
+  const config: Partial<GeminiCliMaskingConfig> = {};
+  for (const key of ['protectionThresholdTokens', 'minPrunableThresholdTokens'] as const) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      throw new InputError(file, `${where}.${key} must be a non-negative integer`);
+    }
+    config[key] = value;
+  }
+  if (raw['protectLatestTurn'] !== undefined) {
+    if (typeof raw['protectLatestTurn'] !== 'boolean') {
+      throw new InputError(file, `${where}.protectLatestTurn must be a boolean`);
+    }
+    config.protectLatestTurn = raw['protectLatestTurn'];
+  }
+  return config;
+}
+
+export async function readSettingsFile(file: string): Promise<SettingsFileContents> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    throw new InputError(file, `cannot be read (${(error as NodeJS.ErrnoException).code})`);
+  }
+  let root: unknown;
+  try {
+    root = parseJsonc(text);
+  } catch (error) {
+    throw new InputError(file, `not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof root !== 'object' || root === null || Array.isArray(root)) {
+    throw new InputError(file, 'a settings file must hold a JSON object');
+  }
+  let toolmask: ToolOutputMaskingSettings;
+  try {
+    toolmask = validateToolOutputMaskingSettings(
+      objectAt(root, ['experimental', 'toolOutputMasking']),
+      file,
+    );
+  } catch (error) {
+    // The message already names the key and the file.
+    throw new InputError(file, (error as Error).message.replace(` in ${file}`, ''));
+  }
+  return {
+    toolmask,
+    geminiCli: readGeminiCliBlock(
+      file,
+      objectAt(root, ['contextManagement', 'tools', 'outputMasking']),
+    ),
+  };
+}

@@ -1,0 +1,6 @@
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/** The package version, read from package.json (one level above src/ and dist/). */
+export const CLI_VERSION: string = (require('../package.json') as { version: string }).version;
