@@ -34,6 +34,7 @@ import {
   sessionDirectory,
   type ToolOutputStore,
 } from './toolOutputStore.js';
+import { formatCount } from '../utils/formatCount.js';
 import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
 import { logToolOutputMasking } from '../telemetry/loggers.js';
@@ -116,10 +117,6 @@ function countLines(text: string): number {
   let lines = 1;
   for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines++;
   return lines;
-}
-
-function formatCount(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
 }
 
 export class ToolOutputMaskingService {

@@ -3,6 +3,7 @@
  * often needs later — the status of a command (exit code, signal, error sections kept whole),
  * the first lines (what it was) and the last lines (how it ended), and how much was left out.
  */
+import { formatCount } from '../utils/formatCount.js';
 
 export const SHELL_TOOL_NAME = 'run_shell_command';
 
@@ -17,6 +18,10 @@ export const PREVIEW_LIMITS = {
   /** Whole sections kept verbatim (errors) are capped at this many characters. */
   maxSectionChars: 2_000,
 } as const;
+
+/** How far from the end a single-line section, or the Error section, may start. */
+const LINE_SEARCH_WINDOW = 1_024;
+const ERROR_SEARCH_WINDOW = 64 * 1_024;
 
 /** Sections the shell tool appends after `Output:`, in the order it writes them. */
 const SHELL_TRAILING_SECTIONS = [
@@ -38,6 +43,19 @@ export interface ShellSections {
  * sections are found from the end, each at most once and in the shell tool's order, so a line
  * such as `Exit Code: 3` printed by the command itself inside Output is not mistaken for one.
  */
+/** Last index of `marker` that starts within the final `window` characters of `text`, or -1. */
+function lastIndexWithin(text: string, marker: string, window: number): number {
+  let found = -1;
+  for (
+    let at = text.indexOf(marker, Math.max(0, text.length - window));
+    at !== -1;
+    at = text.indexOf(marker, at + 1)
+  ) {
+    found = at;
+  }
+  return found;
+}
+
 export function splitShellSections(text: string): ShellSections | undefined {
   if (!text.startsWith('Output:')) return undefined;
   let rest = text;
@@ -45,7 +63,9 @@ export function splitShellSections(text: string): ShellSections | undefined {
   for (let index = SHELL_TRAILING_SECTIONS.length - 1; index >= 0; index--) {
     const name = SHELL_TRAILING_SECTIONS[index] as string;
     const marker = `\n${name}: `;
-    const at = rest.lastIndexOf(marker);
+    // Sections sit at the end: search only the tail, not a 20 MB log.
+    const window = name === 'Error' ? ERROR_SEARCH_WINDOW : LINE_SEARCH_WINDOW;
+    const at = lastIndexWithin(rest, marker, window);
     if (at < 0) continue;
     const value = rest.slice(at + marker.length);
     // Single-line sections must really be a single line; otherwise this was part of Output.
@@ -67,10 +87,6 @@ function capSection(text: string): string {
   const max = PREVIEW_LIMITS.maxSectionChars;
   if (text.length <= max) return text;
   return `${text.slice(0, max / 2)}\n[... ${text.length - max} chars omitted ...]\n${text.slice(-max / 2)}`;
-}
-
-function formatCount(value: number): string {
-  return value.toLocaleString('en-US');
 }
 
 /** Head and tail lines of `text`, with a marker saying how many lines were left out. */
