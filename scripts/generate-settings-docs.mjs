@@ -105,7 +105,9 @@ for (const [file, text] of outputs) {
       // missing counts as stale
     }
     if (current !== text) {
-      console.error(`${path.relative(root, file)} is out of date: run node scripts/generate-settings-docs.mjs`);
+      console.error(
+        `${path.relative(root, file)} is out of date: run node scripts/generate-settings-docs.mjs`,
+      );
       stale = true;
     }
   } else {
