@@ -42,3 +42,61 @@ export {
   type ToolOutputMaskingEventFields,
 } from './telemetry/toolOutputMaskingEvent.js';
 export { logToolOutputMasking, TELEMETRY_SCOPE } from './telemetry/loggers.js';
+// Host integration (integration/), settings files, metrics.
+export {
+  installToolOutputMasking,
+  getToolOutputMaskingInstallation,
+  DEFAULT_IDLE_GAP_MS,
+  type InstallToolOutputMaskingOptions,
+  type MaskingPass,
+  type ToolOutputMaskingInstallation,
+} from './integration/installToolOutputMasking.js';
+export {
+  withToolOutputMasking,
+  reportSettingsError,
+  type ToolOutputMaskingOptions,
+  type ToolOutputMaskingHost,
+  type ToolOutputMaskingHostConfig,
+} from './integration/maskingHost.js';
+export {
+  coreMaskingOffParameters,
+  disableCoreMasking,
+  isCoreMaskingOff,
+  CORE_MASKING_NEVER,
+} from './integration/coreMasking.js';
+export {
+  writeBackMaskedHistory,
+  collectPartReplacements,
+  applyPartReplacements,
+  type WriteBackResult,
+  type WritableChat,
+} from './integration/historyWriteBack.js';
+export {
+  hostCommonAttributes,
+  type CommonAttributesSource,
+} from './integration/commonAttributes.js';
+export {
+  SettingsFileError,
+  ToolOutputMaskingSettingsFiles,
+  parseToolOutputMaskingSettings,
+  readToolOutputMaskingSettingsFile,
+  userSettingsPath,
+  workspaceSettingsPath,
+  type SettingsScope,
+  type SettingsLayer,
+  type SettingsFilesOptions,
+  type ParsedSettingsBlock,
+  type ReadSettingsFileResult,
+  type SettingsFileSystem,
+} from './config/settingsFile.js';
+export {
+  recordMaskingMetrics,
+  passOutcome,
+  METER_NAME,
+  METRIC_TOKENS_SAVED,
+  METRIC_MASKED_COUNT,
+  METRIC_FAILURE_COUNT,
+  METRIC_PASS_DURATION,
+  PASS_DURATION_BUCKETS_MS,
+  type PassOutcome,
+} from './telemetry/metrics.js';

@@ -1,0 +1,99 @@
+/**
+ * `withToolOutputMasking(config, options)`: adapts a gemini-cli `Config` to the `MaskingHost` the
+ * masking pass reads. It does NOT touch the Config's own `getToolOutputMaskingConfig()` (that one
+ * feeds core's built-in pass); it adds toolmask's resolved configuration beside it:
+ *
+ *   defaults  <  user settings.json  <  workspace settings.json  <  explicit host options
+ *
+ * Settings files are re-read when they change. A broken file or value is reported through
+ * `onSettingsError` (default: a warning in core's feedback channel and debug log) and that file's
+ * block is ignored; the pass goes on with the rest. The workspace file is read only for a trusted
+ * folder (`config.isTrustedFolder()`), as gemini-cli does.
+ */
+import type { Config } from '@google/gemini-cli-core';
+import {
+  resolveToolOutputMaskingConfig,
+  validateToolOutputMaskingSettings,
+  type ToolOutputMaskingConfig,
+  type ToolOutputMaskingSettings,
+} from '../config/toolOutputMaskingSettings.js';
+import {
+  ToolOutputMaskingSettingsFiles,
+  userSettingsPath,
+  type SettingsFileError,
+} from '../config/settingsFile.js';
+import type { MaskingHost } from '../services/maskingTypes.js';
+import { coreWarn } from './coreLogger.js';
+
+export interface ToolOutputMaskingOptions {
+  /** Explicit settings from the host; they win over settings files. Validated at once (throws). */
+  settings?: ToolOutputMaskingSettings;
+  /** Read `experimental.toolOutputMasking` from settings.json files. Default true. */
+  readSettingsFiles?: boolean;
+  /** Default: `$GEMINI_CLI_HOME/.gemini/settings.json` or `~/.gemini/settings.json`. `null`: skip. */
+  userSettingsPath?: string | null;
+  /** Default: `<targetDir>/.gemini/settings.json` for a trusted folder. `null`: skip. */
+  workspaceSettingsPath?: string | null;
+  /** Told about each unusable settings file or value (once per change of the file). */
+  onSettingsError?: (error: SettingsFileError) => void;
+}
+
+export type ToolOutputMaskingHostConfig = Pick<
+  Config,
+  'getSessionId' | 'storage' | 'isTrustedFolder'
+>;
+
+export interface ToolOutputMaskingHost extends MaskingHost {
+  readonly config: ToolOutputMaskingHostConfig;
+}
+
+/** The default reporter: gemini-cli shows `UserFeedback` warnings to the user; plus a debug line. */
+export function reportSettingsError(error: SettingsFileError): void {
+  coreWarn(`toolmask: ${error.message}`, error);
+}
+
+function workspacePathOf(
+  config: ToolOutputMaskingHostConfig,
+  explicit: string | null | undefined,
+): () => string | null {
+  if (explicit !== undefined) return () => explicit;
+  return () => {
+    try {
+      return config.isTrustedFolder() ? config.storage.getWorkspaceSettingsPath() : null;
+    } catch {
+      return null;
+    }
+  };
+}
+
+/** Adapts a host Config to the masking pass (see the module comment). */
+export function withToolOutputMasking(
+  config: ToolOutputMaskingHostConfig,
+  options: ToolOutputMaskingOptions = {},
+): ToolOutputMaskingHost {
+  const explicit = validateToolOutputMaskingSettings(
+    options.settings,
+    'the options passed to withToolOutputMasking / installToolOutputMasking',
+  );
+  const files =
+    options.readSettingsFiles === false
+      ? undefined
+      : new ToolOutputMaskingSettingsFiles({
+          userSettingsPath:
+            options.userSettingsPath === undefined ? userSettingsPath : options.userSettingsPath,
+          workspaceSettingsPath: workspacePathOf(config, options.workspaceSettingsPath),
+          onSettingsError: options.onSettingsError ?? reportSettingsError,
+        });
+
+  return {
+    config,
+    async getToolOutputMaskingConfig(): Promise<ToolOutputMaskingConfig> {
+      const layers = files ? await files.load() : [];
+      return resolveToolOutputMaskingConfig(...layers.map((layer) => layer.settings), explicit);
+    },
+    getSessionId: () => config.getSessionId(),
+    storage: {
+      getProjectTempDir: () => config.storage.getProjectTempDir(),
+    },
+  };
+}

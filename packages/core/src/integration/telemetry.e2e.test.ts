@@ -1,0 +1,157 @@
+/**
+ * Telemetry through the host's own OpenTelemetry SDK: the Config starts core's SDK with a local
+ * outfile; toolmask's log event and metrics must land in that file next to core's own records,
+ * with the host's common attributes. (Its own file: the SDK is process-wide.)
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import {
+  Storage,
+  TelemetryTarget,
+  flushTelemetry,
+  shutdownTelemetry,
+  type Config,
+  type Part,
+} from '@google/gemini-cli-core';
+import { startFakeGeminiServer, type FakeGeminiServer } from '../test-utils/fakeGeminiServer.js';
+import {
+  CORE_MASKING_OFF,
+  createHostConfig,
+  sendAndCollect,
+  setUpTestEnv,
+  type TestEnv,
+} from '../test-utils/agentHarness.js';
+import { logRecords, metricDataPoints, readTelemetryFile } from '../test-utils/telemetryFile.js';
+import { installToolOutputMasking, type MaskingPass } from './installToolOutputMasking.js';
+import {
+  METRIC_MASKED_COUNT,
+  METRIC_PASS_DURATION,
+  METRIC_TOKENS_SAVED,
+} from '../telemetry/metrics.js';
+
+const EVENT = 'gemini_cli.tool_output_masking';
+const ROUNDS = 6;
+
+let env: TestEnv;
+let server: FakeGeminiServer;
+let config: Config;
+let outfile: string;
+const passes: MaskingPass[] = [];
+let records: unknown[] = [];
+
+function answer(callId: string, index: number): Part[] {
+  const text = `line of output ${index} ${'y'.repeat(50)}\n`.repeat(200);
+  return [
+    { functionResponse: { id: callId, name: 'run_shell_command', response: { output: text } } },
+  ];
+}
+
+beforeAll(async () => {
+  // Core writes debug notes (routing, policy) to the console.
+  vi.spyOn(console, 'log').mockImplementation(() => undefined);
+  vi.spyOn(console, 'debug').mockImplementation(() => undefined);
+  env = setUpTestEnv('toolmask-telemetry');
+  outfile = path.join(env.root, 'telemetry.log');
+  server = await startFakeGeminiServer({
+    script: Array.from({ length: ROUNDS }, (_, i) => ({
+      parts: [
+        {
+          functionCall: { id: `c${i}`, name: 'run_shell_command', args: { command: `make ${i}` } },
+        },
+      ],
+    })),
+  });
+  config = await createHostConfig(env, server, {
+    params: {
+      contextManagement: CORE_MASKING_OFF,
+      telemetry: { enabled: true, target: TelemetryTarget.LOCAL, outfile },
+    },
+  });
+  installToolOutputMasking(config, {
+    settings: { toolProtectionThreshold: 3_000, minPrunableTokensThreshold: 1_000 },
+    readSettingsFiles: false,
+    onPass: (pass) => passes.push(pass),
+  });
+  let calls = (await sendAndCollect(config, [{ text: 'build it' }], 'p1')).calls;
+  for (let i = 0; i < ROUNDS; i++) {
+    calls = (await sendAndCollect(config, answer(calls[0]!.callId, i), 'p1')).calls;
+  }
+  await flushTelemetry(config);
+  records = readTelemetryFile(outfile);
+});
+
+afterAll(async () => {
+  await shutdownTelemetry(config, false);
+  await server.close();
+  await env.restore();
+  vi.restoreAllMocks();
+});
+
+test('the gemini_cli.tool_output_masking record arrives in the host exporter with the common attributes', () => {
+  const masking = passes.filter((p) => p.result.maskedCount > 0);
+  expect(masking.length).toBeGreaterThan(0);
+  const events = logRecords(records, EVENT);
+  expect(events).toHaveLength(masking.length);
+  const installationIdFile = Storage.getInstallationIdPath();
+  for (const [index, event] of events.entries()) {
+    const result = masking[index]!.result;
+    expect(event.attributes).toMatchObject({
+      'event.name': EVENT,
+      'session.id': config.getSessionId(),
+      interactive: false,
+      masked_count: result.maskedCount,
+      tokens_before: result.tokensBefore,
+      tokens_after: result.tokensAfter,
+      total_prunable_tokens: result.totalPrunableTokens,
+    });
+    expect(typeof event.attributes['event.timestamp']).toBe('string');
+    // Core creates the installation id file for its own events; toolmask reads the same one.
+    expect(fs.existsSync(installationIdFile)).toBe(true);
+    expect(event.attributes['installation.id']).toBe(
+      fs.readFileSync(installationIdFile, 'utf8').trim(),
+    );
+  }
+  // Same pipeline as core's own events: same scope name, same resource.
+  const coreEvent = records.find(
+    (r) =>
+      typeof (r as { attributes?: Record<string, unknown> }).attributes?.['event.name'] ===
+        'string' &&
+      String((r as { attributes: Record<string, unknown> }).attributes['event.name']).startsWith(
+        'gemini_cli.',
+      ) &&
+      (r as { attributes: Record<string, unknown> }).attributes['event.name'] !== EVENT,
+  ) as { resource?: unknown; instrumentationScope?: { name?: string } } | undefined;
+  expect(coreEvent).toBeDefined();
+  expect(events[0]!.instrumentationScope?.name).toBe(coreEvent!.instrumentationScope?.name);
+  expect(JSON.stringify(events[0]!.resource)).toBe(JSON.stringify(coreEvent!.resource));
+});
+
+test('the metrics arrive through the host meter provider with the expected attributes', () => {
+  const masked = passes.flatMap((p) => p.result.offloaded);
+  const common = { 'session.id': config.getSessionId(), interactive: false };
+
+  const maskedPoints = metricDataPoints(records, METRIC_MASKED_COUNT);
+  expect(maskedPoints.length).toBeGreaterThan(0);
+  expect(maskedPoints.reduce((sum, p) => sum + Number(p.value), 0)).toBe(masked.length);
+  for (const point of maskedPoints) {
+    expect(point.attributes).toMatchObject({ ...common, function_name: 'run_shell_command' });
+  }
+
+  const savedPoints = metricDataPoints(records, METRIC_TOKENS_SAVED);
+  expect(savedPoints.reduce((sum, p) => sum + Number(p.value), 0)).toBe(
+    masked.reduce((sum, o) => sum + Math.round(o.tokensBefore - o.tokensAfter), 0),
+  );
+
+  const durationPoints = metricDataPoints(records, METRIC_PASS_DURATION);
+  const count = durationPoints.reduce(
+    (sum, p) => sum + Number((p.value as { count?: number }).count ?? 0),
+    0,
+  );
+  expect(count).toBe(passes.length);
+  expect(durationPoints.map((p) => p.attributes['outcome']).sort()).toEqual([
+    'masked',
+    'unchanged',
+  ]);
+  for (const point of durationPoints) expect(point.attributes).toMatchObject(common);
+});
