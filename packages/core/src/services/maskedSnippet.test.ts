@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { formatMaskedSnippet, isMaskedResponse, parseMaskedSnippet } from './maskedSnippet.js';
 
 const fields = {
-  toolName: 'run_shell_command',
-  callId: 'call-1',
   lines: 120,
   bytes: 4096,
   filePath: '/tmp/p/tool-outputs/session-s/run_shell_command_call-1_0123456789abcdef.txt',
@@ -13,7 +11,7 @@ const fields = {
 describe('masked snippets', () => {
   it('round-trips the header fields and ends with the closing tag', () => {
     const snippet = formatMaskedSnippet(fields);
-    expect(snippet.startsWith('<tool_output_masked tool="run_shell_command" id="call-1"')).toBe(
+    expect(snippet.startsWith('<tool_output_masked lines="120" bytes="4096" file="/tmp/')).toBe(
       true,
     );
     expect(snippet.endsWith('</tool_output_masked>')).toBe(true);
@@ -27,10 +25,9 @@ describe('masked snippets', () => {
   it('escapes attribute values so odd names cannot break the header', () => {
     const snippet = formatMaskedSnippet({
       ...fields,
-      toolName: 'a"b<c>\nd',
-      filePath: '/x/"q".txt',
+      filePath: '/x/"q"<b>\n.txt',
     });
-    expect(parseMaskedSnippet(snippet)?.filePath).toBe('/x/"q".txt');
+    expect(parseMaskedSnippet(snippet)?.filePath).toBe('/x/"q"<b> .txt');
     expect(snippet.split('\n')[0]).not.toContain('\n');
   });
 

@@ -1,7 +1,8 @@
 /**
  * The masked form of a tool output, and the structural test for it.
  *
- * A masked response is exactly `{ output: "<tool_output_masked tool=.. id=.. lines=.. bytes=.. file=..>\n...\n</tool_output_masked>" }`.
+ * A masked response is exactly `{ output: "<tool_output_masked lines=.. bytes=.. file=..>\n...\n</tool_output_masked>" }`.
+ * The tool name and call id are not repeated: the part's own `functionResponse.name` and `id` carry them.
  * Being masked is decided by that whole shape (single key, header with every attribute, closing
  * tag at the very end), never by a substring: a real output that merely quotes the tag, such as a
  * read of this very file, is an ordinary output and is masked when it is old.
@@ -10,8 +11,6 @@
 export const MASKED_TAG = 'tool_output_masked';
 
 export interface MaskedSnippetFields {
-  toolName: string;
-  callId: string;
   /** Line count and UTF-8 byte size of the full output on disk. */
   lines: number;
   bytes: number;
@@ -39,18 +38,15 @@ function unescapeAttribute(value: string): string {
 }
 
 /** The last line tells the model how to get the rest back. */
-export const READ_BACK_HINT =
-  'Full output saved at the file above; read it with read_tool_output (offset/limit/pattern) or read_file.';
+export const READ_BACK_HINT = 'Full output: read_tool_output or read_file on the file above.';
 
 export function formatMaskedSnippet(fields: MaskedSnippetFields): string {
-  const header =
-    `<${MASKED_TAG} tool="${escapeAttribute(fields.toolName)}" id="${escapeAttribute(fields.callId)}"` +
-    ` lines="${fields.lines}" bytes="${fields.bytes}" file="${escapeAttribute(fields.filePath)}">`;
+  const header = `<${MASKED_TAG} lines="${fields.lines}" bytes="${fields.bytes}" file="${escapeAttribute(fields.filePath)}">`;
   return `${header}\n${fields.preview}\n${READ_BACK_HINT}\n</${MASKED_TAG}>`;
 }
 
 const SNIPPET_PATTERN = new RegExp(
-  `^<${MASKED_TAG} tool="[^"\\n]*" id="[^"\\n]*" lines="(\\d+)" bytes="(\\d+)" file="([^"\\n]+)">\\n[\\s\\S]*\\n</${MASKED_TAG}>$`,
+  `^<${MASKED_TAG} lines="(\\d+)" bytes="(\\d+)" file="([^"\\n]+)">\\n[\\s\\S]*\\n</${MASKED_TAG}>$`,
 );
 
 export interface ParsedMaskedSnippet {

@@ -34,6 +34,8 @@ function setup(settings: ToolOutputMaskingSettings = {}, store?: ToolOutputStore
       resolveToolOutputMaskingConfig({
         toolProtectionThreshold: 1_000,
         minPrunableTokensThreshold: 500,
+        // The warm-cache rule has its own tests (maskingPlan.test.ts).
+        warmCacheMinFreedRatio: 0,
         ...settings,
       }),
     getSessionId: () => 'session-a',

@@ -35,7 +35,10 @@ import {
   type ToolOutputStore,
 } from './toolOutputStore.js';
 import { formatCount } from '../utils/formatCount.js';
-import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
+import {
+  estimateFunctionResponseTokens,
+  estimateTokenCountSync,
+} from '../utils/tokenCalculation.js';
 import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
 import { logToolOutputMasking } from '../telemetry/loggers.js';
 
@@ -246,7 +249,13 @@ export class ToolOutputMaskingService {
       this.exempt = new Set(config.exemptTools);
     }
     const maxOutputTokens = config.maxOutputTokens > 0 ? config.maxOutputTokens : Infinity;
-    this.ledger.update(history, (part) => this.measure(part), maxOutputTokens, exemptKey);
+    this.ledger.update(
+      history,
+      (part) => this.measure(part),
+      maxOutputTokens,
+      exemptKey,
+      (part) => estimateTokenCountSync([part]),
+    );
     return this.ledger;
   }
 
@@ -315,8 +324,6 @@ export class ToolOutputMaskingService {
     const filePath = path.resolve(directory, fileName);
     const bytes = Buffer.byteLength(text, 'utf8');
     const snippet = formatMaskedSnippet({
-      toolName,
-      callId,
       lines: countLines(text),
       bytes,
       filePath,

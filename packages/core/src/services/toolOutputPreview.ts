@@ -9,12 +9,12 @@ export const SHELL_TOOL_NAME = 'run_shell_command';
 
 /** Preview sizes. Shell logs end with what matters (errors, summaries), so their tail is longer. */
 export const PREVIEW_LIMITS = {
-  headLines: 8,
-  tailLines: 6,
-  shellHeadLines: 4,
-  shellTailLines: 10,
+  headLines: 3,
+  tailLines: 2,
+  shellHeadLines: 2,
+  shellTailLines: 4,
   /** Longer lines are cut in the middle. */
-  maxLineChars: 200,
+  maxLineChars: 80,
   /** Whole sections kept verbatim (errors) are capped at this many characters. */
   maxSectionChars: 2_000,
 } as const;
