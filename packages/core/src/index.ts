@@ -14,6 +14,10 @@ export {
   ToolOutputMaskingService,
   fullOutputText,
   type ToolOutputMaskingServiceDeps,
+  type MaskingTuning,
+  isWorthMasking,
+  MIN_SAVED_TOKENS,
+  MAX_KEPT_RATIO,
 } from './services/toolOutputMaskingService.js';
 export {
   MASKED_TAG,
@@ -21,7 +25,12 @@ export {
   parseMaskedSnippet,
   isMaskedResponse,
 } from './services/maskedSnippet.js';
-export { buildPreview, splitShellSections, PREVIEW_LIMITS } from './services/toolOutputPreview.js';
+export {
+  buildPreview,
+  splitShellSections,
+  PREVIEW_LIMITS,
+  type PreviewLimits,
+} from './services/toolOutputPreview.js';
 export {
   TOOL_OUTPUTS_DIR,
   createFileToolOutputStore,

@@ -27,7 +27,7 @@ import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSetting
 import { planMasking, type OutputRef } from './maskingPlan.js';
 import { HistoryLedger } from './historyLedger.js';
 import { formatMaskedSnippet, isMaskedResponse } from './maskedSnippet.js';
-import { buildPreview } from './toolOutputPreview.js';
+import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPreview.js';
 import {
   createFileToolOutputStore,
   outputFileName,
@@ -55,6 +55,22 @@ export interface ToolOutputMaskingServiceDeps {
   debug?: (message: string) => void;
   /** Concurrent writes during one pass. */
   writeConcurrency?: number;
+  /**
+   * Knobs of the design itself, for benchmarks that measure what each one contributes
+   * (bench/cachingCost.mjs) and for tests. Hosts leave this unset.
+   */
+  tuning?: MaskingTuning;
+}
+
+export interface MaskingTuning {
+  /** Preview sizes. Default: `PREVIEW_LIMITS`. */
+  previewLimits?: PreviewLimits;
+  /** Smallest saving worth a snippet. Default: `MIN_SAVED_TOKENS`. */
+  minSavedTokens?: number;
+  /** Largest share of an output its snippet may keep. Default: `MAX_KEPT_RATIO`. */
+  maxKeptRatio?: number;
+  /** Token estimate of a response. Default: `estimateFunctionResponseTokens`. */
+  estimateResponseTokens?: (response: unknown) => number;
 }
 
 interface ResponseInfo {
@@ -105,13 +121,18 @@ export function fullOutputText(response: Record<string, unknown>): string {
  * it. An output barely larger than its snippet costs a file and a preview for nothing.
  */
 export const MIN_SAVED_TOKENS = 50;
-const MAX_KEPT_RATIO = 0.75;
+export const MAX_KEPT_RATIO = 0.75;
 
-export function isWorthMasking(tokensBefore: number, tokensAfter: number): boolean {
+export function isWorthMasking(
+  tokensBefore: number,
+  tokensAfter: number,
+  minSavedTokens = MIN_SAVED_TOKENS,
+  maxKeptRatio = MAX_KEPT_RATIO,
+): boolean {
   return (
     tokensAfter < tokensBefore &&
-    tokensBefore - tokensAfter >= MIN_SAVED_TOKENS &&
-    tokensAfter <= tokensBefore * MAX_KEPT_RATIO
+    tokensBefore - tokensAfter >= minSavedTokens &&
+    tokensAfter <= tokensBefore * maxKeptRatio
   );
 }
 
@@ -128,6 +149,10 @@ export class ToolOutputMaskingService {
   private readonly telemetry: (event: ToolOutputMaskingEvent) => void;
   private readonly debug: (message: string) => void;
   private readonly writeConcurrency: number;
+  private readonly previewLimits: PreviewLimits;
+  private readonly minSavedTokens: number;
+  private readonly maxKeptRatio: number;
+  private readonly estimateResponseTokens: (response: unknown) => number;
   /** Per response object: its estimate and whether it is a toolmask snippet. */
   private readonly responseInfo = new WeakMap<object, ResponseInfo>();
   /** Per-entry summaries kept between passes (see historyLedger.ts). */
@@ -142,6 +167,11 @@ export class ToolOutputMaskingService {
     this.telemetry = deps.telemetry ?? ((event) => logToolOutputMasking(event, commonAttributes()));
     this.debug = deps.debug ?? (() => undefined);
     this.writeConcurrency = Math.max(1, deps.writeConcurrency ?? 4);
+    this.previewLimits = deps.tuning?.previewLimits ?? PREVIEW_LIMITS;
+    this.minSavedTokens = deps.tuning?.minSavedTokens ?? MIN_SAVED_TOKENS;
+    this.maxKeptRatio = deps.tuning?.maxKeptRatio ?? MAX_KEPT_RATIO;
+    this.estimateResponseTokens =
+      deps.tuning?.estimateResponseTokens ?? estimateFunctionResponseTokens;
   }
 
   async mask(
@@ -271,7 +301,7 @@ export class ToolOutputMaskingService {
     if (!info) {
       info = isMaskedResponse(response)
         ? { tokens: 0, masked: true }
-        : { tokens: estimateFunctionResponseTokens(response), masked: false };
+        : { tokens: this.estimateResponseTokens(response), masked: false };
       this.responseInfo.set(response, info);
     }
     return info.masked ? undefined : info.tokens;
@@ -327,13 +357,15 @@ export class ToolOutputMaskingService {
       lines: countLines(text),
       bytes,
       filePath,
-      preview: buildPreview(toolName, response, text),
+      preview: buildPreview(toolName, response, text, this.previewLimits),
     });
     const maskedResponse = { output: snippet };
-    const tokensAfter = estimateFunctionResponseTokens(maskedResponse);
+    const tokensAfter = this.estimateResponseTokens(maskedResponse);
     // Not worth it (not smaller, or too little saved for what the model loses): leave it whole
     // and write nothing.
-    if (!isWorthMasking(ref.tokens, tokensAfter)) return { kind: 'skipped' };
+    if (!isWorthMasking(ref.tokens, tokensAfter, this.minSavedTokens, this.maxKeptRatio)) {
+      return { kind: 'skipped' };
+    }
 
     try {
       const savedPath = await this.store.save(directory, fileName, text);

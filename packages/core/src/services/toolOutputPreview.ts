@@ -7,8 +7,23 @@ import { formatCount } from '../utils/formatCount.js';
 
 export const SHELL_TOOL_NAME = 'run_shell_command';
 
-/** Preview sizes. Shell logs end with what matters (errors, summaries), so their tail is longer. */
-export const PREVIEW_LIMITS = {
+export interface PreviewLimits {
+  headLines: number;
+  tailLines: number;
+  shellHeadLines: number;
+  shellTailLines: number;
+  /** Longer lines are cut in the middle. */
+  maxLineChars: number;
+  /** Whole sections kept verbatim (errors) are capped at this many characters. */
+  maxSectionChars: number;
+}
+
+/**
+ * Preview sizes: small, because every masked output pays for its preview on every later request
+ * (docs/benchmarks.md, section 3). Shell logs end with what matters (errors, summaries), so
+ * their tail is longer than their head.
+ */
+export const PREVIEW_LIMITS: Readonly<PreviewLimits> = {
   headLines: 3,
   tailLines: 2,
   shellHeadLines: 2,
@@ -83,16 +98,21 @@ function cutLine(line: string, maxChars: number): string {
   return `${line.slice(0, keep)} [... ${line.length - 2 * keep} chars ...] ${line.slice(-keep)}`;
 }
 
-function capSection(text: string): string {
-  const max = PREVIEW_LIMITS.maxSectionChars;
+function capSection(text: string, limits: PreviewLimits): string {
+  const max = limits.maxSectionChars;
   if (text.length <= max) return text;
   return `${text.slice(0, max / 2)}\n[... ${text.length - max} chars omitted ...]\n${text.slice(-max / 2)}`;
 }
 
 /** Head and tail lines of `text`, with a marker saying how many lines were left out. */
-export function headTailLines(text: string, headLines: number, tailLines: number): string {
+export function headTailLines(
+  text: string,
+  headLines: number,
+  tailLines: number,
+  limits: PreviewLimits = PREVIEW_LIMITS,
+): string {
   const lines = text.split('\n');
-  const maxChars = PREVIEW_LIMITS.maxLineChars;
+  const maxChars = limits.maxLineChars;
   if (lines.length <= headLines + tailLines + 1) {
     return lines.map((line) => cutLine(line, maxChars)).join('\n');
   }
@@ -105,7 +125,7 @@ export function headTailLines(text: string, headLines: number, tailLines: number
 }
 
 /** Root-level status fields of a response (`error`, a non-zero exit code) kept whole. */
-function rootStatusLines(response: unknown): string[] {
+function rootStatusLines(response: unknown, limits: PreviewLimits): string[] {
   if (response === null || typeof response !== 'object' || Array.isArray(response)) return [];
   const record = response as Record<string, unknown>;
   const lines: string[] = [];
@@ -122,19 +142,19 @@ function rootStatusLines(response: unknown): string[] {
     } catch {
       text = String(value);
     }
-    lines.push(`${key}: ${capSection(text)}`);
+    lines.push(`${key}: ${capSection(text, limits)}`);
   }
   return lines;
 }
 
-function shellPreview(sections: ShellSections): string {
+function shellPreview(sections: ShellSections, limits: PreviewLimits): string {
   const parts: string[] = [];
   for (const section of sections.trailing) {
     if (section.name === 'Process Group PGID' || section.name === 'Background PIDs') continue;
-    parts.push(`${section.name}: ${capSection(section.value)}`);
+    parts.push(`${section.name}: ${capSection(section.value, limits)}`);
   }
   parts.push(
-    `Output:\n${headTailLines(sections.output, PREVIEW_LIMITS.shellHeadLines, PREVIEW_LIMITS.shellTailLines)}`,
+    `Output:\n${headTailLines(sections.output, limits.shellHeadLines, limits.shellTailLines, limits)}`,
   );
   // Bookkeeping sections last: rarely needed, still kept whole.
   for (const section of sections.trailing) {
@@ -151,8 +171,13 @@ function shellPreview(sections: ShellSections): string {
  * @param response the original `functionResponse.response`
  * @param fullText the full output as saved on disk (the `output` string, or the pretty JSON)
  */
-export function buildPreview(toolName: string, response: unknown, fullText: string): string {
-  const status = rootStatusLines(response);
+export function buildPreview(
+  toolName: string,
+  response: unknown,
+  fullText: string,
+  limits: PreviewLimits = PREVIEW_LIMITS,
+): string {
+  const status = rootStatusLines(response, limits);
   const output =
     response !== null && typeof response === 'object' && !Array.isArray(response)
       ? (response as Record<string, unknown>)['output']
@@ -162,7 +187,7 @@ export function buildPreview(toolName: string, response: unknown, fullText: stri
       ? splitShellSections(output)
       : undefined;
   const body = sections
-    ? shellPreview(sections)
-    : headTailLines(fullText, PREVIEW_LIMITS.headLines, PREVIEW_LIMITS.tailLines);
+    ? shellPreview(sections, limits)
+    : headTailLines(fullText, limits.headLines, limits.tailLines, limits);
   return [...status, body].join('\n');
 }
