@@ -7,6 +7,7 @@
 import {
   ToolOutputMaskingService,
   createFileToolOutputStore,
+  type MaskingTuning,
   type ToolOutputMaskingConfig,
 } from '@toolmask/core';
 import type { ReplayStrategy } from '../types.js';
@@ -17,6 +18,8 @@ export interface ToolmaskStrategyOptions {
   projectTempDir: string;
   /** Name in tables and charts. @default 'toolmask' */
   name?: string;
+  /** Design knobs, for the bench's lever ablations. @default none */
+  tuning?: MaskingTuning;
 }
 
 export function createToolmaskStrategy(options: ToolmaskStrategyOptions): ReplayStrategy {
@@ -26,7 +29,11 @@ export function createToolmaskStrategy(options: ToolmaskStrategyOptions): Replay
     name: options.name ?? 'toolmask',
     startSession(sessionId) {
       // Telemetry off: a replay is not a real session.
-      const service = new ToolOutputMaskingService({ store, telemetry: () => {} });
+      const service = new ToolOutputMaskingService({
+        store,
+        telemetry: () => {},
+        ...(options.tuning ? { tuning: options.tuning } : {}),
+      });
       const host = {
         getToolOutputMaskingConfig: async () => options.config,
         getSessionId: () => sessionId,
