@@ -70,7 +70,6 @@ function schema() {
   const typeOf = {
     boolean: { type: 'boolean' },
     'non-negative integer': { type: 'integer', minimum: 0 },
-    'non-negative number': { type: 'number', minimum: 0 },
     'array of strings': { type: 'array', items: { type: 'string' } },
   };
   const properties = Object.fromEntries(

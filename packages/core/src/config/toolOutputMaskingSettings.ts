@@ -26,7 +26,6 @@ export interface ToolOutputMaskingSettings {
   minPrunableTokensThreshold?: number;
   protectLatestTurn?: boolean;
   exemptTools?: string[];
-  warmCacheMinFreedRatio?: number;
   maxOutputTokens?: number;
   retentionDays?: number;
   allowOtherSessions?: boolean;
@@ -43,11 +42,6 @@ export interface ToolOutputMaskingConfig {
   protectLatestTurn: boolean;
   /** Built-in exempt tools plus the user's `exemptTools`. */
   exemptTools: readonly string[];
-  /**
-   * While the prompt cache is warm, a pass also needs the prunable tokens to be at least this
-   * fraction of what it would re-send uncached. 0 = off (mask at the threshold alone).
-   */
-  warmCacheMinFreedRatio: number;
   /** A single output above this is offloaded at once, even when it is the newest. 0 = off. */
   maxOutputTokens: number;
   /** Session output folders older than this many days are removed at install time. 0 = keep forever. */
@@ -56,7 +50,7 @@ export interface ToolOutputMaskingConfig {
   allowOtherSessions: boolean;
 }
 
-type SettingType = 'boolean' | 'non-negative integer' | 'non-negative number' | 'array of strings';
+type SettingType = 'boolean' | 'non-negative integer' | 'array of strings';
 
 export interface SettingDeclaration {
   key: keyof ToolOutputMaskingSettings;
@@ -99,13 +93,6 @@ export const SETTING_DECLARATIONS: readonly SettingDeclaration[] = [
     type: 'array of strings',
     default: [],
     description: `Extra tool names whose outputs are never masked and never counted (added to the built-in list: ${BUILT_IN_EXEMPT_TOOLS.join(', ')}).`,
-  },
-  {
-    key: 'warmCacheMinFreedRatio',
-    type: 'non-negative number',
-    default: 0.5,
-    description:
-      'While the prompt cache is warm (not after an idle gap), a pass also needs the prunable tokens to be at least this fraction of the tokens it would re-send uncached: everything from the oldest output it masks to the end of the request. Outputs that do not pass wait for the next cold-cache moment, where masking costs nothing. 0 masks at minPrunableTokensThreshold alone, as gemini-cli does.',
   },
   {
     key: 'maxOutputTokens',
@@ -160,8 +147,6 @@ function isValid(type: SettingType, value: unknown): boolean {
       return typeof value === 'boolean';
     case 'non-negative integer':
       return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-    case 'non-negative number':
-      return typeof value === 'number' && Number.isFinite(value) && value >= 0;
     case 'array of strings':
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
   }
@@ -212,8 +197,6 @@ export function resolveToolOutputMaskingConfig(
       merged.minPrunableTokensThreshold ?? defaultOf<number>('minPrunableTokensThreshold'),
     protectLatestTurn: merged.protectLatestTurn ?? defaultOf<boolean>('protectLatestTurn'),
     exemptTools: [...new Set([...BUILT_IN_EXEMPT_TOOLS, ...userExempt])],
-    warmCacheMinFreedRatio:
-      merged.warmCacheMinFreedRatio ?? defaultOf<number>('warmCacheMinFreedRatio'),
     maxOutputTokens: merged.maxOutputTokens ?? defaultOf<number>('maxOutputTokens'),
     retentionDays: merged.retentionDays ?? defaultOf<number>('retentionDays'),
     allowOtherSessions: merged.allowOtherSessions ?? defaultOf<boolean>('allowOtherSessions'),

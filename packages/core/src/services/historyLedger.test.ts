@@ -25,40 +25,26 @@ describe('HistoryLedger', () => {
     };
     const ledger = new HistoryLedger();
     const history = [entry(10), entry(20), entry(500)];
-    ledger.update(history, measure, 100, 'k', () => 0);
+    ledger.update(history, measure, 100, 'k');
     expect(measured).toBe(3);
     expect(snapshot(ledger)).toEqual(snapshot(viewHistory(history, measure, 100)));
     expect(ledger.oversizedEntries).toEqual([2]);
 
     measured = 0;
     const appended = [...history, entry(30)];
-    ledger.update(appended, measure, 100, 'k', () => 0);
+    ledger.update(appended, measure, 100, 'k');
     expect(measured).toBe(1);
     expect(ledger.tokensBefore(4)).toBe(60);
 
     measured = 0;
     const replaced = [appended[0]!, entry(40), appended[2]!, appended[3]!];
-    ledger.update(replaced, measure, 100, 'k', () => 0);
+    ledger.update(replaced, measure, 100, 'k');
     // Entry 1 is new; entries 2 and 3 are known objects and are not measured again.
     expect(measured).toBe(1);
     expect(snapshot(ledger)).toEqual(snapshot(viewHistory(replaced, measure, 100)));
 
-    ledger.update(replaced.slice(0, 2), measure, 100, 'k', () => 0);
+    ledger.update(replaced.slice(0, 2), measure, 100, 'k');
     expect(snapshot(ledger)).toEqual(snapshot(viewHistory(replaced.slice(0, 2), measure, 100)));
-  });
-
-  it('sums the context tokens of every part, tool outputs or not', () => {
-    const measure = (part: Part) =>
-      (part.functionResponse?.response as { output: string }).output.length;
-    const estimate = (part: Part) => (part.text ?? '').length;
-    const history: Content[] = [
-      { role: 'user', parts: [{ text: 'abcd' }] },
-      entry(10),
-      { role: 'model', parts: [{ text: 'xy' }, { text: 'z' }] },
-    ];
-    const view = viewHistory(history, measure, Infinity, estimate);
-    expect([0, 1, 2, 3].map((index) => view.contextTokensBefore(index))).toEqual([0, 4, 14, 17]);
-    expect(view.tokensBefore(3)).toBe(10);
   });
 
   it('starts over when the key or the size limit changes', () => {
@@ -67,13 +53,13 @@ describe('HistoryLedger', () => {
       exempt ? undefined : (part.functionResponse?.response as { output: string }).output.length;
     const ledger = new HistoryLedger();
     const history = [entry(10), entry(20)];
-    ledger.update(history, measure, Infinity, 'none', () => 0);
+    ledger.update(history, measure, Infinity, 'none');
     expect(ledger.tokensBefore(2)).toBe(30);
     exempt = true;
-    ledger.update(history, measure, Infinity, 'tool', () => 0);
+    ledger.update(history, measure, Infinity, 'tool');
     expect(ledger.tokensBefore(2)).toBe(0);
     exempt = false;
-    ledger.update(history, measure, 15, 'none', () => 0);
+    ledger.update(history, measure, 15, 'none');
     expect(ledger.tokensBefore(2)).toBe(10);
     expect(ledger.oversizedEntries).toEqual([1]);
   });

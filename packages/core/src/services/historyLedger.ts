@@ -23,8 +23,6 @@ export interface EntrySummary {
   oversized: readonly CountedOutput[];
   /** Sum of `outputs` tokens. */
   tokens: number;
-  /** Estimated tokens of the whole entry, every part (what it adds to a request). */
-  contextTokens: number;
 }
 
 /** Read-only view the planner works on. */
@@ -33,40 +31,29 @@ export interface HistoryView {
   summary(index: number): EntrySummary;
   /** Sum of `summary(i).tokens` for i < index. */
   tokensBefore(index: number): number;
-  /** Sum of `summary(i).contextTokens` for i < index. */
-  contextTokensBefore(index: number): number;
   /** Indices of entries with oversized outputs, ascending. */
   readonly oversizedEntries: readonly number[];
 }
 
-const EMPTY: EntrySummary = { outputs: [], oversized: [], tokens: 0, contextTokens: 0 };
+const EMPTY: EntrySummary = { outputs: [], oversized: [], tokens: 0 };
 
 /** Measures a part: tokens of a countable tool output, or undefined (not one, exempt, masked). */
 export type MeasurePart = (part: Part) => number | undefined;
-
-/** Estimates any part (for the context size of an entry). */
-export type EstimatePart = (part: Part) => number;
 
 export function summarizeEntry(
   content: Content,
   measure: MeasurePart,
   maxOutputTokens: number,
-  estimate: EstimatePart,
 ): EntrySummary {
   const parts = content?.parts;
   if (!Array.isArray(parts)) return EMPTY;
   let outputs: CountedOutput[] | undefined;
   let oversized: CountedOutput[] | undefined;
   let tokens = 0;
-  let contextTokens = 0;
   for (let partIndex = 0; partIndex < parts.length; partIndex++) {
     const part = parts[partIndex];
     const measured = part?.functionResponse ? measure(part) : undefined;
-    if (measured === undefined) {
-      contextTokens += part ? estimate(part) : 0;
-      continue;
-    }
-    contextTokens += measured;
+    if (measured === undefined) continue;
     if (measured > maxOutputTokens) {
       (oversized ??= []).push({ partIndex, tokens: measured });
     } else {
@@ -74,8 +61,8 @@ export function summarizeEntry(
       tokens += measured;
     }
   }
-  if (!outputs && !oversized && contextTokens === 0) return EMPTY;
-  return { outputs: outputs ?? [], oversized: oversized ?? [], tokens, contextTokens };
+  if (!outputs && !oversized) return EMPTY;
+  return { outputs: outputs ?? [], oversized: oversized ?? [], tokens };
 }
 
 /** A one-shot view (no memory between calls): for tests and one-off uses. */
@@ -83,10 +70,9 @@ export function viewHistory(
   history: readonly Content[],
   measure: MeasurePart,
   maxOutputTokens: number,
-  estimate: EstimatePart = () => 0,
 ): HistoryView {
   const ledger = new HistoryLedger();
-  ledger.update(history, measure, maxOutputTokens, '', estimate);
+  ledger.update(history, measure, maxOutputTokens, '');
   return ledger;
 }
 
@@ -94,9 +80,8 @@ export class HistoryLedger implements HistoryView {
   private byContent = new WeakMap<Content, EntrySummary>();
   private entries: Content[] = [];
   private summaries: EntrySummary[] = [];
-  /** prefix[i] = tokens of entries < i; contextPrefix[i] = context tokens of entries < i. */
+  /** prefix[i] = tokens of entries < i. */
   private prefix: number[] = [0];
-  private contextPrefix: number[] = [0];
   private oversized: number[] = [];
   private key: string | undefined;
 
@@ -116,10 +101,6 @@ export class HistoryLedger implements HistoryView {
     return this.prefix[index] ?? 0;
   }
 
-  contextTokensBefore(index: number): number {
-    return this.contextPrefix[index] ?? 0;
-  }
-
   /**
    * Brings the ledger in line with `history`. `key` names everything that changes how an entry
    * is summarized besides the entry itself; a different key starts over.
@@ -129,7 +110,6 @@ export class HistoryLedger implements HistoryView {
     measure: MeasurePart,
     maxOutputTokens: number,
     key: string,
-    estimate: EstimatePart,
   ): void {
     const fullKey = `${key}\u0000${maxOutputTokens}`;
     if (fullKey !== this.key) {
@@ -137,7 +117,6 @@ export class HistoryLedger implements HistoryView {
       this.entries = [];
       this.summaries = [];
       this.prefix = [0];
-      this.contextPrefix = [0];
       this.oversized = [];
       // Summaries depend on the key: stale ones must not be found again.
       this.byContent = new WeakMap();
@@ -150,7 +129,6 @@ export class HistoryLedger implements HistoryView {
     this.entries.length = same;
     this.summaries.length = same;
     this.prefix.length = same + 1;
-    this.contextPrefix.length = same + 1;
     while (
       this.oversized.length > 0 &&
       (this.oversized[this.oversized.length - 1] as number) >= same
@@ -162,13 +140,12 @@ export class HistoryLedger implements HistoryView {
       let summary =
         content && typeof content === 'object' ? this.byContent.get(content) : undefined;
       if (!summary) {
-        summary = summarizeEntry(content, measure, maxOutputTokens, estimate);
+        summary = summarizeEntry(content, measure, maxOutputTokens);
         if (content && typeof content === 'object') this.byContent.set(content, summary);
       }
       this.entries.push(content);
       this.summaries.push(summary);
       this.prefix.push((this.prefix[index] as number) + summary.tokens);
-      this.contextPrefix.push((this.contextPrefix[index] as number) + summary.contextTokens);
       if (summary.oversized.length > 0) this.oversized.push(index);
     }
   }

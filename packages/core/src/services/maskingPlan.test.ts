@@ -110,19 +110,6 @@ describe('planMasking', () => {
     expect(result.targets).toEqual([{ contentIndex: 0, partIndex: 0, tokens: 40 }]);
   });
 
-  it('while the cache is warm, masks only when it frees enough of what it re-sends', () => {
-    // Prunable: 30 + 60 = 90; re-sent from the oldest output on: 60 + 30 + 50 + 40 = 180.
-    const entries = history(60, 30, 50, 40);
-    const estimate = (part: Part) => measure(part) ?? 0;
-    const view = viewHistory(entries, measure, Infinity, estimate);
-    const strict = { ...config, warmCacheMinFreedRatio: 0.6 };
-    expect(planMasking(view, strict).trigger).toBeUndefined();
-    expect(planMasking(view, strict).totalPrunableTokens).toBe(90);
-    expect(planMasking(view, { ...config, warmCacheMinFreedRatio: 0.5 }).trigger).toBe('threshold');
-    // A cold cache makes the break free: the ratio does not apply.
-    expect(planMasking(view, strict, { cacheLikelyCold: true }).trigger).toBe('threshold');
-  });
-
   it('skips entries without parts and parts that measure as undefined', () => {
     const entries: Content[] = [
       { role: 'user' },

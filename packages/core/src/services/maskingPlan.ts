@@ -38,37 +38,13 @@ export interface MaskingPlan {
 export type PlanConfig = Pick<
   ToolOutputMaskingConfig,
   'protectionThresholdTokens' | 'minPrunableThresholdTokens' | 'protectLatestTurn'
-> &
-  Partial<Pick<ToolOutputMaskingConfig, 'warmCacheMinFreedRatio'>>;
+>;
 
 /** Where the protected window ends: the crossing output and everything before it are prunable. */
 interface Crossing {
   contentIndex: number;
   /** Position in `summary(contentIndex).outputs` of the crossing output. */
   outputPosition: number;
-}
-
-/**
- * While the cache is warm, masking re-sends everything after the oldest output it changes at the
- * full price. Worth it only when what it frees is a fair share of what it re-sends.
- */
-function worthBreakingCache(
-  view: HistoryView,
-  prunableTokens: number,
-  config: PlanConfig,
-): boolean {
-  const ratio = config.warmCacheMinFreedRatio ?? 0;
-  if (ratio <= 0) return true;
-  // The oldest countable output: the first entry whose prefix includes output tokens.
-  let low = 0;
-  let high = view.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (view.tokensBefore(middle + 1) > 0) high = middle;
-    else low = middle + 1;
-  }
-  const resent = view.contextTokensBefore(view.length) - view.contextTokensBefore(low);
-  return prunableTokens >= ratio * resent;
 }
 
 export function planMasking(
@@ -124,11 +100,7 @@ export function planMasking(
   const totalTokens = view.tokensBefore(view.length) + oversizedTokens;
 
   let trigger: MaskingTrigger | undefined;
-  if (
-    totalPrunableTokens > 0 &&
-    totalPrunableTokens >= config.minPrunableThresholdTokens &&
-    (options.cacheLikelyCold || worthBreakingCache(view, totalPrunableTokens, config))
-  ) {
+  if (totalPrunableTokens > 0 && totalPrunableTokens >= config.minPrunableThresholdTokens) {
     trigger = 'threshold';
   } else if (totalPrunableTokens > 0 && options.cacheLikelyCold) {
     trigger = 'cold_cache';

@@ -34,8 +34,6 @@ function setup(settings: ToolOutputMaskingSettings = {}, store?: ToolOutputStore
       resolveToolOutputMaskingConfig({
         toolProtectionThreshold: 1_000,
         minPrunableTokensThreshold: 500,
-        // The warm-cache rule has its own tests (maskingPlan.test.ts).
-        warmCacheMinFreedRatio: 0,
         ...settings,
       }),
     getSessionId: () => 'session-a',

@@ -35,10 +35,7 @@ import {
   type ToolOutputStore,
 } from './toolOutputStore.js';
 import { formatCount } from '../utils/formatCount.js';
-import {
-  estimateFunctionResponseTokens,
-  estimateTokenCountSync,
-} from '../utils/tokenCalculation.js';
+import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
 import { logToolOutputMasking } from '../telemetry/loggers.js';
 
@@ -279,13 +276,7 @@ export class ToolOutputMaskingService {
       this.exempt = new Set(config.exemptTools);
     }
     const maxOutputTokens = config.maxOutputTokens > 0 ? config.maxOutputTokens : Infinity;
-    this.ledger.update(
-      history,
-      (part) => this.measure(part),
-      maxOutputTokens,
-      exemptKey,
-      (part) => estimateTokenCountSync([part]),
-    );
+    this.ledger.update(history, (part) => this.measure(part), maxOutputTokens, exemptKey);
     return this.ledger;
   }
 
