@@ -35,6 +35,9 @@ export interface ToolOutputStore {
 }
 
 const MAX_NAME_COMPONENT = 48;
+/** Random once per process (random bytes per file showed up in profiles); a counter does the rest. */
+const TEMPORARY_NAME_PREFIX = randomBytes(4).toString('hex');
+let temporaryCounter = 0;
 
 /** Keeps `[A-Za-z0-9_-]`, bounded in length; never empty, never a dot name. */
 export function sanitizeNameComponent(value: unknown, fallback: string): string {
@@ -122,9 +125,10 @@ export function createFileToolOutputStore(
     const finalPath = path.resolve(directory, fileName);
     // Content-addressed: the same name means the same text (the hash is in the name).
     if (existingCopy(finalPath, data.length)) return finalPath;
+    // Unique per process and call; O_EXCL below catches any clash anyway.
     const temporaryPath = path.join(
       directory,
-      `.${fileName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+      `.${fileName}.${process.pid}.${TEMPORARY_NAME_PREFIX}${++temporaryCounter}.tmp`,
     );
     // 'wx' = O_CREAT|O_EXCL: never opens an existing file or follows a planted symlink.
     const descriptor = fs.openSync(temporaryPath, 'wx', 0o600);
