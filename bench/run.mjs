@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: the three sections of docs/benchmarks.md from one run, each side by side with
+ * gemini-cli's own implementation measured in the same process run.
+ *   1. speed and memory of the pass          bench/passSpeed.mjs
+ *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
+ *   3. billed tokens under prompt caching    bench/cachingCost.mjs
+ * Options: --only 1,2,3   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runPassSpeedBench } from './passSpeed.mjs';
+import { runTokenAccuracyBench, formatResult } from './tokenAccuracy.mjs';
+import { runCachingCostBench } from './cachingCost.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const argument = (name) => {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+};
+const tracesDir = path.resolve(argument('traces') ?? path.join(root, '..', 'shared', 'traces'));
+const only = new Set((argument('only') ?? '1,2,3').split(',').map((value) => value.trim()));
+const quick = process.argv.includes('--quick');
+const haveTraces = fs.existsSync(tracesDir);
+
+console.log(`toolmask bench — ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, load ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+if (!haveTraces) console.log(`(${tracesDir} is absent: sections 2 and 3 need it and are skipped; section 1 runs on synthetic sessions only)`);
+
+let failed = false;
+if (only.has('1')) {
+  console.log('\n## 1. Speed of the pass (total, p50, p99 and steady-state p99 pass time; peak RSS over baseline)');
+  runPassSpeedBench({ tracesDir: haveTraces ? tracesDir : undefined, sizes: quick ? [100, 1_600] : [100, 1_000, 1_600, 5_000] });
+}
+if (only.has('2') && haveTraces) {
+  console.log('\n## 2. Token estimates against the Gemma 3 tokenizer');
+  const result = await runTokenAccuracyBench({ tracesDir, log: (message) => process.stderr.write(`${message}\n`) });
+  console.log(formatResult(result));
+  if (!Object.values(result.pass).every(Boolean)) failed = true;
+}
+if (only.has('3') && haveTraces) {
+  console.log('\n## 3. Cost under prompt caching (replay of the shared traces, 8 sessions chained)');
+  await runCachingCostBench({ tracesDir, quick });
+}
+process.exitCode = failed ? 1 : 0;
