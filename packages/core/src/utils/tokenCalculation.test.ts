@@ -132,9 +132,18 @@ describe('estimateFunctionResponseTokens', () => {
     expect(withEscapes).toBeGreaterThan(estimateFunctionResponseTokens({ output: 'a b c d' }));
   });
 
+  it('counts lone surrogates as the \\uXXXX escapes JSON.stringify writes, pairs as they are', () => {
+    const value = { output: 'lone \ud800 and \udfff, paired 🚀, reversed \udc00\ud800' };
+    expect(estimateFunctionResponseTokens(value)).toBe(estimateTextTokens(JSON.stringify(value)));
+    expect(estimateFunctionResponseTokens({ output: 'x\ud800' })).toBeGreaterThan(
+      estimateFunctionResponseTokens({ output: 'x🚀' }),
+    );
+  });
+
   it('equals estimateTextTokens(JSON.stringify(value)) for plain JSON values', () => {
     fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+      // 'binary' strings include any code unit: controls, quotes, lone surrogates, emoji.
+      fc.property(fc.jsonValue({ maxDepth: 4, stringUnit: 'binary' }), (value) => {
         const viaText = estimateTextTokens(JSON.stringify(value));
         const walked = estimateFunctionResponseTokens(value);
         // Identical streams of characters give identical sums; allow rounding noise only.

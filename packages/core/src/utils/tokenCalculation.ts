@@ -115,9 +115,13 @@ export const TOKEN_MODEL = {
 
 /** Class of every UTF-16 code unit (64 KB, built once). */
 const TEXT_CLASS = new Uint8Array(65536);
-/** The same inside JSON strings, with ESCAPED for the code units JSON.stringify escapes. */
+/**
+ * The same inside JSON strings, with ESCAPED for the code units JSON.stringify always escapes and
+ * SURROGATE for those it escapes when unpaired.
+ */
 const JSON_CLASS = new Uint8Array(65536);
 const ESCAPED = 255;
+const SURROGATE = 254;
 /** Escape sequence that JSON.stringify writes for each code unit it escapes. */
 const JSON_ESCAPES: string[] = [];
 
@@ -148,6 +152,7 @@ for (let c = 0; c < 65536; c++) {
   const cls = c < 128 ? asciiClass(c) : nonAsciiClass(c);
   TEXT_CLASS[c] = cls;
   JSON_CLASS[c] = cls;
+  if (c >= 0xd800 && c < 0xe000) JSON_CLASS[c] = SURROGATE;
   if (c < 32 || c === 34 || c === 92) {
     JSON_CLASS[c] = ESCAPED;
     JSON_ESCAPES[c] = JSON.stringify(String.fromCharCode(c)).slice(1, -1);
@@ -232,16 +237,27 @@ function feedJsonChars(t: Tally, s: string): void {
   let prev = t.prev;
   let tokens = t.tokens;
   for (let i = 0, n = s.length; i < n; i++) {
-    let cls = JSON_CLASS[s.charCodeAt(i)] as number;
-    if (cls === ESCAPED) {
-      // Rare: feed the escape sequence instead, e.g. `\n` (backslash, then a letter).
-      const escape = JSON_ESCAPES[s.charCodeAt(i)] as string;
-      for (let j = 0; j < escape.length - 1; j++) {
-        const e = TEXT_CLASS[escape.charCodeAt(j)] as number;
-        tokens += PAIR_COST[prev * CLASS_COUNT + e] as number;
-        prev = e;
+    const c = s.charCodeAt(i);
+    let cls = JSON_CLASS[c] as number;
+    if (cls >= SURROGATE) {
+      // Rare. A well-formed surrogate pair is written as it is; anything else is replaced by its
+      // escape sequence, e.g. `\n` (a backslash, then a letter) or `\ud800` (a lone surrogate).
+      const paired =
+        cls === SURROGATE &&
+        (c < 0xdc00
+          ? (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+          : i > 0 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800);
+      if (paired) {
+        cls = TEXT_CLASS[c] as number;
+      } else {
+        const escape = cls === ESCAPED ? (JSON_ESCAPES[c] as string) : `\\u${c.toString(16)}`;
+        for (let j = 0; j < escape.length - 1; j++) {
+          const e = TEXT_CLASS[escape.charCodeAt(j)] as number;
+          tokens += PAIR_COST[prev * CLASS_COUNT + e] as number;
+          prev = e;
+        }
+        cls = TEXT_CLASS[escape.charCodeAt(escape.length - 1)] as number;
       }
-      cls = TEXT_CLASS[escape.charCodeAt(escape.length - 1)] as number;
     }
     tokens += PAIR_COST[prev * CLASS_COUNT + cls] as number;
     prev = cls;
