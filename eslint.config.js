@@ -4,7 +4,7 @@ import globals from 'globals';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'bench/**', 'coverage/**', '.tmp/**'],
+    ignores: ['**/dist/**', '**/node_modules/**', 'bench/.cache/**', 'coverage/**', '.tmp/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -41,15 +41,43 @@ function variants(core) {
   const defaults = core.resolveToolOutputMaskingConfig();
   return [
     { name: 'toolmask', lever: 'all levers (defaults)', config: defaults },
-    { name: 'no cold-start masking', lever: 'masking at cold-cache moments', config: defaults, ignoreColdSignal: true },
-    { name: 'gemini-size previews', lever: 'compact previews', config: defaults, tuning: { previewLimits: GEMINI_LIKE_PREVIEWS } },
-    { name: 'mask tiny outputs', lever: 'nothing written for tiny outputs', config: defaults, tuning: { minSavedTokens: 1, maxKeptRatio: 1 } },
-    { name: 'chars/4 estimates', lever: 'calibrated estimates', config: defaults, tuning: { estimateResponseTokens: geminiLikeEstimate } },
+    {
+      name: 'no cold-start masking',
+      lever: 'masking at cold-cache moments',
+      config: defaults,
+      ignoreColdSignal: true,
+    },
+    {
+      name: 'gemini-size previews',
+      lever: 'compact previews',
+      config: defaults,
+      tuning: { previewLimits: GEMINI_LIKE_PREVIEWS },
+    },
+    {
+      name: 'mask tiny outputs',
+      lever: 'nothing written for tiny outputs',
+      config: defaults,
+      tuning: { minSavedTokens: 1, maxKeptRatio: 1 },
+    },
+    {
+      name: 'chars/4 estimates',
+      lever: 'calibrated estimates',
+      config: defaults,
+      tuning: { estimateResponseTokens: geminiLikeEstimate },
+    },
   ];
 }
 
 function aggregate(rows) {
-  const total = { requests: rows.length, peak: 0, input: 0, cached: 0, breaks: 0, masked: 0, passMs: 0 };
+  const total = {
+    requests: rows.length,
+    peak: 0,
+    input: 0,
+    cached: 0,
+    breaks: 0,
+    masked: 0,
+    passMs: 0,
+  };
   for (const row of rows) {
     total.peak = Math.max(total.peak, row.contextTokens);
     total.input += row.contextTokens;
@@ -162,7 +190,9 @@ function printResults(results, log) {
       log(`\n${scope}, ${mode} task starts, 8 sessions per long session`);
       log(
         `  ${'strategy'.padEnd(22)} ${'peak ctx'.padStart(9)} ${'input tokens'.padStart(14)} ${'breaks'.padStart(6)} ${'masked'.padStart(6)}` +
-          DISCOUNTS.map((d) => `  ${`billed @${d}`.padStart(13)} ${'vs gemini'.padStart(9)}`).join(''),
+          DISCOUNTS.map((d) => `  ${`billed @${d}`.padStart(13)} ${'vs gemini'.padStart(9)}`).join(
+            '',
+          ),
       );
       for (const [name, entry] of Object.entries(table)) {
         const totals = pick(entry);
@@ -178,7 +208,9 @@ function printResults(results, log) {
   }
   const main = results.cold.toolmask;
   const reference = results.cold['gemini-cli'];
-  log(`\nTargets (cold task starts): billed <= ${TARGET_RATIO}x gemini-cli, peak and input tokens <= gemini-cli`);
+  log(
+    `\nTargets (cold task starts): billed <= ${TARGET_RATIO}x gemini-cli, peak and input tokens <= gemini-cli`,
+  );
   for (const scope of [...results.folders, 'both folders']) {
     const pick = (entry) => (scope === 'both folders' ? entry.combined : entry.byFolder[scope]);
     const checks = DISCOUNTS.map((d) => {
@@ -193,7 +225,8 @@ function printResults(results, log) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const index = process.argv.indexOf('--traces');
-  const tracesDir = index >= 0 ? process.argv[index + 1] : path.resolve(root, '..', 'shared', 'traces');
+  const tracesDir =
+    index >= 0 ? process.argv[index + 1] : path.resolve(root, '..', 'shared', 'traces');
   console.log('## 3. Cost under prompt caching');
   await runCachingCostBench({ tracesDir, quick: process.argv.includes('--quick') });
 }

@@ -147,18 +147,18 @@ async function runChild(impl) {
   const total = times.reduce((sum, value) => sum + value, 0);
   process.stdout.write(
     RESULT_MARKER +
-    JSON.stringify({
-      impl,
-      requests: times.length,
-      masked,
-      totalMs: total,
-      p50Ms: percentile(times, 0.5),
-      p99Ms: percentile(times, 0.99),
-      lastMs: times.length ? times[times.length - 1] : 0,
-      steadyP99Ms: percentile(steady, 0.99),
-      peakRssOverBaselineMb: (peakRss - baselineRss) / 1e6,
-      peakRssMb: peakRss / 1e6,
-    }),
+      JSON.stringify({
+        impl,
+        requests: times.length,
+        masked,
+        totalMs: total,
+        p50Ms: percentile(times, 0.5),
+        p99Ms: percentile(times, 0.99),
+        lastMs: times.length ? times[times.length - 1] : 0,
+        steadyP99Ms: percentile(steady, 0.99),
+        peakRssOverBaselineMb: (peakRss - baselineRss) / 1e6,
+        peakRssMb: peakRss / 1e6,
+      }),
   );
 }
 

@@ -25,22 +25,40 @@ const only = new Set((argument('only') ?? '1,2,3').split(',').map((value) => val
 const quick = process.argv.includes('--quick');
 const haveTraces = fs.existsSync(tracesDir);
 
-console.log(`toolmask bench — ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, load ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
-if (!haveTraces) console.log(`(${tracesDir} is absent: sections 2 and 3 need it and are skipped; section 1 runs on synthetic sessions only)`);
+console.log(
+  `toolmask bench — ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, load ${os
+    .loadavg()
+    .map((v) => v.toFixed(1))
+    .join(' ')}`,
+);
+if (!haveTraces)
+  console.log(
+    `(${tracesDir} is absent: sections 2 and 3 need it and are skipped; section 1 runs on synthetic sessions only)`,
+  );
 
 let failed = false;
 if (only.has('1')) {
-  console.log('\n## 1. Speed of the pass (total, p50, p99 and steady-state p99 pass time; peak RSS over baseline)');
-  runPassSpeedBench({ tracesDir: haveTraces ? tracesDir : undefined, sizes: quick ? [100, 1_600] : [100, 1_000, 1_600, 5_000] });
+  console.log(
+    '\n## 1. Speed of the pass (total, p50, p99 and steady-state p99 pass time; peak RSS over baseline)',
+  );
+  runPassSpeedBench({
+    tracesDir: haveTraces ? tracesDir : undefined,
+    sizes: quick ? [100, 1_600] : [100, 1_000, 1_600, 5_000],
+  });
 }
 if (only.has('2') && haveTraces) {
   console.log('\n## 2. Token estimates against the Gemma 3 tokenizer');
-  const result = await runTokenAccuracyBench({ tracesDir, log: (message) => process.stderr.write(`${message}\n`) });
+  const result = await runTokenAccuracyBench({
+    tracesDir,
+    log: (message) => process.stderr.write(`${message}\n`),
+  });
   console.log(formatResult(result));
   if (!Object.values(result.pass).every(Boolean)) failed = true;
 }
 if (only.has('3') && haveTraces) {
-  console.log('\n## 3. Cost under prompt caching (replay of the shared traces, 8 sessions chained)');
+  console.log(
+    '\n## 3. Cost under prompt caching (replay of the shared traces, 8 sessions chained)',
+  );
   await runCachingCostBench({ tracesDir, quick });
 }
 process.exitCode = failed ? 1 : 0;
