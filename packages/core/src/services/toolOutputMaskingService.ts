@@ -86,13 +86,23 @@ type AttemptResult =
   | { kind: 'skipped' }
   | { kind: 'failed'; value: MaskingFailure };
 
+// Anything can be thrown, including values that cannot be printed (a null-prototype object, a
+// revoked proxy): describing an error must never throw in turn.
 function errorCode(error: unknown, fallback: string): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.length > 0 ? code : fallback;
+  try {
+    const code = (error as { code?: unknown } | null)?.code;
+    return typeof code === 'string' && code.length > 0 ? code : fallback;
+  } catch {
+    return fallback;
+  }
 }
 
 function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return String(error instanceof Error ? error.message : error);
+  } catch {
+    return 'an error that cannot be printed';
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -162,7 +172,15 @@ export class ToolOutputMaskingService {
     this.clock = deps.clock ?? (() => performance.timeOrigin + performance.now());
     const commonAttributes = deps.commonAttributes ?? (() => ({}));
     this.telemetry = deps.telemetry ?? ((event) => logToolOutputMasking(event, commonAttributes()));
-    this.debug = deps.debug ?? (() => undefined);
+    const debug = deps.debug ?? (() => undefined);
+    // A failing debug sink must not fail the pass (it is called from the last line of defence).
+    this.debug = (message) => {
+      try {
+        debug(message);
+      } catch {
+        // nowhere left to report it
+      }
+    };
     this.writeConcurrency = Math.max(1, deps.writeConcurrency ?? 4);
     this.previewLimits = deps.tuning?.previewLimits ?? PREVIEW_LIMITS;
     this.minSavedTokens = deps.tuning?.minSavedTokens ?? MIN_SAVED_TOKENS;
