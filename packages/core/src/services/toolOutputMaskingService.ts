@@ -110,6 +110,35 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * The history as far as it can be read: an entry whose `parts` cannot be read becomes `{}`, a
+ * part that cannot be read becomes `{}` (a getter that throws, a revoked proxy). Readable entries
+ * are kept as they are (same objects), so the ledger keeps recognising them.
+ */
+function readableHistory(history: readonly Content[]): Content[] {
+  return Array.from({ length: history.length }, (_, index) => {
+    try {
+      const content = history[index] as Content;
+      const parts: unknown = content?.parts;
+      if (!Array.isArray(parts)) return content;
+      let readable = true;
+      const snapshot: Part[] = [];
+      for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+        try {
+          const part = parts[partIndex] as Part | null | undefined;
+          snapshot.push(part?.functionResponse ? { functionResponse: part.functionResponse } : {});
+        } catch {
+          readable = false;
+          snapshot.push({});
+        }
+      }
+      return readable ? content : { parts: snapshot };
+    } catch {
+      return {};
+    }
+  });
+}
+
+/**
  * The text saved on disk: the `output` string itself when that is the whole response (what the
  * model read, line for line), otherwise the response as pretty JSON. Throws on cycles or BigInt.
  */
@@ -242,25 +271,33 @@ export class ToolOutputMaskingService {
     if (!config.enabled || !Array.isArray(history) || history.length === 0) {
       return this.unchanged(history, startedAt, 0, 0);
     }
-    const plan = planMasking(this.ledgerFor(history, config), config, options);
+    // Parts that cannot be read are left whole and reported; the rest of the pass goes on.
+    const failures: MaskingFailure[] = [];
+    const plan = planMasking(this.ledgerFor(history, config, failures), config, options);
     if (plan.targets.length === 0) {
-      return this.unchanged(history, startedAt, plan.totalTokens, plan.totalPrunableTokens);
+      const result = this.unchanged(
+        history,
+        startedAt,
+        plan.totalTokens,
+        plan.totalPrunableTokens,
+        failures,
+      );
+      if (failures.length > 0) {
+        this.reportFailures(failures);
+        this.emit(result, plan.trigger ?? 'threshold');
+      }
+      return result;
     }
 
     const directory = sessionDirectory(host.storage.getProjectTempDir(), host.getSessionId());
     const attempts = await this.attemptAll(history, plan.targets, directory, options.signal);
 
     const masked: MaskedPart[] = [];
-    const failures: MaskingFailure[] = [];
     for (const attempt of attempts) {
       if (attempt.kind === 'masked') masked.push(attempt.value);
       if (attempt.kind === 'failed') failures.push(attempt.value);
     }
-    for (const failure of failures) {
-      this.debug(
-        `toolmask: left ${failure.toolName} ${failure.callId} unmasked: ${failure.code} ${failure.message}`,
-      );
-    }
+    this.reportFailures(failures);
 
     const newHistory = this.rebuildHistory(history, masked);
     const tokensSaved = masked.reduce(
@@ -286,34 +323,71 @@ export class ToolOutputMaskingService {
     return result;
   }
 
+  private reportFailures(failures: readonly MaskingFailure[]): void {
+    for (const failure of failures) {
+      this.debug(
+        `toolmask: left ${failure.toolName} ${failure.callId} unmasked: ${failure.code} ${failure.message}`,
+      );
+    }
+  }
+
   /** The ledger brought up to date with `history` (cheap when only new entries were added). */
-  private ledgerFor(history: readonly Content[], config: ToolOutputMaskingConfig): HistoryLedger {
+  private ledgerFor(
+    history: readonly Content[],
+    config: ToolOutputMaskingConfig,
+    failures: MaskingFailure[],
+  ): HistoryLedger {
     const exemptKey = config.exemptTools.join('\u0001');
     if (exemptKey !== this.exemptKey) {
       this.exemptKey = exemptKey;
       this.exempt = new Set(config.exemptTools);
     }
     const maxOutputTokens = config.maxOutputTokens > 0 ? config.maxOutputTokens : Infinity;
-    this.ledger.update(history, (part) => this.measure(part), maxOutputTokens, exemptKey);
+    const measure = (part: Part) => this.measure(part, failures);
+    try {
+      this.ledger.update(history, measure, maxOutputTokens, exemptKey);
+    } catch (error) {
+      // An entry or part that throws when read: count it as no output and go on.
+      failures.push({
+        toolName: '',
+        callId: '',
+        code: 'MALFORMED',
+        message: `unreadable history entry: ${errorMessage(error)}`,
+      });
+      this.ledger.update(readableHistory(history), measure, maxOutputTokens, exemptKey);
+    }
     return this.ledger;
   }
 
-  /** Countable tool output? Exempt tools, toolmask snippets and malformed responses are not. */
-  private measure(part: Part): number | undefined {
-    const functionResponse = part.functionResponse;
-    if (!functionResponse) return undefined;
-    const name = typeof functionResponse.name === 'string' ? functionResponse.name : '';
-    if (this.exempt.has(name)) return undefined;
-    const response: unknown = functionResponse.response;
-    if (!isPlainObject(response)) return undefined;
-    let info = this.responseInfo.get(response);
-    if (!info) {
-      info = isMaskedResponse(response)
-        ? { tokens: 0, masked: true }
-        : { tokens: this.estimateResponseTokens(response), masked: false };
-      this.responseInfo.set(response, info);
+  /**
+   * Countable tool output? Exempt tools, toolmask snippets and malformed responses are not, nor
+   * is a part that throws when read (a getter, a proxy): it is reported and left whole.
+   */
+  private measure(part: Part, failures: MaskingFailure[]): number | undefined {
+    try {
+      const functionResponse = part.functionResponse;
+      if (!functionResponse) return undefined;
+      const name = typeof functionResponse.name === 'string' ? functionResponse.name : '';
+      if (this.exempt.has(name)) return undefined;
+      const response: unknown = functionResponse.response;
+      if (!isPlainObject(response)) return undefined;
+      let info = this.responseInfo.get(response);
+      if (!info) {
+        info = isMaskedResponse(response)
+          ? { tokens: 0, masked: true }
+          : { tokens: this.estimateResponseTokens(response), masked: false };
+        this.responseInfo.set(response, info);
+      }
+      return info.masked ? undefined : info.tokens;
+    } catch (error) {
+      failures.push({
+        toolName: '',
+        callId: '',
+        code: 'MALFORMED',
+        message: `unreadable tool output: ${errorMessage(error)}`,
+      });
+      return undefined;
     }
-    return info.masked ? undefined : info.tokens;
   }
 
   private async attemptAll(
@@ -327,7 +401,21 @@ export class ToolOutputMaskingService {
     const worker = async () => {
       while (next < targets.length && !signal?.aborted) {
         const index = next++;
-        results[index] = await this.attempt(history, targets[index] as OutputRef, directory);
+        const ref = targets[index] as OutputRef;
+        try {
+          results[index] = await this.attempt(history, ref, directory);
+        } catch (error) {
+          // Whatever one output throws (a getter read twice, a proxy), the others go on.
+          results[index] = {
+            kind: 'failed',
+            value: {
+              toolName: '',
+              callId: '',
+              code: errorCode(error, 'INTERNAL'),
+              message: `entry ${ref.contentIndex} part ${ref.partIndex}: ${errorMessage(error)}`,
+            },
+          };
+        }
       }
     };
     await Promise.all(
