@@ -138,14 +138,22 @@ function readableHistory(history: readonly Content[]): Content[] {
   });
 }
 
+/** `String.prototype.isWellFormed` (Node 20+, not in the ES2023 typings): no lone surrogate. */
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
 /**
  * The text saved on disk: the `output` string itself when that is the whole response (what the
  * model read, line for line), otherwise the response as pretty JSON. Throws on cycles or BigInt.
+ * An `output` with a lone surrogate has no UTF-8 form (it would be saved as U+FFFD and not
+ * round-trip), so it is saved as JSON, which escapes it.
  */
 export function fullOutputText(response: Record<string, unknown>): string {
   const keys = Object.keys(response);
-  if (keys.length === 1 && keys[0] === 'output' && typeof response['output'] === 'string') {
-    return response['output'];
+  const output = response['output'];
+  if (keys.length === 1 && keys[0] === 'output' && typeof output === 'string') {
+    if (isWellFormed(output)) return output;
   }
   const text = JSON.stringify(response, null, 2);
   if (typeof text !== 'string') throw new TypeError('response does not serialize to JSON');
