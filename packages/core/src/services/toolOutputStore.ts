@@ -115,7 +115,14 @@ export function createFileToolOutputStore(
   function existingCopy(finalPath: string, byteLength: number): boolean {
     try {
       const stats = fs.lstatSync(finalPath);
-      return stats.isFile() && !stats.isSymbolicLink() && Number(stats.size) === byteLength;
+      // A copy others can read (left by an older version, a copy tool) is not reused: it is
+      // rewritten, and the rename leaves a 0600 file in its place.
+      return (
+        stats.isFile() &&
+        !stats.isSymbolicLink() &&
+        Number(stats.size) === byteLength &&
+        (Number(stats.mode) & 0o077) === 0
+      );
     } catch {
       return false;
     }
