@@ -27,7 +27,9 @@ export type StoreFileSystem = Pick<
   | 'closeSync'
   | 'renameSync'
   | 'unlinkSync'
->;
+> &
+  // Optional: without it, temporary files left by a killed pass are not cleaned up.
+  Partial<Pick<typeof nodeFs, 'readdirSync'>>;
 
 export interface ToolOutputStore {
   /** Saves `text` durably under `directory/fileName`; returns the absolute path. */
@@ -85,7 +87,16 @@ export interface FileToolOutputStoreOptions {
    * exactly as durable as the history that points at them.
    */
   fsync?: boolean;
+  /**
+   * Temporary files older than this (left by a pass killed mid-write) are removed the first
+   * time this store writes into their session folder. Default 10 minutes: a live writer's
+   * temporary file, even another process's, is seconds old.
+   */
+  staleTemporaryFileMs?: number;
 }
+
+/** Our temporary names (see `writeAtomically`): `.<final name>.<pid>.<unique>.tmp`. */
+const TEMPORARY_NAME = /^\..+\.txt\.\d+\.[0-9a-f]+\.tmp$/;
 
 /**
  * The file store. Its I/O is synchronous on purpose: the pass is awaited by the turn anyway, and
@@ -97,6 +108,8 @@ export function createFileToolOutputStore(
 ): ToolOutputStore {
   const fs = options.fs ?? nodeFs;
   const fsync = options.fsync ?? false;
+  const staleTemporaryFileMs = options.staleTemporaryFileMs ?? 10 * 60_000;
+  const sweptDirectories = new Set<string>();
   /** Folders already checked by this store; dropped and re-checked when a write cannot find one. */
   const checkedDirectories = new Set<string>();
 
@@ -110,6 +123,33 @@ export function createFileToolOutputStore(
     }
     if ((Number(stats.mode) & 0o077) !== 0) fs.chmodSync(directory, 0o700);
     checkedDirectories.add(directory);
+  }
+
+  /**
+   * Once per folder and store: removes the temporary files a killed pass left behind. Only ours
+   * (by name) and only old ones, so another process's write in progress is never disturbed.
+   * Best effort: a failure here never fails a save.
+   */
+  function removeStaleTemporaryFiles(directory: string): void {
+    if (sweptDirectories.has(directory) || !fs.readdirSync) return;
+    sweptDirectories.add(directory);
+    try {
+      const now = Date.now();
+      for (const name of fs.readdirSync(directory)) {
+        if (typeof name !== 'string' || !TEMPORARY_NAME.test(name)) continue;
+        const file = path.join(directory, name);
+        try {
+          const stats = fs.lstatSync(file);
+          if (stats.isFile() && now - Number(stats.mtimeMs) >= staleTemporaryFileMs) {
+            fs.unlinkSync(file);
+          }
+        } catch {
+          // removed meanwhile
+        }
+      }
+    } catch {
+      // unreadable folder: the save itself will say what is wrong
+    }
   }
 
   function existingCopy(finalPath: string, byteLength: number): boolean {
@@ -172,6 +212,7 @@ export function createFileToolOutputStore(
       const data = Buffer.from(text, 'utf8');
       ensurePrivateDirectory(path.dirname(directory));
       ensurePrivateDirectory(directory);
+      removeStaleTemporaryFiles(directory);
       try {
         return writeAtomically(directory, fileName, data);
       } catch (error) {
