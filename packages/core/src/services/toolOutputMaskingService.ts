@@ -27,6 +27,7 @@ import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSetting
 import { planMasking, type OutputRef } from './maskingPlan.js';
 import { HistoryLedger } from './historyLedger.js';
 import { formatMaskedSnippet, isMaskedResponse } from './maskedSnippet.js';
+import { formatMaskingNotice } from './maskingNotice.js';
 import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPreview.js';
 import {
   createFileToolOutputStore,
@@ -34,7 +35,6 @@ import {
   sessionDirectory,
   type ToolOutputStore,
 } from './toolOutputStore.js';
-import { formatCount } from '../utils/formatCount.js';
 import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
 import { logToolOutputMasking } from '../telemetry/loggers.js';
@@ -325,7 +325,15 @@ export class ToolOutputMaskingService {
       durationMs: this.clock() - startedAt,
     };
     if (masked.length > 0) {
-      result.notice = `toolmask: masked ${masked.length} older tool output${masked.length === 1 ? '' : 's'}, freed ~${formatCount(tokensSaved)} tokens; full outputs in ${directory}`;
+      result.notice = formatMaskingNotice({
+        masked: masked.length,
+        oversized: masked.filter(
+          (m) => config.maxOutputTokens > 0 && m.offloaded.tokensBefore > config.maxOutputTokens,
+        ).length,
+        maxOutputTokens: config.maxOutputTokens,
+        tokensSaved,
+        directory,
+      });
     }
     if (masked.length > 0 || failures.length > 0) this.emit(result, plan.trigger ?? 'threshold');
     return result;
