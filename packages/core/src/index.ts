@@ -41,6 +41,30 @@ export {
   type StoreFileSystem,
 } from './services/toolOutputStore.js';
 export {
+  READ_TOOL_OUTPUT_TOOL_NAME,
+  READ_LIMITS,
+  readToolOutput,
+  resolveToolOutputFile,
+  validateReadToolOutputParams,
+  compileReadPattern,
+  ToolOutputReadError,
+  type ReadToolOutputParams,
+  type ReadToolOutputResult,
+  type ToolOutputAccess,
+  type ToolOutputReadErrorCode,
+} from './services/toolOutputReader.js';
+export {
+  applyRetention,
+  findExpiredSessionFolders,
+  removeSessionFolder,
+  SESSION_FOLDER_PREFIX,
+  DAY_MS,
+  type RetentionOptions,
+  type RetentionReport,
+  type SessionFolder,
+  type FindExpiredOptions,
+} from './services/retention.js';
+export {
   estimateTextTokens,
   estimateFunctionResponseTokens,
   estimateTokenCountSync,
@@ -51,7 +75,8 @@ export {
   type ToolOutputMaskingEventFields,
 } from './telemetry/toolOutputMaskingEvent.js';
 export { logToolOutputMasking, TELEMETRY_SCOPE } from './telemetry/loggers.js';
-// Host integration (integration/), settings files, metrics.
+// Host integration (integration/), settings files, metrics. The read-back tool class itself
+// (bound to gemini-cli-core at load time) is `@toolmask/core/read-tool-output`.
 export {
   installToolOutputMasking,
   getToolOutputMaskingInstallation,

@@ -3,7 +3,9 @@ import {
   BUILT_IN_EXEMPT_TOOLS,
   DEFAULT_TOOL_OUTPUT_MASKING_CONFIG,
   ToolOutputMaskingSettingsError,
+  defaultMaxOutputTokens,
   resolveToolOutputMaskingConfig,
+  resolveToolOutputMaskingConfigForModel,
   validateToolOutputMaskingSettings,
 } from './toolOutputMaskingSettings.js';
 
@@ -84,5 +86,31 @@ describe('resolveToolOutputMaskingConfig', () => {
     expect(config.protectionThresholdTokens).toBe(20);
     expect(config.protectLatestTurn).toBe(false);
     expect(config.exemptTools).toEqual([...BUILT_IN_EXEMPT_TOOLS, 'a']);
+  });
+});
+
+describe('maxOutputTokens derived from the context window', () => {
+  it('is a quarter of the window; a quarter of 1,048,576 tokens when the window is unknown', () => {
+    expect(defaultMaxOutputTokens(1_048_576)).toBe(262_144);
+    expect(defaultMaxOutputTokens(256_000)).toBe(64_000);
+    for (const unknown of [undefined, 0, -1, Number.NaN, Infinity]) {
+      expect(defaultMaxOutputTokens(unknown)).toBe(262_144);
+    }
+    expect(DEFAULT_TOOL_OUTPUT_MASKING_CONFIG.maxOutputTokens).toBe(262_144);
+  });
+
+  it('follows the model unless a layer sets it; an explicit value, 0 included, wins', () => {
+    expect(resolveToolOutputMaskingConfigForModel(256_000).maxOutputTokens).toBe(64_000);
+    expect(resolveToolOutputMaskingConfigForModel(undefined).maxOutputTokens).toBe(262_144);
+    expect(
+      resolveToolOutputMaskingConfigForModel(256_000, { toolProtectionThreshold: 5 }, {}),
+    ).toMatchObject({ maxOutputTokens: 64_000, protectionThresholdTokens: 5 });
+    expect(
+      resolveToolOutputMaskingConfigForModel(256_000, { maxOutputTokens: 9_000 }, {})
+        .maxOutputTokens,
+    ).toBe(9_000);
+    expect(
+      resolveToolOutputMaskingConfigForModel(256_000, {}, { maxOutputTokens: 0 }).maxOutputTokens,
+    ).toBe(0);
   });
 });

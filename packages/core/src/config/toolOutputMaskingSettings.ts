@@ -55,8 +55,35 @@ type SettingType = 'boolean' | 'non-negative integer' | 'array of strings';
 export interface SettingDeclaration {
   key: keyof ToolOutputMaskingSettings;
   type: SettingType;
+  /** The value used when nothing else is known (for a derived default: its value for core's default model). */
   default: boolean | number | readonly string[];
+  /** Set when a host derives the default from its model: how (shown in docs/settings.md). */
+  derivedDefault?: string;
   description: string;
+}
+
+/**
+ * The share of the model's context window a single output may take before the guard offloads it
+ * (`maxOutputTokens` when the user did not set it). A quarter leaves room for the rest of the
+ * history, the system prompt and the answer, however many turns follow.
+ */
+export const MAX_OUTPUT_CONTEXT_SHARE = 0.25;
+
+/** Core's `DEFAULT_TOKEN_LIMIT`, also the window of every current Gemini model: 1,048,576 tokens. */
+export const DEFAULT_CONTEXT_WINDOW_TOKENS = 1_048_576;
+
+/**
+ * The default of `maxOutputTokens` for a model with this context window (core's `tokenLimit(model)`):
+ * a quarter of it, rounded down. Without a usable window, a quarter of core's default window.
+ */
+export function defaultMaxOutputTokens(contextWindowTokens?: number): number {
+  const window =
+    typeof contextWindowTokens === 'number' &&
+    Number.isFinite(contextWindowTokens) &&
+    contextWindowTokens > 0
+      ? contextWindowTokens
+      : DEFAULT_CONTEXT_WINDOW_TOKENS;
+  return Math.floor(window * MAX_OUTPUT_CONTEXT_SHARE);
 }
 
 export const SETTINGS_PATH = 'experimental.toolOutputMasking';
@@ -97,9 +124,10 @@ export const SETTING_DECLARATIONS: readonly SettingDeclaration[] = [
   {
     key: 'maxOutputTokens',
     type: 'non-negative integer',
-    default: 200_000,
+    default: defaultMaxOutputTokens(),
+    derivedDefault: "a quarter of the model's context window",
     description:
-      'A single output estimated above this many tokens is offloaded and previewed at once, even when it is the newest one. 0 turns the guard off.',
+      "A single output estimated above this many tokens is offloaded and previewed at once, even when it is the newest one or in the request being sent, so one giant output cannot overflow the context window. Unset, it is a quarter of the active model's context window (262144 for the 1,048,576-token Gemini models, and when no model is known). 0 turns the guard off.",
   },
   {
     key: 'retentionDays',
@@ -201,6 +229,22 @@ export function resolveToolOutputMaskingConfig(
     retentionDays: merged.retentionDays ?? defaultOf<number>('retentionDays'),
     allowOtherSessions: merged.allowOtherSessions ?? defaultOf<boolean>('allowOtherSessions'),
   };
+}
+
+/**
+ * Like `resolveToolOutputMaskingConfig`, for a model with a known context window: when no layer
+ * sets `maxOutputTokens`, it is derived from the window (`defaultMaxOutputTokens`). An explicit
+ * value, 0 included, always wins.
+ */
+export function resolveToolOutputMaskingConfigForModel(
+  contextWindowTokens: number | undefined,
+  ...layers: readonly ToolOutputMaskingSettings[]
+): ToolOutputMaskingConfig {
+  const config = resolveToolOutputMaskingConfig(...layers);
+  if (layers.every((layer) => layer.maxOutputTokens === undefined)) {
+    config.maxOutputTokens = defaultMaxOutputTokens(contextWindowTokens);
+  }
+  return config;
 }
 
 /** The defaults, as one resolved config. */

@@ -17,6 +17,14 @@
  *   output before it is ever sent; otherwise the latest turn is protected as usual.
  * - Cache-cold signal: a new user text prompt more than `idleGapMs` after this client's previous
  *   model request finished is passed as `cacheLikelyCold: true`.
+ * - `maxOutputTokens`, when unset, is a quarter of the active model's context window (core's
+ *   `tokenLimit`), read at every request.
+ * - The read-back tool `read_tool_output` (readToolOutputTool.ts) is registered in the Config's
+ *   `ToolRegistry` and allowed in its policy engine; it is registered again if the registry is
+ *   replaced, and clients that already sent requests get their tool declarations refreshed.
+ * - Retention: session folders of offloaded outputs older than `retentionDays` are removed in
+ *   the background, once, after installation (services/retention.ts); the first turn never waits.
+ * - After each pass that masked something, `onNotice` gets a one-line summary for the person.
  *
  * Prototype patches are reference-counted per prototype; `uninstall()` restores the originals when
  * the last installation on that prototype goes (and leaves them if someone wrapped on top since).
@@ -30,8 +38,12 @@ import {
 import type { MaskingHost, MaskingResult } from '../services/maskingTypes.js';
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import { recordMaskingMetrics } from '../telemetry/metrics.js';
+import { applyRetention, type RetentionReport } from '../services/retention.js';
+import { formatCount } from '../utils/formatCount.js';
 import { hostCommonAttributes } from './commonAttributes.js';
 import { coreDebug, loadCoreLogger } from './coreLogger.js';
+// Types only: the module itself (it imports gemini-cli-core) is loaded lazily.
+import type * as CoreSideModule from './readToolOutputTool.js';
 import { disableCoreMasking, isCoreMaskingOff } from './coreMasking.js';
 import {
   collectPartReplacements,
@@ -59,8 +71,18 @@ export interface InstallToolOutputMaskingOptions extends ToolOutputMaskingOption
   /** A ready service; default: one built with `serviceDeps` and the host's common attributes. */
   service?: ToolOutputMaskingService;
   serviceDeps?: Omit<ToolOutputMaskingServiceDeps, 'commonAttributes'>;
-  /** One line for the person at the keyboard when a pass masked something. Default: debug log. */
+  /**
+   * One line for the person at the keyboard after each pass that masked something, e.g.
+   * `toolmask: masked 7 older tool outputs, freed ~48,213 tokens; full outputs in <dir>`.
+   * Default: core's `debugLogger.debug` (gemini-cli's debug console).
+   */
   onNotice?: (notice: string, result: MaskingResult) => void;
+  /** Register the `read_tool_output` tool in the host's tool registry. Default true. */
+  readTool?: boolean;
+  /** Remove session folders older than `retentionDays` in the background at install. Default true. */
+  retention?: boolean;
+  /** Told when the background retention run is done (also when it removed nothing). */
+  onRetention?: (report: RetentionReport) => void;
   /** Observer of every pass (UIs, tests). Exceptions are swallowed. */
   onPass?: (pass: MaskingPass) => void;
   /** Debug lines. Default: core's `debugLogger.debug`. */
@@ -84,9 +106,19 @@ export interface ToolOutputMaskingInstallation {
   readonly host: ToolOutputMaskingHost;
   readonly service: ToolOutputMaskingService;
   readonly installed: boolean;
+  /**
+   * Settles when the core-bound part is loaded and `read_tool_output` is registered (a few ticks
+   * after install; every request awaits it). Never rejects.
+   */
+  readonly ready: Promise<void>;
+  /** The background retention run: its report, or undefined when it did not run. Never rejects. */
+  readonly retention: Promise<RetentionReport | undefined>;
   /** Undoes everything `install` did. Idempotent. */
   uninstall(): void;
 }
+
+type CoreSide = typeof CoreSideModule;
+type ReadToolRegistration = NonNullable<ReturnType<CoreSide['registerReadToolOutputTool']>>;
 
 type SendMessageStream = GeminiClient['sendMessageStream'];
 type SendArgs = Parameters<SendMessageStream>;
@@ -201,12 +233,23 @@ class Installation implements ToolOutputMaskingInstallation {
   private readonly idleGapMs: number;
   private checkedCoreMasking = false;
   private warnedContextManagement = false;
+  readonly ready: Promise<void>;
+  readonly retention: Promise<RetentionReport | undefined>;
+  /** The core-bound module (read-back tool, `tokenLimit`), once loaded. */
+  private coreSide?: CoreSide;
+  private readTool?: ReadToolRegistration;
+  /** Bumped whenever the tool is (re)registered; clients that saw an older one refresh their tools. */
+  private readToolGeneration = 0;
+  private readonly clientToolGeneration = new WeakMap<object, number>();
 
   constructor(
     readonly config: Config,
     private readonly options: InstallToolOutputMaskingOptions,
   ) {
-    this.host = withToolOutputMasking(config, options);
+    this.host = withToolOutputMasking(config, {
+      ...options,
+      contextWindowTokens: options.contextWindowTokens ?? (() => this.activeContextWindow()),
+    });
     this.debug = options.debug ?? coreDebug;
     this.now = options.now ?? Date.now;
     this.idleGapMs = Math.max(0, options.idleGapMs ?? DEFAULT_IDLE_GAP_MS);
@@ -227,6 +270,121 @@ class Installation implements ToolOutputMaskingInstallation {
     this.suppressesCoreMasking = options.disableCoreMasking !== false;
     if (this.suppressesCoreMasking) this.restoreCoreMasking = disableCoreMasking(config);
     this.patch = acquirePatch(proto);
+    this.ready = this.loadCoreSide();
+    this.retention =
+      options.retention === false ? Promise.resolve(undefined) : this.scheduleRetention();
+  }
+
+  /** Loads the core-bound module and registers the read-back tool. Never rejects. */
+  private async loadCoreSide(): Promise<void> {
+    try {
+      this.coreSide = await import('./readToolOutputTool.js');
+      if (this.active) this.ensureReadToolRegistered();
+    } catch (error) {
+      this.debug(
+        `[toolmask] read_tool_output not available: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+
+  /** The context window of the model about to be called, from core's `tokenLimit`. */
+  private activeContextWindow(): number | undefined {
+    let model: string | undefined;
+    try {
+      model = this.config.getActiveModel?.() || this.config.getModel();
+    } catch {
+      model = undefined;
+    }
+    return this.coreSide?.contextWindowOf(model);
+  }
+
+  /** Registers the tool unless disabled, already there, or another tool owns the name. */
+  private ensureReadToolRegistered(): void {
+    if (this.options.readTool === false || !this.coreSide) return;
+    try {
+      const registry = this.config.getToolRegistry();
+      if (
+        this.readTool &&
+        this.readTool.registry === registry &&
+        registry.getTool(this.readTool.tool.name) === this.readTool.tool
+      ) {
+        return;
+      }
+      // The registry was replaced (or the tool removed): register again.
+      this.readTool?.unregister();
+      this.readTool = this.coreSide.registerReadToolOutputTool(this.config, () =>
+        this.readAccess(),
+      );
+      if (this.readTool) {
+        this.readToolGeneration++;
+      } else {
+        this.debug(
+          '[toolmask] a tool named read_tool_output is registered already; leaving it in place.',
+        );
+      }
+    } catch (error) {
+      this.readTool = undefined;
+      this.debug(
+        `[toolmask] could not register read_tool_output: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+
+  /** Where the read-back tool may read, from the live settings and session. */
+  private async readAccess() {
+    const maskingConfig = await this.host.getToolOutputMaskingConfig();
+    return {
+      projectTempDir: this.host.storage.getProjectTempDir(),
+      sessionId: this.host.getSessionId(),
+      allowOtherSessions: maskingConfig.allowOtherSessions,
+    };
+  }
+
+  /** A client that sent requests before the tool was (re)registered gets fresh declarations. */
+  private async refreshClientTools(client: GeminiClient): Promise<void> {
+    if (!this.readTool || this.clientToolGeneration.get(client) === this.readToolGeneration) return;
+    this.clientToolGeneration.set(client, this.readToolGeneration);
+    try {
+      await client.setTools();
+    } catch {
+      // The declarations are refreshed at the next model change anyway.
+    }
+  }
+
+  /** Retention after install: in the background, never awaited by a turn. */
+  private scheduleRetention(): Promise<RetentionReport | undefined> {
+    return new Promise((resolve) => {
+      const timer = setImmediate(() => {
+        this.runRetention().then(resolve, () => resolve(undefined));
+      });
+      // A process that is done anyway does not wait for housekeeping.
+      timer.unref();
+    });
+  }
+
+  private async runRetention(): Promise<RetentionReport | undefined> {
+    if (!this.active) return undefined;
+    const { retentionDays } = await this.host.getToolOutputMaskingConfig();
+    if (!(retentionDays > 0)) return undefined;
+    const report = await applyRetention({
+      projectTempDir: this.host.storage.getProjectTempDir(),
+      retentionDays,
+      keepSessions: [this.host.getSessionId()],
+    });
+    if (report.removed.length > 0 || report.failed.length > 0) {
+      this.debug(
+        `[toolmask] retention (${retentionDays} days): removed ${report.removed.length} session folder(s) of offloaded outputs, ${formatCount(report.bytesFreed)} bytes` +
+          (report.failed.length > 0
+            ? `; could not remove ${report.failed.map((f) => `${f.folder.path} (${f.message})`).join(', ')}`
+            : ''),
+      );
+    }
+    try {
+      this.options.onRetention?.(report);
+    } catch {
+      // Observers never matter to the session.
+    }
+    return report;
   }
 
   get installed(): boolean {
@@ -239,6 +397,19 @@ class Installation implements ToolOutputMaskingInstallation {
     if (installations.get(this.config) === this) installations.delete(this.config);
     this.restoreCoreMasking?.();
     releasePatch(this.patch);
+    if (this.readTool) {
+      this.readTool.unregister();
+      this.readTool = undefined;
+      // The host's main client drops the declaration now; others at their next model change.
+      try {
+        void this.config
+          .getGeminiClient()
+          .setTools()
+          .catch(() => undefined);
+      } catch {
+        // No client: nothing to refresh.
+      }
+    }
   }
 
   /** The wrapper body for one `sendMessageStream` call of one of our clients. */
@@ -265,6 +436,9 @@ class Installation implements ToolOutputMaskingInstallation {
   ): Promise<PartListUnion> {
     try {
       if (!this.active || !client.isInitialized()) return request;
+      await this.ready;
+      this.ensureReadToolRegistered();
+      await this.refreshClientTools(client);
       if (this.config.isContextManagementEnabled()) {
         if (!this.warnedContextManagement) {
           this.warnedContextManagement = true;

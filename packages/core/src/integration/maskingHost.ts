@@ -12,7 +12,7 @@
  */
 import type { Config } from '@google/gemini-cli-core';
 import {
-  resolveToolOutputMaskingConfig,
+  resolveToolOutputMaskingConfigForModel,
   validateToolOutputMaskingSettings,
   type ToolOutputMaskingConfig,
   type ToolOutputMaskingSettings,
@@ -36,6 +36,12 @@ export interface ToolOutputMaskingOptions {
   workspaceSettingsPath?: string | null;
   /** Told about each unusable settings file or value (once per change of the file). */
   onSettingsError?: (error: SettingsFileError) => void;
+  /**
+   * The context window of the model about to be called, read at every request; when no layer
+   * sets `maxOutputTokens`, it defaults to a quarter of it. `installToolOutputMasking` passes
+   * core's `tokenLimit(config.getActiveModel())`. Default: unknown (a quarter of 1,048,576).
+   */
+  contextWindowTokens?: () => number | undefined;
 }
 
 export type ToolOutputMaskingHostConfig = Pick<
@@ -66,6 +72,14 @@ function workspacePathOf(
   };
 }
 
+function contextWindowOf(read: (() => number | undefined) | undefined): number | undefined {
+  try {
+    return read?.();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Adapts a host Config to the masking pass (see the module comment). */
 export function withToolOutputMasking(
   config: ToolOutputMaskingHostConfig,
@@ -85,11 +99,26 @@ export function withToolOutputMasking(
           onSettingsError: options.onSettingsError ?? reportSettingsError,
         });
 
+  // One load at a time: callers that overlap (a request, the retention run, the read-back tool)
+  // share it, so a broken file is read, and reported, once.
+  let loading: ReturnType<ToolOutputMaskingSettingsFiles['load']> | undefined;
+  const loadLayers = () => {
+    if (!files) return Promise.resolve([]);
+    loading ??= files.load().finally(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+
   return {
     config,
     async getToolOutputMaskingConfig(): Promise<ToolOutputMaskingConfig> {
-      const layers = files ? await files.load() : [];
-      return resolveToolOutputMaskingConfig(...layers.map((layer) => layer.settings), explicit);
+      const layers = await loadLayers();
+      return resolveToolOutputMaskingConfigForModel(
+        contextWindowOf(options.contextWindowTokens),
+        ...layers.map((layer) => layer.settings),
+        explicit,
+      );
     },
     getSessionId: () => config.getSessionId(),
     storage: {

@@ -37,8 +37,11 @@ function unescapeAttribute(value: string): string {
     .replace(/&amp;/g, '&');
 }
 
-/** The last line tells the model how to get the rest back. */
-export const READ_BACK_HINT = 'Full output: read_tool_output or read_file on the file above.';
+/**
+ * The last line tells the model how to get the rest back: the read-back tool's call, whose `file`
+ * argument is the header's `file` attribute. Paid on every masked output, so kept to ~18 tokens.
+ */
+export const READ_BACK_HINT = 'Full output: read_tool_output(file, offset, limit, pattern).';
 
 export function formatMaskedSnippet(fields: MaskedSnippetFields): string {
   const header = `<${MASKED_TAG} lines="${fields.lines}" bytes="${fields.bytes}" file="${escapeAttribute(fields.filePath)}">`;

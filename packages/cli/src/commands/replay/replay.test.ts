@@ -242,6 +242,14 @@ describe('toolmask replay on the built-in example', () => {
     expect(verbose.stdout).toMatch(/toolmask: \d+ requests changed/);
     expect(verbose.stdout).toMatch(/\| toolmask: masked \d+/);
   });
+
+  it("--verbose prints the size guard's notices as the host would get them", async () => {
+    const run = await runCliCaptured(['replay', '--verbose', '--max-output-tokens', '1500']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /\| toolmask: (offloaded \d+ oversized tool outputs? \(over 1,500 tokens\)|masked \d+ tool outputs \(\d+ over 1,500 tokens\)), freed ~[\d,]+ tokens; full outputs in /,
+    );
+  });
 });
 
 describe('toolmask replay inputs and bad input', () => {

@@ -1,0 +1,235 @@
+/**
+ * `read_tool_output` as a gemini-cli-core tool: registered in the host's `ToolRegistry` by
+ * `installToolOutputMasking`, run by core's `Scheduler` like any built-in tool.
+ *
+ * This module imports `@google/gemini-cli-core` at load time (its base classes); the installation
+ * loads it lazily, so that importing `@toolmask/core` stays cheap for code that never installs.
+ * The logic (access checks, bounded reads) is services/toolOutputReader.ts.
+ *
+ * The tool is read-only (`Kind.Read`) and confined to the project's tool-outputs folder, so the
+ * installation allows it in the policy engine the way core allows `read_file` (default tier,
+ * priority 1.05, source `toolmask`): it runs without a confirmation prompt, also in
+ * non-interactive and plan mode. User and admin policies still win over that rule.
+ */
+import {
+  BaseDeclarativeTool,
+  BaseToolInvocation,
+  Kind,
+  PolicyDecision,
+  ToolErrorType,
+  tokenLimit,
+  type Config,
+  type MessageBus,
+  type ToolInvocation,
+  type ToolLocation,
+  type ToolResult,
+} from '@google/gemini-cli-core';
+import {
+  READ_LIMITS,
+  READ_TOOL_OUTPUT_TOOL_NAME,
+  ToolOutputReadError,
+  readToolOutput,
+  validateReadToolOutputParams,
+  type ReadToolOutputParams,
+  type ToolOutputAccess,
+  type ToolOutputReadErrorCode,
+} from '../services/toolOutputReader.js';
+
+export { READ_TOOL_OUTPUT_TOOL_NAME };
+
+/** The policy rule source, for `removeRulesForTool(name, source)`. */
+export const READ_TOOL_OUTPUT_POLICY_SOURCE = 'toolmask';
+/** Core's default tier for read-only tools (`read-only.toml`, priority 50 → 1.050). */
+export const READ_TOOL_OUTPUT_POLICY_PRIORITY = 1.05;
+
+/** Tells the tool, at each call, where this session's outputs are and what may be read. */
+export type ToolOutputAccessProvider = () => Promise<ToolOutputAccess>;
+
+const DESCRIPTION = [
+  'Reads back a tool output that was saved to disk and replaced in the conversation by a <tool_output_masked ... file="..."> snippet.',
+  `Returns at most ${READ_LIMITS.maxLines} lines / ${READ_LIMITS.maxBytes / 1024} KB per call, with a footer saying how to get the rest.`,
+  'With pattern, returns only the matching lines, numbered, with 2 lines of context.',
+].join(' ');
+
+const PARAMETER_SCHEMA = {
+  type: 'object',
+  properties: {
+    file: {
+      type: 'string',
+      description: 'The file path from the snippet\'s file="..." attribute.',
+    },
+    offset: {
+      type: 'integer',
+      minimum: 1,
+      description: 'First line to return, or to search from with pattern (1-based). Default 1.',
+    },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      description: `Lines to return (default and at most ${READ_LIMITS.maxLines}); with pattern, matching lines to return (default ${READ_LIMITS.defaultMatches}, at most ${READ_LIMITS.maxMatches}).`,
+    },
+    pattern: {
+      type: 'string',
+      description:
+        'Optional JavaScript regular expression, e.g. "error|FAIL" or "/timeout/i" for flags: return only the matching lines.',
+    },
+  },
+  required: ['file'],
+};
+
+function errorType(code: ToolOutputReadErrorCode): ToolErrorType {
+  switch (code) {
+    case 'INVALID_PARAMS':
+    case 'INVALID_PATTERN':
+      return ToolErrorType.INVALID_TOOL_PARAMS;
+    case 'OUTSIDE':
+    case 'OTHER_SESSION':
+      return ToolErrorType.PATH_NOT_IN_WORKSPACE;
+    case 'NOT_FOUND':
+      return ToolErrorType.FILE_NOT_FOUND;
+    case 'NOT_A_FILE':
+      return ToolErrorType.TARGET_IS_DIRECTORY;
+    case 'READ_FAILED':
+      return ToolErrorType.READ_CONTENT_FAILURE;
+  }
+}
+
+class ReadToolOutputInvocation extends BaseToolInvocation<ReadToolOutputParams, ToolResult> {
+  constructor(
+    params: ReadToolOutputParams,
+    messageBus: MessageBus,
+    private readonly access: ToolOutputAccessProvider,
+    toolName?: string,
+    displayName?: string,
+  ) {
+    super(params, messageBus, toolName, displayName);
+  }
+
+  getDescription(): string {
+    const { file, offset, limit, pattern } = this.params;
+    const range =
+      offset !== undefined || limit !== undefined
+        ? ` from line ${offset ?? 1}${limit !== undefined ? `, ${limit} ${pattern ? 'matches' : 'lines'}` : ''}`
+        : '';
+    return `${pattern ? `Searching /${pattern}/ in` : 'Reading'} ${file}${range}`;
+  }
+
+  override toolLocations(): ToolLocation[] {
+    return [{ path: this.params.file, line: this.params.offset }];
+  }
+
+  async execute(): Promise<ToolResult> {
+    try {
+      const result = await readToolOutput(this.params, await this.access());
+      return { llmContent: result.text, returnDisplay: result.summary };
+    } catch (error) {
+      const readError =
+        error instanceof ToolOutputReadError
+          ? error
+          : new ToolOutputReadError(
+              'READ_FAILED',
+              error instanceof Error ? error.message : String(error),
+            );
+      const message = `read_tool_output: ${readError.message}`;
+      return {
+        llmContent: message,
+        returnDisplay: message,
+        error: { message, type: errorType(readError.code) },
+      };
+    }
+  }
+}
+
+/** The tool. `access` is asked at every call (session id and settings can change). */
+export class ReadToolOutputTool extends BaseDeclarativeTool<ReadToolOutputParams, ToolResult> {
+  static readonly Name = READ_TOOL_OUTPUT_TOOL_NAME;
+
+  constructor(
+    messageBus: MessageBus,
+    private readonly access: ToolOutputAccessProvider,
+  ) {
+    super(
+      READ_TOOL_OUTPUT_TOOL_NAME,
+      'ReadToolOutput',
+      DESCRIPTION,
+      Kind.Read,
+      PARAMETER_SCHEMA,
+      messageBus,
+      /* isOutputMarkdown */ false,
+      /* canUpdateOutput */ false,
+    );
+  }
+
+  protected override validateToolParamValues(params: ReadToolOutputParams): string | null {
+    return validateReadToolOutputParams(params);
+  }
+
+  protected createInvocation(
+    params: ReadToolOutputParams,
+    messageBus: MessageBus,
+    toolName?: string,
+    displayName?: string,
+  ): ToolInvocation<ReadToolOutputParams, ToolResult> {
+    return new ReadToolOutputInvocation(
+      params,
+      messageBus,
+      this.access,
+      toolName ?? READ_TOOL_OUTPUT_TOOL_NAME,
+      displayName,
+    );
+  }
+}
+
+export interface ReadToolOutputRegistration {
+  readonly tool: ReadToolOutputTool;
+  /** The registry the tool went into (`config.getToolRegistry()` at that time). */
+  readonly registry: object;
+  /** Removes the tool (if it is still ours) and the policy rule. Idempotent. */
+  unregister(): void;
+}
+
+/**
+ * Registers `read_tool_output` in `config.getToolRegistry()` and allows it in the policy engine.
+ * Returns undefined (and changes nothing) when another tool of that name is registered already.
+ */
+export function registerReadToolOutputTool(
+  config: Config,
+  access: ToolOutputAccessProvider,
+): ReadToolOutputRegistration | undefined {
+  const registry = config.getToolRegistry();
+  if (registry.getTool(READ_TOOL_OUTPUT_TOOL_NAME)) return undefined;
+  const tool = new ReadToolOutputTool(config.getMessageBus(), access);
+  registry.registerTool(tool);
+  const policy = config.getPolicyEngine();
+  policy.addRule({
+    name: 'toolmask: read_tool_output is read-only and confined to tool-outputs/',
+    toolName: READ_TOOL_OUTPUT_TOOL_NAME,
+    decision: PolicyDecision.ALLOW,
+    priority: READ_TOOL_OUTPUT_POLICY_PRIORITY,
+    source: READ_TOOL_OUTPUT_POLICY_SOURCE,
+  });
+  let registered = true;
+  return {
+    tool,
+    registry,
+    unregister() {
+      if (!registered) return;
+      registered = false;
+      if (registry.getTool(READ_TOOL_OUTPUT_TOOL_NAME) === tool) {
+        registry.unregisterTool(READ_TOOL_OUTPUT_TOOL_NAME);
+      }
+      policy.removeRulesForTool(READ_TOOL_OUTPUT_TOOL_NAME, READ_TOOL_OUTPUT_POLICY_SOURCE);
+    },
+  };
+}
+
+/** Core's context window of a model (`tokenLimit`); undefined when it cannot tell. */
+export function contextWindowOf(model: string | undefined): number | undefined {
+  if (!model) return undefined;
+  try {
+    const limit = tokenLimit(model);
+    return Number.isFinite(limit) && limit > 0 ? limit : undefined;
+  } catch {
+    return undefined;
+  }
+}
