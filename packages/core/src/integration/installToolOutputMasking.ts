@@ -39,6 +39,7 @@ import type { MaskingHost, MaskingResult } from '../services/maskingTypes.js';
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import { recordMaskingMetrics } from '../telemetry/metrics.js';
 import { applyRetention, type RetentionReport } from '../services/retention.js';
+import { READ_TOOL_OUTPUT_TOOL_NAME } from '../services/toolOutputReader.js';
 import { formatCount } from '../utils/formatCount.js';
 import { hostCommonAttributes } from './commonAttributes.js';
 import { coreDebug, loadCoreLogger } from './coreLogger.js';
@@ -241,6 +242,8 @@ class Installation implements ToolOutputMaskingInstallation {
   /** Bumped whenever the tool is (re)registered; clients that saw an older one refresh their tools. */
   private readToolGeneration = 0;
   private readonly clientToolGeneration = new WeakMap<object, number>();
+  /** A registry where another tool owns the name `read_tool_output`. */
+  private foreignReadToolRegistry?: object;
 
   constructor(
     readonly config: Config,
@@ -310,6 +313,14 @@ class Installation implements ToolOutputMaskingInstallation {
       ) {
         return;
       }
+      // Someone else's tool of that name: leave it, and say so once per registry.
+      if (
+        !this.readTool &&
+        this.foreignReadToolRegistry === registry &&
+        registry.getTool(READ_TOOL_OUTPUT_TOOL_NAME)
+      ) {
+        return;
+      }
       // The registry was replaced (or the tool removed): register again.
       this.readTool?.unregister();
       this.readTool = this.coreSide.registerReadToolOutputTool(this.config, () =>
@@ -318,6 +329,7 @@ class Installation implements ToolOutputMaskingInstallation {
       if (this.readTool) {
         this.readToolGeneration++;
       } else {
+        this.foreignReadToolRegistry = registry;
         this.debug(
           '[toolmask] a tool named read_tool_output is registered already; leaving it in place.',
         );

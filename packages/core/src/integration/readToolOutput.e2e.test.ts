@@ -28,7 +28,7 @@ import {
   type TestEnv,
 } from '../test-utils/agentHarness.js';
 import { contentsOf, pairingProblems, sentResponses } from '../test-utils/requestChecks.js';
-import { READ_TOOL_OUTPUT_POLICY_SOURCE } from './readToolOutputTool.js';
+import { READ_TOOL_OUTPUT_POLICY_SOURCE, ReadToolOutputTool } from './readToolOutputTool.js';
 import {
   installToolOutputMasking,
   type MaskingPass,
@@ -268,6 +268,31 @@ describe('registration', () => {
     await sendAndCollect(config, [{ text: 'still there?' }], 'p-again');
     expect(config.getToolRegistry().getTool('read_tool_output')).toBeDefined();
     expect(declaredTools(server.modelRequests().at(-1)!)).toContain('read_tool_output');
+  });
+
+  test("a host's own tool of that name is left in place (said once)", async () => {
+    const other = await createHostConfig(env, server, {
+      params: { contextManagement: CORE_MASKING_OFF },
+    });
+    const theirs = new ReadToolOutputTool(other.getMessageBus(), async () => ({
+      projectTempDir: env.tmp,
+      sessionId: 'theirs',
+      allowOtherSessions: false,
+    }));
+    other.getToolRegistry().registerTool(theirs);
+    const debug: string[] = [];
+    const mine = installToolOutputMasking(other, {
+      readSettingsFiles: false,
+      debug: (line) => debug.push(line),
+    });
+    await mine.ready;
+    server.enqueue({ parts: [{ text: 'a' }] }, { parts: [{ text: 'b' }] });
+    await sendAndCollect(other, [{ text: 'one' }], 'p-theirs-1');
+    await sendAndCollect(other, [{ text: 'two' }], 'p-theirs-2');
+    expect(other.getToolRegistry().getTool('read_tool_output')).toBe(theirs);
+    expect(debug.filter((line) => line.includes('registered already'))).toHaveLength(1);
+    mine.uninstall();
+    expect(other.getToolRegistry().getTool('read_tool_output')).toBe(theirs);
   });
 
   test('uninstall removes the tool, its rule and its declaration', async () => {
