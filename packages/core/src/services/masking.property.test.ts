@@ -431,9 +431,7 @@ function estimatedTokens(entries: readonly Content[]): number {
   for (const entry of entries) {
     const parts = (entry as { parts?: unknown } | null | undefined)?.parts;
     if (!Array.isArray(parts)) continue;
-    // Null and primitive parts are never changed by the pass; they are left out here because
-    // the estimator is not required to accept them.
-    total += estimateTokenCountSync(parts.filter(isObject) as Part[]);
+    total += estimateTokenCountSync(parts as Part[]);
   }
   return total;
 }
