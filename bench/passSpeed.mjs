@@ -94,7 +94,9 @@ async function runChild(impl) {
   const bytes = Number(argument('output-bytes', '20000'));
   const traces = argument('traces', undefined);
   const concat = Number(argument('concat', '8'));
-  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-bench-'));
+  // Where both implementations write their files (--temp-dir; default the OS temp dir). File
+  // creation dominates masking passes and its cost depends a lot on the folder (docs/benchmarks.md).
+  const temp = fs.mkdtempSync(path.join(argument('temp-dir', os.tmpdir()), 'toolmask-bench-'));
   const host = {
     getSessionId: () => 'bench',
     storage: { getProjectTempDir: () => temp },
@@ -162,10 +164,17 @@ async function runChild(impl) {
   );
 }
 
-function measure(impl, extraArguments) {
+function measure(impl, extraArguments, tempDir) {
   const result = spawnSync(
     process.execPath,
-    ['--expose-gc', fileURLToPath(import.meta.url), '--child', impl, ...extraArguments],
+    [
+      '--expose-gc',
+      fileURLToPath(import.meta.url),
+      '--child',
+      impl,
+      ...extraArguments,
+      ...(tempDir ? ['--temp-dir', tempDir] : []),
+    ],
     { cwd: root, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
   );
   if (result.status !== 0) throw new Error(`${impl} bench failed: ${result.stderr}`);
@@ -179,6 +188,7 @@ export function runPassSpeedBench({
   tracesDir,
   sizes = [100, 1_000, 1_600, 5_000],
   print = true,
+  tempDir,
 } = {}) {
   const cases = sizes.map((requests) => ({
     name: `synthetic ${requests.toLocaleString('en-US')} requests, 20 KB shell outputs`,
@@ -196,8 +206,8 @@ export function runPassSpeedBench({
   }
   const rows = [];
   for (const testCase of cases) {
-    const ours = measure('ours', testCase.args);
-    const upstream = measure('gemini-cli', testCase.args);
+    const ours = measure('ours', testCase.args, tempDir);
+    const upstream = measure('gemini-cli', testCase.args, tempDir);
     rows.push({ case: testCase.name, ours, upstream });
     if (print) {
       const format = (value, digits = 1) =>

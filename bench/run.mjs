@@ -6,6 +6,7 @@
  *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
  *   3. billed tokens under prompt caching    bench/cachingCost.mjs
  * Options: --only 1,2,3   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
+ *          --temp-dir DIR (where section 1 writes output files; default the OS temp dir)
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -44,6 +45,7 @@ if (only.has('1')) {
   runPassSpeedBench({
     tracesDir: haveTraces ? tracesDir : undefined,
     sizes: quick ? [100, 1_600] : [100, 1_000, 1_600, 5_000],
+    tempDir: argument('temp-dir'),
   });
 }
 if (only.has('2') && haveTraces) {
