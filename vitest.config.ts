@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The default output, then one plain closing line (scripts/summary-reporter.ts).
+    reporters: ['default', './scripts/summary-reporter.ts'],
   },
 });
