@@ -593,7 +593,7 @@ user(
   'The production build takes over a minute and prints a wall of warnings. Can you see what is going on?',
 );
 turn('Running the production build with stats to see what is bundled.', [
-  shell('npm run build:web -- --stats=verbose', webpackStats(5600), { exitCode: 0 }),
+  shell('npm run build:web -- --stats=verbose', webpackStats(7400), { exitCode: 0 }),
 ]);
 turn('The bundle pulls in node core modules. Checking the config.', [
   read('webpack.config.js', typescriptSource('webpack.config.js', 140)),
