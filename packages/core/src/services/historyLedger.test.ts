@@ -47,6 +47,42 @@ describe('HistoryLedger', () => {
     expect(snapshot(ledger)).toEqual(snapshot(viewHistory(replaced.slice(0, 2), measure, 100)));
   });
 
+  it('recognises entries by their parts array, as gemini-cli re-copies every Content per call', () => {
+    let measured = 0;
+    const measure = (part: Part) => {
+      measured++;
+      return (part.functionResponse?.response as { output: string }).output.length;
+    };
+    const ledger = new HistoryLedger();
+    const history = Array.from({ length: 50 }, (_, index) => entry(index + 1));
+    ledger.update(history, measure, Infinity, 'k');
+    expect(measured).toBe(50);
+    measured = 0;
+    // Shallow copies with the same parts arrays, plus one new entry: only the new one is measured.
+    const copies = [...history.map((content) => ({ ...content })), entry(99)];
+    ledger.update(copies, measure, Infinity, 'k');
+    expect(measured).toBe(1);
+    expect(snapshot(ledger)).toEqual(snapshot(viewHistory(copies, measure, Infinity)));
+  });
+
+  it('measures entries again after forgetFrom', () => {
+    let exemptFrom = Infinity;
+    const measure = (part: Part) => {
+      const size = (part.functionResponse?.response as { output: string }).output.length;
+      return size >= exemptFrom ? undefined : size;
+    };
+    const ledger = new HistoryLedger();
+    const history = [entry(10), entry(20), entry(30)];
+    ledger.update(history, measure, Infinity, 'k');
+    expect(ledger.tokensBefore(3)).toBe(60);
+    exemptFrom = 20;
+    ledger.update(history, measure, Infinity, 'k');
+    expect(ledger.tokensBefore(3)).toBe(60); // remembered
+    ledger.forgetFrom(1);
+    ledger.update(history, measure, Infinity, 'k');
+    expect(ledger.tokensBefore(3)).toBe(10);
+  });
+
   it('starts over when the key or the size limit changes', () => {
     let exempt = false;
     const measure = (part: Part) =>

@@ -2,9 +2,12 @@
  * Per-entry summaries of a history's countable tool outputs, kept across passes so that a pass
  * costs what is new rather than the whole history.
  *
- * A summary is computed once per `Content` object (a WeakMap: nothing outlives the history it
- * describes). Between passes the ledger keeps the previous pass's entries and their prefix sums;
- * a new pass compares entries by identity (cheap pointer checks), keeps the unchanged prefix and
+ * A summary is computed once per entry, keyed by the entry's `parts` array (a WeakMap: nothing
+ * outlives the history it describes). The `parts` array, not the `Content`, because gemini-cli
+ * hands out a shallow copy of every `Content` on each `getHistory()` while sharing the `parts`
+ * arrays; only entries it merges (consecutive same-role turns) get a new array and are summarized
+ * again. Between passes the ledger keeps the previous pass's entries and their prefix sums; a new
+ * pass compares entries by that identity (cheap pointer checks), keeps the unchanged prefix and
  * summarizes only the rest. Anything that changes how outputs are counted (exempt tools, the
  * oversized limit) is part of the ledger's key and resets it.
  */
@@ -77,8 +80,9 @@ export function viewHistory(
 }
 
 export class HistoryLedger implements HistoryView {
-  private byContent = new WeakMap<Content, EntrySummary>();
-  private entries: Content[] = [];
+  /** Summaries by entry identity (see `identityOf`). */
+  private byIdentity = new WeakMap<object, EntrySummary>();
+  private entries: unknown[] = [];
   private summaries: EntrySummary[] = [];
   /** prefix[i] = tokens of entries < i. */
   private prefix: number[] = [0];
@@ -119,12 +123,12 @@ export class HistoryLedger implements HistoryView {
       this.prefix = [0];
       this.oversized = [];
       // Summaries depend on the key: stale ones must not be found again.
-      this.byContent = new WeakMap();
+      this.byIdentity = new WeakMap();
     }
     // Keep the longest unchanged prefix (identity), recompute the rest.
     let same = 0;
     const limit = Math.min(this.entries.length, history.length);
-    while (same < limit && this.entries[same] === history[same]) same++;
+    while (same < limit && this.entries[same] === identityOf(history[same])) same++;
 
     this.entries.length = same;
     this.summaries.length = same;
@@ -137,16 +141,45 @@ export class HistoryLedger implements HistoryView {
 
     for (let index = same; index < history.length; index++) {
       const content = history[index] as Content;
-      let summary =
-        content && typeof content === 'object' ? this.byContent.get(content) : undefined;
+      const identity = identityOf(content);
+      const cacheable = identity !== null && typeof identity === 'object';
+      let summary = cacheable ? this.byIdentity.get(identity) : undefined;
       if (!summary) {
         summary = summarizeEntry(content, measure, maxOutputTokens);
-        if (content && typeof content === 'object') this.byContent.set(content, summary);
+        if (cacheable) this.byIdentity.set(identity, summary);
       }
-      this.entries.push(content);
+      this.entries.push(identity);
       this.summaries.push(summary);
       this.prefix.push((this.prefix[index] as number) + summary.tokens);
       if (summary.oversized.length > 0) this.oversized.push(index);
     }
   }
+
+  /**
+   * Forgets the summaries of the entries from `index` on, so the next `update` measures them
+   * again (after something changed how one of their parts counts).
+   */
+  forgetFrom(index: number): void {
+    if (index >= this.entries.length) return;
+    for (let at = index; at < this.entries.length; at++) {
+      const identity = this.entries[at];
+      if (identity !== null && typeof identity === 'object') this.byIdentity.delete(identity);
+    }
+    this.entries.length = index;
+    this.summaries.length = index;
+    this.prefix.length = index + 1;
+    while (
+      this.oversized.length > 0 &&
+      (this.oversized[this.oversized.length - 1] as number) >= index
+    ) {
+      this.oversized.pop();
+    }
+  }
+}
+
+/** What identifies an entry between passes: its `parts` array when it has one (see above). */
+function identityOf(content: Content | undefined): unknown {
+  if (content === null || typeof content !== 'object') return content;
+  const parts = content.parts;
+  return Array.isArray(parts) ? parts : content;
 }

@@ -207,6 +207,28 @@ describe('ToolOutputMaskingService', () => {
     await expect(memory.promises.readdir(PROJECT_TEMP)).rejects.toThrow();
   });
 
+  it('stops counting outputs it kept whole, so they cannot keep the prunable total up', async () => {
+    const { service, host, memory } = setup({
+      toolProtectionThreshold: 0,
+      minPrunableTokensThreshold: 100,
+    });
+    // Twenty small outputs: prunable together, but each too small to be worth a snippet.
+    const history: Content[] = [
+      ...Array.from({ length: 20 }, (_, index) =>
+        exchange('run_shell_command', { output: `Output: ok ${index}` }),
+      ).flat(),
+      { role: 'user', parts: [{ text: 'next' }] },
+    ];
+    const first = await service.mask(history, host);
+    expect(first.totalPrunableTokens).toBeGreaterThanOrEqual(100);
+    expect(first.maskedCount).toBe(0);
+    await expect(memory.promises.readdir(PROJECT_TEMP)).rejects.toThrow();
+    // Next pass: nothing prunable is left, so nothing triggers (before, every pass re-tried them).
+    const second = await service.mask(history, host);
+    expect(second.totalPrunableTokens).toBe(0);
+    expect(second.tokensBefore).toBe(0);
+  });
+
   it('keeps ids, names, sibling parts and nested functionResponse.parts intact', async () => {
     const { service, host } = setup({ toolProtectionThreshold: 0, minPrunableTokensThreshold: 0 });
     const image: Part = { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } };

@@ -73,6 +73,12 @@ export interface MaskingTuning {
 interface ResponseInfo {
   tokens: number;
   masked: boolean;
+  /**
+   * Too small to be worth a snippet: kept whole for good and no longer counted, so that outputs
+   * that can never be masked do not fill the prunable total (which would make every later
+   * pass mask one output at a time, a cache break per request).
+   */
+  keptWhole?: boolean;
 }
 
 interface MaskedPart {
@@ -83,7 +89,7 @@ interface MaskedPart {
 
 type AttemptResult =
   | { kind: 'masked'; value: MaskedPart }
-  | { kind: 'skipped' }
+  | { kind: 'skipped'; contentIndex: number }
   | { kind: 'failed'; value: MaskingFailure };
 
 // Anything can be thrown, including values that cannot be printed (a null-prototype object, a
@@ -292,7 +298,7 @@ export class ToolOutputMaskingService {
       );
       if (failures.length > 0) {
         this.reportFailures(failures);
-        this.emit(result, plan.trigger ?? 'threshold');
+        this.emit(result, plan.trigger ?? 'none');
       }
       return result;
     }
@@ -301,10 +307,15 @@ export class ToolOutputMaskingService {
     const attempts = await this.attemptAll(history, plan.targets, directory, options.signal);
 
     const masked: MaskedPart[] = [];
+    let firstKeptWhole = Infinity;
     for (const attempt of attempts) {
       if (attempt.kind === 'masked') masked.push(attempt.value);
       if (attempt.kind === 'failed') failures.push(attempt.value);
+      if (attempt.kind === 'skipped')
+        firstKeptWhole = Math.min(firstKeptWhole, attempt.contentIndex);
     }
+    // Outputs kept whole stop counting: the ledger measures their entries again next pass.
+    if (firstKeptWhole < Infinity) this.ledger.forgetFrom(firstKeptWhole);
     this.reportFailures(failures);
 
     const newHistory = this.rebuildHistory(history, masked);
@@ -335,7 +346,7 @@ export class ToolOutputMaskingService {
         directory,
       });
     }
-    if (masked.length > 0 || failures.length > 0) this.emit(result, plan.trigger ?? 'threshold');
+    if (masked.length > 0 || failures.length > 0) this.emit(result, plan.trigger ?? 'none');
     return result;
   }
 
@@ -394,7 +405,7 @@ export class ToolOutputMaskingService {
           : { tokens: this.estimateResponseTokens(response), masked: false };
         this.responseInfo.set(response, info);
       }
-      return info.masked ? undefined : info.tokens;
+      return info.masked || info.keptWhole ? undefined : info.tokens;
     } catch (error) {
       failures.push({
         toolName: '',
@@ -477,7 +488,9 @@ export class ToolOutputMaskingService {
     // Not worth it (not smaller, or too little saved for what the model loses): leave it whole
     // and write nothing.
     if (!isWorthMasking(ref.tokens, tokensAfter, this.minSavedTokens, this.maxKeptRatio)) {
-      return { kind: 'skipped' };
+      const info = this.responseInfo.get(response);
+      if (info) info.keptWhole = true;
+      return { kind: 'skipped', contentIndex: ref.contentIndex };
     }
 
     try {

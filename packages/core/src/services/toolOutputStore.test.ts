@@ -61,6 +61,35 @@ describe('createFileToolOutputStore on memfs', () => {
     expect(await fsm.promises.readdir(directory)).toEqual(['a_b_0123.txt']);
   });
 
+  it('closes a descriptor exactly once when the rename fails', async () => {
+    const fsm = memoryFs();
+    const closed: number[] = [];
+    const failing = {
+      ...fsm,
+      mkdirSync: fsm.mkdirSync.bind(fsm),
+      lstatSync: fsm.lstatSync.bind(fsm),
+      chmodSync: fsm.chmodSync.bind(fsm),
+      openSync: fsm.openSync.bind(fsm),
+      writeSync: fsm.writeSync.bind(fsm),
+      fsyncSync: fsm.fsyncSync.bind(fsm),
+      unlinkSync: fsm.unlinkSync.bind(fsm),
+      readdirSync: fsm.readdirSync.bind(fsm),
+      closeSync: (descriptor: number) => {
+        closed.push(descriptor);
+        fsm.closeSync(descriptor);
+      },
+      renameSync: () => {
+        throw Object.assign(new Error('permission denied'), { code: 'EACCES' });
+      },
+    };
+    const store = createFileToolOutputStore({ fs: failing as unknown as StoreFileSystem });
+    await expect(store.save('/p/tool-outputs/s', 'a_b_1.txt', 'text')).rejects.toThrow(
+      'permission denied',
+    );
+    expect(closed).toHaveLength(1);
+    expect(await fsm.promises.readdir('/p/tool-outputs/s')).toEqual([]);
+  });
+
   it('refuses names that would leave the folder', async () => {
     const store = createFileToolOutputStore({ fs: memoryFs() as unknown as StoreFileSystem });
     await expect(store.save('/p/tool-outputs/s', '../escape.txt', 'x')).rejects.toThrow(/refusing/);

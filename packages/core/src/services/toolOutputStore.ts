@@ -179,20 +179,25 @@ export function createFileToolOutputStore(
     );
     // 'wx' = O_CREAT|O_EXCL: never opens an existing file or follows a planted symlink.
     const descriptor = fs.openSync(temporaryPath, 'wx', 0o600);
+    // Closed exactly once: a second close could hit a descriptor number the host reused meanwhile.
+    let open = true;
     try {
       let written = 0;
       while (written < data.length) {
         written += fs.writeSync(descriptor, data, written, data.length - written);
       }
       if (fsync) fs.fsyncSync(descriptor);
+      open = false;
       fs.closeSync(descriptor);
       // rename replaces a planted symlink itself; it never writes through it.
       fs.renameSync(temporaryPath, finalPath);
     } catch (error) {
-      try {
-        fs.closeSync(descriptor);
-      } catch {
-        // already closed
+      if (open) {
+        try {
+          fs.closeSync(descriptor);
+        } catch {
+          // nothing more to do
+        }
       }
       try {
         fs.unlinkSync(temporaryPath);
