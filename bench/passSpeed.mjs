@@ -133,13 +133,16 @@ async function runChild(impl) {
   const exchanges = traces ? traceExchanges(traces, concat) : syntheticExchanges(requests, bytes);
   for (const exchange of exchanges) {
     history.push(...exchange);
+    // gemini-cli's getHistory() hands out a shallow copy of every Content on each call (parts
+    // shared); the pass sees the same here. The copy is the host's cost, not timed.
+    const input = history.map((content) => ({ ...content }));
     const started = performance.now();
-    const result = await service.mask(history, host);
+    const result = await service.mask(input, host);
     const elapsed = performance.now() - started;
     times.push(elapsed);
     if (result.maskedCount === 0) steady.push(elapsed);
     masked += result.maskedCount;
-    if (result.newHistory !== history) history = [...result.newHistory];
+    if (result.newHistory !== input) history = [...result.newHistory];
     if (times.length % 25 === 0) peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
