@@ -110,6 +110,7 @@ export {
   type CommonAttributesSource,
 } from './integration/commonAttributes.js';
 export {
+  parseSettingsText,
   SettingsFileError,
   ToolOutputMaskingSettingsFiles,
   parseToolOutputMaskingSettings,

@@ -1,13 +1,16 @@
 /**
- * `--settings FILE`: a gemini-cli settings.json (comments allowed). toolmask reads its block at
+ * `--settings FILE`: a gemini-cli settings.json (comments allowed, read by core's own reader). toolmask reads its block at
  * `experimental.toolOutputMasking`; gemini-cli's own masking thresholds, when set, are read at
  * `contextManagement.tools.outputMasking` so the `gemini-cli` strategy runs as that user's would.
  */
 import { promises as fs } from 'node:fs';
-import { validateToolOutputMaskingSettings, type ToolOutputMaskingSettings } from '@toolmask/core';
+import {
+  parseSettingsText,
+  validateToolOutputMaskingSettings,
+  type ToolOutputMaskingSettings,
+} from '@toolmask/core';
 import { InputError } from '../input/input-error.js';
 import type { GeminiCliMaskingConfig } from '../replay/strategies/gemini-cli.js';
-import { parseJsonc } from './parse-jsonc.js';
 
 export interface SettingsFileContents {
   toolmask: ToolOutputMaskingSettings;
@@ -57,7 +60,8 @@ export async function readSettingsFile(file: string): Promise<SettingsFileConten
   }
   let root: unknown;
   try {
-    root = parseJsonc(text);
+    // The same reading as the installed pass: comments allowed, trailing commas not.
+    root = parseSettingsText(text) ?? {};
   } catch (error) {
     throw new InputError(file, `not valid JSON (${(error as Error).message})`);
   }

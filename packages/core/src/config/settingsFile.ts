@@ -70,6 +70,22 @@ function explicitOff(block: unknown): ToolOutputMaskingSettings {
 }
 
 /**
+ * A settings.json text as gemini-cli reads it: `//` and block comments allowed (trailing commas
+ * are not), a leading BOM ignored, an empty file is `undefined`. Throws a `SyntaxError` whose
+ * message carries the line and column in the original text.
+ */
+export function parseSettingsText(text: string): unknown {
+  // Comments become whitespace, so JSON.parse positions still point into the original text.
+  const json = stripJsonComments(text.replace(/^\uFEFF/, ''));
+  if (json.trim() === '') return undefined;
+  try {
+    return JSON.parse(json);
+  } catch (error) {
+    throw new SyntaxError(parseErrorMessage(error, json), { cause: error });
+  }
+}
+
+/**
  * Parses the text of one settings file (JSONC) and extracts the masking block.
  * Missing `experimental` or missing block: `{}` without error.
  */
@@ -78,17 +94,14 @@ export function parseToolOutputMaskingSettings(
   file: string,
   scope?: SettingsScope,
 ): ParsedSettingsBlock {
-  // Comments become whitespace, so JSON.parse positions still point into the original text.
-  const json = stripJsonComments(text.replace(/^\uFEFF/, ''));
-  if (json.trim() === '') return { settings: {} };
   let root: unknown;
   try {
-    root = JSON.parse(json);
+    root = parseSettingsText(text);
   } catch (error) {
     return {
       settings: {},
       error: new SettingsFileError(
-        `Could not parse ${file}: ${parseErrorMessage(error, json)}. Its ${SETTINGS_PATH} settings are ignored.`,
+        `Could not parse ${file}: ${(error as Error).message}. Its ${SETTINGS_PATH} settings are ignored.`,
         file,
         SETTINGS_PATH,
         scope,
@@ -96,6 +109,7 @@ export function parseToolOutputMaskingSettings(
       ),
     };
   }
+  if (root === undefined) return { settings: {} };
   if (!isObject(root)) {
     return {
       settings: {},

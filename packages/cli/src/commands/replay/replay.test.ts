@@ -313,12 +313,20 @@ describe('toolmask replay inputs and bad input', () => {
     const settings = join(work, 'settings.json');
     writeFileSync(
       settings,
-      '{\n  // JSONC is fine\n  "experimental": { "toolOutputMasking": { "toolProtectionThreshold": "big", }, },\n}\n',
+      '{\n  // JSONC is fine\n  "experimental": { "toolOutputMasking": { "toolProtectionThreshold": "big" } }\n}\n',
     );
     const run = await runCliCaptured(['replay', '--settings', settings, SMALL]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('toolProtectionThreshold');
     expect(run.stderr).toContain(settings);
+  });
+
+  it('reads --settings as the installed pass does: trailing commas are an error', async () => {
+    const settings = join(work, 'trailing.json');
+    writeFileSync(settings, '{ "experimental": { "toolOutputMasking": { "enabled": true, } } }\n');
+    const run = await runCliCaptured(['replay', '--settings', settings, SMALL]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${settings}: not valid JSON`);
   });
 
   it('reads settings from a settings.json with comments', async () => {
