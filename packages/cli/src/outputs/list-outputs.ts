@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseOutputFileName } from './output-file-name.js';
 import { TOOL_OUTPUTS_DIR } from './project-temp-dir.js';
+import { SESSION_FOLDER_PREFIX as SESSION_PREFIX } from '@toolmask/core';
 
 export interface OffloadedOutputEntry {
   /** Session id (folder name without `session-`); empty for loose files. */
@@ -19,7 +20,7 @@ export interface OffloadedOutputEntry {
   modifiedMs: number;
 }
 
-export const SESSION_PREFIX = 'session-';
+export { SESSION_FOLDER_PREFIX as SESSION_PREFIX } from '@toolmask/core';
 
 export function sessionIdOf(value: string): string {
   return value.startsWith(SESSION_PREFIX) ? value.slice(SESSION_PREFIX.length) : value;

@@ -11,8 +11,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, promises as fs, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { TOOL_OUTPUTS_DIR } from '@toolmask/core';
 
-export const TOOL_OUTPUTS_DIR = 'tool-outputs';
+export { TOOL_OUTPUTS_DIR } from '@toolmask/core';
 
 export interface ProjectTempDir {
   /** The folder that holds (or would hold) `tool-outputs/`. */

@@ -10,9 +10,9 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { TOOL_OUTPUTS_DIR, sanitizeNameComponent } from './toolOutputStore.js';
+import { SESSION_FOLDER_PREFIX, TOOL_OUTPUTS_DIR, sessionFolderName } from './toolOutputStore.js';
 
-export const SESSION_FOLDER_PREFIX = 'session-';
+export { SESSION_FOLDER_PREFIX };
 export const DAY_MS = 86_400_000;
 
 export interface SessionFolder {
@@ -73,11 +73,7 @@ export async function findExpiredSessionFolders(
 ): Promise<SessionFolder[]> {
   const root = await realOutputsRoot(projectTempDir);
   if (!root) return [];
-  const keep = new Set(
-    (options.keepSessions ?? []).map(
-      (id) => `${SESSION_FOLDER_PREFIX}${sanitizeNameComponent(id, 'unknown').slice(0, 64)}`,
-    ),
-  );
+  const keep = new Set((options.keepSessions ?? []).map((id) => sessionFolderName(id)));
   let entries;
   try {
     entries = await fs.readdir(root, { withFileTypes: true });

@@ -15,7 +15,12 @@
  */
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { TOOL_OUTPUTS_DIR, sanitizeNameComponent, sessionDirectory } from './toolOutputStore.js';
+import {
+  SESSION_FOLDER_PREFIX,
+  TOOL_OUTPUTS_DIR,
+  sanitizeNameComponent,
+  sessionDirectory,
+} from './toolOutputStore.js';
 import { formatCount } from '../utils/formatCount.js';
 
 export const READ_TOOL_OUTPUT_TOOL_NAME = 'read_tool_output';
@@ -91,7 +96,6 @@ export interface ReadToolOutputResult {
   summary: string;
 }
 
-const SESSION_PREFIX = 'session-';
 /** `<tool>_<callId>_<hash16>.txt`, as toolOutputStore.ts names files. */
 const HASHED_NAME = /_[0-9a-f]{16}\.txt$/;
 const FLAGGED_PATTERN = /^\/([\s\S]+)\/([a-z]*)$/;
@@ -194,7 +198,7 @@ async function otherSessionFolders(root: string, current: string): Promise<strin
   try {
     const entries = await fs.readdir(root, { withFileTypes: true });
     return entries
-      .filter((entry) => entry.isDirectory() && entry.name.startsWith(SESSION_PREFIX))
+      .filter((entry) => entry.isDirectory() && entry.name.startsWith(SESSION_FOLDER_PREFIX))
       .map((entry) => path.join(root, entry.name))
       .filter((folder) => folder !== current);
   } catch {
@@ -287,7 +291,7 @@ export async function resolveToolOutputFile(
   const inOtherSession =
     folder !== sessionFolder &&
     path.dirname(folder) === root &&
-    path.basename(folder).startsWith(SESSION_PREFIX);
+    path.basename(folder).startsWith(SESSION_FOLDER_PREFIX);
   if (folder !== sessionFolder && !inOtherSession) {
     throw new ToolOutputReadError(
       'OUTSIDE',

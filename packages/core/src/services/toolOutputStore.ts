@@ -63,10 +63,15 @@ export function outputFileName(toolName: unknown, callId: unknown, text: string)
   return `${tool}_${id}_${hashText(text).slice(0, 16)}.txt`;
 }
 
-/** `session-<id>`, sanitized like file names so a strange session id cannot escape either. */
+export const SESSION_FOLDER_PREFIX = 'session-';
+
+/** `session-<id>`, the id sanitized like file names so a strange session id cannot escape either. */
+export function sessionFolderName(sessionId: unknown): string {
+  return `${SESSION_FOLDER_PREFIX}${sanitizeNameComponent(sessionId, 'unknown')}`;
+}
+
 export function sessionDirectory(projectTempDir: string, sessionId: unknown): string {
-  const session = sanitizeNameComponent(sessionId, 'unknown').slice(0, 64);
-  return path.join(projectTempDir, TOOL_OUTPUTS_DIR, `session-${session}`);
+  return path.join(projectTempDir, TOOL_OUTPUTS_DIR, sessionFolderName(sessionId));
 }
 
 class StoreError extends Error {
