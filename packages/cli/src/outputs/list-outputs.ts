@@ -39,7 +39,12 @@ async function outputsIn(directory: string, session: string): Promise<OffloadedO
   for (const entry of await readEntries(directory)) {
     if (!entry.isFile() || entry.name.startsWith('.') || !entry.name.endsWith('.txt')) continue;
     const file = path.join(directory, entry.name);
-    const stats = await fs.lstat(file);
+    let stats;
+    try {
+      stats = await fs.lstat(file);
+    } catch {
+      continue; // removed between readdir and lstat (gc, another process)
+    }
     const parsed = parseOutputFileName(entry.name) ?? { tool: '', callId: '' };
     outputs.push({
       session,

@@ -483,7 +483,8 @@ function readMatches(
       break;
     }
     printedUpTo = end;
-    shown = matching.filter((line) => line <= printedUpTo).length;
+    // `matching` is ascending and printedUpTo only grows: count on from where the last group ended.
+    while (shown < matching.length && (matching[shown] as number) <= printedUpTo) shown++;
   }
   const truncated = shown < matching.length;
   let footer: string;
