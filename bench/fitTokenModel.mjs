@@ -14,7 +14,7 @@
 
 import { pathToFileURL } from 'node:url';
 
-import { attachReferenceCounts, loadCorpus, loadEstimators } from './tokenAccuracy.mjs';
+import { accuracy, attachReferenceCounts, loadCorpus, loadEstimators } from './tokenAccuracy.mjs';
 
 const ASCII = 7;
 
@@ -91,19 +91,6 @@ export function nnls(
   return { beta, sweeps };
 }
 
-function metrics(items, estimate) {
-  let ape = 0;
-  let est = 0;
-  let ref = 0;
-  for (const item of items) {
-    const e = estimate(item);
-    ape += Math.abs(e - item.reference) / item.reference;
-    est += e;
-    ref += item.reference;
-  }
-  return { mape: (100 * ape) / items.length, bias: 100 * (est / ref - 1) };
-}
-
 export async function fitTokenModel({ tracesDir } = {}) {
   const { oursModule: mod } = await loadEstimators();
   const items = await attachReferenceCounts(loadCorpus(tracesDir), {
@@ -124,7 +111,7 @@ export async function fitTokenModel({ tracesDir } = {}) {
     ['held-out', items.filter((item) => item.half !== 'fit')],
     ['all', items],
   ]) {
-    report[name] = metrics(subset, estimate);
+    report[name] = accuracy(subset, estimate);
   }
   const table = [];
   for (let r = 0; r < ASCII; r++) table.push(rounded.slice(r * ASCII, (r + 1) * ASCII));

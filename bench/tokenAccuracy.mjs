@@ -193,7 +193,7 @@ export async function attachReferenceCounts(items, { log = () => {} } = {}) {
 
 export const TARGETS = { mape: 8, bias: 3, throughputMBps: 100 };
 
-function accuracy(items, estimate) {
+export function accuracy(items, estimate) {
   let ape = 0;
   let est = 0;
   let ref = 0;
