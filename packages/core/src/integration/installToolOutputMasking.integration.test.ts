@@ -10,12 +10,14 @@ import { afterEach, beforeAll, afterAll, describe, expect, test, vi } from 'vite
 import { GeminiClient, type Config, type Part } from '@google/gemini-cli-core';
 import { ExperimentFlags } from '@google/gemini-cli-core/dist/src/code_assist/experiments/flagNames.js';
 import {
+  shellCallTurn,
   startFakeGeminiServer,
   type FakeGeminiServer,
   type FakeModelTurn,
 } from '../test-utils/fakeGeminiServer.js';
 import {
   CORE_MASKING_OFF,
+  SMALL_THRESHOLDS,
   createHostConfig,
   sendAndCollect,
   setUpTestEnv,
@@ -31,28 +33,14 @@ import {
 } from './installToolOutputMasking.js';
 import type { ToolOutputMaskingService } from '../services/toolOutputMaskingService.js';
 
-/** Small thresholds so a few synthetic outputs are enough. */
-const SMALL = { toolProtectionThreshold: 2_000, minPrunableTokensThreshold: 1_000 };
+const SMALL = SMALL_THRESHOLDS;
 
 function output(index: number, chars = 12_000): string {
   const line = `output ${index}: ${'x'.repeat(60)}\n`;
   return line.repeat(Math.ceil(chars / line.length)).slice(0, chars);
 }
 
-function callTurn(index: number): FakeModelTurn {
-  return {
-    parts: [
-      { text: `step ${index}` },
-      {
-        functionCall: {
-          id: `call-${index}`,
-          name: 'run_shell_command',
-          args: { command: `cat file-${index}.log` },
-        },
-      },
-    ],
-  };
-}
+const callTurn = (index: number) => shellCallTurn(index, `cat file-${index}.log`);
 
 function answer(callId: string, text: string): Part[] {
   return [

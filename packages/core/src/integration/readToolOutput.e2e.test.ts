@@ -15,6 +15,7 @@ import {
   type ToolCallRequestInfo,
 } from '@google/gemini-cli-core';
 import {
+  shellCallTurn,
   startFakeGeminiServer,
   type FakeGeminiServer,
   type FakeModelTurn,
@@ -22,6 +23,7 @@ import {
 } from '../test-utils/fakeGeminiServer.js';
 import {
   CORE_MASKING_OFF,
+  SMALL_THRESHOLDS,
   createHostConfig,
   sendAndCollect,
   setUpTestEnv,
@@ -35,7 +37,7 @@ import {
   type ToolOutputMaskingInstallation,
 } from './installToolOutputMasking.js';
 
-const SMALL = { toolProtectionThreshold: 2_000, minPrunableTokensThreshold: 1_000 };
+const SMALL = SMALL_THRESHOLDS;
 
 /** A build log of `count` numbered lines; every 50th line reports an error. */
 function buildLog(index: number, count = 400): string {
@@ -46,20 +48,7 @@ function buildLog(index: number, count = 400): string {
   ).join('\n');
 }
 
-function shellCall(index: number): FakeModelTurn {
-  return {
-    parts: [
-      { text: `step ${index}` },
-      {
-        functionCall: {
-          id: `call-${index}`,
-          name: 'run_shell_command',
-          args: { command: `make target-${index}` },
-        },
-      },
-    ],
-  };
-}
+const shellCall = (index: number) => shellCallTurn(index, `make target-${index}`);
 
 function readCall(id: string, args: Record<string, unknown>): FakeModelTurn {
   return { parts: [{ functionCall: { id, name: 'read_tool_output', args } }] };

@@ -65,6 +65,12 @@ export function writeSettings(file: string, text: string): void {
 }
 
 /** `contextManagement` params that switch core's own masking pass off (thresholds never reached). */
+/** Small thresholds so a few synthetic outputs are enough to trigger a pass. */
+export const SMALL_THRESHOLDS = {
+  toolProtectionThreshold: 2_000,
+  minPrunableTokensThreshold: 1_000,
+};
+
 export const CORE_MASKING_OFF: ConfigParameters['contextManagement'] = {
   tools: {
     outputMasking: {

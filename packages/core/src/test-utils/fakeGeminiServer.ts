@@ -37,6 +37,16 @@ export interface FakeModelTurn {
   finishReason?: string;
 }
 
+/** A model turn that says `step <index>` and calls `run_shell_command` with id `call-<index>`. */
+export function shellCallTurn(index: number, command: string): FakeModelTurn {
+  return {
+    parts: [
+      { text: `step ${index}` },
+      { functionCall: { id: `call-${index}`, name: 'run_shell_command', args: { command } } },
+    ],
+  };
+}
+
 export type FakeResponder = (
   request: RecordedRequest,
 ) => FakeModelTurn | undefined | Promise<FakeModelTurn | undefined>;
