@@ -117,8 +117,8 @@ function withoutColdSignal(strategy) {
 }
 
 export async function runCachingCostBench({ tracesDir, quick = false, print = true } = {}) {
-  const cli = await import(path.join(root, 'packages/cli/dist/lib.js'));
-  const core = await import(path.join(root, 'packages/core/dist/index.js'));
+  const cli = await import('@toolmask/cli');
+  const core = await import('@toolmask/core');
   const folders = fs
     .readdirSync(tracesDir)
     .filter((name) => fs.statSync(path.join(tracesDir, name)).isDirectory())

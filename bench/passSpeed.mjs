@@ -108,7 +108,7 @@ async function runChild(impl) {
   };
   let service;
   if (impl === 'ours') {
-    const core = await import(path.join(root, 'packages/core/dist/index.js'));
+    const core = await import('@toolmask/core');
     const config = core.resolveToolOutputMaskingConfig();
     host.getToolOutputMaskingConfig = async () => config;
     service = new core.ToolOutputMaskingService({ telemetry: () => undefined });

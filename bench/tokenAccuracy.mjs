@@ -86,7 +86,7 @@ export function ensureCoreBuilt() {
 
 export async function loadEstimators() {
   ensureCoreBuilt();
-  const ours = await import(pathToFileURL(CORE_DIST).href);
+  const ours = await import('@toolmask/core/estimator');
   const gemini = await import('@google/gemini-cli-core/dist/src/utils/tokenCalculation.js');
   return {
     ours: {
@@ -315,25 +315,14 @@ export async function runTokenAccuracyBench({
         pick,
       );
     }
+    const subset = (keep) => accuracy(items.filter(keep), pick);
     result.estimators[est.label] = {
       all: accuracy(items, pick),
-      fit: accuracy(
-        items.filter((item) => item.half === 'fit'),
-        pick,
-      ),
-      heldOut: accuracy(
-        items.filter((item) => item.half === 'held-out'),
-        pick,
-      ),
+      fit: subset((item) => item.half === 'fit'),
+      heldOut: subset((item) => item.half === 'held-out'),
       byKind: {
-        functionResponse: accuracy(
-          items.filter((item) => item.kind === 'functionResponse'),
-          pick,
-        ),
-        text: accuracy(
-          items.filter((item) => item.kind === 'text'),
-          pick,
-        ),
+        functionResponse: subset((item) => item.kind === 'functionResponse'),
+        text: subset((item) => item.kind === 'text'),
       },
       byFolder,
       throughput: {

@@ -358,6 +358,11 @@ function user(text) {
  * One model turn with one or more tool calls and the user turn carrying their responses.
  * `calls`: [{ name, args, output, extraResponse, nestedParts }]
  */
+/** One turn per file, each reading it back whole (`lines` picks its length, in call order). */
+function readEach(paths, lines) {
+  for (const path of paths) turn(`Reading ${path}.`, [read(path, typescriptSource(path, lines()))]);
+}
+
 function turn(thought, calls) {
   const ids = calls.map((call) => {
     clock += int(2_000, 40_000);
@@ -454,13 +459,14 @@ turn(
   'The rounding failure suggests a change in money handling. Searching for the rounding helper.',
   [grep('roundHalfEven', 34)],
 );
-for (const path of [
-  'src/invoices/invoices.service.ts',
-  'src/orders/orders.service.ts',
-  'src/orders/orders.repository.ts',
-]) {
-  turn(`Reading ${path}.`, [read(path, typescriptSource(path, int(220, 420)))]);
-}
+readEach(
+  [
+    'src/invoices/invoices.service.ts',
+    'src/orders/orders.service.ts',
+    'src/orders/orders.repository.ts',
+  ],
+  () => int(220, 420),
+);
 turn('Checking which dependency versions changed in the lock file.', [
   shell('git diff HEAD~3 -- package-lock.json | head -c 200000', lockFile(320)),
 ]);
@@ -500,17 +506,18 @@ turn('And the route definitions.', [
     output: directoryListing('src/orders', 40),
   },
 ]);
-for (const path of [
-  'src/orders/orders.handler.ts',
-  'src/orders/orders.schema.ts',
-  'src/orders/orders.repository.ts',
-  'src/db/client.ts',
-  'src/db/migrations/0042_orders_created_at.sql',
-  'src/orders/orders.mapper.ts',
-  'docs/api/orders.md',
-]) {
-  turn(`Reading ${path}.`, [read(path, typescriptSource(path, int(150, 320)))]);
-}
+readEach(
+  [
+    'src/orders/orders.handler.ts',
+    'src/orders/orders.schema.ts',
+    'src/orders/orders.repository.ts',
+    'src/db/client.ts',
+    'src/db/migrations/0042_orders_created_at.sql',
+    'src/orders/orders.mapper.ts',
+    'docs/api/orders.md',
+  ],
+  () => int(150, 320),
+);
 turn('Before I change the API shape I will check with you.', [
   {
     name: 'ask_user',
@@ -601,13 +608,9 @@ turn('The bundle pulls in node core modules. Checking the config.', [
 turn('Looking for imports of server code from the web entry.', [
   grep("from '../db/client.js'", 62),
 ]);
-for (const path of [
-  'src/web/entry.tsx',
-  'src/web/checkout/Totals.tsx',
-  'src/orders/orders.types.ts',
-]) {
-  turn(`Reading ${path}.`, [read(path, typescriptSource(path, int(80, 200)))]);
-}
+readEach(['src/web/entry.tsx', 'src/web/checkout/Totals.tsx', 'src/orders/orders.types.ts'], () =>
+  int(80, 200),
+);
 turn('Which node core modules end up in the bundle?', [
   shell("grep -c 'Can\\'t resolve' build/stats.txt", '', { exitCode: 1 }),
 ]);

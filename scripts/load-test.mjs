@@ -26,9 +26,9 @@ if (!fs.existsSync(path.join(dist, 'index.js'))) {
   console.error('packages/core/dist is missing: run `npm run build` first.');
   process.exit(2);
 }
-const { ToolOutputMaskingService, createFileToolOutputStore, resolveToolOutputMaskingConfig } =
-  await import(path.join(dist, 'index.js'));
-const { parseMaskedSnippet } = await import(path.join(dist, 'services/maskedSnippet.js'));
+const { ToolOutputMaskingService, resolveToolOutputMaskingConfig, parseMaskedSnippet } =
+  await import('@toolmask/core');
+const { createFileToolOutputStore } = await import('@toolmask/core/storage');
 
 function option(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);

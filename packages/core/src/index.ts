@@ -1,138 +1,74 @@
-/** The public surface of @toolmask/core. */
-export * from './config/toolOutputMaskingSettings.js';
-export * from './services/maskingTypes.js';
-export { planMasking } from './services/maskingPlan.js';
-export type { MaskingPlan, MaskingTrigger, OutputRef, PlanConfig } from './services/maskingPlan.js';
-export { HistoryLedger, viewHistory, summarizeEntry } from './services/historyLedger.js';
+/**
+ * `@toolmask/core`: tool output masking for agents built on gemini-cli-style cores.
+ *
+ * - A host built on `@google/gemini-cli-core` calls `installToolOutputMasking(config)`.
+ * - Any other host (a replay, a gateway) runs `createMaskingMiddleware(service, { host })` before
+ *   each model request.
+ *
+ * Tools and tests find more behind explicit subpaths: `@toolmask/core/settings` (declarations,
+ * settings files), `@toolmask/core/storage` (the output store, its layout, the reader, retention,
+ * gemini-cli's paths), `@toolmask/core/telemetry` (events and metrics), `@toolmask/core/estimator`
+ * (the token model, for benchmarks) and `@toolmask/core/read-tool-output` (the gemini-cli tool
+ * class). Nothing else is reachable.
+ */
+export {
+  installToolOutputMasking,
+  getToolOutputMaskingInstallation,
+} from './geminiCliHost/installToolOutputMasking.js';
 export type {
-  HistoryView,
-  EntrySummary,
-  CountedOutput,
-  MeasurePart,
-} from './services/historyLedger.js';
+  InstallToolOutputMaskingOptions,
+  MaskingPass,
+  ToolOutputMaskingInstallation,
+} from './geminiCliHost/installationTypes.js';
+export { coreMaskingOffParameters } from './geminiCliHost/coreMasking.js';
+
+export {
+  createMaskingMiddleware,
+  DEFAULT_IDLE_GAP_MS,
+  type MaskingMiddleware,
+  type MaskingMiddlewareOptions,
+  type MaskingRequest,
+  type MaskedRequest,
+} from './services/maskingMiddleware.js';
 export {
   ToolOutputMaskingService,
-  fullOutputText,
   type ToolOutputMaskingServiceDeps,
   type MaskingTuning,
-  isWorthMasking,
-  MIN_SAVED_TOKENS,
-  MAX_KEPT_RATIO,
 } from './services/toolOutputMaskingService.js';
+export type {
+  Content,
+  Part,
+  MaskingHost,
+  MaskOptions,
+  MaskingResult,
+  MaskingFailure,
+  OffloadedOutput,
+} from './services/maskingTypes.js';
+
 export {
-  MASKED_TAG,
-  formatMaskedSnippet,
-  parseMaskedSnippet,
-  isMaskedResponse,
-} from './services/maskedSnippet.js';
-export {
-  buildPreview,
-  splitShellSections,
-  PREVIEW_LIMITS,
-  type PreviewLimits,
-} from './services/toolOutputPreview.js';
-export {
-  TOOL_OUTPUTS_DIR,
-  createFileToolOutputStore,
-  outputFileName,
-  sessionDirectory,
-  sessionFolderName,
-  SESSION_FOLDER_PREFIX,
-  sanitizeNameComponent,
-  type ToolOutputStore,
-  type StoreFileSystem,
-} from './services/toolOutputStore.js';
-export {
-  READ_TOOL_OUTPUT_TOOL_NAME,
-  READ_LIMITS,
-  readToolOutput,
-  resolveToolOutputFile,
-  validateReadToolOutputParams,
-  compileReadPattern,
-  ToolOutputReadError,
-  type ReadToolOutputParams,
-  type ReadToolOutputResult,
-  type ToolOutputAccess,
-  type ToolOutputReadErrorCode,
-} from './services/toolOutputReader.js';
-export {
-  applyRetention,
-  findExpiredSessionFolders,
-  removeSessionFolder,
-  DAY_MS,
-  type RetentionOptions,
-  type RetentionReport,
-  type SessionFolder,
-  type FindExpiredOptions,
-} from './services/retention.js';
-export {
-  estimateTextTokens,
-  estimateFunctionResponseTokens,
-  estimateTokenCountSync,
-} from './utils/tokenCalculation.js';
+  SETTINGS,
+  resolveToolOutputMaskingConfig,
+  validateToolOutputMaskingSettings,
+  ToolOutputMaskingSettingsError,
+  type ToolOutputMaskingSettings,
+  type ToolOutputMaskingConfig,
+} from './config/toolOutputMaskingSettings.js';
+
 export {
   ToolOutputMaskingEvent,
   EVENT_TOOL_OUTPUT_MASKING,
   type ToolOutputMaskingEventFields,
 } from './telemetry/toolOutputMaskingEvent.js';
-export { logToolOutputMasking, TELEMETRY_SCOPE } from './telemetry/loggers.js';
-// Host integration (integration/), settings files, metrics. The read-back tool class itself
-// (bound to gemini-cli-core at load time) is `@toolmask/core/read-tool-output`.
+
 export {
-  installToolOutputMasking,
-  getToolOutputMaskingInstallation,
-  DEFAULT_IDLE_GAP_MS,
-  type InstallToolOutputMaskingOptions,
-  type MaskingPass,
-  type ToolOutputMaskingInstallation,
-} from './integration/installToolOutputMasking.js';
-export {
-  withToolOutputMasking,
-  reportSettingsError,
-  type ToolOutputMaskingOptions,
-  type ToolOutputMaskingHost,
-  type ToolOutputMaskingHostConfig,
-} from './integration/maskingHost.js';
-export {
-  coreMaskingOffParameters,
-  disableCoreMasking,
-  isCoreMaskingOff,
-  CORE_MASKING_NEVER,
-} from './integration/coreMasking.js';
-export {
-  writeBackMaskedHistory,
-  collectPartReplacements,
-  applyPartReplacements,
-  type WriteBackResult,
-  type WritableChat,
-} from './integration/historyWriteBack.js';
-export {
-  hostCommonAttributes,
-  type CommonAttributesSource,
-} from './integration/commonAttributes.js';
-export {
-  parseSettingsText,
-  SettingsFileError,
-  ToolOutputMaskingSettingsFiles,
-  parseToolOutputMaskingSettings,
-  readToolOutputMaskingSettingsFile,
-  userSettingsPath,
-  workspaceSettingsPath,
-  type SettingsScope,
-  type SettingsLayer,
-  type SettingsFilesOptions,
-  type ParsedSettingsBlock,
-  type ReadSettingsFileResult,
-  type SettingsFileSystem,
-} from './config/settingsFile.js';
-export {
-  recordMaskingMetrics,
-  passOutcome,
-  METER_NAME,
-  METRIC_TOKENS_SAVED,
-  METRIC_MASKED_COUNT,
-  METRIC_FAILURE_COUNT,
-  METRIC_PASS_DURATION,
-  PASS_DURATION_BUCKETS_MS,
-  type PassOutcome,
-} from './telemetry/metrics.js';
+  readToolOutput,
+  ToolOutputReadError,
+  READ_TOOL_OUTPUT_TOOL_NAME,
+  type ReadToolOutputParams,
+  type ReadToolOutputResult,
+  type ToolOutputAccess,
+  type ToolOutputReadErrorCode,
+} from './storage/toolOutputReader.js';
+
+export { parseMaskedSnippet, type ParsedMaskedSnippet } from './services/maskedSnippet.js';
+export { estimateTokenCountSync } from './utils/tokenCalculation.js';

@@ -17,6 +17,7 @@
  *   what was sent; when a recording has none, the results stored in `toolCalls` stand in for it.
  */
 import type { Content, Part } from '../replay/types.js';
+import { isJsonObject as isObject } from './json-value.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -36,10 +37,6 @@ export interface ParsedChatRecording {
 
 /** What is wrong with a recording; the loader prefixes the file name. */
 export class ChatRecordingFormatError extends Error {}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isMessageRecord(value: unknown): value is ChatMessageRecord {
   return isObject(value) && typeof value['id'] === 'string';

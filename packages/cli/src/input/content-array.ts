@@ -3,10 +3,7 @@
  * `{ role: 'user' | 'model', parts: Part[] }` entries. Returns what is wrong, or undefined.
  */
 import type { Content } from '../replay/types.js';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject as isPlainObject } from './json-value.js';
 
 export function describeContentArrayProblem(value: unknown): string | undefined {
   if (!Array.isArray(value)) return 'expected a JSON array of Content objects';

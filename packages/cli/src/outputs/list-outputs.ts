@@ -1,13 +1,12 @@
 /**
  * The offloaded outputs of one project temp dir: `tool-outputs/session-<id>/*.txt`, plus loose
  * `tool-outputs/*.txt` (gemini-cli writes there when it has no session id). Symlinks and hidden
- * files (unfinished writes) are skipped.
+ * files (unfinished writes) are skipped. Tool and call id come from toolmask's file names
+ * (core's layout module); files other writers named (gemini-cli's own masking) show neither.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { parseOutputFileName } from './output-file-name.js';
-import { TOOL_OUTPUTS_DIR } from './project-temp-dir.js';
-import { SESSION_FOLDER_PREFIX as SESSION_PREFIX } from '@toolmask/core';
+import { outputsRoot, parseOutputFileName, sessionIdOfFolder } from '@toolmask/core/storage';
 
 export interface OffloadedOutputEntry {
   /** Session id (folder name without `session-`); empty for loose files. */
@@ -20,10 +19,9 @@ export interface OffloadedOutputEntry {
   modifiedMs: number;
 }
 
-export { SESSION_FOLDER_PREFIX as SESSION_PREFIX } from '@toolmask/core';
-
+/** A session id given with or without the `session-` prefix. */
 export function sessionIdOf(value: string): string {
-  return value.startsWith(SESSION_PREFIX) ? value.slice(SESSION_PREFIX.length) : value;
+  return sessionIdOfFolder(value) ?? value;
 }
 
 async function readEntries(directory: string) {
@@ -63,13 +61,13 @@ export async function listOffloadedOutputs(
   projectTempDir: string,
   filter: { session?: string } = {},
 ): Promise<OffloadedOutputEntry[]> {
-  const root = path.join(projectTempDir, TOOL_OUTPUTS_DIR);
+  const root = outputsRoot(projectTempDir);
   const wanted = filter.session === undefined ? undefined : sessionIdOf(filter.session);
   const outputs: OffloadedOutputEntry[] = [];
   if (wanted === undefined) outputs.push(...(await outputsIn(root, '')));
   for (const entry of await readEntries(root)) {
-    if (!entry.isDirectory() || !entry.name.startsWith(SESSION_PREFIX)) continue;
-    const session = sessionIdOf(entry.name);
+    const session = entry.isDirectory() ? sessionIdOfFolder(entry.name) : undefined;
+    if (session === undefined) continue;
     if (wanted !== undefined && session !== wanted) continue;
     outputs.push(...(await outputsIn(path.join(root, entry.name), session)));
   }

@@ -36,7 +36,7 @@ function sessionBoundaries(report: ReplayReport): number[] {
   let index = 0;
   for (const session of report.sessions) {
     starts.push(index);
-    index += session.requests;
+    index += session.requestCount;
   }
   return starts;
 }
@@ -63,7 +63,7 @@ export function renderHtmlReport(report: ReplayReport): string {
       values: pick(strategy.requests.map((row) => row[field])),
     }));
   const boundaries = sessionBoundaries(report);
-  const requests = report.strategies[0]?.summary.requests ?? 0;
+  const requests = report.strategies[0]?.summary.requestCount ?? 0;
   const inputs = report.inputs.builtinExample
     ? 'the built-in example session'
     : report.inputs.paths.map(escapeHtml).join(', ');

@@ -4,9 +4,9 @@
  */
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import type { GeminiCliMaskingConfig } from '../replay/strategies/gemini-cli.js';
-import type { ReplayResult, RequestRow, StrategySummary } from '../replay/types.js';
+import type { ReplayResult, StrategyReplay } from '../replay/types.js';
 
-export const REPLAY_REPORT_SCHEMA_VERSION = 1;
+export const REPLAY_REPORT_SCHEMA_VERSION = 2;
 
 export interface ReplayReport {
   schemaVersion: typeof REPLAY_REPORT_SCHEMA_VERSION;
@@ -30,11 +30,12 @@ export interface ReplayReport {
   sessions: {
     id: string;
     label: string;
-    tasks: string[];
-    contents: number;
-    requests: number;
+    /** The chained tasks' labels, in order. */
+    taskLabels: string[];
+    contentCount: number;
+    requestCount: number;
   }[];
-  strategies: { name: string; summary: StrategySummary; requests: RequestRow[] }[];
+  strategies: StrategyReplay[];
 }
 
 export interface ReplayReportContext {
@@ -68,14 +69,10 @@ export function buildReplayReport(
     sessions: result.sessions.map((session) => ({
       id: session.id,
       label: session.label,
-      tasks: context.taskLabels.get(session.id) ?? [],
-      contents: session.contents,
-      requests: session.requests,
+      taskLabels: context.taskLabels.get(session.id) ?? [],
+      contentCount: session.contentCount,
+      requestCount: session.requestCount,
     })),
-    strategies: result.strategies.map((replay) => ({
-      name: replay.strategy,
-      summary: replay.summary,
-      requests: replay.rows,
-    })),
+    strategies: result.strategies,
   };
 }

@@ -18,7 +18,7 @@ export function summaryRows(summaries: readonly StrategySummary[]): SummaryRow[]
     cells: summaries.map(pick),
   });
   const rows = [
-    row('requests', (s) => formatInteger(s.requests)),
+    row('requests', (s) => formatInteger(s.requestCount)),
     row('peak context tokens', (s) => formatInteger(s.peakContextTokens)),
     row('total input tokens', (s) => formatInteger(s.totalInputTokens)),
     row('  of which cached', (s) => formatInteger(s.cachedTokens)),

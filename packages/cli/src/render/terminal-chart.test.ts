@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeRows } from '../replay/summary.js';
+import { summarizeRequests } from '../replay/summary.js';
 import type { RequestRow } from '../replay/types.js';
 import { createPalette } from './color.js';
 import { renderTerminalChart } from './terminal-chart.js';
@@ -9,7 +9,7 @@ const rows = (values: number[]): RequestRow[] =>
     session: 's',
     task: 0,
     request,
-    contents: 1,
+    contentCount: 1,
     contextTokens,
     cachedTokens: 0,
     billedTokens: contextTokens,
@@ -24,9 +24,9 @@ const rows = (values: number[]): RequestRow[] =>
 describe('renderTerminalChart', () => {
   it('draws one bar chart per strategy on a shared scale', () => {
     const replays = [
-      { strategy: 'none', rows: rows([10, 20, 30, 40]) },
-      { strategy: 'toolmask', rows: rows([10, 20, 10, 20]) },
-    ].map((replay) => ({ ...replay, summary: summarizeRows(replay.strategy, replay.rows) }));
+      { name: 'none', requests: rows([10, 20, 30, 40]) },
+      { name: 'toolmask', requests: rows([10, 20, 10, 20]) },
+    ].map((replay) => ({ ...replay, summary: summarizeRequests(replay.name, replay.requests) }));
     const chart = renderTerminalChart(replays, createPalette(false), { height: 1 });
     expect(chart.split('\n')).toEqual([
       'context tokens per request (4 requests; full height = 40 tokens)',
@@ -36,9 +36,9 @@ describe('renderTerminalChart', () => {
   });
 
   it('buckets long runs into columns (largest request of each bucket)', () => {
-    const replays = [{ strategy: 'none', rows: rows([1, 9, 1, 1, 1, 1]) }].map((replay) => ({
+    const replays = [{ name: 'none', requests: rows([1, 9, 1, 1, 1, 1]) }].map((replay) => ({
       ...replay,
-      summary: summarizeRows(replay.strategy, replay.rows),
+      summary: summarizeRequests(replay.name, replay.requests),
     }));
     const chart = renderTerminalChart(replays, createPalette(false), { height: 1, width: 3 });
     expect(chart.split('\n')[1]).toBe('none  █▁▁  peak 9');

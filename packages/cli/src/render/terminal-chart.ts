@@ -49,12 +49,12 @@ export function renderTerminalChart(
   options: TerminalChartOptions = {},
 ): string {
   const height = options.height ?? 3;
-  const requests = replays[0]?.rows.length ?? 0;
+  const requests = replays[0]?.requests.length ?? 0;
   if (requests === 0) return '';
   const scale = Math.max(...replays.map((replay) => replay.summary.peakContextTokens));
   const columns = Math.min(options.width ?? 72, requests);
   const perColumn = requests / columns;
-  const labelWidth = Math.max(...replays.map((replay) => replay.strategy.length)) + 2;
+  const labelWidth = Math.max(...replays.map((replay) => replay.name.length)) + 2;
   const header =
     `context tokens per request (${formatInteger(requests)} requests` +
     (perColumn > 1 ? `, ${perColumn.toFixed(1)} per column` : '') +
@@ -63,12 +63,12 @@ export function renderTerminalChart(
   const lines = [palette.bold(header)];
   replays.forEach((replay, index) => {
     const maxima = bucketMaxima(
-      replay.rows.map((row) => row.contextTokens),
+      replay.requests.map((row) => row.contextTokens),
       columns,
     );
     const rows = barRows(maxima, scale, height);
     rows.forEach((bars, row) => {
-      const label = row === 0 ? replay.strategy : '';
+      const label = row === 0 ? replay.name : '';
       const suffix =
         row === rows.length - 1 ? `  peak ${formatInteger(replay.summary.peakContextTokens)}` : '';
       lines.push(`${label.padEnd(labelWidth)}${palette.series(index, bars)}${palette.dim(suffix)}`);

@@ -42,16 +42,16 @@ function maskOnThirdRequest(coldFlags: boolean[]): ReplayStrategy {
 describe('replaySessions', () => {
   it('prices each request from the cached prefix (hand-computed)', async () => {
     const result = await replaySessions([single], [createNoneStrategy()], options);
-    const rows = result.strategies[0]!.rows;
+    const rows = result.strategies[0]!.requests;
     // r1 [u4] · r2 [u4 m2 t10] · r3 [u4 m2 t10 m2 t20]
     expect(rows.map((row) => row.contextTokens)).toEqual([4, 16, 38]);
     expect(rows.map((row) => row.cachedTokens)).toEqual([0, 4, 16]);
     expect(rows.map((row) => row.billedTokens)).toEqual([4, 12 + 0.4, 22 + 1.6]);
-    expect(rows.map((row) => row.contents)).toEqual([1, 3, 5]);
+    expect(rows.map((row) => row.contentCount)).toEqual([1, 3, 5]);
     expect(rows.map((row) => row.cacheCold)).toEqual([true, false, false]);
     expect(rows.some((row) => row.cacheBreak)).toBe(false);
     expect(result.strategies[0]!.summary).toMatchObject({
-      requests: 3,
+      requestCount: 3,
       peakContextTokens: 38,
       totalInputTokens: 58,
       cachedTokens: 20,
@@ -59,7 +59,7 @@ describe('replaySessions', () => {
       cacheBreaks: 0,
     });
     expect(result.sessions).toEqual([
-      { id: 'replay-1', label: 'one', tasks: 1, contents: 6, requests: 3 },
+      { id: 'replay-1', label: 'one', taskCount: 1, contentCount: 6, requestCount: 3 },
     ]);
   });
 
@@ -68,13 +68,13 @@ describe('replaySessions', () => {
       ...options,
       cacheDiscount: 0.25,
     });
-    expect(result.strategies[0]!.rows.map((row) => row.billedTokens)).toEqual([4, 13, 26]);
+    expect(result.strategies[0]!.requests.map((row) => row.billedTokens)).toEqual([4, 13, 26]);
   });
 
   it('counts a cache break when the pass edits what was already sent', async () => {
     const flags: boolean[] = [];
     const result = await replaySessions([single], [maskOnThirdRequest(flags)], options);
-    const third = result.strategies[0]!.rows[2]!;
+    const third = result.strategies[0]!.requests[2]!;
     // r3 [u4 m2 t1 m2 t20]; only [u4 m2] is unchanged since r2
     expect(third).toMatchObject({
       contextTokens: 29,
@@ -91,7 +91,7 @@ describe('replaySessions', () => {
   it('prices the first request of each chained task cold and tells the strategies', async () => {
     const flags: boolean[] = [];
     const result = await replaySessions([chained], [maskOnThirdRequest(flags)], options);
-    const rows = result.strategies[0]!.rows;
+    const rows = result.strategies[0]!.requests;
     expect(rows).toHaveLength(6);
     expect(rows[3]).toMatchObject({ task: 1, cacheCold: true, cachedTokens: 0, cacheBreak: false });
     expect(rows[3]!.billedTokens).toBe(rows[3]!.contextTokens);
@@ -104,7 +104,7 @@ describe('replaySessions', () => {
       ...options,
       warmTaskStarts: true,
     });
-    const fourth = result.strategies[0]!.rows[3]!;
+    const fourth = result.strategies[0]!.requests[3]!;
     // r4 = r3 (29 tokens, unchanged) + m2 + u4 of the next task
     expect(fourth).toMatchObject({ cacheCold: false, contextTokens: 35, cachedTokens: 29 });
     expect(fourth.billedTokens).toBeCloseTo(6 + 2.9);
@@ -118,8 +118,8 @@ describe('replaySessions', () => {
       [createNoneStrategy(), maskOnThirdRequest([])],
       { ...options, onProgress: (done, total) => progress.push(done / total) },
     );
-    expect(result.strategies.map((s) => s.strategy)).toEqual(['none', 'fake']);
-    expect(result.strategies.map((s) => s.summary.requests)).toEqual([6, 6]);
+    expect(result.strategies.map((s) => s.name)).toEqual(['none', 'fake']);
+    expect(result.strategies.map((s) => s.summary.requestCount)).toEqual([6, 6]);
     expect(progress).toHaveLength(12);
     expect(progress.at(-1)).toBe(1);
   });

@@ -16,8 +16,8 @@
  * @toolmask/core unless `countTokens` is given), whatever a strategy counts internally.
  */
 import { findRequestPoints, flattenSession } from './request-points.js';
-import { summarizeRows } from './summary.js';
-import { TokenLedger, type ContentTokenCounter } from './token-ledger.js';
+import { summarizeRequests } from './summary.js';
+import { ContentMeter, type ContentTokenCounter } from './content-meter.js';
 import type {
   Content,
   ReplayResult,
@@ -56,7 +56,7 @@ export async function replaySessions(
   const cacheDiscount = options.cacheDiscount ?? DEFAULT_CACHE_DISCOUNT;
   const warmTaskStarts = options.warmTaskStarts ?? false;
   const clock = options.clock ?? (() => performance.now());
-  const ledger = new TokenLedger(options.countTokens);
+  const meter = new ContentMeter(options.countTokens);
 
   const prepared = sessions.map((session) => {
     const flat = flattenSession(session);
@@ -88,9 +88,9 @@ export async function replaySessions(
         const passMs = outcome.passMs ?? clock() - started;
         const request = outcome.contents;
 
-        const contextTokens = ledger.sum(request);
-        const prefix = previousRequest ? ledger.commonPrefix(previousRequest, request) : 0;
-        const cachedTokens = cacheCold ? 0 : ledger.sum(request, prefix);
+        const contextTokens = meter.sum(request);
+        const prefix = previousRequest ? meter.commonPrefix(previousRequest, request) : 0;
+        const cachedTokens = cacheCold ? 0 : meter.sum(request, prefix);
         const cacheBreak =
           !cacheCold && previousRequest !== undefined && prefix < previousRequest.length;
         previousRequest = request;
@@ -99,7 +99,7 @@ export async function replaySessions(
           session: session.id,
           task: point.task,
           request: requestIndex,
-          contents: request.length,
+          contentCount: request.length,
           contextTokens,
           cachedTokens,
           billedTokens: contextTokens - cachedTokens + cacheDiscount * cachedTokens,
@@ -115,7 +115,11 @@ export async function replaySessions(
         options.onProgress?.(++done, total);
       }
     }
-    replays.push({ strategy: strategy.name, summary: summarizeRows(strategy.name, rows), rows });
+    replays.push({
+      name: strategy.name,
+      summary: summarizeRequests(strategy.name, rows),
+      requests: rows,
+    });
   }
 
   return {
@@ -124,9 +128,9 @@ export async function replaySessions(
     sessions: prepared.map(({ session, flat, points }) => ({
       id: session.id,
       label: session.label,
-      tasks: session.tasks.length,
-      contents: flat.length,
-      requests: points.length,
+      taskCount: session.tasks.length,
+      contentCount: flat.length,
+      requestCount: points.length,
     })),
     strategies: replays,
   };

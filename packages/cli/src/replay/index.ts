@@ -1,12 +1,12 @@
 /** The replay engine and its strategies: what `toolmask replay` and the bench share. */
 export { replaySessions, DEFAULT_CACHE_DISCOUNT, type ReplayOptions } from './engine.js';
 export { findRequestPoints, flattenSession, countRequests } from './request-points.js';
-export { summarizeRows } from './summary.js';
+export { summarizeRequests } from './summary.js';
 export {
-  TokenLedger,
+  ContentMeter,
   defaultContentTokenCounter,
   type ContentTokenCounter,
-} from './token-ledger.js';
+} from './content-meter.js';
 export { createNoneStrategy } from './strategies/none.js';
 export { createToolmaskStrategy, type ToolmaskStrategyOptions } from './strategies/toolmask.js';
 export {

@@ -1,10 +1,13 @@
-/** Totals of one strategy's request rows. */
+/** Totals of one strategy's requests. */
 import type { RequestRow, StrategySummary } from './types.js';
 
-export function summarizeRows(strategy: string, rows: readonly RequestRow[]): StrategySummary {
+export function summarizeRequests(
+  strategy: string,
+  requests: readonly RequestRow[],
+): StrategySummary {
   const summary: StrategySummary = {
     strategy,
-    requests: rows.length,
+    requestCount: requests.length,
     peakContextTokens: 0,
     totalInputTokens: 0,
     cachedTokens: 0,
@@ -15,7 +18,7 @@ export function summarizeRows(strategy: string, rows: readonly RequestRow[]): St
     failures: 0,
     passMs: 0,
   };
-  for (const row of rows) {
+  for (const row of requests) {
     summary.peakContextTokens = Math.max(summary.peakContextTokens, row.contextTokens);
     summary.totalInputTokens += row.contextTokens;
     summary.cachedTokens += row.cachedTokens;

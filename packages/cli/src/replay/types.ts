@@ -80,7 +80,7 @@ export interface RequestRow {
   /** 0-based index of the request within the session. */
   request: number;
   /** Contents in the request (masked history plus the pending user content). */
-  contents: number;
+  contentCount: number;
   contextTokens: number;
   /** Tokens of the longest prefix of contents unchanged since the previous request (0 when cold). */
   cachedTokens: number;
@@ -100,7 +100,7 @@ export interface RequestRow {
 
 export interface StrategySummary {
   strategy: string;
-  requests: number;
+  requestCount: number;
   peakContextTokens: number;
   totalInputTokens: number;
   cachedTokens: number;
@@ -113,14 +113,22 @@ export interface StrategySummary {
 }
 
 export interface StrategyReplay {
-  strategy: string;
+  /** The strategy's name. */
+  name: string;
   summary: StrategySummary;
-  rows: RequestRow[];
+  /** One row per request, in order. */
+  requests: RequestRow[];
 }
 
 export interface ReplayResult {
   cacheDiscount: number;
   warmTaskStarts: boolean;
-  sessions: { id: string; label: string; tasks: number; contents: number; requests: number }[];
+  sessions: {
+    id: string;
+    label: string;
+    taskCount: number;
+    contentCount: number;
+    requestCount: number;
+  }[];
   strategies: StrategyReplay[];
 }

@@ -8,7 +8,7 @@ import {
   parseSettingsText,
   validateToolOutputMaskingSettings,
   type ToolOutputMaskingSettings,
-} from '@toolmask/core';
+} from '@toolmask/core/settings';
 import { InputError } from '../input/input-error.js';
 import type { GeminiCliMaskingConfig } from '../replay/strategies/gemini-cli.js';
 

@@ -2,15 +2,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { Storage } from '@google/gemini-cli-core';
 import {
   SettingsFileError,
   ToolOutputMaskingSettingsFiles,
-  globalGeminiDir,
   parseToolOutputMaskingSettings,
   readToolOutputMaskingSettingsFile,
-  userSettingsPath,
-  workspaceSettingsPath,
 } from './settingsFile.js';
 import { resolveToolOutputMaskingConfig } from './toolOutputMaskingSettings.js';
 
@@ -119,16 +115,6 @@ describe('settings files on disk', () => {
     fs.writeFileSync(file, text);
   }
 
-  test('the user file honours GEMINI_CLI_HOME, read at call time, exactly as core resolves it', () => {
-    process.env['GEMINI_CLI_HOME'] = dir;
-    expect(userSettingsPath()).toBe(path.join(dir, '.gemini', 'settings.json'));
-    expect(userSettingsPath()).toBe(Storage.getGlobalSettingsPath());
-    expect(path.join(globalGeminiDir(), 'installation_id')).toBe(Storage.getInstallationIdPath());
-    delete process.env['GEMINI_CLI_HOME'];
-    expect(userSettingsPath()).toBe(Storage.getGlobalSettingsPath());
-    expect(workspaceSettingsPath('/p')).toBe(path.join('/p', '.gemini', 'settings.json'));
-  });
-
   test('a missing file is not an error; an unreadable one is', async () => {
     expect(await readToolOutputMaskingSettingsFile(path.join(dir, 'nope.json'))).toEqual({
       exists: false,
@@ -156,8 +142,8 @@ describe('settings files on disk', () => {
     const layers = await files.load();
     expect(layers.map((l) => l.scope)).toEqual(['user', 'workspace']);
     const config = resolveToolOutputMaskingConfig(...layers.map((l) => l.settings));
-    expect(config.protectionThresholdTokens).toBe(99);
-    expect(config.minPrunableThresholdTokens).toBe(20);
+    expect(config.toolProtectionThreshold).toBe(99);
+    expect(config.minPrunableTokensThreshold).toBe(20);
     expect(config.enabled).toBe(true);
   });
 

@@ -11,7 +11,6 @@
  * what the author meant.
  */
 import * as nodeFs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import stripJsonComments from 'strip-json-comments';
 import {
@@ -20,6 +19,8 @@ import {
   validateToolOutputMaskingSettings,
   type ToolOutputMaskingSettings,
 } from './toolOutputMaskingSettings.js';
+import { userSettingsPath } from './paths.js';
+import { describeError, isPlainObject } from '../utils/safeCall.js';
 
 export type SettingsScope = 'user' | 'workspace';
 
@@ -45,10 +46,6 @@ export interface ParsedSettingsBlock {
   error?: SettingsFileError;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** Line and column (1-based) of a character offset. */
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset);
@@ -57,7 +54,7 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 }
 
 function parseErrorMessage(error: unknown, text: string): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeError(error);
   const position = /at position (\d+)/.exec(message);
   if (!position) return message;
   const { line, column } = lineAndColumn(text, Number(position[1]));
@@ -66,7 +63,7 @@ function parseErrorMessage(error: unknown, text: string): string {
 
 /** Whatever the block says about `enabled`, if it says `false` in so many words. */
 function explicitOff(block: unknown): ToolOutputMaskingSettings {
-  return isObject(block) && block['enabled'] === false ? { enabled: false } : {};
+  return isPlainObject(block) && block['enabled'] === false ? { enabled: false } : {};
 }
 
 /**
@@ -110,7 +107,7 @@ export function parseToolOutputMaskingSettings(
     };
   }
   if (root === undefined) return { settings: {} };
-  if (!isObject(root)) {
+  if (!isPlainObject(root)) {
     return {
       settings: {},
       error: new SettingsFileError(
@@ -123,7 +120,7 @@ export function parseToolOutputMaskingSettings(
   }
   const experimental = root['experimental'];
   if (experimental === undefined) return { settings: {} };
-  if (!isObject(experimental)) {
+  if (!isPlainObject(experimental)) {
     return {
       settings: {},
       error: new SettingsFileError(
@@ -149,13 +146,9 @@ export function parseToolOutputMaskingSettings(
         : "This file's masking settings are ignored.";
     return {
       settings,
-      error: new SettingsFileError(
-        `${error instanceof Error ? error.message : String(error)} ${fallback}`,
-        file,
-        key,
-        scope,
-        { cause: error },
-      ),
+      error: new SettingsFileError(`${describeError(error)} ${fallback}`, file, key, scope, {
+        cause: error,
+      }),
     };
   }
 }
@@ -183,7 +176,7 @@ export async function readToolOutputMaskingSettingsFile(
       exists: true,
       settings: {},
       error: new SettingsFileError(
-        `Could not read ${file}: ${error instanceof Error ? error.message : String(error)}. Its ${SETTINGS_PATH} settings are ignored.`,
+        `Could not read ${file}: ${describeError(error)}. Its ${SETTINGS_PATH} settings are ignored.`,
         file,
         SETTINGS_PATH,
         scope,
@@ -192,27 +185,6 @@ export async function readToolOutputMaskingSettingsFile(
     };
   }
   return { exists: true, ...parseToolOutputMaskingSettings(text, file, scope) };
-}
-
-/**
- * gemini-cli's global folder, resolved as core's `Storage.getGlobalGeminiDir()` resolves it:
- * `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini` (the OS temp dir when there is no home), read at
- * call time. Computed here rather than imported so that loading toolmask does not load core
- * (about two seconds); a unit test checks that both agree.
- */
-export function globalGeminiDir(): string {
-  const home = process.env['GEMINI_CLI_HOME'] || os.homedir();
-  return path.join(home || os.tmpdir(), '.gemini');
-}
-
-/** The user settings file, as gemini-cli resolves it (`Storage.getGlobalSettingsPath()`). */
-export function userSettingsPath(): string {
-  return path.join(globalGeminiDir(), 'settings.json');
-}
-
-/** The workspace settings file of a project folder. */
-export function workspaceSettingsPath(projectDir: string): string {
-  return path.join(projectDir, '.gemini', 'settings.json');
 }
 
 export interface SettingsFilesOptions {

@@ -60,8 +60,8 @@ describe('resolveToolOutputMaskingConfig', () => {
   it('fills the documented defaults', () => {
     expect(DEFAULT_TOOL_OUTPUT_MASKING_CONFIG).toMatchObject({
       enabled: true,
-      protectionThresholdTokens: 50_000,
-      minPrunableThresholdTokens: 30_000,
+      toolProtectionThreshold: 50_000,
+      minPrunableTokensThreshold: 30_000,
       protectLatestTurn: true,
     });
     for (const tool of [
@@ -83,7 +83,7 @@ describe('resolveToolOutputMaskingConfig', () => {
       { toolProtectionThreshold: 10, exemptTools: ['a'] },
       { toolProtectionThreshold: 20, protectLatestTurn: false },
     );
-    expect(config.protectionThresholdTokens).toBe(20);
+    expect(config.toolProtectionThreshold).toBe(20);
     expect(config.protectLatestTurn).toBe(false);
     expect(config.exemptTools).toEqual([...BUILT_IN_EXEMPT_TOOLS, 'a']);
   });
@@ -104,7 +104,7 @@ describe('maxOutputTokens derived from the context window', () => {
     expect(resolveToolOutputMaskingConfigForModel(undefined).maxOutputTokens).toBe(262_144);
     expect(
       resolveToolOutputMaskingConfigForModel(256_000, { toolProtectionThreshold: 5 }, {}),
-    ).toMatchObject({ maxOutputTokens: 64_000, protectionThresholdTokens: 5 });
+    ).toMatchObject({ maxOutputTokens: 64_000, toolProtectionThreshold: 5 });
     expect(
       resolveToolOutputMaskingConfigForModel(256_000, { maxOutputTokens: 9_000 }, {})
         .maxOutputTokens,

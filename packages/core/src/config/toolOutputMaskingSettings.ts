@@ -1,8 +1,10 @@
 /**
- * The `experimental.toolOutputMasking` settings block: declared once here (type, default,
- * description), validated here, and resolved here into the `ToolOutputMaskingConfig` the pass reads.
- * `docs/settings.md` is generated from `SETTING_DECLARATIONS` (scripts/generate-settings-docs.mjs)
- * and checked in CI, so docs and code cannot drift.
+ * The `experimental.toolOutputMasking` settings, declared once: `SETTINGS` carries each key's
+ * type, default, description and `toolmask replay` flag. Everything else comes from it: the types
+ * (`ToolOutputMaskingSettings`, what a user may write; `ToolOutputMaskingConfig`, what the pass
+ * reads, under the same names), the validator, the resolution of layers into a config, the CLI's
+ * flags, and `docs/settings.md` / `docs/settings.schema.json` (scripts/generate-settings-docs.mjs,
+ * checked in CI). Adding a setting is one entry here, plus the code that uses it.
  */
 
 /** Tools whose outputs the agent needs verbatim for the rest of the session. Never counted, never masked. */
@@ -19,48 +21,7 @@ export const BUILT_IN_EXEMPT_TOOLS: readonly string[] = [
   'read_tool_output',
 ];
 
-/** What a user may write under `experimental.toolOutputMasking` (every key optional). */
-export interface ToolOutputMaskingSettings {
-  enabled?: boolean;
-  toolProtectionThreshold?: number;
-  minPrunableTokensThreshold?: number;
-  protectLatestTurn?: boolean;
-  exemptTools?: string[];
-  maxOutputTokens?: number;
-  retentionDays?: number;
-  allowOtherSessions?: boolean;
-}
-
-/** The resolved configuration the masking pass reads; every field is set. */
-export interface ToolOutputMaskingConfig {
-  enabled: boolean;
-  /** Newest tool-output tokens that are never masked. */
-  protectionThresholdTokens: number;
-  /** A pass runs only when at least this many tokens are prunable (batching keeps cache breaks rare). */
-  minPrunableThresholdTokens: number;
-  /** Never mask anything in the last history entry. */
-  protectLatestTurn: boolean;
-  /** Built-in exempt tools plus the user's `exemptTools`. */
-  exemptTools: readonly string[];
-  /** A single output above this is offloaded at once, even when it is the newest. 0 = off. */
-  maxOutputTokens: number;
-  /** Session output folders older than this many days are removed at install time. 0 = keep forever. */
-  retentionDays: number;
-  /** Whether the read-back tool may open outputs of other sessions of the same project. */
-  allowOtherSessions: boolean;
-}
-
-type SettingType = 'boolean' | 'non-negative integer' | 'array of strings';
-
-export interface SettingDeclaration {
-  key: keyof ToolOutputMaskingSettings;
-  type: SettingType;
-  /** The value used when nothing else is known (for a derived default: its value for core's default model). */
-  default: boolean | number | readonly string[];
-  /** Set when a host derives the default from its model: how (shown in docs/settings.md). */
-  derivedDefault?: string;
-  description: string;
-}
+export const SETTINGS_PATH = 'experimental.toolOutputMasking';
 
 /**
  * The share of the model's context window a single output may take before the guard offloads it
@@ -86,64 +47,117 @@ export function defaultMaxOutputTokens(contextWindowTokens?: number): number {
   return Math.floor(window * MAX_OUTPUT_CONTEXT_SHARE);
 }
 
-export const SETTINGS_PATH = 'experimental.toolOutputMasking';
+export type SettingType = 'boolean' | 'non-negative integer' | 'array of strings';
 
-export const SETTING_DECLARATIONS: readonly SettingDeclaration[] = [
-  {
-    key: 'enabled',
+/** The value a setting of each type holds. */
+export type SettingValue<T extends SettingType> = T extends 'boolean'
+  ? boolean
+  : T extends 'non-negative integer'
+    ? number
+    : readonly string[];
+
+export interface SettingDeclaration<T extends SettingType = SettingType> {
+  type: T;
+  /** The value used when nothing else is known (for a derived default: its value for core's default model). */
+  default: SettingValue<T>;
+  /** Set when a host derives the default from its model: how (shown in docs/settings.md). */
+  derivedDefault?: string;
+  description: string;
+  /**
+   * The `toolmask replay` option that sets it (without dashes), with its argument name; a
+   * boolean gets `--flag` and `--no-flag`. No `flag`: not settable from the command line.
+   */
+  flag?: { name: string; argument?: string; help: string };
+}
+
+const declare = <T extends SettingType>(declaration: SettingDeclaration<T>) => declaration;
+
+/** Every setting, in the order the docs list them. */
+export const SETTINGS = {
+  enabled: declare({
     type: 'boolean',
     default: true,
     description: 'Turns the masking pass on or off.',
-  },
-  {
-    key: 'toolProtectionThreshold',
+  }),
+  toolProtectionThreshold: declare({
     type: 'non-negative integer',
     default: 50_000,
     description:
       'Estimated tokens of the newest tool outputs that are never masked. The output that crosses this line and every older one are prunable.',
-  },
-  {
-    key: 'minPrunableTokensThreshold',
+    flag: {
+      name: 'protection-threshold',
+      argument: 'tokens',
+      help: 'toolmask: newest tool tokens never masked',
+    },
+  }),
+  minPrunableTokensThreshold: declare({
     type: 'non-negative integer',
     default: 30_000,
     description:
       'A pass masks only when at least this many tokens are prunable, so each prompt-cache break frees a lot.',
-  },
-  {
-    key: 'protectLatestTurn',
+    flag: {
+      name: 'min-prunable',
+      argument: 'tokens',
+      help: 'toolmask: mask only when this many tokens are prunable',
+    },
+  }),
+  protectLatestTurn: declare({
     type: 'boolean',
     default: true,
     description: 'Never mask outputs in the newest history entry.',
-  },
-  {
-    key: 'exemptTools',
+    flag: { name: 'protect-latest-turn', help: 'toolmask: never mask the newest history entry' },
+  }),
+  exemptTools: declare({
     type: 'array of strings',
     default: [],
     description: `Extra tool names whose outputs are never masked and never counted (added to the built-in list: ${BUILT_IN_EXEMPT_TOOLS.join(', ')}).`,
-  },
-  {
-    key: 'maxOutputTokens',
+    flag: {
+      name: 'exempt-tools',
+      argument: 'names',
+      help: 'toolmask: comma-separated extra tools never masked',
+    },
+  }),
+  maxOutputTokens: declare({
     type: 'non-negative integer',
     default: defaultMaxOutputTokens(),
     derivedDefault: "a quarter of the model's context window",
     description:
       "A single output estimated above this many tokens is offloaded and previewed at once, even when it is the newest one or in the request being sent, so one giant output cannot overflow the context window. Unset, it is a quarter of the active model's context window (262144 for the 1,048,576-token Gemini models, and when no model is known). 0 turns the guard off.",
-  },
-  {
-    key: 'retentionDays',
+    flag: {
+      name: 'max-output-tokens',
+      argument: 'tokens',
+      help: 'toolmask: offload any single output above this (0 = off)',
+    },
+  }),
+  retentionDays: declare({
     type: 'non-negative integer',
     default: 30,
     description:
       'Session folders of offloaded outputs older than this many days are removed in the background at install time. 0 keeps them forever.',
-  },
-  {
-    key: 'allowOtherSessions',
+  }),
+  allowOtherSessions: declare({
     type: 'boolean',
     default: false,
     description:
       "Lets the read_tool_output tool open offloaded outputs of the project's other sessions.",
-  },
-];
+  }),
+};
+
+export type SettingKey = keyof typeof SETTINGS;
+
+/** Every key, in declaration order. */
+export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
+
+type ValueOfKey<K extends SettingKey> = SettingValue<(typeof SETTINGS)[K]['type']>;
+
+/** What a user may write under `experimental.toolOutputMasking` (every key optional). */
+export type ToolOutputMaskingSettings = { [K in SettingKey]?: ValueOfKey<K> };
+
+/**
+ * The resolved configuration the masking pass reads: every key set, under the same names.
+ * `exemptTools` holds the built-in exempt tools plus the user's.
+ */
+export type ToolOutputMaskingConfig = { [K in SettingKey]: ValueOfKey<K> };
 
 /** A settings value of the wrong type: names the key, the expected type and (when known) the file. */
 export class ToolOutputMaskingSettingsError extends Error {
@@ -154,8 +168,9 @@ export class ToolOutputMaskingSettingsError extends Error {
     readonly source?: string,
   ) {
     const where = source ? ` in ${source}` : '';
+    const dotted = key ? `${SETTINGS_PATH}.${key}` : SETTINGS_PATH;
     super(
-      `Invalid setting ${SETTINGS_PATH}.${key}${where}: expected ${expected}, got ${describeValue(received)}.`,
+      `Invalid setting ${dotted}${where}: expected ${expected}, got ${describeValue(received)}.`,
     );
     this.name = 'ToolOutputMaskingSettingsError';
   }
@@ -169,7 +184,7 @@ function describeValue(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-function isValid(type: SettingType, value: unknown): boolean {
+export function isValidSettingValue(type: SettingType, value: unknown): boolean {
   switch (type) {
     case 'boolean':
       return typeof value === 'boolean';
@@ -194,21 +209,16 @@ export function validateToolOutputMaskingSettings(
   }
   const block = raw as Record<string, unknown>;
   const settings: Record<string, unknown> = {};
-  for (const declaration of SETTING_DECLARATIONS) {
-    const value = block[declaration.key];
+  for (const key of SETTING_KEYS) {
+    const value = block[key];
     if (value === undefined) continue;
-    if (!isValid(declaration.type, value)) {
-      throw new ToolOutputMaskingSettingsError(declaration.key, declaration.type, value, source);
+    const { type } = SETTINGS[key];
+    if (!isValidSettingValue(type, value)) {
+      throw new ToolOutputMaskingSettingsError(key, type, value, source);
     }
-    settings[declaration.key] = value;
+    settings[key] = value;
   }
   return settings as ToolOutputMaskingSettings;
-}
-
-function defaultOf<T>(key: keyof ToolOutputMaskingSettings): T {
-  const declaration = SETTING_DECLARATIONS.find((d) => d.key === key);
-  if (!declaration) throw new Error(`No declaration for ${key}`);
-  return declaration.default as T;
 }
 
 /** Fills every unset key with its declared default. Later layers win over earlier ones. */
@@ -216,19 +226,11 @@ export function resolveToolOutputMaskingConfig(
   ...layers: readonly ToolOutputMaskingSettings[]
 ): ToolOutputMaskingConfig {
   const merged: ToolOutputMaskingSettings = Object.assign({}, ...layers);
-  const userExempt = merged.exemptTools ?? defaultOf<string[]>('exemptTools');
-  return {
-    enabled: merged.enabled ?? defaultOf<boolean>('enabled'),
-    protectionThresholdTokens:
-      merged.toolProtectionThreshold ?? defaultOf<number>('toolProtectionThreshold'),
-    minPrunableThresholdTokens:
-      merged.minPrunableTokensThreshold ?? defaultOf<number>('minPrunableTokensThreshold'),
-    protectLatestTurn: merged.protectLatestTurn ?? defaultOf<boolean>('protectLatestTurn'),
-    exemptTools: [...new Set([...BUILT_IN_EXEMPT_TOOLS, ...userExempt])],
-    maxOutputTokens: merged.maxOutputTokens ?? defaultOf<number>('maxOutputTokens'),
-    retentionDays: merged.retentionDays ?? defaultOf<number>('retentionDays'),
-    allowOtherSessions: merged.allowOtherSessions ?? defaultOf<boolean>('allowOtherSessions'),
-  };
+  const config = Object.fromEntries(
+    SETTING_KEYS.map((key) => [key, merged[key] ?? SETTINGS[key].default]),
+  ) as ToolOutputMaskingConfig;
+  config.exemptTools = [...new Set([...BUILT_IN_EXEMPT_TOOLS, ...config.exemptTools])];
+  return config;
 }
 
 /**
@@ -248,5 +250,5 @@ export function resolveToolOutputMaskingConfigForModel(
 }
 
 /** The defaults, as one resolved config. */
-export const DEFAULT_TOOL_OUTPUT_MASKING_CONFIG: ToolOutputMaskingConfig =
+export const DEFAULT_TOOL_OUTPUT_MASKING_CONFIG: Readonly<ToolOutputMaskingConfig> =
   resolveToolOutputMaskingConfig();

@@ -130,15 +130,7 @@ export class HistoryLedger implements HistoryView {
     const limit = Math.min(this.entries.length, history.length);
     while (same < limit && this.entries[same] === identityOf(history[same])) same++;
 
-    this.entries.length = same;
-    this.summaries.length = same;
-    this.prefix.length = same + 1;
-    while (
-      this.oversized.length > 0 &&
-      (this.oversized[this.oversized.length - 1] as number) >= same
-    )
-      this.oversized.pop();
-
+    this.truncate(same);
     for (let index = same; index < history.length; index++) {
       const content = history[index] as Content;
       const identity = identityOf(content);
@@ -165,12 +157,17 @@ export class HistoryLedger implements HistoryView {
       const identity = this.entries[at];
       if (identity !== null && typeof identity === 'object') this.byIdentity.delete(identity);
     }
-    this.entries.length = index;
-    this.summaries.length = index;
-    this.prefix.length = index + 1;
+    this.truncate(index);
+  }
+
+  /** Keeps the first `length` entries (and their sums and oversized indices). */
+  private truncate(length: number): void {
+    this.entries.length = length;
+    this.summaries.length = length;
+    this.prefix.length = length + 1;
     while (
       this.oversized.length > 0 &&
-      (this.oversized[this.oversized.length - 1] as number) >= index
+      (this.oversized[this.oversized.length - 1] as number) >= length
     ) {
       this.oversized.pop();
     }

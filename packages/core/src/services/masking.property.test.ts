@@ -29,13 +29,8 @@ import {
   type ToolOutputMaskingSettings,
 } from '../config/toolOutputMaskingSettings.js';
 import { ToolOutputMaskingService } from './toolOutputMaskingService.js';
-import {
-  createFileToolOutputStore,
-  outputFileName,
-  sessionDirectory,
-  TOOL_OUTPUTS_DIR,
-  type StoreFileSystem,
-} from './toolOutputStore.js';
+import { createFileToolOutputStore, type StoreFileSystem } from '../storage/toolOutputStore.js';
+import { TOOL_OUTPUTS_DIR, outputFileName, sessionDirectory } from '../storage/outputLayout.js';
 import {
   formatMaskedSnippet,
   isMaskedResponse,
@@ -136,7 +131,7 @@ const quotingTag = fc.tuple(bulkyText, fc.nat({ max: 4 })).map(([body, variant])
   const snippet = formatMaskedSnippet({
     lines: 3,
     bytes: 30,
-    filePath: '/p/tool-outputs/session-s/read_file_c_0123456789abcdef.txt',
+    filePath: '/p/tool-outputs/session-s/read_file.c.0123456789abcdef.txt',
     preview: body.slice(0, 200),
   });
   const output = [
@@ -348,7 +343,7 @@ function protectionOracle(
       tokens.set(key, count);
       if (count > maxOutput) oversized.add(key);
       else if (contentIndex >= scanEnd) continue;
-      else if (!crossed && protectedTokens + count <= config.protectionThresholdTokens) {
+      else if (!crossed && protectedTokens + count <= config.toolProtectionThreshold) {
         protectedTokens += count;
       } else {
         crossed = true;
@@ -718,7 +713,7 @@ describe('masking pass properties (fast-check)', () => {
         expect(path.basename(path.dirname(directory))).toBe(TOOL_OUTPUTS_DIR);
         expect(path.basename(directory)).toMatch(/^session-[A-Za-z0-9_-]{1,64}$/);
         const name = outputFileName(tool, id, body);
-        expect(name).toMatch(/^[A-Za-z0-9_-]{1,48}_[A-Za-z0-9_-]{1,48}_[0-9a-f]{16}\.txt$/);
+        expect(name).toMatch(/^[A-Za-z0-9_-]{1,49}\.[A-Za-z0-9_-]{1,49}\.[0-9a-f]{16}\.txt$/);
         expect(name.length).toBeLessThanOrEqual(48 + 1 + 48 + 1 + 16 + 4);
         expect(path.dirname(path.resolve(directory, name))).toBe(directory);
         expect(path.win32.basename(name)).toBe(name);

@@ -32,8 +32,8 @@ function history(...sizes: number[]): Content[] {
 }
 
 const config = {
-  protectionThresholdTokens: 100,
-  minPrunableThresholdTokens: 50,
+  toolProtectionThreshold: 100,
+  minPrunableTokensThreshold: 50,
   protectLatestTurn: false,
   maxOutputTokens: 0,
 };
@@ -62,7 +62,7 @@ describe('planMasking', () => {
     const result = plan(entries, {
       ...config,
       protectLatestTurn: true,
-      minPrunableThresholdTokens: 0,
+      minPrunableTokensThreshold: 0,
     });
     // The newest output (10) is neither counted as protected nor prunable; 200 crosses alone.
     expect(result.protectedTokens).toBe(0);
@@ -82,7 +82,7 @@ describe('planMasking', () => {
   it('finds the same window with many small outputs as a linear scan would', () => {
     // 100 outputs of 7 tokens, budget 100: 14 fit (98), the 15th crosses.
     const sizes = Array.from({ length: 100 }, () => 7);
-    const result = plan(history(...sizes), { ...config, minPrunableThresholdTokens: 0 });
+    const result = plan(history(...sizes), { ...config, minPrunableTokensThreshold: 0 });
     expect(result.protectedTokens).toBe(98);
     expect(result.totalPrunableTokens).toBe(700 - 98);
     expect(result.targets).toHaveLength(86);
@@ -104,7 +104,7 @@ describe('planMasking', () => {
     const result = plan(entries, {
       ...config,
       protectLatestTurn: true,
-      minPrunableThresholdTokens: 0,
+      minPrunableTokensThreshold: 0,
     });
     expect(result.protectedTokens).toBe(80);
     expect(result.targets).toEqual([{ contentIndex: 0, partIndex: 0, tokens: 40 }]);
@@ -116,7 +116,7 @@ describe('planMasking', () => {
       ...history(300),
       { role: 'user', parts: [{ text: 'hi' }] },
     ];
-    const result = plan(entries, { ...config, minPrunableThresholdTokens: 0 });
+    const result = plan(entries, { ...config, minPrunableTokensThreshold: 0 });
     expect(result.totalTokens).toBe(300);
     expect(result.targets).toHaveLength(1);
   });

@@ -3,9 +3,9 @@
  *
  * Backward scan, newest to oldest, over countable tool outputs (not exempt, not already masked;
  * see historyLedger.ts); the last entry is skipped when `protectLatestTurn`. The newest
- * `protectionThresholdTokens` are protected; the output that crosses that line and every older
+ * `toolProtectionThreshold` are protected; the output that crosses that line and every older
  * one are prunable. Masking is batched: it happens only when the prunable total reaches
- * `minPrunableThresholdTokens`, so every prompt-cache break frees a lot — or when the cache is
+ * `minPrunableTokensThreshold`, so every prompt-cache break frees a lot — or when the cache is
  * most likely cold anyway (`cacheLikelyCold`), where a break costs nothing. Independently, an
  * output larger than `maxOutputTokens` is always masked, even the newest, so one giant log cannot
  * wedge a session.
@@ -37,7 +37,7 @@ export interface MaskingPlan {
 
 export type PlanConfig = Pick<
   ToolOutputMaskingConfig,
-  'protectionThresholdTokens' | 'minPrunableThresholdTokens' | 'protectLatestTurn'
+  'toolProtectionThreshold' | 'minPrunableTokensThreshold' | 'protectLatestTurn'
 >;
 
 /** Where the protected window ends: the crossing output and everything before it are prunable. */
@@ -59,8 +59,7 @@ export function planMasking(
   let high = scanEnd;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (scannedTokens - view.tokensBefore(middle) <= config.protectionThresholdTokens)
-      high = middle;
+    if (scannedTokens - view.tokensBefore(middle) <= config.toolProtectionThreshold) high = middle;
     else low = middle + 1;
   }
   const firstProtected = low;
@@ -72,7 +71,7 @@ export function planMasking(
     const outputs = view.summary(contentIndex).outputs;
     for (let position = outputs.length - 1; position >= 0; position--) {
       const tokens = (outputs[position] as { tokens: number }).tokens;
-      if (protectedTokens + tokens > config.protectionThresholdTokens) {
+      if (protectedTokens + tokens > config.toolProtectionThreshold) {
         crossing = { contentIndex, outputPosition: position };
         break;
       }
@@ -100,7 +99,7 @@ export function planMasking(
   const totalTokens = view.tokensBefore(view.length) + oversizedTokens;
 
   let trigger: MaskingTrigger | undefined;
-  if (totalPrunableTokens > 0 && totalPrunableTokens >= config.minPrunableThresholdTokens) {
+  if (totalPrunableTokens > 0 && totalPrunableTokens >= config.minPrunableTokensThreshold) {
     trigger = 'threshold';
   } else if (totalPrunableTokens > 0 && options.cacheLikelyCold) {
     trigger = 'cold_cache';

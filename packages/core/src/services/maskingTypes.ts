@@ -18,7 +18,7 @@ export interface MaskOptions {
   /**
    * The prompt cache is most likely cold for this request (a new user prompt after an idle gap).
    * Masking is then free of cache cost, so every prunable output is masked even below
-   * `minPrunableThresholdTokens`.
+   * `minPrunableTokensThreshold`.
    */
   cacheLikelyCold?: boolean;
   /** Abort signal of the turn; a pass that sees it aborted stops and returns what it has. */

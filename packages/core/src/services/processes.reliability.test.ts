@@ -18,7 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sessionDirectory } from './toolOutputStore.js';
+import { sessionDirectory } from '../storage/outputLayout.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '../../../..');
@@ -103,7 +103,7 @@ function checkFinalNames(directory: string): { finals: string[]; temporaries: st
       temporaries.push(name);
       continue;
     }
-    const match = /_([0-9a-f]{16})\.txt$/.exec(name);
+    const match = /\.([0-9a-f]{16})\.txt$/.exec(name);
     expect(match, `unexpected file ${name}`).not.toBeNull();
     const content = fs.readFileSync(path.join(directory, name));
     expect(sha256(content).slice(0, 16), `${name} is partial or corrupt`).toBe(match![1]);

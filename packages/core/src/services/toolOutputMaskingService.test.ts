@@ -13,7 +13,7 @@ import {
   createFileToolOutputStore,
   type StoreFileSystem,
   type ToolOutputStore,
-} from './toolOutputStore.js';
+} from '../storage/toolOutputStore.js';
 import { isMaskedResponse, parseMaskedSnippet } from './maskedSnippet.js';
 import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import type { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
@@ -26,7 +26,7 @@ function setup(settings: ToolOutputMaskingSettings = {}, store?: ToolOutputStore
   let now = 1_000;
   const service = new ToolOutputMaskingService({
     store: store ?? createFileToolOutputStore({ fs: memory as unknown as StoreFileSystem }),
-    clock: () => (now += 5),
+    _internal: { clock: () => (now += 5) },
     telemetry: (event) => events.push(event),
   });
   const host: MaskingHost = {
@@ -142,7 +142,9 @@ describe('ToolOutputMaskingService', () => {
       total_prunable_tokens: result.totalPrunableTokens,
       failed_count: 0,
     });
-    expect(result.durationMs).toBeGreaterThan(0);
+    // The injected clock (starting at 1,000 ms, +5 a reading) times the pass and stamps the event.
+    expect(result.durationMs).toBe(5);
+    expect(events[0]!['event.timestamp']).toBe(new Date(1_015).toISOString());
   });
 
   it('never masks again what it masked, and a second pass is a no-op', async () => {

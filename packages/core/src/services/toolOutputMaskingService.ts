@@ -29,12 +29,9 @@ import { HistoryLedger } from './historyLedger.js';
 import { formatMaskedSnippet, isMaskedResponse } from './maskedSnippet.js';
 import { formatMaskingNotice } from './maskingNotice.js';
 import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPreview.js';
-import {
-  createFileToolOutputStore,
-  outputFileName,
-  sessionDirectory,
-  type ToolOutputStore,
-} from './toolOutputStore.js';
+import { createFileToolOutputStore, type ToolOutputStore } from '../storage/toolOutputStore.js';
+import { outputFileName, sessionDirectory } from '../storage/outputLayout.js';
+import { describeError, errorCode, isPlainObject, safeSink } from '../utils/safeCall.js';
 import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
 import { logToolOutputMasking } from '../telemetry/loggers.js';
@@ -42,21 +39,24 @@ import { logToolOutputMasking } from '../telemetry/loggers.js';
 export interface ToolOutputMaskingServiceDeps {
   /** Where full outputs are saved. Default: the real file system. */
   store?: ToolOutputStore;
-  /** Milliseconds clock for `durationMs` and event timestamps. Default: `performance.now`/`Date.now`. */
-  clock?: () => number;
   /** Receives one event per pass that masked something or failed to. Default: the `gemini-cli` OTel logger. */
   telemetry?: (event: ToolOutputMaskingEvent) => void;
   /** Host attributes added to every event (`session.id`, `installation.id`, `interactive`). */
   commonAttributes?: () => AnyValueMap;
   /** Debug lines (failures). Default: none. */
   debug?: (message: string) => void;
-  /** Concurrent writes during one pass. */
+  /** Concurrent writes during one pass. @default 4 */
   writeConcurrency?: number;
-  /**
-   * Knobs of the design itself, for benchmarks that measure what each one contributes
-   * (bench/cachingCost.mjs) and for tests. Hosts leave this unset.
-   */
-  tuning?: MaskingTuning;
+  /** Seams for tests and benchmarks; hosts leave them unset. */
+  _internal?: {
+    /** Epoch milliseconds (fractional) for `durationMs` and event timestamps. @default performance */
+    clock?: () => number;
+    /**
+     * Knobs of the design itself, for benchmarks that measure what each one contributes
+     * (bench/cachingCost.mjs) and for tests.
+     */
+    tuning?: MaskingTuning;
+  };
 }
 
 export interface MaskingTuning {
@@ -92,27 +92,9 @@ type AttemptResult =
   | { kind: 'skipped'; contentIndex: number }
   | { kind: 'failed'; value: MaskingFailure };
 
-// Anything can be thrown, including values that cannot be printed (a null-prototype object, a
-// revoked proxy): describing an error must never throw in turn.
-function errorCode(error: unknown, fallback: string): string {
-  try {
-    const code = (error as { code?: unknown } | null)?.code;
-    return typeof code === 'string' && code.length > 0 ? code : fallback;
-  } catch {
-    return fallback;
-  }
-}
-
-function errorMessage(error: unknown): string {
-  try {
-    return String(error instanceof Error ? error.message : error);
-  } catch {
-    return 'an error that cannot be printed';
-  }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+/** A part or entry that could not be read (a throwing getter, a revoked proxy). */
+function malformed(message: string): MaskingFailure {
+  return { toolName: '', callId: '', code: 'MALFORMED', message };
 }
 
 /**
@@ -212,24 +194,17 @@ export class ToolOutputMaskingService {
 
   constructor(deps: ToolOutputMaskingServiceDeps = {}) {
     this.store = deps.store ?? createFileToolOutputStore();
-    this.clock = deps.clock ?? (() => performance.timeOrigin + performance.now());
+    this.clock = deps._internal?.clock ?? (() => performance.timeOrigin + performance.now());
     const commonAttributes = deps.commonAttributes ?? (() => ({}));
     this.telemetry = deps.telemetry ?? ((event) => logToolOutputMasking(event, commonAttributes()));
-    const debug = deps.debug ?? (() => undefined);
     // A failing debug sink must not fail the pass (it is called from the last line of defence).
-    this.debug = (message) => {
-      try {
-        debug(message);
-      } catch {
-        // nowhere left to report it
-      }
-    };
+    this.debug = safeSink(deps.debug);
     this.writeConcurrency = Math.max(1, deps.writeConcurrency ?? 4);
-    this.previewLimits = deps.tuning?.previewLimits ?? PREVIEW_LIMITS;
-    this.minSavedTokens = deps.tuning?.minSavedTokens ?? MIN_SAVED_TOKENS;
-    this.maxKeptRatio = deps.tuning?.maxKeptRatio ?? MAX_KEPT_RATIO;
-    this.estimateResponseTokens =
-      deps.tuning?.estimateResponseTokens ?? estimateFunctionResponseTokens;
+    const tuning = deps._internal?.tuning;
+    this.previewLimits = tuning?.previewLimits ?? PREVIEW_LIMITS;
+    this.minSavedTokens = tuning?.minSavedTokens ?? MIN_SAVED_TOKENS;
+    this.maxKeptRatio = tuning?.maxKeptRatio ?? MAX_KEPT_RATIO;
+    this.estimateResponseTokens = tuning?.estimateResponseTokens ?? estimateFunctionResponseTokens;
   }
 
   async mask(
@@ -242,13 +217,13 @@ export class ToolOutputMaskingService {
       return await this.runPass(history, host, options, startedAt);
     } catch (error) {
       // Last line of defence: the turn must go on with the history as it was.
-      this.debug(`toolmask: pass skipped after an unexpected error: ${errorMessage(error)}`);
+      this.debug(`toolmask: pass skipped after an unexpected error: ${describeError(error)}`);
       return this.unchanged(history, startedAt, 0, 0, [
         {
           toolName: '',
           callId: '',
           code: errorCode(error, 'INTERNAL'),
-          message: errorMessage(error),
+          message: describeError(error),
         },
       ]);
     }
@@ -375,12 +350,7 @@ export class ToolOutputMaskingService {
       this.ledger.update(history, measure, maxOutputTokens, exemptKey);
     } catch (error) {
       // An entry or part that throws when read: count it as no output and go on.
-      failures.push({
-        toolName: '',
-        callId: '',
-        code: 'MALFORMED',
-        message: `unreadable history entry: ${errorMessage(error)}`,
-      });
+      failures.push(malformed(`unreadable history entry: ${describeError(error)}`));
       this.ledger.update(readableHistory(history), measure, maxOutputTokens, exemptKey);
     }
     return this.ledger;
@@ -407,12 +377,7 @@ export class ToolOutputMaskingService {
       }
       return info.masked || info.keptWhole ? undefined : info.tokens;
     } catch (error) {
-      failures.push({
-        toolName: '',
-        callId: '',
-        code: 'MALFORMED',
-        message: `unreadable tool output: ${errorMessage(error)}`,
-      });
+      failures.push(malformed(`unreadable tool output: ${describeError(error)}`));
       return undefined;
     }
   }
@@ -439,7 +404,7 @@ export class ToolOutputMaskingService {
               toolName: '',
               callId: '',
               code: errorCode(error, 'INTERNAL'),
-              message: `entry ${ref.contentIndex} part ${ref.partIndex}: ${errorMessage(error)}`,
+              message: `entry ${ref.contentIndex} part ${ref.partIndex}: ${describeError(error)}`,
             },
           };
         }
@@ -472,7 +437,7 @@ export class ToolOutputMaskingService {
     try {
       text = fullOutputText(response);
     } catch (error) {
-      return fail('SERIALIZE', errorMessage(error));
+      return fail('SERIALIZE', describeError(error));
     }
     const fileName = outputFileName(toolName, callId, text);
     const filePath = path.resolve(directory, fileName);
@@ -498,7 +463,7 @@ export class ToolOutputMaskingService {
       if (savedPath !== filePath)
         return fail('EPATH', `store saved to ${savedPath}, expected ${filePath}`);
     } catch (error) {
-      return fail(errorCode(error, 'EWRITE'), errorMessage(error));
+      return fail(errorCode(error, 'EWRITE'), describeError(error));
     }
     this.responseInfo.set(maskedResponse, { tokens: 0, masked: true });
     const maskedPart: Part = {
@@ -551,11 +516,11 @@ export class ToolOutputMaskingService {
           trigger,
           failure_codes: [...new Set(result.failures.map((failure) => failure.code))].join(','),
         },
-        Date.now(),
+        this.clock(),
       );
       this.telemetry(event);
     } catch (error) {
-      this.debug(`toolmask: telemetry failed: ${errorMessage(error)}`);
+      this.debug(`toolmask: telemetry failed: ${describeError(error)}`);
     }
   }
 }

@@ -36,18 +36,21 @@ export const TOKEN_CLASS_NAMES = [
   'astralTail', // low surrogate: second half of a surrogate pair, costs nothing more
 ] as const;
 
-const LOWER = 0;
-const UPPER = 1;
-const DIGIT = 2;
-const SPACE = 3;
-const BREAK = 4;
-const QUOTE = 5;
-const PUNCT = 6;
-const LETTER = 7;
-const CJK = 8;
-const SYMBOL = 9;
-const ASTRAL = 10;
-const ASTRAL_TAIL = 11;
+/** Class indices, in the order of TOKEN_CLASS_NAMES (a const enum: literals the JIT folds). */
+const enum CharClass {
+  LOWER,
+  UPPER,
+  DIGIT,
+  SPACE,
+  BREAK,
+  QUOTE,
+  PUNCT,
+  LETTER,
+  CJK,
+  SYMBOL,
+  ASTRAL,
+  ASTRAL_TAIL,
+}
 /** TOKEN_CLASS_NAMES.length, as a literal for the JIT (checked by the type below). */
 const CLASS_COUNT = 12;
 const _classCountMatches: (typeof TOKEN_CLASS_NAMES)['length'] extends typeof CLASS_COUNT
@@ -55,7 +58,7 @@ const _classCountMatches: (typeof TOKEN_CLASS_NAMES)['length'] extends typeof CL
   : never = true;
 const ASCII_CLASS_COUNT = 7;
 /** Class assumed before the first character of a text (as if it started a line). */
-const START_CLASS = BREAK;
+const START_CLASS = CharClass.BREAK;
 
 /**
  * All constants of the estimator.
@@ -126,26 +129,26 @@ const SURROGATE = 254;
 const JSON_ESCAPES: string[] = [];
 
 function asciiClass(c: number): number {
-  if (c >= 97 && c <= 122) return LOWER;
-  if (c >= 65 && c <= 90) return UPPER;
-  if (c >= 48 && c <= 57) return DIGIT;
-  if (c === 32) return SPACE;
-  if (c < 32 || c === 127) return BREAK;
-  if (c === 34 || c === 92) return QUOTE;
-  return PUNCT;
+  if (c >= 97 && c <= 122) return CharClass.LOWER;
+  if (c >= 65 && c <= 90) return CharClass.UPPER;
+  if (c >= 48 && c <= 57) return CharClass.DIGIT;
+  if (c === 32) return CharClass.SPACE;
+  if (c < 32 || c === 127) return CharClass.BREAK;
+  if (c === 34 || c === 92) return CharClass.QUOTE;
+  return CharClass.PUNCT;
 }
 
 function nonAsciiClass(c: number): number {
-  if (c < 0x2000) return c >= 0xc0 ? LETTER : SYMBOL;
-  if (c < 0x2e80) return SYMBOL;
-  if (c < 0xa000) return CJK;
-  if (c < 0xac00) return SYMBOL;
-  if (c < 0xd800) return CJK; // Hangul syllables (U+AC00-U+D7AF) and Jamo extensions
-  if (c < 0xdc00) return ASTRAL;
-  if (c < 0xe000) return ASTRAL_TAIL;
-  if (c >= 0xf900 && c < 0xfb00) return CJK;
-  if (c >= 0xff00 && c < 0xfff0) return CJK;
-  return SYMBOL;
+  if (c < 0x2000) return c >= 0xc0 ? CharClass.LETTER : CharClass.SYMBOL;
+  if (c < 0x2e80) return CharClass.SYMBOL;
+  if (c < 0xa000) return CharClass.CJK;
+  if (c < 0xac00) return CharClass.SYMBOL;
+  if (c < 0xd800) return CharClass.CJK; // Hangul syllables (U+AC00-U+D7AF) and Jamo extensions
+  if (c < 0xdc00) return CharClass.ASTRAL;
+  if (c < 0xe000) return CharClass.ASTRAL_TAIL;
+  if (c >= 0xf900 && c < 0xfb00) return CharClass.CJK;
+  if (c >= 0xff00 && c < 0xfff0) return CharClass.CJK;
+  return CharClass.SYMBOL;
 }
 
 for (let c = 0; c < 65536; c++) {
@@ -173,15 +176,16 @@ export const TOKEN_CLASS_EXTRA: readonly number[] = [];
 const ALIAS = TOKEN_CLASS_ALIAS as number[];
 const EXTRA = TOKEN_CLASS_EXTRA as number[];
 for (let cls = 0; cls < CLASS_COUNT; cls++) {
-  ALIAS[cls] = cls < ASCII_CLASS_COUNT ? cls : cls === LETTER ? LOWER : PUNCT;
+  ALIAS[cls] =
+    cls < ASCII_CLASS_COUNT ? cls : cls === CharClass.LETTER ? CharClass.LOWER : CharClass.PUNCT;
   EXTRA[cls] =
-    cls === LETTER
+    cls === CharClass.LETTER
       ? TOKEN_MODEL.letterExtra
-      : cls === CJK
+      : cls === CharClass.CJK
         ? TOKEN_MODEL.cjkExtra
-        : cls === SYMBOL
+        : cls === CharClass.SYMBOL
           ? TOKEN_MODEL.symbolExtra
-          : cls === ASTRAL
+          : cls === CharClass.ASTRAL
             ? TOKEN_MODEL.astralExtra
             : 0;
 }
@@ -191,7 +195,7 @@ const PAIR_COST = new Float64Array(CLASS_COUNT * CLASS_COUNT);
 for (let prev = 0; prev < CLASS_COUNT; prev++) {
   for (let cur = 0; cur < CLASS_COUNT; cur++) {
     PAIR_COST[prev * CLASS_COUNT + cur] =
-      cur === ASTRAL_TAIL // already paid for by its high surrogate
+      cur === CharClass.ASTRAL_TAIL // already paid for by its high surrogate
         ? 0
         : (TOKEN_MODEL.asciiPairCost[ALIAS[prev] as number]?.[ALIAS[cur] as number] ?? 0) +
           (EXTRA[cur] as number);
@@ -268,9 +272,9 @@ function feedJsonChars(t: Tally, s: string): void {
 
 /** Feeds a JSON string literal: quote, escaped content, quote. */
 function feedJsonString(t: Tally, s: string): void {
-  feedClass(t, QUOTE);
+  feedClass(t, CharClass.QUOTE);
   feedJsonChars(t, s);
-  feedClass(t, QUOTE);
+  feedClass(t, CharClass.QUOTE);
 }
 
 /**
@@ -330,7 +334,7 @@ function feedJsonValue(
   ancestors.push(value);
   try {
     if (Array.isArray(value)) {
-      feedClass(t, PUNCT); // [
+      feedClass(t, CharClass.PUNCT); // [
       let length = 0;
       try {
         length = value.length;
@@ -338,7 +342,7 @@ function feedJsonValue(
         length = 0;
       }
       for (let i = 0; i < length; i++) {
-        if (i > 0) feedClass(t, PUNCT); // ,
+        if (i > 0) feedClass(t, CharClass.PUNCT); // ,
         let element: unknown;
         try {
           element = value[i];
@@ -349,9 +353,9 @@ function feedJsonValue(
           feedText(t, 'null');
         }
       }
-      feedClass(t, PUNCT); // ]
+      feedClass(t, CharClass.PUNCT); // ]
     } else {
-      feedClass(t, PUNCT); // {
+      feedClass(t, CharClass.PUNCT); // {
       let keys: string[] = [];
       try {
         keys = Object.keys(value);
@@ -370,13 +374,13 @@ function feedJsonValue(
         if (typeof property === 'symbol') continue;
         // The separator and key are fed before knowing whether the value serialises; a value
         // that turns out not to (toJSON throwing, a cycle) leaves them counted, which is harmless.
-        if (!first) feedClass(t, PUNCT); // ,
+        if (!first) feedClass(t, CharClass.PUNCT); // ,
         feedJsonString(t, k);
-        feedClass(t, PUNCT); // :
+        feedClass(t, CharClass.PUNCT); // :
         if (!feedJsonValue(t, property, k, ancestors, depth + 1)) feedText(t, 'null');
         first = false;
       }
-      feedClass(t, PUNCT); // }
+      feedClass(t, CharClass.PUNCT); // }
     }
   } finally {
     ancestors.pop();

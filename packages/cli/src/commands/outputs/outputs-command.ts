@@ -15,7 +15,7 @@ export function createOutputsCommand(io: CliIo, setExitCode: (code: number) => v
     .addHelpText(
       'after',
       `
-Outputs live in <project temp dir>/tool-outputs/session-<id>/<tool>_<callId>_<hash>.txt,
+Outputs live in <project temp dir>/tool-outputs/session-<id>/<tool>.<callId>.<hash>.txt,
 where the project temp dir is ~/.gemini/tmp/<project> (GEMINI_CLI_HOME moves ~/.gemini).
 
 Examples:
@@ -50,7 +50,7 @@ Examples:
       'after',
       `
 Examples:
-  $ toolmask outputs show ~/.gemini/tmp/my-project/tool-outputs/session-7f3c/read_file_abc_1234.txt
+  $ toolmask outputs show ~/.gemini/tmp/my-project/tool-outputs/session-7f3c/read_file.abc.0123456789abcdef.txt
   $ toolmask outputs show run_shell_command-1767000000000-0 --session 7f3c2a10
   $ toolmask outputs show grep_search_call-42 | less`,
     )

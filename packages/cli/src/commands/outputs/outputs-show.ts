@@ -5,6 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { isOutputOfCall } from '@toolmask/core/storage';
 import { EXIT_FAILURE, EXIT_OK } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { listOffloadedOutputs, type OffloadedOutputEntry } from '../../outputs/list-outputs.js';
@@ -23,9 +24,11 @@ async function isFile(candidate: string): Promise<boolean> {
   }
 }
 
+/** A call id as the agent wrote it (file names hold it sanitized), a file name, or its start. */
 function matches(output: OffloadedOutputEntry, id: string): boolean {
   const wanted = id.toLowerCase();
   return (
+    isOutputOfCall(output.name, id) ||
     output.callId.toLowerCase() === wanted ||
     output.name.toLowerCase() === wanted ||
     (wanted.length >= 4 && output.name.toLowerCase().startsWith(wanted))

@@ -1,6 +1,6 @@
 /** `--project DIR` or the current directory, to the temp dir whose outputs the command manages. */
 import type { CliIo } from '../../cli-io.js';
-import { findProjectTempDir, type ProjectTempDir } from '../../outputs/project-temp-dir.js';
+import { findProjectTempDir, type ProjectTempDir } from '@toolmask/core/storage';
 
 export async function resolveProject(
   project: string | undefined,

@@ -18,8 +18,8 @@ export interface ReplayTextOptions {
 }
 
 function heading(report: ReplayReport): string {
-  const requests = report.strategies[0]?.summary.requests ?? 0;
-  const tasks = report.sessions.reduce((sum, session) => sum + session.tasks.length, 0);
+  const requests = report.strategies[0]?.summary.requestCount ?? 0;
+  const tasks = report.sessions.reduce((sum, session) => sum + session.taskLabels.length, 0);
   const source = report.inputs.builtinExample
     ? 'the built-in example session'
     : `${formatInteger(tasks)} recorded task${tasks === 1 ? '' : 's'}`;
@@ -33,8 +33,8 @@ function heading(report: ReplayReport): string {
 
 function settingsLine(config: ToolOutputMaskingConfig): string {
   return (
-    `toolmask settings: protect ${formatInteger(config.protectionThresholdTokens)} tokens, ` +
-    `mask when >= ${formatInteger(config.minPrunableThresholdTokens)} prunable, ` +
+    `toolmask settings: protect ${formatInteger(config.toolProtectionThreshold)} tokens, ` +
+    `mask when >= ${formatInteger(config.minPrunableTokensThreshold)} prunable, ` +
     `protect latest turn ${config.protectLatestTurn ? 'on' : 'off'}, ` +
     `max output ${formatInteger(config.maxOutputTokens)} tokens` +
     (config.enabled ? '' : ' (disabled)')
@@ -89,12 +89,8 @@ export function renderReplayText(report: ReplayReport, options: ReplayTextOption
   lines.push(palette.dim(pricingLine(report)));
   if (options.chart) {
     const width = Math.max(20, Math.min(100, (options.columns ?? 92) - 24));
-    lines.push('', renderTerminalChart(report.strategies.map(toReplay), palette, { width }));
+    lines.push('', renderTerminalChart(report.strategies, palette, { width }));
   }
   if (options.verbose) lines.push(...eventLines(report, palette));
   return lines.join('\n') + '\n';
-}
-
-function toReplay(strategy: ReplayReport['strategies'][number]) {
-  return { strategy: strategy.name, summary: strategy.summary, rows: strategy.requests };
 }

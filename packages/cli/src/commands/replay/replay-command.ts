@@ -1,13 +1,9 @@
 /** Declares `toolmask replay` (options, help, examples) and hands over to `runReplay`. */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { CliIo } from '../../cli-io.js';
 import { DEFAULT_CACHE_DISCOUNT } from '../../replay/engine.js';
-import {
-  parseFraction,
-  parseNameList,
-  parseNonNegativeInteger,
-  parsePositiveInteger,
-} from '../../option-parsers.js';
+import { parseFraction, parseNameList, parsePositiveInteger } from '../../option-parsers.js';
+import { addSettingFlags } from './setting-flags.js';
 import type { ReplayCommandOptions } from './replay-options.js';
 import { runReplay } from './run-replay.js';
 
@@ -29,7 +25,7 @@ them (their *.json and *.jsonl files, sorted by name). Without PATH: the built-i
 Exit codes: 0 done, 1 failure, 2 bad usage or bad input (the good inputs are still replayed).`;
 
 export function createReplayCommand(io: CliIo, setExitCode: (code: number) => void): Command {
-  return new Command('replay')
+  const command = new Command('replay')
     .description(
       'Replay recorded sessions request by request through the masking pass and show, per strategy, what would have been sent to the model.',
     )
@@ -56,31 +52,10 @@ export function createReplayCommand(io: CliIo, setExitCode: (code: number) => vo
     .option(
       '--settings <file>',
       'gemini-cli settings.json to read experimental.toolOutputMasking from',
-    )
-    .option(
-      '--protection-threshold <tokens>',
-      'toolmask: newest tool tokens never masked',
-      parseNonNegativeInteger,
-    )
-    .option(
-      '--min-prunable <tokens>',
-      'toolmask: mask only when this many tokens are prunable',
-      parseNonNegativeInteger,
-    )
-    .addOption(new Option('--protect-latest-turn', 'toolmask: never mask the newest history entry'))
-    .addOption(
-      new Option('--no-protect-latest-turn', 'toolmask: the newest history entry may be masked'),
-    )
-    .option(
-      '--exempt-tools <names>',
-      'toolmask: comma-separated extra tools never masked',
-      parseNameList,
-    )
-    .option(
-      '--max-output-tokens <tokens>',
-      'toolmask: offload any single output above this (0 = off)',
-      parseNonNegativeInteger,
-    )
+    );
+  // The flags that tune toolmask, one per declared setting (see setting-flags.ts).
+  addSettingFlags(command);
+  return command
     .option('--json', 'print the full result as JSON (schema in docs/cli.md)')
     .option('--report <file>', 'write a self-contained HTML report with charts')
     .option('--keep <dir>', 'keep the offloaded outputs in DIR (one folder per strategy)')

@@ -5,14 +5,14 @@
  */
 import {
   resolveToolOutputMaskingConfig,
-  validateToolOutputMaskingSettings,
   type ToolOutputMaskingConfig,
   type ToolOutputMaskingSettings,
-} from '@toolmask/core';
+} from '@toolmask/core/settings';
 import { usageError } from '../../cli-error.js';
 import { InputError } from '../../input/input-error.js';
 import type { GeminiCliMaskingConfig } from '../../replay/strategies/gemini-cli.js';
 import { readSettingsFile } from '../../settings/read-settings-file.js';
+import { settingsFromFlags } from './setting-flags.js';
 
 export const STRATEGY_NAMES = ['none', 'toolmask', 'gemini-cli'] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
@@ -24,16 +24,13 @@ export interface ReplayCommandOptions {
   cacheDiscount: number;
   warmTaskStarts?: boolean;
   settings?: string;
-  protectionThreshold?: number;
-  minPrunable?: number;
-  protectLatestTurn?: boolean;
-  exemptTools?: string[];
-  maxOutputTokens?: number;
   json?: boolean;
   report?: string;
   keep?: string;
   verbose?: boolean;
   chart?: boolean;
+  /** The setting flags (setting-flags.ts), by commander attribute name. */
+  [settingFlag: string]: unknown;
 }
 
 export function selectStrategies(options: ReplayCommandOptions): StrategyName[] {
@@ -57,18 +54,6 @@ export interface ResolvedSettings {
   geminiCli: Partial<GeminiCliMaskingConfig>;
 }
 
-function flagSettings(options: ReplayCommandOptions): ToolOutputMaskingSettings {
-  const block: Record<string, unknown> = {
-    toolProtectionThreshold: options.protectionThreshold,
-    minPrunableTokensThreshold: options.minPrunable,
-    protectLatestTurn: options.protectLatestTurn,
-    exemptTools: options.exemptTools,
-    maxOutputTokens: options.maxOutputTokens,
-  };
-  for (const key of Object.keys(block)) if (block[key] === undefined) delete block[key];
-  return validateToolOutputMaskingSettings(block, 'the command-line flags');
-}
-
 export async function resolveSettings(options: ReplayCommandOptions): Promise<ResolvedSettings> {
   let fromFile = { toolmask: {}, geminiCli: {} } as {
     toolmask: ToolOutputMaskingSettings;
@@ -84,7 +69,7 @@ export async function resolveSettings(options: ReplayCommandOptions): Promise<Re
   }
   let flags: ToolOutputMaskingSettings;
   try {
-    flags = flagSettings(options);
+    flags = settingsFromFlags(options);
   } catch (error) {
     throw usageError((error as Error).message);
   }

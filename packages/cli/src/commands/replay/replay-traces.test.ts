@@ -47,7 +47,7 @@ describe.skipIf(!available)('toolmask replay on shared traces', () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as ReplayReport;
     expect(report.sessions).toHaveLength(2);
-    expect(report.sessions[0]!.tasks).toHaveLength(3);
+    expect(report.sessions[0]!.taskLabels).toHaveLength(3);
     const [none, toolmask] = report.strategies;
     const coldStarts = none!.requests.filter((row) => row.cacheCold);
     expect(coldStarts.map((row) => `${row.session}/${row.task}`)).toEqual([

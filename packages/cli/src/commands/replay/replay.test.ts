@@ -38,7 +38,7 @@ describe('toolmask replay on the small fixture (hand-computed)', () => {
     const report = await replayJson(['--strategies', 'none', SMALL]);
     const rows = report.strategies[0]!.requests;
     // Requests go out before the three model turns: [c0], [c0..c2], [c0..c4].
-    expect(rows.map((row) => row.contents)).toEqual([1, 3, 5]);
+    expect(rows.map((row) => row.contentCount)).toEqual([1, 3, 5]);
     expect(rows.map((row) => row.contextTokens)).toEqual([
       t[0],
       t[0]! + t[1]! + t[2]!,
@@ -73,8 +73,8 @@ describe('toolmask replay on the small fixture (hand-computed)', () => {
     ]);
     const [none, toolmask] = report.strategies;
     expect(report.settings.toolmask).toMatchObject({
-      protectionThresholdTokens: 0,
-      minPrunableThresholdTokens: 0,
+      toolProtectionThreshold: 0,
+      minPrunableTokensThreshold: 0,
       protectLatestTurn: false,
     });
     expect(toolmask!.summary.outputsMasked).toBeGreaterThan(0);
@@ -131,7 +131,7 @@ describe('toolmask replay --json schema', () => {
         'strategies',
       ].sort(),
     );
-    expect(report.schemaVersion).toBe(1);
+    expect(report.schemaVersion).toBe(2);
     expect(report.inputs).toEqual({
       paths: [SMALL],
       builtinExample: false,
@@ -148,9 +148,9 @@ describe('toolmask replay --json schema', () => {
       {
         id: 'replay-1',
         label: 'small-session',
-        tasks: ['small-session'],
-        contents: 6,
-        requests: 3,
+        taskLabels: ['small-session'],
+        contentCount: 6,
+        requestCount: 3,
       },
     ]);
     expect(report.strategies.map((strategy) => strategy.name)).toEqual([
@@ -169,7 +169,7 @@ describe('toolmask replay --json schema', () => {
           'outputsMasked',
           'passMs',
           'peakContextTokens',
-          'requests',
+          'requestCount',
           'strategy',
           'totalInputTokens',
         ].sort(),
@@ -179,7 +179,7 @@ describe('toolmask replay --json schema', () => {
           session: 'replay-1',
           task: 0,
           request: expect.any(Number),
-          contents: expect.any(Number),
+          contentCount: expect.any(Number),
           contextTokens: expect.any(Number),
           cachedTokens: expect.any(Number),
           billedTokens: expect.any(Number),
@@ -223,7 +223,7 @@ describe('toolmask replay on the built-in example', () => {
     const report = await replayJson(['--compare']);
     expect(report.inputs.builtinExample).toBe(true);
     const [none, toolmask, gemini] = report.strategies.map((strategy) => strategy.summary);
-    expect(none!.requests).toBeGreaterThan(60);
+    expect(none!.requestCount).toBeGreaterThan(60);
     expect(toolmask!.peakContextTokens).toBeLessThan(none!.peakContextTokens);
     expect(toolmask!.billedTokens).toBeLessThan(none!.billedTokens);
     expect(gemini!.outputsMasked).toBeGreaterThan(0);
@@ -256,7 +256,7 @@ describe('toolmask replay inputs and bad input', () => {
   it('replays a gemini-cli chat recording', async () => {
     const file = await recordChat(join(work, 'project'));
     const report = await replayJson(['--strategies', 'none', file]);
-    expect(report.strategies[0]!.summary.requests).toBe(4);
+    expect(report.strategies[0]!.summary.requestCount).toBe(4);
   });
 
   it('a file that is not JSON: one line naming it, exit 2', async () => {
@@ -345,8 +345,8 @@ describe('toolmask replay inputs and bad input', () => {
       SMALL,
     ]);
     expect(report.settings.toolmask).toMatchObject({
-      minPrunableThresholdTokens: 1234,
-      protectionThresholdTokens: 42,
+      minPrunableTokensThreshold: 1234,
+      toolProtectionThreshold: 42,
     });
     expect(report.settings.geminiCli).toMatchObject({ protectionThresholdTokens: 777 });
   });

@@ -1,15 +1,15 @@
 /**
- * This project's masking pass (`@toolmask/core`), with the settings the person gave, run the way
- * its gemini-cli integration runs it: when the request being sent carries tool responses, it is
- * passed as the latest turn (so a giant newest output can be offloaded before it is ever sent);
- * a text prompt is not.
+ * This project's masking pass (`@toolmask/core`), with the settings the person gave, run through
+ * the same middleware as every other host: the request being sent goes in as the latest turn
+ * when it carries tool responses, and the engine's cache-cold flag is the host's cold signal.
  */
 import {
   ToolOutputMaskingService,
-  createFileToolOutputStore,
+  createMaskingMiddleware,
   type MaskingTuning,
   type ToolOutputMaskingConfig,
 } from '@toolmask/core';
+import { createFileToolOutputStore } from '@toolmask/core/storage';
 import type { ReplayStrategy } from '../types.js';
 
 export interface ToolmaskStrategyOptions {
@@ -32,22 +32,27 @@ export function createToolmaskStrategy(options: ToolmaskStrategyOptions): Replay
       const service = new ToolOutputMaskingService({
         store,
         telemetry: () => {},
-        ...(options.tuning ? { tuning: options.tuning } : {}),
+        ...(options.tuning ? { _internal: { tuning: options.tuning } } : {}),
       });
-      const host = {
-        getToolOutputMaskingConfig: async () => options.config,
-        getSessionId: () => sessionId,
-        storage: { getProjectTempDir: () => options.projectTempDir },
-      };
+      const middleware = createMaskingMiddleware(service, {
+        host: {
+          getToolOutputMaskingConfig: async () => options.config,
+          getSessionId: () => sessionId,
+          storage: { getProjectTempDir: () => options.projectTempDir },
+        },
+      });
       return {
         async mask(history, pending, request) {
-          const withPending = (pending.parts ?? []).some((part) => part.functionResponse);
-          const input = withPending ? [...history, pending] : history;
-          const result = await service.mask(input, host, {
+          // The engine knows when the cache is cold (a new task, a new session): that is the
+          // signal; the middleware's own idle-gap clock plays no part in a replay.
+          const masked = await middleware.transformRequest({
+            history,
+            request: pending,
             cacheLikelyCold: request.cacheLikelyCold,
           });
+          const { result } = masked;
           return {
-            contents: withPending ? result.newHistory : [...result.newHistory, pending],
+            contents: [...masked.history, masked.request],
             maskedCount: result.maskedCount,
             offloadedBytes: result.offloaded.reduce((sum, output) => sum + output.bytes, 0),
             failures: result.failures.length,

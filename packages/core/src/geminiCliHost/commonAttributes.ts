@@ -8,15 +8,9 @@
  * is the host's business), and `user.email` is not attached (toolmask has no use for it).
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Attributes } from '@opentelemetry/api';
 import type { Config } from '@google/gemini-cli-core';
-import { globalGeminiDir } from '../config/settingsFile.js';
-
-/** Where gemini-cli keeps its installation id (core's `Storage.getInstallationIdPath()`). */
-export function installationIdPath(): string {
-  return path.join(globalGeminiDir(), 'installation_id');
-}
+import { installationIdPath } from '../config/paths.js';
 
 function readInstallationId(): string | undefined {
   try {

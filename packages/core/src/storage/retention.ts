@@ -10,9 +10,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { SESSION_FOLDER_PREFIX, TOOL_OUTPUTS_DIR, sessionFolderName } from './toolOutputStore.js';
-
-export { SESSION_FOLDER_PREFIX };
+import { describeError } from '../utils/safeCall.js';
+import { outputsRoot, sessionFolderName, sessionIdOfFolder } from './outputLayout.js';
 export const DAY_MS = 86_400_000;
 
 export interface SessionFolder {
@@ -55,7 +54,7 @@ async function measure(directory: string): Promise<Omit<SessionFolder, 'name' | 
 
 /** The `tool-outputs` folder when it is a real folder; undefined when missing or a link. */
 async function realOutputsRoot(projectTempDir: string): Promise<string | undefined> {
-  const root = path.join(projectTempDir, TOOL_OUTPUTS_DIR);
+  const root = outputsRoot(projectTempDir);
   try {
     const stats = await fs.lstat(root);
     return stats.isDirectory() && !stats.isSymbolicLink() ? root : undefined;
@@ -83,7 +82,7 @@ export async function findExpiredSessionFolders(
   const expired: SessionFolder[] = [];
   for (const entry of entries) {
     // The Dirent of a symlink says isSymbolicLink, not isDirectory: links are never followed.
-    if (!entry.isDirectory() || !entry.name.startsWith(SESSION_FOLDER_PREFIX)) continue;
+    if (!entry.isDirectory() || sessionIdOfFolder(entry.name) === undefined) continue;
     if (keep.has(entry.name)) continue;
     const folder = path.join(root, entry.name);
     try {
@@ -105,9 +104,7 @@ export async function removeSessionFolder(
 ): Promise<void> {
   const outputs = await realOutputsRoot(projectTempDir);
   if (!outputs) {
-    throw new Error(
-      `${path.join(projectTempDir, TOOL_OUTPUTS_DIR)} is not a plain folder; left alone`,
-    );
+    throw new Error(`${outputsRoot(projectTempDir)} is not a plain folder; left alone`);
   }
   const root = await fs.realpath(outputs);
   const stats = await fs.lstat(folder.path);
@@ -116,7 +113,7 @@ export async function removeSessionFolder(
     stats.isSymbolicLink() ||
     !stats.isDirectory() ||
     path.dirname(real) !== root ||
-    !path.basename(real).startsWith(SESSION_FOLDER_PREFIX)
+    sessionIdOfFolder(path.basename(real)) === undefined
   ) {
     throw new Error(`${folder.path} is not a session folder inside ${root}; left alone`);
   }
@@ -167,7 +164,7 @@ export async function applyRetention(options: RetentionOptions): Promise<Retenti
     } catch (error) {
       report.failed.push({
         folder,
-        message: error instanceof Error ? error.message : String(error),
+        message: describeError(error),
       });
     }
   }

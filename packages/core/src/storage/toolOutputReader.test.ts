@@ -17,7 +17,7 @@ let tempDir: string;
 let session: string;
 let other: string;
 let access: ToolOutputAccess;
-const NAME = 'run_shell_command_call-7_0123456789abcdef.txt';
+const NAME = 'run_shell_command.call-7.0123456789abcdef.txt';
 const lines = Array.from(
   { length: 5_000 },
   (_, i) => `line ${i + 1}${i % 1000 === 999 ? ' ERROR boom' : ''}`,
@@ -32,14 +32,14 @@ beforeAll(() => {
   fs.mkdirSync(session, { recursive: true });
   fs.mkdirSync(other, { recursive: true });
   fs.writeFileSync(path.join(session, NAME), text);
-  fs.writeFileSync(path.join(session, 'read_file_call-8_aaaaaaaaaaaaaaaa.txt'), 'short\r\nfile');
-  fs.writeFileSync(path.join(other, 'grep_search_call-1_bbbbbbbbbbbbbbbb.txt'), 'from before');
+  fs.writeFileSync(path.join(session, 'read_file.call-8.aaaaaaaaaaaaaaaa.txt'), 'short\r\nfile');
+  fs.writeFileSync(path.join(other, 'grep_search.call-1.bbbbbbbbbbbbbbbb.txt'), 'from before');
   fs.writeFileSync(path.join(root, 'secret.txt'), 'top secret');
   fs.symlinkSync(
     path.join(root, 'secret.txt'),
-    path.join(session, 'leak_call-9_cccccccccccccccc.txt'),
+    path.join(session, 'leak.call-9.cccccccccccccccc.txt'),
   );
-  fs.mkdirSync(path.join(session, 'nested_call-2_dddddddddddddddd.txt'));
+  fs.mkdirSync(path.join(session, 'nested.call-2.dddddddddddddddd.txt'));
   access = { projectTempDir: tempDir, sessionId: 'abc', allowOtherSessions: false };
 });
 
@@ -88,7 +88,7 @@ describe('range mode', () => {
 
   it('caps limit at 2,000 lines and the reply at 64 KB, cutting very long lines', async () => {
     const big = Array.from({ length: 100 }, (_, i) => `${i}:${'y'.repeat(5_000)}`).join('\n');
-    const file = path.join(session, 'big_call-3_eeeeeeeeeeeeeeee.txt');
+    const file = path.join(session, 'big.call-3.eeeeeeeeeeeeeeee.txt');
     fs.writeFileSync(file, big);
     const result = await read({ file, limit: 100_000 });
     expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(READ_LIMITS.maxBytes + 400);
@@ -100,7 +100,7 @@ describe('range mode', () => {
   });
 
   it('counts lines like the snippet header and drops CR of CRLF', async () => {
-    const result = await read({ file: 'read_file_call-8_aaaaaaaaaaaaaaaa.txt' });
+    const result = await read({ file: 'read_file.call-8.aaaaaaaaaaaaaaaa.txt' });
     expect(result.text).toBe('short\nfile\n[read_tool_output: lines 1-2 of 2, end of output]');
   });
 
@@ -146,7 +146,7 @@ describe('pattern mode', () => {
   });
 
   it('merges overlapping context and marks neighbours that match too', async () => {
-    const file = path.join(session, 'grep_call-4_ffffffffffffffff.txt');
+    const file = path.join(session, 'grep.call-4.ffffffffffffffff.txt');
     fs.writeFileSync(file, ['a', 'hit 1', 'b', 'hit 2', 'c', 'd', 'e', 'f'].join('\n'));
     const result = await read({ file, pattern: '^hit' });
     expect(result.text).toBe(
@@ -202,26 +202,26 @@ describe('what a file argument may name', () => {
     ],
     [
       'a symlink leading out',
-      () => path.join(session, 'leak_call-9_cccccccccccccccc.txt'),
+      () => path.join(session, 'leak.call-9.cccccccccccccccc.txt'),
       'OUTSIDE',
       /link that leads outside/,
     ],
     [
       'a folder',
-      () => path.join(session, 'nested_call-2_dddddddddddddddd.txt'),
+      () => path.join(session, 'nested.call-2.dddddddddddddddd.txt'),
       'NOT_A_FILE',
       /folder/,
     ],
     [
       'a missing file',
-      () => path.join(session, 'gone_call-5_0000000000000000.txt'),
+      () => path.join(session, 'gone.call-5.0000000000000000.txt'),
       'NOT_FOUND',
       /does not exist: .*retentionDays/,
     ],
     ['an unknown call id', () => 'call-404', 'NOT_FOUND', /no offloaded output for "call-404"/],
     [
       'another session (setting off)',
-      () => path.join(other, 'grep_search_call-1_bbbbbbbbbbbbbbbb.txt'),
+      () => path.join(other, 'grep_search.call-1.bbbbbbbbbbbbbbbb.txt'),
       'OTHER_SESSION',
       /allowOtherSessions/,
     ],
@@ -232,7 +232,7 @@ describe('what a file argument may name', () => {
   });
 
   it('reads another session of the same project when allowOtherSessions is on', async () => {
-    const file = path.join(other, 'grep_search_call-1_bbbbbbbbbbbbbbbb.txt');
+    const file = path.join(other, 'grep_search.call-1.bbbbbbbbbbbbbbbb.txt');
     const result = await read({ file }, { allowOtherSessions: true });
     expect(result.text).toBe('from before\n[read_tool_output: lines 1-1 of 1, end of output]');
     expect((await read({ file: 'call-1' }, { allowOtherSessions: true })).filePath).toBe(file);
@@ -251,7 +251,7 @@ describe('what a file argument may name', () => {
     const linked = path.join(tempDir, 'tool-outputs', 'session-linked');
     fs.symlinkSync(other, linked);
     const error = await refusal(
-      { file: path.join(linked, 'grep_search_call-1_bbbbbbbbbbbbbbbb.txt') },
+      { file: path.join(linked, 'grep_search.call-1.bbbbbbbbbbbbbbbb.txt') },
       { sessionId: 'linked' },
     );
     expect(error.code).toBe('OUTSIDE');

@@ -16,11 +16,11 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import {
-  SESSION_FOLDER_PREFIX,
-  TOOL_OUTPUTS_DIR,
-  sanitizeNameComponent,
+  isOutputOfCall,
+  outputsRoot,
   sessionDirectory,
-} from './toolOutputStore.js';
+  sessionIdOfFolder,
+} from './outputLayout.js';
 import { formatCount } from '../utils/formatCount.js';
 
 export const READ_TOOL_OUTPUT_TOOL_NAME = 'read_tool_output';
@@ -96,8 +96,6 @@ export interface ReadToolOutputResult {
   summary: string;
 }
 
-/** `<tool>_<callId>_<hash16>.txt`, as toolOutputStore.ts names files. */
-const HASHED_NAME = /_[0-9a-f]{16}\.txt$/;
 const FLAGGED_PATTERN = /^\/([\s\S]+)\/([a-z]*)$/;
 const ALLOWED_FLAGS = /^[imsu]*$/;
 
@@ -172,12 +170,8 @@ async function checkRealFolder(folder: string, what: string): Promise<boolean> {
   return true;
 }
 
-/** `_<hash16>.txt`: the end of every name toolOutputStore.ts writes. */
-const HASH_SUFFIX_LENGTH = '_0123456789abcdef.txt'.length;
-
-/** Files of `folder` named `<tool>_<callId>_<hash16>.txt` for this call id. */
+/** Output files of `folder` for this call id (outputLayout.ts names them). */
 async function filesForCallId(folder: string, callId: string): Promise<string[]> {
-  const id = `_${sanitizeNameComponent(callId, 'call')}`;
   let names: string[];
   try {
     names = await fs.readdir(folder);
@@ -185,11 +179,7 @@ async function filesForCallId(folder: string, callId: string): Promise<string[]>
     return [];
   }
   return names
-    .filter((name) => {
-      if (!HASHED_NAME.test(name)) return false;
-      const stem = name.slice(0, -HASH_SUFFIX_LENGTH);
-      return stem.endsWith(id) && stem.length > id.length;
-    })
+    .filter((name) => isOutputOfCall(name, callId))
     .sort()
     .map((name) => path.join(folder, name));
 }
@@ -198,7 +188,7 @@ async function otherSessionFolders(root: string, current: string): Promise<strin
   try {
     const entries = await fs.readdir(root, { withFileTypes: true });
     return entries
-      .filter((entry) => entry.isDirectory() && entry.name.startsWith(SESSION_FOLDER_PREFIX))
+      .filter((entry) => entry.isDirectory() && sessionIdOfFolder(entry.name) !== undefined)
       .map((entry) => path.join(root, entry.name))
       .filter((folder) => folder !== current);
   } catch {
@@ -239,7 +229,7 @@ async function resolveCallId(
 async function asWrittenUnder(root: string, projectTempDir: string, candidate: string) {
   if (candidate.startsWith(`${root}${path.sep}`)) return candidate;
   try {
-    const realRoot = path.join(await fs.realpath(projectTempDir), TOOL_OUTPUTS_DIR);
+    const realRoot = outputsRoot(await fs.realpath(projectTempDir));
     if (realRoot !== root && candidate.startsWith(`${realRoot}${path.sep}`)) {
       return path.join(root, path.relative(realRoot, candidate));
     }
@@ -264,7 +254,7 @@ export async function resolveToolOutputFile(
       'file must be the path from the snippet, without NUL characters.',
     );
   }
-  const root = path.resolve(access.projectTempDir, TOOL_OUTPUTS_DIR);
+  const root = path.resolve(outputsRoot(access.projectTempDir));
   const sessionFolder = path.resolve(sessionDirectory(access.projectTempDir, access.sessionId));
   const useSnippetPath = `use the exact path from the snippet's file="..." attribute`;
   if (hasParentSegment(argument)) {
@@ -291,7 +281,7 @@ export async function resolveToolOutputFile(
   const inOtherSession =
     folder !== sessionFolder &&
     path.dirname(folder) === root &&
-    path.basename(folder).startsWith(SESSION_FOLDER_PREFIX);
+    sessionIdOfFolder(path.basename(folder)) !== undefined;
   if (folder !== sessionFolder && !inOtherSession) {
     throw new ToolOutputReadError(
       'OUTSIDE',

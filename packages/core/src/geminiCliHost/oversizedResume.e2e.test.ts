@@ -34,7 +34,7 @@ import {
 import { contentsOf, sentResponses } from '../test-utils/requestChecks.js';
 import { estimateTokenCountSync } from '../utils/tokenCalculation.js';
 import { isMaskedResponse } from '../services/maskedSnippet.js';
-import { DAY_MS } from '../services/retention.js';
+import { DAY_MS } from '../storage/retention.js';
 import {
   installToolOutputMasking,
   type InstallToolOutputMaskingOptions,

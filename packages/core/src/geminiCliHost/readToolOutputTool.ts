@@ -33,7 +33,7 @@ import {
   type ReadToolOutputParams,
   type ToolOutputAccess,
   type ToolOutputReadErrorCode,
-} from '../services/toolOutputReader.js';
+} from '../storage/toolOutputReader.js';
 
 export { READ_TOOL_OUTPUT_TOOL_NAME };
 

@@ -6,14 +6,15 @@
  *   a final name never holds a partial file (fsync before the rename is an option);
  * - content-addressed: the name carries a hash of the text, so saving the same output again
  *   reuses the file (no duplicates after a retried or repeated pass);
- * - private: folders 0700, files 0600; names built only from sanitized, length-bounded parts;
- *   a symlink planted as a folder is refused, one planted at a final name is replaced, never followed.
+ * - private: folders 0700, files 0600; a symlink planted as a folder is refused, one planted at a
+ *   final name is replaced, never followed.
+ *
+ * File and folder names come from outputLayout.ts; the store refuses any name that is not a plain
+ * file name of the folder.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
-
-export const TOOL_OUTPUTS_DIR = 'tool-outputs';
 
 /** The subset of `node:fs` the store uses; `memfs` provides it too (for tests). */
 export type StoreFileSystem = Pick<
@@ -36,43 +37,9 @@ export interface ToolOutputStore {
   save(directory: string, fileName: string, text: string): Promise<string>;
 }
 
-const MAX_NAME_COMPONENT = 48;
 /** Random once per process (random bytes per file showed up in profiles); a counter does the rest. */
 const TEMPORARY_NAME_PREFIX = randomBytes(4).toString('hex');
 let temporaryCounter = 0;
-
-/** Keeps `[A-Za-z0-9_-]`, bounded in length; never empty, never a dot name. */
-export function sanitizeNameComponent(value: unknown, fallback: string): string {
-  const text = typeof value === 'string' ? value : '';
-  const cleaned = text.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, MAX_NAME_COMPONENT);
-  return cleaned.replace(/_+/g, '_') || fallback;
-}
-
-export function hashText(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-/**
- * `<tool>_<callId>_<hash16>.txt`. The hash makes it content-addressed; tool and call id only help
- * a person find a file. Sanitizing removes separators, dots and NUL, so the name cannot leave the
- * folder, and the appended hash keeps it from ever equalling a Windows-reserved name such as `CON`.
- */
-export function outputFileName(toolName: unknown, callId: unknown, text: string): string {
-  const tool = sanitizeNameComponent(toolName, 'tool');
-  const id = sanitizeNameComponent(callId, 'call');
-  return `${tool}_${id}_${hashText(text).slice(0, 16)}.txt`;
-}
-
-export const SESSION_FOLDER_PREFIX = 'session-';
-
-/** `session-<id>`, the id sanitized like file names so a strange session id cannot escape either. */
-export function sessionFolderName(sessionId: unknown): string {
-  return `${SESSION_FOLDER_PREFIX}${sanitizeNameComponent(sessionId, 'unknown')}`;
-}
-
-export function sessionDirectory(projectTempDir: string, sessionId: unknown): string {
-  return path.join(projectTempDir, TOOL_OUTPUTS_DIR, sessionFolderName(sessionId));
-}
 
 class StoreError extends Error {
   constructor(

@@ -87,3 +87,49 @@ export async function isCoreMaskingOff(
     effective.minPrunableThresholdTokens >= CORE_MASKING_NEVER
   );
 }
+
+/**
+ * The host-level checks before each request: while `contextManagement.enabled` is on, core manages
+ * the history itself and toolmask stands down (said once); and, once, whether remote experiment
+ * flags override the thresholds that keep core's pass off (then only the client-level guard of
+ * the installation keeps it from running; said in the debug log).
+ */
+export class CoreMaskingCheck {
+  private checkedThresholds = false;
+  private warnedContextManagement = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly suppressesCoreMasking: boolean,
+    private readonly debug: (message: string) => void,
+  ) {}
+
+  /** False while core manages the history itself. */
+  async allowsToolmask(): Promise<boolean> {
+    if (this.config.isContextManagementEnabled()) {
+      if (!this.warnedContextManagement) {
+        this.warnedContextManagement = true;
+        this.debug(
+          '[toolmask] contextManagement.enabled is on: core manages the history itself, so toolmask stands down.',
+        );
+      }
+      return false;
+    }
+    await this.checkThresholdsOnce();
+    return true;
+  }
+
+  private async checkThresholdsOnce(): Promise<void> {
+    if (this.checkedThresholds || !this.suppressesCoreMasking) return;
+    this.checkedThresholds = true;
+    try {
+      if (!(await isCoreMaskingOff(this.config))) {
+        this.debug(
+          "[toolmask] remote experiment flags override core's masking thresholds; core's pass is suppressed at the client instead.",
+        );
+      }
+    } catch {
+      // Informational only.
+    }
+  }
+}

@@ -213,7 +213,7 @@ describe.skipIf(!TRACES)(
       // The request's own responses (the last entry) are the latest turn: protected.
       const history = sentResponses(contents).filter((s) => s.contentIndex < contents.length - 1);
       const newestFirst = [...history].reverse();
-      let budget = DEFAULT_TOOL_OUTPUT_MASKING_CONFIG.protectionThresholdTokens;
+      let budget = DEFAULT_TOOL_OUTPUT_MASKING_CONFIG.toolProtectionThreshold;
       let protectedCount = 0;
       for (const sent of newestFirst) {
         const original = script.outputs.get(traceId(sent.name, sent.id));

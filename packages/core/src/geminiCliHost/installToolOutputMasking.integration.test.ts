@@ -232,7 +232,7 @@ describe('the pass before every model request', () => {
   test('a new text prompt after the idle gap is marked cache-cold; answers and quick prompts are not', async () => {
     const config = await setUp([callTurn(1), { parts: [{ text: 'ok' }] }]);
     let now = 1_000_000;
-    const { passes } = install(config, { now: () => now, idleGapMs: 60_000 });
+    const { passes } = install(config, { _internal: { now: () => now }, idleGapMs: 60_000 });
     await agentLoop(config, 1); // prompt, answer
     now += 30_000;
     await sendAndCollect(config, [{ text: 'quick follow-up' }], 'prompt-2');
@@ -251,10 +251,33 @@ describe('failures never break a turn', () => {
         throw new Error('boom');
       },
     } as unknown as ToolOutputMaskingService;
-    install(config, { service: broken, debug: (m) => debug.push(m) });
+    install(config, { service: broken, _internal: { debug: (m) => debug.push(m) } });
     await agentLoop(config, 3);
     expect(server.modelRequests()).toHaveLength(4);
     expect(debug.some((line) => line.includes('boom'))).toBe(true);
+  });
+
+  test('a throwing debug sink and an error that cannot be printed never reach the turn', async () => {
+    const config = await setUp([1, 2, 3].map(callTurn));
+    const broken = {
+      mask: async () => {
+        // String(Object.create(null)) throws: describing this error must not.
+        throw Object.create(null);
+      },
+    } as unknown as ToolOutputMaskingService;
+    let debugCalls = 0;
+    install(config, {
+      service: broken,
+      _internal: {
+        debug: () => {
+          debugCalls++;
+          throw new Error('the debug sink fails');
+        },
+      },
+    });
+    await agentLoop(config, 3);
+    expect(server.modelRequests()).toHaveLength(4);
+    expect(debugCalls).toBeGreaterThan(0);
   });
 
   test('an unwritable output folder: outputs stay whole, failures reported, turns go on', async () => {

@@ -272,7 +272,7 @@ describe('registration', () => {
     const debug: string[] = [];
     const mine = installToolOutputMasking(other, {
       readSettingsFiles: false,
-      debug: (line) => debug.push(line),
+      _internal: { debug: (line) => debug.push(line) },
     });
     await mine.ready;
     server.enqueue({ parts: [{ text: 'a' }] }, { parts: [{ text: 'b' }] });

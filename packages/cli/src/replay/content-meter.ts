@@ -11,7 +11,7 @@ export type ContentTokenCounter = (content: Content) => number;
 export const defaultContentTokenCounter: ContentTokenCounter = (content) =>
   estimateTokenCountSync(content.parts ?? []);
 
-export class TokenLedger {
+export class ContentMeter {
   private readonly tokens = new WeakMap<Content, number>();
   private readonly serialized = new WeakMap<Content, string>();
 

@@ -17,11 +17,8 @@ import {
   type ToolOutputMaskingConfig,
   type ToolOutputMaskingSettings,
 } from '../config/toolOutputMaskingSettings.js';
-import {
-  ToolOutputMaskingSettingsFiles,
-  userSettingsPath,
-  type SettingsFileError,
-} from '../config/settingsFile.js';
+import { ToolOutputMaskingSettingsFiles, type SettingsFileError } from '../config/settingsFile.js';
+import { userSettingsPath } from '../config/paths.js';
 import type { MaskingHost } from '../services/maskingTypes.js';
 import { coreWarn } from './coreLogger.js';
 

@@ -1,0 +1,53 @@
+/**
+ * `@toolmask/core/storage`: where offloaded outputs live and how they are found again: the file
+ * store, the one layout module (names of folders and files), the reader, retention, and
+ * gemini-cli's paths. For tools (`toolmask outputs`, the gateway).
+ */
+export {
+  createFileToolOutputStore,
+  type FileToolOutputStoreOptions,
+  type StoreFileSystem,
+  type ToolOutputStore,
+} from '../storage/toolOutputStore.js';
+export {
+  TOOL_OUTPUTS_DIR,
+  SESSION_FOLDER_PREFIX,
+  outputFileName,
+  parseOutputFileName,
+  isOutputOfCall,
+  sanitizeNameComponent,
+  sessionFolderName,
+  sessionIdOfFolder,
+  sessionDirectory,
+  outputsRoot,
+  type OutputFileName,
+} from '../storage/outputLayout.js';
+export {
+  READ_LIMITS,
+  READ_TOOL_OUTPUT_TOOL_NAME,
+  readToolOutput,
+  resolveToolOutputFile,
+  validateReadToolOutputParams,
+  ToolOutputReadError,
+  type ReadToolOutputParams,
+  type ReadToolOutputResult,
+  type ToolOutputAccess,
+  type ToolOutputReadErrorCode,
+} from '../storage/toolOutputReader.js';
+export {
+  applyRetention,
+  findExpiredSessionFolders,
+  removeSessionFolder,
+  DAY_MS,
+  type RetentionOptions,
+  type RetentionReport,
+  type SessionFolder,
+  type FindExpiredOptions,
+} from '../storage/retention.js';
+export {
+  geminiDir,
+  findProjectTempDir,
+  installationIdPath,
+  type Environment,
+  type ProjectTempDir,
+} from '../config/paths.js';

@@ -1,0 +1,264 @@
+/**
+ * `installToolOutputMasking(config, options?)`: the entry point for hosts built on
+ * gemini-cli-core (0.61.0). It makes the masking middleware (services/maskingMiddleware.ts) run
+ * before every model request of every `GeminiClient` whose Config is `config`, including the
+ * client's own recursive requests and clients created after installation.
+ *
+ * This file adapts the host; each job has its own module:
+ * - the prototype patch in front of `sendMessageStream` (clientPatch.ts);
+ * - core's own masking switched off through the Config (coreMasking.ts) and at the client;
+ * - the configuration from settings files and options (maskingHost.ts), with `maxOutputTokens`
+ *   derived from the active model's context window (core's `tokenLimit`) when unset;
+ * - per request: the history from `client.getHistory()`, the request being sent as a `Content`,
+ *   the middleware, the masked history written back onto the live chat (historyWriteBack.ts) and
+ *   the masked request sent in place of the original;
+ * - the read-back tool `read_tool_output` (readToolRegistration.ts, readToolOutputTool.ts);
+ * - retention in the background after install (retentionSchedule.ts);
+ * - metrics and observers after each pass.
+ */
+import type { Config, GeminiClient } from '@google/gemini-cli-core';
+import type { Attributes } from '@opentelemetry/api';
+import { ToolOutputMaskingService } from '../services/toolOutputMaskingService.js';
+import { createMaskingMiddleware, type MaskingMiddleware } from '../services/maskingMiddleware.js';
+import type { RetentionReport } from '../storage/retention.js';
+import { recordMaskingMetrics } from '../telemetry/metrics.js';
+import { describeError, safeCall, safeSink } from '../utils/safeCall.js';
+import {
+  acquireClientPatch,
+  ownerPrototype,
+  type ClientHandler,
+  type ClientPatch,
+  type SendArgs,
+  type SendMessageStream,
+} from './clientPatch.js';
+import { hostCommonAttributes } from './commonAttributes.js';
+import { coreDebug, loadCoreLogger } from './coreLogger.js';
+import { CoreMaskingCheck, disableCoreMasking } from './coreMasking.js';
+import type {
+  InstallToolOutputMaskingOptions,
+  MaskingPass,
+  ToolOutputMaskingInstallation,
+} from './installationTypes.js';
+import { withToolOutputMasking, type ToolOutputMaskingHost } from './maskingHost.js';
+import { maskClientRequest, type PartListUnion } from './maskClientRequest.js';
+import { ReadToolRegistration, type CoreSide } from './readToolRegistration.js';
+import { scheduleRetention } from './retentionSchedule.js';
+
+export type { InstallToolOutputMaskingOptions, MaskingPass, ToolOutputMaskingInstallation };
+
+const installations = new WeakMap<object, Installation>();
+
+/** The installation of a client's Config (core keeps the Config behind a private getter). */
+function installationOf(client: object): Installation | undefined {
+  try {
+    const config: unknown = Reflect.get(client, 'config');
+    return config !== null && typeof config === 'object' ? installations.get(config) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+class Installation implements ToolOutputMaskingInstallation, ClientHandler {
+  readonly host: ToolOutputMaskingHost;
+  readonly service: ToolOutputMaskingService;
+  readonly suppressesCoreMasking: boolean;
+  readonly ready: Promise<void>;
+  readonly retention: Promise<RetentionReport | undefined>;
+  private active = true;
+  private readonly patch: ClientPatch;
+  private readonly restoreCoreMasking?: () => void;
+  private readonly middlewares = new WeakMap<object, MaskingMiddleware>();
+  private readonly commonAttributes: () => Attributes;
+  private readonly debug: (message: string) => void;
+  private readonly readTool: ReadToolRegistration;
+  /** The core-bound module (read-back tool, `tokenLimit`), once loaded. */
+  private coreSide?: CoreSide;
+  private readonly coreCheck: CoreMaskingCheck;
+
+  constructor(
+    readonly config: Config,
+    private readonly options: InstallToolOutputMaskingOptions,
+  ) {
+    this.host = withToolOutputMasking(config, {
+      ...options,
+      contextWindowTokens: options.contextWindowTokens ?? (() => this.activeContextWindow()),
+    });
+    // A throwing debug sink must never reach the host's turn (it is called from every catch).
+    this.debug = safeSink(options._internal?.debug ?? coreDebug);
+    this.commonAttributes = hostCommonAttributes(config);
+    this.service =
+      options.service ??
+      new ToolOutputMaskingService({
+        debug: this.debug,
+        ...options.serviceDeps,
+        commonAttributes: this.commonAttributes,
+      });
+    // The class of the host's own client (whatever copy of core the host loaded); clients the
+    // host creates later share its prototype.
+    const proto = ownerPrototype(config.getGeminiClient());
+    if (!proto) {
+      throw new Error('toolmask: config.getGeminiClient() has no sendMessageStream to hook.');
+    }
+    this.suppressesCoreMasking = options.disableCoreMasking !== false;
+    if (this.suppressesCoreMasking) this.restoreCoreMasking = disableCoreMasking(config);
+    this.coreCheck = new CoreMaskingCheck(config, this.suppressesCoreMasking, this.debug);
+    this.patch = acquireClientPatch(proto, installationOf);
+    this.readTool = new ReadToolRegistration(config, () => this.readAccess(), this.debug);
+    this.ready = this.loadCoreSide();
+    this.retention =
+      options.retention === false
+        ? Promise.resolve(undefined)
+        : scheduleRetention({
+            host: this.host,
+            isActive: () => this.active,
+            debug: this.debug,
+            ...(options.onRetention ? { onRetention: options.onRetention } : {}),
+          });
+  }
+
+  get installed(): boolean {
+    return this.active;
+  }
+
+  uninstall(): void {
+    if (!this.active) return;
+    this.active = false;
+    if (installations.get(this.config) === this) installations.delete(this.config);
+    this.restoreCoreMasking?.();
+    this.patch.release();
+    this.readTool.unregister();
+  }
+
+  /** The wrapper body for one `sendMessageStream` call of one of our clients. */
+  async *send(
+    client: GeminiClient,
+    original: SendMessageStream,
+    args: SendArgs,
+  ): ReturnType<SendMessageStream> {
+    const [request, signal, promptId, ...rest] = args;
+    const middleware = this.middlewareOf(client);
+    const finalRequest = await this.beforeRequest(client, middleware, request, signal, promptId);
+    try {
+      return yield* original.call(client, finalRequest, signal, promptId, ...rest);
+    } finally {
+      middleware.requestEnded();
+    }
+  }
+
+  /** Loads the core-bound module and registers the read-back tool. Never rejects. */
+  private async loadCoreSide(): Promise<void> {
+    try {
+      this.coreSide = await import('./readToolOutputTool.js');
+      if (this.active && this.options.readTool !== false) this.readTool.ensure(this.coreSide);
+    } catch (error) {
+      this.debug(`[toolmask] read_tool_output not available: ${describeError(error)}`);
+    }
+  }
+
+  /** The context window of the model about to be called, from core's `tokenLimit`. */
+  private activeContextWindow(): number | undefined {
+    let model: string | undefined;
+    try {
+      model = this.config.getActiveModel?.() || this.config.getModel();
+    } catch {
+      model = undefined;
+    }
+    return this.coreSide?.contextWindowOf(model);
+  }
+
+  /** Where the read-back tool may read, from the live settings and session. */
+  private async readAccess() {
+    const maskingConfig = await this.host.getToolOutputMaskingConfig();
+    return {
+      projectTempDir: this.host.storage.getProjectTempDir(),
+      sessionId: this.host.getSessionId(),
+      allowOtherSessions: maskingConfig.allowOtherSessions,
+    };
+  }
+
+  /** One middleware per client: the idle gap is that conversation's. */
+  private middlewareOf(client: GeminiClient): MaskingMiddleware {
+    let middleware = this.middlewares.get(client);
+    if (!middleware) {
+      const { onNotice } = this.options;
+      middleware = createMaskingMiddleware(this.service, {
+        host: this.host,
+        ...(this.options.idleGapMs !== undefined ? { idleGapMs: this.options.idleGapMs } : {}),
+        maskPendingRequest: this.options.maskPendingRequest !== false,
+        onNotice: onNotice ?? ((notice) => this.debug(notice)),
+        debug: this.debug,
+        _internal: { now: this.options._internal?.now ?? Date.now },
+      });
+      this.middlewares.set(client, middleware);
+    }
+    return middleware;
+  }
+
+  /** Whether the pass should run for this request at all (host-level switches). */
+  private async shouldMask(client: GeminiClient): Promise<boolean> {
+    if (!this.active || !client.isInitialized()) return false;
+    await this.ready;
+    if (this.coreSide && this.options.readTool !== false) this.readTool.ensure(this.coreSide);
+    await this.readTool.refreshClient(client);
+    if (!(await this.coreCheck.allowsToolmask())) return false;
+    return (await this.host.getToolOutputMaskingConfig()).enabled;
+  }
+
+  /** Runs the middleware and writes its result back; returns the request to send. Never throws. */
+  private async beforeRequest(
+    client: GeminiClient,
+    middleware: MaskingMiddleware,
+    request: PartListUnion,
+    signal: AbortSignal,
+    promptId: string,
+  ): Promise<PartListUnion> {
+    try {
+      if (!(await this.shouldMask(client))) return request;
+      const masked = await maskClientRequest(client, middleware, request, signal);
+      if (masked.writeBack.refused > 0 || masked.writeBack.missed > 0) {
+        this.debug(
+          `[toolmask] write-back: ${masked.writeBack.refused} replacement(s) refused, ${masked.writeBack.missed} not found in the live history`,
+        );
+      }
+      this.report({ promptId, ...masked.pass });
+      return masked.request;
+    } catch (error) {
+      this.debug(`[toolmask] pass skipped: ${describeError(error)}`);
+      return request;
+    }
+  }
+
+  private report(pass: MaskingPass): void {
+    if (this.options.metrics !== false) {
+      recordMaskingMetrics(pass.result, safeCall(this.commonAttributes) ?? {});
+    }
+    // Observers never break a turn.
+    safeCall(this.options.onPass, pass);
+  }
+}
+
+/**
+ * Installs the masking pass for every `GeminiClient` of `config` (see the module comment).
+ * Throws when `config` already has an installation, or when `options.settings` is invalid.
+ */
+export function installToolOutputMasking(
+  config: Config,
+  options: InstallToolOutputMaskingOptions = {},
+): ToolOutputMaskingInstallation {
+  if (installations.has(config)) {
+    throw new Error(
+      'toolmask is already installed on this Config; call uninstall() on the existing installation first.',
+    );
+  }
+  void loadCoreLogger();
+  const installation = new Installation(config, options);
+  installations.set(config, installation);
+  return installation;
+}
+
+/** The active installation of a Config, if any. */
+export function getToolOutputMaskingInstallation(
+  config: Config,
+): ToolOutputMaskingInstallation | undefined {
+  return installations.get(config);
+}

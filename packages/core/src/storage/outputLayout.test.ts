@@ -1,0 +1,103 @@
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  isOutputOfCall,
+  outputFileName,
+  parseOutputFileName,
+  sanitizeNameComponent,
+  sessionDirectory,
+  sessionFolderName,
+  sessionIdOfFolder,
+} from './outputLayout.js';
+
+describe('output file names', () => {
+  it('are content-addressed and sanitized', () => {
+    const a = outputFileName('run_shell_command', 'call-1', 'hello');
+    expect(a).toMatch(/^run_shell_command\.call-1\.[0-9a-f]{16}\.txt$/);
+    expect(outputFileName('run_shell_command', 'call-1', 'hello')).toBe(a);
+    expect(outputFileName('run_shell_command', 'call-1', 'hello!')).not.toBe(a);
+  });
+
+  it.each([
+    ['../../etc/passwd'],
+    ['/absolute/path'],
+    ['a\u0000b'],
+    ['x'.repeat(10_000)],
+    ['CON'],
+    ['..'],
+    [''],
+  ])('cannot leave the folder for the id %j', (callId) => {
+    const name = outputFileName('tool', callId, 'text');
+    expect(name).toBe(path.basename(name));
+    expect(name).not.toContain('..');
+    expect(name).not.toContain('\u0000');
+    expect(name.startsWith('.')).toBe(false);
+    expect(name.length).toBeLessThan(140);
+  });
+
+  it('never names a Windows device, whatever the extension', () => {
+    for (const device of ['CON', 'nul', 'Com1', 'LPT9', 'aux', 'PRN']) {
+      const name = outputFileName(device, device, 'text');
+      expect(name.split('.')[0]?.toUpperCase()).not.toBe(device.toUpperCase());
+    }
+  });
+
+  it('keeps non-string names safe and never empty', () => {
+    expect(sanitizeNameComponent(42, 'fallback')).toBe('fallback');
+    expect(sanitizeNameComponent('///', 'fallback')).toBe('_');
+    expect(sessionDirectory('/p', '../x')).toBe(path.join('/p', 'tool-outputs', 'session-_x'));
+  });
+
+  it('parse back into tool, call id and hash, whatever the tool and call id (property)', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string(), (tool, callId, text) => {
+        const name = outputFileName(tool, callId, text);
+        const parsed = parseOutputFileName(name);
+        expect(parsed).toEqual({
+          tool: sanitizeNameComponent(tool, 'tool'),
+          callId: sanitizeNameComponent(callId, 'call'),
+          hash: expect.stringMatching(/^[0-9a-f]{16}$/),
+        });
+        expect(isOutputOfCall(name, callId)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps tool names and call ids with underscores apart', () => {
+    const name = outputFileName('run_shell_command', 'astropy__astropy-14369#0', 'x');
+    expect(parseOutputFileName(name)).toMatchObject({
+      tool: 'run_shell_command',
+      callId: 'astropy_astropy-14369_0',
+    });
+    expect(isOutputOfCall(name, 'astropy__astropy-14369#0')).toBe(true);
+    expect(isOutputOfCall(name, 'astropy-14369#0')).toBe(false);
+  });
+
+  it('parse nothing else', () => {
+    for (const other of [
+      'run_shell_command_call-1_0123456789abcdef.txt', // an older toolmask name
+      'read_file_c1_k3j9x.txt', // gemini-cli's own
+      '.run_shell_command.c.0123456789abcdef.txt.1.ab.tmp',
+      'a.b.0123456789ABCDEF.txt',
+      'a.b.c.0123456789abcdef.txt',
+    ]) {
+      expect(parseOutputFileName(other), other).toBeUndefined();
+    }
+  });
+});
+
+describe('session folders', () => {
+  it('round-trip a sanitized session id', () => {
+    fc.assert(
+      fc.property(fc.string(), (sessionId) => {
+        expect(sessionIdOfFolder(sessionFolderName(sessionId))).toBe(
+          sanitizeNameComponent(sessionId, 'unknown'),
+        );
+      }),
+    );
+    expect(sessionIdOfFolder('session-')).toBeUndefined();
+    expect(sessionIdOfFolder('other')).toBeUndefined();
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The on-disk layout of offloaded outputs, the one place that knows it:
+ *
+ *   <projectTempDir>/tool-outputs/session-<sessionId>/<tool>.<callId>.<hash16>.txt
+ *
+ * The store writes these names, the reader finds outputs by them, retention and the CLI list them.
+ *
+ * Each name component is sanitized to `[A-Za-z0-9_-]` (runs of anything else, and runs of `_`,
+ * become one `_`), bounded in length, never empty. So a component never holds a dot: the dots
+ * between components make a name parse back unambiguously (tool names and call ids both contain
+ * `_`), and no name can be `.`, `..`, hidden, or leave its folder. The hash (the first 16 hex
+ * digits of the SHA-256 of the saved text) makes a name content-addressed: saving the same output
+ * again finds the same file.
+ */
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+
+export const TOOL_OUTPUTS_DIR = 'tool-outputs';
+export const SESSION_FOLDER_PREFIX = 'session-';
+
+const MAX_NAME_COMPONENT = 48;
+const HASH_LENGTH = 16;
+/** Device names Windows reserves whatever the extension; a component equal to one gets a `_`. */
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+
+/** Keeps `[A-Za-z0-9_-]`, bounded in length; never empty, never a dot, never a device name. */
+export function sanitizeNameComponent(value: unknown, fallback: string): string {
+  const text = typeof value === 'string' ? value : '';
+  const cleaned = text
+    .replace(/[^A-Za-z0-9_-]+/g, '_')
+    .slice(0, MAX_NAME_COMPONENT)
+    .replace(/_+/g, '_');
+  if (cleaned.length === 0) return fallback;
+  return WINDOWS_RESERVED.test(cleaned) ? `${cleaned}_` : cleaned;
+}
+
+/** SHA-256 of the UTF-8 text, hex. */
+export function hashText(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** `<tool>.<callId>.<hash16>.txt` for an output of `toolName` with `callId` whose full text is `text`. */
+export function outputFileName(toolName: unknown, callId: unknown, text: string): string {
+  const tool = sanitizeNameComponent(toolName, 'tool');
+  const id = sanitizeNameComponent(callId, 'call');
+  return `${tool}.${id}.${hashText(text).slice(0, HASH_LENGTH)}.txt`;
+}
+
+export interface OutputFileName {
+  /** Sanitized tool name. */
+  tool: string;
+  /** Sanitized call id. */
+  callId: string;
+  /** First 16 hex digits of the SHA-256 of the text. */
+  hash: string;
+}
+
+const OUTPUT_FILE_NAME = new RegExp(
+  `^([A-Za-z0-9_-]+)\\.([A-Za-z0-9_-]+)\\.([0-9a-f]{${HASH_LENGTH}})\\.txt$`,
+);
+
+/** The parts of a name `outputFileName` wrote; undefined for any other name. */
+export function parseOutputFileName(fileName: string): OutputFileName | undefined {
+  const match = OUTPUT_FILE_NAME.exec(fileName);
+  if (!match) return undefined;
+  return { tool: match[1] as string, callId: match[2] as string, hash: match[3] as string };
+}
+
+/** Whether `fileName` is an output of the call `callId` (compared as the name stores it). */
+export function isOutputOfCall(fileName: string, callId: unknown): boolean {
+  return parseOutputFileName(fileName)?.callId === sanitizeNameComponent(callId, 'call');
+}
+
+/** `session-<id>`, the id sanitized like file names so a strange session id cannot escape either. */
+export function sessionFolderName(sessionId: unknown): string {
+  return `${SESSION_FOLDER_PREFIX}${sanitizeNameComponent(sessionId, 'unknown')}`;
+}
+
+/** The session id of a folder name `session-<id>`; undefined for any other name. */
+export function sessionIdOfFolder(folderName: string): string | undefined {
+  return folderName.startsWith(SESSION_FOLDER_PREFIX) &&
+    folderName.length > SESSION_FOLDER_PREFIX.length
+    ? folderName.slice(SESSION_FOLDER_PREFIX.length)
+    : undefined;
+}
+
+/** `<projectTempDir>/tool-outputs`. */
+export function outputsRoot(projectTempDir: string): string {
+  return path.join(projectTempDir, TOOL_OUTPUTS_DIR);
+}
+
+/** `<projectTempDir>/tool-outputs/session-<id>`. */
+export function sessionDirectory(projectTempDir: string, sessionId: unknown): string {
+  return path.join(outputsRoot(projectTempDir), sessionFolderName(sessionId));
+}
