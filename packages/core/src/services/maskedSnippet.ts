@@ -37,15 +37,22 @@ function unescapeAttribute(value: string): string {
     .replace(/&amp;/g, '&');
 }
 
+/** The read-back tool as the model sees it in-process (the gateway's MCP tool has a prefixed name). */
+export const DEFAULT_READ_TOOL_NAME = 'read_tool_output';
+
 /**
  * The last line tells the model how to get the rest back: the read-back tool's call, whose `file`
  * argument is the header's `file` attribute. Paid on every masked output, so kept to ~18 tokens.
  */
-export const READ_BACK_HINT = 'Full output: read_tool_output(file, offset, limit, pattern).';
+export function readBackHint(readToolName = DEFAULT_READ_TOOL_NAME): string {
+  return `Full output: ${readToolName}(file, offset, limit, pattern).`;
+}
 
-export function formatMaskedSnippet(fields: MaskedSnippetFields): string {
+export const READ_BACK_HINT = readBackHint();
+
+export function formatMaskedSnippet(fields: MaskedSnippetFields, readToolName?: string): string {
   const header = `<${MASKED_TAG} lines="${fields.lines}" bytes="${fields.bytes}" file="${escapeAttribute(fields.filePath)}">`;
-  return `${header}\n${fields.preview}\n${READ_BACK_HINT}\n</${MASKED_TAG}>`;
+  return `${header}\n${fields.preview}\n${readBackHint(readToolName)}\n</${MASKED_TAG}>`;
 }
 
 const SNIPPET_PATTERN = new RegExp(

@@ -47,6 +47,11 @@ export interface ToolOutputMaskingServiceDeps {
   debug?: (message: string) => void;
   /** Concurrent writes during one pass. @default 4 */
   writeConcurrency?: number;
+  /**
+   * The read-back tool's name as the model sees it, named in every snippet. @default
+   * 'read_tool_output' (the gateway's MCP tool reaches the model under a prefixed name).
+   */
+  readToolName?: string;
   /** Seams for tests and benchmarks; hosts leave them unset. */
   _internal?: {
     /** Epoch milliseconds (fractional) for `durationMs` and event timestamps. @default performance */
@@ -181,6 +186,7 @@ export class ToolOutputMaskingService {
   private readonly telemetry: (event: ToolOutputMaskingEvent) => void;
   private readonly debug: (message: string) => void;
   private readonly writeConcurrency: number;
+  private readonly readToolName: string | undefined;
   private readonly previewLimits: PreviewLimits;
   private readonly minSavedTokens: number;
   private readonly maxKeptRatio: number;
@@ -200,11 +206,21 @@ export class ToolOutputMaskingService {
     // A failing debug sink must not fail the pass (it is called from the last line of defence).
     this.debug = safeSink(deps.debug);
     this.writeConcurrency = Math.max(1, deps.writeConcurrency ?? 4);
+    this.readToolName = deps.readToolName;
     const tuning = deps._internal?.tuning;
     this.previewLimits = tuning?.previewLimits ?? PREVIEW_LIMITS;
     this.minSavedTokens = tuning?.minSavedTokens ?? MIN_SAVED_TOKENS;
     this.maxKeptRatio = tuning?.maxKeptRatio ?? MAX_KEPT_RATIO;
     this.estimateResponseTokens = tuning?.estimateResponseTokens ?? estimateFunctionResponseTokens;
+  }
+
+  /**
+   * Records `response` as a snippet this toolmask produced, restored from the host's own log (the
+   * gateway re-applies its earlier decisions to the unmasked history a client resends). It is
+   * then neither counted nor masked again, like the snippets this service made itself.
+   */
+  markMasked(response: object): void {
+    this.responseInfo.set(response, { tokens: 0, masked: true });
   }
 
   async mask(
@@ -442,12 +458,15 @@ export class ToolOutputMaskingService {
     const fileName = outputFileName(toolName, callId, text);
     const filePath = path.resolve(directory, fileName);
     const bytes = Buffer.byteLength(text, 'utf8');
-    const snippet = formatMaskedSnippet({
-      lines: countLines(text),
-      bytes,
-      filePath,
-      preview: buildPreview(toolName, response, text, this.previewLimits),
-    });
+    const snippet = formatMaskedSnippet(
+      {
+        lines: countLines(text),
+        bytes,
+        filePath,
+        preview: buildPreview(toolName, response, text, this.previewLimits),
+      },
+      this.readToolName,
+    );
     const maskedResponse = { output: snippet };
     const tokensAfter = this.estimateResponseTokens(maskedResponse);
     // Not worth it (not smaller, or too little saved for what the model loses): leave it whole
