@@ -43,6 +43,7 @@ export type {
   MaskingResult,
   MaskingFailure,
   OffloadedOutput,
+  PartLocation,
 } from './services/maskingTypes.js';
 
 export {

@@ -69,8 +69,11 @@ export interface MaskedRequest {
 export interface MaskingMiddleware {
   /** Runs the pass before one request. Never throws. */
   transformRequest(input: MaskingRequest): Promise<MaskedRequest>;
-  /** Call when the answer to the request has ended: the idle gap counts from here. */
-  requestEnded(): void;
+  /**
+   * Call when the answer to the request has ended: the idle gap counts from here (`at`, epoch
+   * ms, restores a time the host kept, e.g. across a restart; default now).
+   */
+  requestEnded(at?: number): void;
 }
 
 function hasFunctionResponse(content: Content): boolean {
@@ -97,6 +100,7 @@ function unchangedResult(): MaskingResult {
     totalPrunableTokens: 0,
     changedIndices: [],
     offloaded: [],
+    keptWhole: [],
     failures: [],
     durationMs: 0,
   };
@@ -159,8 +163,8 @@ export function createMaskingMiddleware(
 
   return {
     transformRequest,
-    requestEnded() {
-      lastRequestEnded = now();
+    requestEnded(at) {
+      lastRequestEnded = at ?? now();
     },
   };
 }

@@ -35,6 +35,12 @@ export interface OffloadedOutput {
   tokensAfter: number;
 }
 
+/** Where a part is in the history the pass was given. */
+export interface PartLocation {
+  contentIndex: number;
+  partIndex: number;
+}
+
 /** One output that should have been masked but was left whole, and why. */
 export interface MaskingFailure {
   toolName: string;
@@ -57,7 +63,14 @@ export interface MaskingResult {
   /** Indices of the entries of `newHistory` that differ from the input. */
   changedIndices: readonly number[];
   offloaded: readonly OffloadedOutput[];
+  /**
+   * Outputs the pass tried and left whole because a snippet would not save enough; they are not
+   * counted again. A host that restores its decisions later (the gateway) records them too.
+   */
+  keptWhole: readonly PartLocation[];
   failures: readonly MaskingFailure[];
+  /** What made the pass mask (`threshold`, `cold_cache`, `oversized`); unset when it did not. */
+  trigger?: 'threshold' | 'cold_cache' | 'oversized';
   /** Wall time of the pass in milliseconds (from the injected clock). */
   durationMs: number;
   /** A one-line human-readable summary when something was masked, for the person at the keyboard. */

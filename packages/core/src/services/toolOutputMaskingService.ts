@@ -22,6 +22,7 @@ import type {
   MaskingResult,
   OffloadedOutput,
   Part,
+  PartLocation,
 } from './maskingTypes.js';
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import { planMasking, type OutputRef } from './maskingPlan.js';
@@ -94,7 +95,7 @@ interface MaskedPart {
 
 type AttemptResult =
   | { kind: 'masked'; value: MaskedPart }
-  | { kind: 'skipped'; contentIndex: number }
+  | { kind: 'skipped'; ref: OutputRef }
   | { kind: 'failed'; value: MaskingFailure };
 
 /** A part or entry that could not be read (a throwing getter, a revoked proxy). */
@@ -223,6 +224,14 @@ export class ToolOutputMaskingService {
     this.responseInfo.set(response, { tokens: 0, masked: true });
   }
 
+  /**
+   * Records that `response` was tried before and kept whole (a snippet would not save enough; see
+   * `MaskingResult.keptWhole`), restored from the host's own log: it is not counted again.
+   */
+  markKeptWhole(response: object): void {
+    this.responseInfo.set(response, { tokens: 0, masked: false, keptWhole: true });
+  }
+
   async mask(
     history: readonly Content[],
     host: MaskingHost,
@@ -261,6 +270,7 @@ export class ToolOutputMaskingService {
       totalPrunableTokens: prunable,
       changedIndices: [],
       offloaded: [],
+      keptWhole: [],
       failures,
       durationMs: this.clock() - startedAt,
     };
@@ -298,12 +308,18 @@ export class ToolOutputMaskingService {
     const attempts = await this.attemptAll(history, plan.targets, directory, options.signal);
 
     const masked: MaskedPart[] = [];
+    const keptWhole: PartLocation[] = [];
     let firstKeptWhole = Infinity;
     for (const attempt of attempts) {
       if (attempt.kind === 'masked') masked.push(attempt.value);
       if (attempt.kind === 'failed') failures.push(attempt.value);
-      if (attempt.kind === 'skipped')
-        firstKeptWhole = Math.min(firstKeptWhole, attempt.contentIndex);
+      if (attempt.kind === 'skipped') {
+        keptWhole.push({
+          contentIndex: attempt.ref.contentIndex,
+          partIndex: attempt.ref.partIndex,
+        });
+        firstKeptWhole = Math.min(firstKeptWhole, attempt.ref.contentIndex);
+      }
     }
     // Outputs kept whole stop counting: the ledger measures their entries again next pass.
     if (firstKeptWhole < Infinity) this.ledger.forgetFrom(firstKeptWhole);
@@ -323,9 +339,11 @@ export class ToolOutputMaskingService {
       totalPrunableTokens: plan.totalPrunableTokens,
       changedIndices: newHistory.changedIndices,
       offloaded: masked.map((m) => m.offloaded),
+      keptWhole,
       failures,
       durationMs: this.clock() - startedAt,
     };
+    if (masked.length > 0 && plan.trigger) result.trigger = plan.trigger;
     if (masked.length > 0) {
       result.notice = formatMaskingNotice({
         masked: masked.length,
@@ -474,7 +492,7 @@ export class ToolOutputMaskingService {
     if (!isWorthMasking(ref.tokens, tokensAfter, this.minSavedTokens, this.maxKeptRatio)) {
       const info = this.responseInfo.get(response);
       if (info) info.keptWhole = true;
-      return { kind: 'skipped', contentIndex: ref.contentIndex };
+      return { kind: 'skipped', ref };
     }
 
     try {

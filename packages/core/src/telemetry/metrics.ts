@@ -14,6 +14,7 @@ import {
   type Counter,
   type Histogram,
   type Meter,
+  type MeterProvider,
 } from '@opentelemetry/api';
 import type { MaskingResult } from '../services/maskingTypes.js';
 
@@ -44,8 +45,8 @@ interface Instruments {
 
 const instrumentsByMeter = new WeakMap<Meter, Instruments>();
 
-function instruments(): Instruments {
-  const meter = metrics.getMeter(METER_NAME);
+function instruments(provider: Pick<MeterProvider, 'getMeter'>): Instruments {
+  const meter = provider.getMeter(METER_NAME);
   let found = instrumentsByMeter.get(meter);
   if (!found) {
     found = {
@@ -86,9 +87,11 @@ export function passOutcome(result: Pick<MaskingResult, 'maskedCount' | 'failure
 export function recordMaskingMetrics(
   result: Pick<MaskingResult, 'maskedCount' | 'failures' | 'offloaded' | 'durationMs'>,
   attributes: Attributes = {},
+  /** A host's own meter provider; default the global one. */
+  provider: Pick<MeterProvider, 'getMeter'> = metrics,
 ): void {
   try {
-    const { tokensSaved, maskedCount, failureCount, duration } = instruments();
+    const { tokensSaved, maskedCount, failureCount, duration } = instruments(provider);
     for (const output of result.offloaded) {
       // A fresh attributes object per data point: the SDK keeps the object, and core's file
       // exporter prints an object it has already seen in the same export as "[Circular]".

@@ -1,0 +1,329 @@
+/**
+ * One conversation as the gateway sees it: the client resends its whole unmasked history with
+ * every request, and the gateway must send the same masked bytes for every output it masked
+ * before, so the provider's prefix cache keeps hitting.
+ *
+ * Per request (`prepare`, one at a time per conversation):
+ * 1. Entries equal to the previous request's (a deep compare, much cheaper than estimating) are
+ *    replaced by what was sent for them last time: the same objects, so core's ledger and
+ *    estimate caches hit and the pass costs what is new.
+ * 2. New entries get the conversation's recorded decisions: an output masked before is replaced
+ *    by its recorded snippet, byte for byte; one kept whole before stays whole and uncounted.
+ * 3. The masking middleware runs (the same as in every host): the content being sent is the last
+ *    entry; the cold signal is the idle gap since the last answer, or the provider's own report
+ *    that nothing of the last prompt was cached.
+ * 4. New decisions are appended to the store before the request is forwarded. If that fails, the
+ *    request goes out without them (the next one tries again): a decision is never used unsaved.
+ *
+ * After a restart, the recorded decisions and the last answer's time and usage are loaded again,
+ * so the requests that follow carry exactly the bytes they would have carried.
+ */
+import {
+  ToolOutputMaskingService,
+  createMaskingMiddleware,
+  type Content,
+  type MaskingHost,
+  type MaskingMiddleware,
+  type MaskingResult,
+  type Part,
+  type ToolOutputMaskingEvent,
+} from '@toolmask/core';
+import type { ToolOutputStore } from '@toolmask/core/storage';
+import type { ConversationMeta, ConversationStore, DecisionRecord } from '../state/stores.js';
+import { outputKey } from './output-key.js';
+import { sameJson } from './same-json.js';
+
+/** A prompt this large that the provider cached none of: it is not caching this conversation. */
+export const MIN_CACHEABLE_PROMPT_TOKENS = 4_096;
+
+export interface ConversationOptions {
+  id: string;
+  /** Settings, session id (the conversation id) and output folder of the pass. */
+  host: MaskingHost;
+  store: ConversationStore;
+  outputs: ToolOutputStore;
+  /** The read-back tool as the client's model sees it (named in every snippet). */
+  readToolName: string;
+  idleGapMs?: number;
+  now: () => number;
+  /** Telemetry sink of the pass (the gateway adds its attributes). */
+  telemetry: (event: ToolOutputMaskingEvent) => void;
+  debug: (message: string) => void;
+}
+
+export interface PreparedRequest {
+  /** The contents to send. */
+  contents: Content[];
+  /** Entries of `contents` that differ from what the client sent. */
+  changedIndices: number[];
+  result: MaskingResult;
+  cacheLikelyCold: boolean;
+  /** Masked outputs in the request as sent, and the tokens they keep out (estimates). */
+  maskedOutputs: number;
+  tokensKeptOut: number;
+  /** Decisions made by this request's pass that could not be saved (the request went without them). */
+  unsavedDecisions: number;
+}
+
+interface MaskedDecision {
+  record: Extract<DecisionRecord, { kind: 'masked' }>;
+  /** The snippet response object, shared by every request that carries it. */
+  response: { output: string };
+}
+
+export class Conversation {
+  readonly id: string;
+  meta?: ConversationMeta;
+  /** Approximate bytes of the history this conversation keeps between requests. */
+  retainedBytes = 0;
+  private readonly service: ToolOutputMaskingService;
+  private readonly middleware: MaskingMiddleware;
+  private readonly masked = new Map<string, MaskedDecision>();
+  /** Snippet response object → its decision (to count what a request carries). */
+  private readonly bySnippet = new WeakMap<object, MaskedDecision>();
+  private readonly kept = new Set<string>();
+  private lastIncoming: Content[] = [];
+  private lastSent: Content[] = [];
+  private loaded?: Promise<void>;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: ConversationOptions) {
+    this.id = options.id;
+    this.service = new ToolOutputMaskingService({
+      store: options.outputs,
+      telemetry: options.telemetry,
+      debug: options.debug,
+      readToolName: options.readToolName,
+    });
+    this.middleware = createMaskingMiddleware(this.service, {
+      host: options.host,
+      ...(options.idleGapMs !== undefined ? { idleGapMs: options.idleGapMs } : {}),
+      debug: options.debug,
+      _internal: { now: options.now },
+    });
+  }
+
+  /** Runs `prepare` after every earlier one of this conversation has finished. */
+  prepare(
+    incoming: Content[],
+    options: { signal?: AbortSignal; retainedBytes?: number } = {},
+  ): Promise<PreparedRequest> {
+    const run = this.queue.then(() => this.prepareNow(incoming, options));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The contents with what is already decided applied, without a pass and without changing any
+   * state: what `countTokens` should count.
+   */
+  async preview(incoming: Content[]): Promise<{ contents: Content[]; changedIndices: number[] }> {
+    await this.load();
+    const limit = Math.min(this.lastIncoming.length, incoming.length);
+    let common = 0;
+    while (common < limit && sameJson(this.lastIncoming[common], incoming[common])) common++;
+    const contents = this.lastSent.slice(0, common);
+    for (let index = common; index < incoming.length; index++) {
+      contents.push(this.applyDecisions(incoming[index] as Content));
+    }
+    const changedIndices = contents.flatMap((content, index) =>
+      index < common
+        ? content !== this.lastIncoming[index]
+          ? [index]
+          : []
+        : content !== incoming[index]
+          ? [index]
+          : [],
+    );
+    return { contents, changedIndices };
+  }
+
+  /** The answer to a request ended: the idle gap counts from now; the usage is remembered. */
+  async finish(usage: { promptTokens?: number; cachedTokens?: number }, meta: ConversationMeta) {
+    const endedAt = this.options.now();
+    this.middleware.requestEnded(endedAt);
+    this.meta = { ...meta, lastEndedAt: endedAt };
+    if (usage.promptTokens !== undefined) this.meta.lastPromptTokens = usage.promptTokens;
+    if (usage.cachedTokens !== undefined) this.meta.lastCachedTokens = usage.cachedTokens;
+    await this.options.store.saveMeta(this.id, this.meta);
+  }
+
+  /** Forgets the history kept between requests (memory pressure); decisions stay. */
+  releaseHistory(): void {
+    this.lastIncoming = [];
+    this.lastSent = [];
+    this.retainedBytes = 0;
+  }
+
+  private load(): Promise<void> {
+    this.loaded ??= (async () => {
+      const stored = await this.options.store.load(this.id);
+      for (const record of stored.decisions) this.remember(record);
+      if (stored.meta) {
+        this.meta = stored.meta;
+        if (stored.meta.lastEndedAt !== undefined) {
+          this.middleware.requestEnded(stored.meta.lastEndedAt);
+        }
+      }
+    })();
+    return this.loaded;
+  }
+
+  private remember(record: DecisionRecord): void {
+    if (record.kind === 'kept') {
+      this.kept.add(record.key);
+      return;
+    }
+    const decision: MaskedDecision = { record, response: record.response };
+    this.masked.set(record.key, decision);
+    this.bySnippet.set(record.response, decision);
+    this.service.markMasked(record.response);
+  }
+
+  /** The provider reported that none of a large last prompt was cached. */
+  private providerCacheCold(): boolean {
+    const meta = this.meta;
+    return (
+      meta?.lastPromptTokens !== undefined &&
+      meta.lastPromptTokens >= MIN_CACHEABLE_PROMPT_TOKENS &&
+      meta.lastCachedTokens === 0
+    );
+  }
+
+  /** An entry with the recorded decisions applied: the same object when none applies. */
+  private applyDecisions(content: Content): Content {
+    const parts = content?.parts;
+    if (!Array.isArray(parts)) return content;
+    let replaced: Part[] | undefined;
+    parts.forEach((part, index) => {
+      const functionResponse = part?.functionResponse;
+      if (!functionResponse) return;
+      const key = outputKey(functionResponse);
+      const decision = this.masked.get(key);
+      if (decision) {
+        replaced ??= parts.slice();
+        replaced[index] = {
+          ...part,
+          functionResponse: { ...functionResponse, response: decision.response },
+        };
+      } else if (this.kept.has(key) && functionResponse.response) {
+        this.service.markKeptWhole(functionResponse.response);
+      }
+    });
+    return replaced ? { ...content, parts: replaced } : content;
+  }
+
+  private async prepareNow(
+    incoming: Content[],
+    options: { signal?: AbortSignal; retainedBytes?: number },
+  ): Promise<PreparedRequest> {
+    await this.load();
+    const limit = Math.min(this.lastIncoming.length, incoming.length);
+    let common = 0;
+    while (common < limit && sameJson(this.lastIncoming[common], incoming[common])) common++;
+    const applied = this.lastSent.slice(0, common);
+    for (let index = common; index < incoming.length; index++) {
+      applied.push(this.applyDecisions(incoming[index] as Content));
+    }
+    const interned = this.lastIncoming.slice(0, common).concat(incoming.slice(common));
+
+    const last = applied.length - 1;
+    const masked = await this.middleware.transformRequest({
+      history: last > 0 ? applied.slice(0, last) : [],
+      request: (applied[last] ?? { role: 'user', parts: [] }) as Content,
+      ...(options.signal ? { signal: options.signal } : {}),
+      cacheLikelyCold: this.providerCacheCold(),
+    });
+    let sent = last >= 0 ? [...masked.history, masked.request] : [];
+    const records = this.newDecisions(applied, sent, masked.result);
+    let unsavedDecisions = 0;
+    if (records.length > 0) {
+      try {
+        await this.options.store.appendDecisions(this.id, records);
+        for (const record of records) this.remember(record);
+      } catch (error) {
+        // Never use a decision that a restart would not find again: send without it.
+        unsavedDecisions = records.filter((record) => record.kind === 'masked').length;
+        this.options.debug(
+          `[toolmask gateway] could not save ${records.length} decision(s) of conversation ${this.id}; the request goes without them: ${String((error as Error)?.message ?? error)}`,
+        );
+        sent = applied;
+      }
+    }
+
+    this.lastIncoming = interned;
+    this.lastSent = sent;
+    this.retainedBytes = options.retainedBytes ?? 0;
+    const changedIndices: number[] = [];
+    let maskedOutputs = 0;
+    let tokensKeptOut = 0;
+    sent.forEach((content, index) => {
+      if (content !== incoming[index] && content !== interned[index]) changedIndices.push(index);
+      for (const part of content?.parts ?? []) {
+        const response = part?.functionResponse?.response;
+        const decision = response ? this.bySnippet.get(response) : undefined;
+        if (!decision) continue;
+        maskedOutputs++;
+        tokensKeptOut += Math.max(0, decision.record.tokensBefore - decision.record.tokensAfter);
+      }
+    });
+    return {
+      contents: sent,
+      changedIndices,
+      result: masked.result,
+      cacheLikelyCold: masked.cacheLikelyCold,
+      maskedOutputs,
+      tokensKeptOut,
+      unsavedDecisions,
+    };
+  }
+
+  /** The decisions the pass made on `before` (masked parts in `after`, outputs kept whole). */
+  private newDecisions(
+    before: readonly Content[],
+    after: readonly Content[],
+    result: MaskingResult,
+  ): DecisionRecord[] {
+    const at = this.options.now();
+    const records: DecisionRecord[] = [];
+    // The service lists offloaded outputs in history order, as the changed parts are found here.
+    let offloadedIndex = 0;
+    for (const contentIndex of result.changedIndices) {
+      const oldParts = before[contentIndex]?.parts ?? [];
+      const newParts = after[contentIndex]?.parts ?? [];
+      oldParts.forEach((oldPart, partIndex) => {
+        const newPart = newParts[partIndex];
+        const original = oldPart?.functionResponse;
+        const replacement = newPart?.functionResponse?.response as { output?: unknown } | undefined;
+        if (!original || newPart === oldPart || typeof replacement?.output !== 'string') return;
+        const offloaded = result.offloaded[offloadedIndex++];
+        if (!offloaded) return;
+        records.push({
+          kind: 'masked',
+          key: outputKey(original),
+          toolName: offloaded.toolName,
+          callId: offloaded.callId,
+          response: replacement as { output: string },
+          filePath: offloaded.filePath,
+          bytes: offloaded.bytes,
+          tokensBefore: offloaded.tokensBefore,
+          tokensAfter: offloaded.tokensAfter,
+          at,
+        });
+      });
+    }
+    for (const location of result.keptWhole) {
+      const functionResponse =
+        before[location.contentIndex]?.parts?.[location.partIndex]?.functionResponse;
+      if (!functionResponse) continue;
+      records.push({
+        kind: 'kept',
+        key: outputKey(functionResponse),
+        toolName: typeof functionResponse.name === 'string' ? functionResponse.name : '',
+        callId: typeof functionResponse.id === 'string' ? functionResponse.id : '',
+        at,
+      });
+    }
+    return records;
+  }
+}

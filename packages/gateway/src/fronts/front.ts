@@ -1,0 +1,38 @@
+/**
+ * A protocol front: how one request shape (the Gemini API, Vertex, Code Assist, OpenAI chat
+ * completions) carries a conversation, so the gateway can hand it to the one masking core as
+ * `Content[]` and write the masked result back into the same shape. The rest of the body is left
+ * as it came: only the tool outputs the pass changed are replaced.
+ */
+import type { Content } from '@toolmask/core';
+import type { FrontKind } from '../usage/usage-record.js';
+
+export interface FrontRequest {
+  /** The conversation, oldest first; the last entry is the content being sent. */
+  contents: Content[];
+  /** What identifies the conversation's start (its first entry, or system and first message). */
+  head: unknown;
+  /** A session id the request carries itself (Code Assist), if any. */
+  session?: string;
+  model: string;
+  /** Tool outputs the front had to leave alone (content of an unexpected kind, an unknown call id). */
+  unmaskable?: number;
+  /** The body to send, with `sent` in place of the conversation (`changed`: entries that differ). */
+  write(sent: readonly Content[], changed: readonly number[]): string;
+}
+
+export interface UsageReport {
+  promptTokens?: number;
+  cachedTokens?: number;
+  outputTokens?: number;
+}
+
+export interface Front {
+  kind: FrontKind;
+  /** The conversation in a parsed body; undefined when there is none to mask. */
+  read(body: unknown, model: string): FrontRequest | undefined;
+  /** The usage report in one parsed response event or body, if it holds one. */
+  usage(event: unknown): UsageReport | undefined;
+  /** A JSON error body in this protocol's style. */
+  errorBody(status: number, code: string, message: string): string;
+}

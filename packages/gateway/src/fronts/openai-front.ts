@@ -1,0 +1,155 @@
+/**
+ * The OpenAI chat completions front (qwen-code and other OpenAI-style agents). The conversation is
+ * `messages`; tool outputs are `role: "tool"` messages whose `content` is a string or an array of
+ * text parts, each paired by `tool_call_id` with the assistant's `tool_calls` entry that names the
+ * tool (for exemptions and previews). For the one masking core each message becomes one `Content`:
+ * a tool message a `functionResponse` with `{ output: <its text> }`; the others a text entry (the
+ * core counts tool outputs only, and needs the rest for positions and the cold signal).
+ *
+ * Written back: only the `content` of the tool messages the pass masked is replaced, by the
+ * snippet, in the shape it came in (a string, or one text part). Everything else in the body
+ * keeps its value: vendor fields, `cache_control` markers, `reasoning_content`, images, options.
+ * A tool message whose content is of another kind (an image part), or whose `tool_call_id` no
+ * assistant message announced, is left as it is and never counted.
+ */
+import type { Content, Part } from '@toolmask/core';
+import type { Front, FrontRequest, UsageReport } from './front.js';
+
+type JsonObject = Record<string, unknown>;
+
+const isObject = (value: unknown): value is JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The text of a message content: a string, or text parts only; undefined for anything else. */
+export function textOfContent(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content) || content.length === 0) return undefined;
+  const texts: string[] = [];
+  for (const part of content) {
+    if (!isObject(part) || part['type'] !== 'text' || typeof part['text'] !== 'string')
+      return undefined;
+    texts.push(part['text'] as string);
+  }
+  return texts.join('');
+}
+
+/** Tool names by call id, from the assistant messages' `tool_calls`. */
+function toolNames(messages: readonly unknown[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const message of messages) {
+    if (!isObject(message) || !Array.isArray(message['tool_calls'])) continue;
+    for (const call of message['tool_calls'] as unknown[]) {
+      if (!isObject(call) || typeof call['id'] !== 'string') continue;
+      const fn = call['function'];
+      const name = isObject(fn) && typeof fn['name'] === 'string' ? (fn['name'] as string) : '';
+      names.set(call['id'] as string, name);
+    }
+  }
+  return names;
+}
+
+/** Tool messages left alone, and why. */
+interface OpenAiSkips {
+  unexpectedContent: number;
+  unknownCallId: number;
+}
+
+function toContent(message: unknown, names: Map<string, string>, skips: OpenAiSkips): Content {
+  if (!isObject(message)) return { role: 'user', parts: [] };
+  const role = message['role'];
+  if (role === 'tool') {
+    const callId = message['tool_call_id'];
+    const text = textOfContent(message['content']);
+    const name = typeof callId === 'string' ? names.get(callId) : undefined;
+    if (text === undefined) skips.unexpectedContent++;
+    else if (name === undefined) skips.unknownCallId++;
+    else {
+      return {
+        role: 'user',
+        parts: [{ functionResponse: { id: callId as string, name, response: { output: text } } }],
+      };
+    }
+    return { role: 'user', parts: [{ text: '[tool message left as it is]' }] };
+  }
+  const text = textOfContent(message['content']) ?? '';
+  const parts: Part[] = text ? [{ text }] : [];
+  if (role === 'assistant') {
+    for (const call of Array.isArray(message['tool_calls'])
+      ? (message['tool_calls'] as unknown[])
+      : []) {
+      const fn = isObject(call) ? call['function'] : undefined;
+      if (isObject(call) && isObject(fn) && typeof fn['name'] === 'string') {
+        parts.push({
+          functionCall: { id: String(call['id'] ?? ''), name: fn['name'] as string, args: {} },
+        });
+      }
+    }
+    return { role: 'model', parts };
+  }
+  return { role: role === 'system' ? 'system' : 'user', parts };
+}
+
+function tokens(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+export const OPENAI_FRONT: Front = {
+  kind: 'openai',
+  read(body): FrontRequest | undefined {
+    if (!isObject(body) || !Array.isArray(body['messages'])) return undefined;
+    const messages = body['messages'] as unknown[];
+    if (messages.length === 0) return undefined;
+    const names = toolNames(messages);
+    const skips: OpenAiSkips = { unexpectedContent: 0, unknownCallId: 0 };
+    const contents = messages.map((message) => toContent(message, names, skips));
+    return {
+      contents,
+      unmaskable: skips.unexpectedContent + skips.unknownCallId,
+      head: messages.slice(0, 2),
+      model: typeof body['model'] === 'string' ? (body['model'] as string) : '',
+      write(sent, changed) {
+        for (const index of changed) {
+          const message = messages[index];
+          const response = sent[index]?.parts?.[0]?.functionResponse?.response as
+            { output?: unknown } | undefined;
+          if (
+            !isObject(message) ||
+            message['role'] !== 'tool' ||
+            typeof response?.output !== 'string'
+          ) {
+            continue;
+          }
+          message['content'] =
+            typeof message['content'] === 'string'
+              ? response.output
+              : [{ type: 'text', text: response.output }];
+        }
+        return JSON.stringify(body);
+      },
+    };
+  },
+  usage(event): UsageReport | undefined {
+    if (!isObject(event) || !isObject(event['usage'])) return undefined;
+    const usage = event['usage'] as JsonObject;
+    const report: UsageReport = {};
+    const prompt = tokens(usage['prompt_tokens']);
+    if (prompt !== undefined) report.promptTokens = prompt;
+    const details = usage['prompt_tokens_details'];
+    // Only an explicit count: many OpenAI-compatible servers cache without saying so.
+    const cached = isObject(details) ? tokens(details['cached_tokens']) : undefined;
+    if (cached !== undefined) report.cachedTokens = cached;
+    const output = tokens(usage['completion_tokens']);
+    if (output !== undefined) report.outputTokens = output;
+    return report;
+  },
+  errorBody(status, code, message) {
+    return JSON.stringify({
+      error: {
+        message: `toolmask gateway: ${message}`,
+        type: 'toolmask_gateway_error',
+        code,
+        status,
+      },
+    });
+  },
+};

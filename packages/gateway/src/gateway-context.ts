@@ -1,0 +1,20 @@
+/** What every handler of one gateway shares. */
+import type { ConversationRegistry } from './conversation/conversation-registry.js';
+import type { UsageStore } from './state/stores.js';
+import type { GatewayTelemetry } from './telemetry/gateway-telemetry.js';
+import type { UpstreamUrls } from './upstream/upstreams.js';
+import type { UsageRecord } from './usage/usage-record.js';
+
+export interface GatewayContext {
+  upstreams: UpstreamUrls;
+  conversations: ConversationRegistry;
+  usage: UsageStore;
+  telemetry: GatewayTelemetry;
+  fetch: typeof fetch;
+  now: () => number;
+  maxBodyBytes: number;
+  disableClientMasking: boolean;
+  log: (line: string) => void;
+  /** Appends a usage record; a failure is logged, never thrown. */
+  recordUsage(record: UsageRecord): Promise<void>;
+}

@@ -1,0 +1,238 @@
+/**
+ * One model request through the gateway: read the body (bounded), find the conversation in it
+ * (the front), let the conversation's pass mask it, forward it, stream the answer back while
+ * reading the provider's usage report, then record the usage.
+ *
+ * Whatever goes wrong on the masking side, the original request goes out as it came and the
+ * failure is counted: a body that is not valid UTF-8 or holds a number JavaScript cannot write back
+ * exactly is forwarded untouched; so is one whose pass threw. Only a body that is not JSON at all,
+ * or too large, is answered by the gateway itself (400, 413), in the protocol's error style.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SESSION_HEADER, conversationKey } from '../conversation/conversation-key.js';
+import type { PreparedRequest } from '../conversation/conversation.js';
+import type { Front, FrontRequest } from '../fronts/front.js';
+import { FRONTS } from '../fronts/fronts.js';
+import { withClientMaskingOff } from '../fronts/client-masking.js';
+import { roundTripsExactly } from '../http/json-safety.js';
+import { BodyTooLargeError, readBody } from '../http/read-body.js';
+import { forward } from '../upstream/forward.js';
+import type { RouteMatch } from '../upstream/routes.js';
+import { upstreamUrl } from '../upstream/upstreams.js';
+import { UsageTap } from '../usage/usage-tap.js';
+import { clientOf, type UsageRecord } from '../usage/usage-record.js';
+import type { GatewayContext } from '../gateway-context.js';
+
+function sendError(
+  response: ServerResponse,
+  front: Front,
+  status: number,
+  code: string,
+  message: string,
+): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response
+    .writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
+    .end(front.errorBody(status, code, message));
+}
+
+function headerValue(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+interface MaskedBody {
+  body: Buffer | string;
+  conversationId?: string;
+  frontRequest?: FrontRequest;
+  prepared?: PreparedRequest;
+  /** Why masking was skipped or failed, for the record. */
+  failures: number;
+}
+
+/** The body to forward, masked where it can be; never throws. */
+async function maskBody(
+  context: GatewayContext,
+  request: IncomingMessage,
+  route: RouteMatch,
+  front: Front,
+  raw: Buffer,
+  parsed: unknown,
+): Promise<MaskedBody> {
+  const unchanged: MaskedBody = { body: raw, failures: 0 };
+  const frontRequest = front.read(parsed, route.model);
+  if (!frontRequest) return unchanged;
+  if (!roundTripsExactly(parsed)) {
+    context.log(
+      `[toolmask gateway] a ${front.kind} request holds a number JSON cannot carry exactly; forwarded unmasked`,
+    );
+    return { ...unchanged, failures: 1 };
+  }
+  const session = headerValue(request, SESSION_HEADER) ?? frontRequest.session;
+  const conversationId = conversationKey(session, frontRequest.head);
+  try {
+    const conversation = context.conversations.get(conversationId);
+    if (route.action === 'countTokens') {
+      const preview = await conversation.preview(frontRequest.contents);
+      return {
+        body:
+          preview.changedIndices.length > 0
+            ? frontRequest.write(preview.contents, preview.changedIndices)
+            : raw,
+        conversationId,
+        frontRequest,
+        failures: 0,
+      };
+    }
+    const prepared = await conversation.prepare(frontRequest.contents, {
+      retainedBytes: raw.length,
+    });
+    context.conversations.trim();
+    const attributes = {
+      'session.id': conversationId,
+      client: clientOf(headerValue(request, 'user-agent')),
+      model: frontRequest.model,
+    };
+    context.telemetry.recordPass(prepared.result, attributes);
+    return {
+      body:
+        prepared.changedIndices.length > 0
+          ? frontRequest.write(prepared.contents, prepared.changedIndices)
+          : raw,
+      conversationId,
+      frontRequest,
+      prepared,
+      failures:
+        prepared.result.failures.length +
+        prepared.unsavedDecisions +
+        (frontRequest.unmaskable ?? 0),
+    };
+  } catch (error) {
+    context.log(
+      `[toolmask gateway] masking failed; the request goes out unmasked: ${String((error as Error)?.message ?? error)}`,
+    );
+    return { ...unchanged, conversationId, failures: 1 };
+  }
+}
+
+export async function handleModelRequest(
+  context: GatewayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: RouteMatch,
+): Promise<void> {
+  const front = FRONTS[route.front];
+  const target = upstreamUrl(context.upstreams, route);
+  if (!target) {
+    sendError(
+      response,
+      front,
+      502,
+      'NO_UPSTREAM',
+      `no upstream is configured for ${front.kind} requests; start the gateway with --openai-upstream URL`,
+    );
+    return;
+  }
+  const arrived = context.now();
+  const started = performance.now();
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+  let raw: Buffer | undefined;
+  if (hasBody) {
+    try {
+      raw = await readBody(request, context.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        sendError(response, front, 413, 'BODY_TOO_LARGE', `${error.message} (--max-body-mb)`);
+        return;
+      }
+      throw error;
+    }
+  }
+
+  let masked: MaskedBody = { body: raw ?? '', failures: 0 };
+  if (raw && (route.action === 'mask' || route.action === 'countTokens')) {
+    if (!isUtf8(raw)) {
+      masked = { body: raw, failures: 1 };
+    } else {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch (error) {
+        sendError(
+          response,
+          front,
+          400,
+          'MALFORMED_JSON',
+          `the request body is not valid JSON (${(error as Error).message})`,
+        );
+        return;
+      }
+      masked = await maskBody(context, request, route, front, raw, parsed);
+    }
+  }
+  const gatewayMs = performance.now() - started;
+
+  const tap = new UsageTap(front.usage);
+  const result = await forward({
+    url: target,
+    method: request.method ?? 'GET',
+    headers: request.headers,
+    ...(hasBody ? { body: masked.body } : {}),
+    response,
+    fetch: context.fetch,
+    onChunk: (chunk) => tap.feed(chunk),
+    ...(route.action === 'listExperiments' && context.disableClientMasking
+      ? { rewriteJson: withClientMaskingOff }
+      : {}),
+    onUnreachable: (error) =>
+      sendError(
+        response,
+        front,
+        502,
+        'UPSTREAM_UNREACHABLE',
+        `the upstream ${new URL(target).origin} could not be reached (${String((error as Error)?.cause ?? (error as Error)?.message ?? error)})`,
+      ),
+  });
+  if (route.action !== 'mask' || !masked.conversationId) return;
+
+  const usage = tap.end() ?? {};
+  const prepared = masked.prepared;
+  const pass = prepared?.result;
+  const record: UsageRecord = {
+    at: arrived,
+    conversationId: masked.conversationId,
+    client: clientOf(headerValue(request, 'user-agent')),
+    front: front.kind,
+    model: masked.frontRequest?.model ?? route.model,
+    status: result.status,
+    ...(usage.promptTokens !== undefined ? { promptTokens: usage.promptTokens } : {}),
+    ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}),
+    ...(usage.outputTokens !== undefined ? { outputTokens: usage.outputTokens } : {}),
+    maskedOutputs: prepared?.maskedOutputs ?? 0,
+    newlyMasked: pass?.maskedCount ?? 0,
+    tokensKeptOut: prepared?.tokensKeptOut ?? 0,
+    bytesOffloaded: pass?.offloaded.reduce((sum, output) => sum + output.bytes, 0) ?? 0,
+    failures: masked.failures + (result.outcome === 'upstream-cut' ? 1 : 0),
+    ...(pass?.trigger ? { trigger: pass.trigger } : {}),
+    cacheLikelyCold: prepared?.cacheLikelyCold ?? false,
+    gatewayMs,
+  };
+  context.telemetry.recordRequest(record);
+  await context.recordUsage(record);
+  const conversation = context.conversations.get(masked.conversationId);
+  try {
+    await conversation.finish(usage, {
+      startedAt: conversation.meta?.startedAt ?? arrived,
+      client: record.client,
+      model: record.model,
+    });
+  } catch (error) {
+    context.log(
+      `[toolmask gateway] could not save the state of conversation ${masked.conversationId}: ${String((error as Error)?.message ?? error)}`,
+    );
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * `@toolmask/gateway`: a local gateway between the stock `gemini` and `qwen` commands and their
+ * model APIs that runs toolmask's masking pass on every request, offers the read-back tool over
+ * MCP and records the provider's real usage. The `toolmask` command starts it (`toolmask
+ * gateway`, `toolmask gemini`, `toolmask qwen`); docs/gateway.md.
+ */
+export {
+  createGateway,
+  DEFAULT_READ_TOOL_NAME,
+  type Gateway,
+  type GatewayOptions,
+} from './gateway.js';
+export {
+  listenGateway,
+  findRunningGateway,
+  GatewayStartError,
+  DEFAULT_PORT,
+  RUNNING_FILE,
+  type ListenOptions,
+  type RunningGateway,
+  type RunningFile,
+} from './listen.js';
+export { DEFAULT_UPSTREAMS, type UpstreamUrls } from './upstream/upstreams.js';
+export type { UsageRecord, ClientKind, FrontKind } from './usage/usage-record.js';
+export type { SessionsReport, SessionSummary } from './usage/sessions.js';
+export type {
+  ConversationStore,
+  UsageStore,
+  DecisionRecord,
+  ConversationMeta,
+} from './state/stores.js';
+export { GATEWAY_VERSION } from './version.js';

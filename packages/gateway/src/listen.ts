@@ -1,0 +1,134 @@
+/**
+ * `listenGateway(options)`: the gateway on a real port. Binds to loopback unless told otherwise;
+ * any other address needs an auth token. A port in use is a `GatewayStartError` (the CLI exits 2).
+ * While it listens, `<stateDir>/gateway.json` says where (so `toolmask gemini` can reuse it);
+ * `close()` stops accepting, lets requests in flight and their streams finish, flushes telemetry,
+ * and removes that file.
+ */
+import { promises as fs } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { createGateway, type Gateway, type GatewayOptions } from './gateway.js';
+import { isLoopbackHost } from './http/loopback.js';
+import { writeAtomically } from './state/private-files.js';
+
+export interface ListenOptions extends GatewayOptions {
+  /** @default 127.0.0.1 */
+  host?: string;
+  /** 0 picks a free port. @default 8787 */
+  port?: number;
+}
+
+export interface RunningGateway {
+  /** `http://host:port` */
+  url: string;
+  port: number;
+  gateway: Gateway;
+  server: Server;
+  close(timeoutMs?: number): Promise<void>;
+}
+
+export class GatewayStartError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'PORT_IN_USE' | 'NEEDS_AUTH_TOKEN' | 'LISTEN_FAILED',
+  ) {
+    super(message);
+    this.name = 'GatewayStartError';
+  }
+}
+
+export const DEFAULT_PORT = 8787;
+/** Where a running gateway says where it listens. */
+export const RUNNING_FILE = 'gateway.json';
+
+export interface RunningFile {
+  url: string;
+  pid: number;
+  version: string;
+  startedAt: number;
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+export async function listenGateway(options: ListenOptions): Promise<RunningGateway> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host) && !options.authToken) {
+    throw new GatewayStartError(
+      `binding to ${host} (not loopback) needs --auth-token: anyone who can reach it could use your API keys`,
+      'NEEDS_AUTH_TOKEN',
+    );
+  }
+  const gateway = createGateway(options);
+  const server = createServer((request, response) => gateway.handle(request, response));
+  // Long generations stream for minutes: never time a request out from this side.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') {
+        reject(
+          new GatewayStartError(
+            `port ${options.port ?? DEFAULT_PORT} on ${host} is already in use (another gateway? try --port 0 for a free one)`,
+            'PORT_IN_USE',
+          ),
+        );
+      } else {
+        reject(
+          new GatewayStartError(`cannot listen on ${host}: ${error.message}`, 'LISTEN_FAILED'),
+        );
+      }
+    });
+    server.listen(options.port ?? DEFAULT_PORT, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${urlHost(host)}:${port}`;
+  const runningFile = path.join(gateway.stateDir, RUNNING_FILE);
+  const running: RunningFile = {
+    url,
+    pid: process.pid,
+    version: gateway.version,
+    startedAt: Date.now(),
+  };
+  await writeAtomically(runningFile, JSON.stringify(running) + '\n');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    gateway,
+    server,
+    close(timeoutMs?: number) {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await gateway.close(timeoutMs);
+        server.closeAllConnections();
+        await stopped;
+        await fs.rm(runningFile, { force: true });
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The gateway another process runs for this state folder, if it answers its health check. */
+export async function findRunningGateway(stateDir: string): Promise<RunningFile | undefined> {
+  let running: RunningFile;
+  try {
+    running = JSON.parse(
+      await fs.readFile(path.join(stateDir, RUNNING_FILE), 'utf8'),
+    ) as RunningFile;
+  } catch {
+    return undefined;
+  }
+  try {
+    const answer = await fetch(`${running.url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+    return answer.ok ? running : undefined;
+  } catch {
+    return undefined;
+  }
+}

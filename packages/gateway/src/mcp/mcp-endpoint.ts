@@ -1,0 +1,112 @@
+/**
+ * `/mcp`: a Streamable HTTP MCP server offering `read_tool_output`, the read-back tool of the
+ * masked snippets, with the parameters, limits and confinement of the in-process tool (core's
+ * reader): only files under the gateway's `tool-outputs/` folder are read. An MCP call does not
+ * say which conversation it belongs to, so every conversation's folder of this gateway is open
+ * to it (one person's gateway; a shared one needs an auth token, see docs/gateway.md).
+ *
+ * Stateless: the SDK requires a new server and transport per request. GET and DELETE (session
+ * streams, session ends) answer 405, which clients handle. A Host header that is not a loopback
+ * name is refused on a loopback-bound gateway (DNS rebinding).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { READ_LIMITS, readToolOutput, ToolOutputReadError } from '@toolmask/core/storage';
+import type { ToolOutputAccess } from '@toolmask/core';
+
+export const MCP_SERVER_NAME = 'toolmask';
+export const MCP_TOOL_NAME = 'read_tool_output';
+
+const DESCRIPTION = [
+  'Reads back a tool output that was saved to disk and replaced in the conversation by a <tool_output_masked ... file="..."> snippet.',
+  `Returns at most ${READ_LIMITS.maxLines} lines / ${READ_LIMITS.maxBytes / 1024} KB per call, with a footer saying how to get the rest.`,
+  'With pattern, returns only the matching lines, numbered, with 2 lines of context.',
+].join(' ');
+
+const METHOD_NOT_ALLOWED = JSON.stringify({
+  jsonrpc: '2.0',
+  error: { code: -32000, message: 'Method not allowed.' },
+  id: null,
+});
+
+function buildServer(version: string, access: () => ToolOutputAccess): McpServer {
+  const server = new McpServer({ name: MCP_SERVER_NAME, version });
+  server.registerTool(
+    MCP_TOOL_NAME,
+    {
+      description: DESCRIPTION,
+      inputSchema: {
+        file: z.string().describe('The file path from the snippet\'s file="..." attribute.'),
+        offset: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe('First line to return, or to search from with pattern (1-based). Default 1.'),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(
+            `Lines to return (default and at most ${READ_LIMITS.maxLines}); with pattern, matching lines to return (default ${READ_LIMITS.defaultMatches}, at most ${READ_LIMITS.maxMatches}).`,
+          ),
+        pattern: z
+          .string()
+          .optional()
+          .describe(
+            'Optional regular expression, e.g. "error|FAIL" or "/timeout/i" for flags: return only the matching lines.',
+          ),
+      },
+    },
+    async ({ file, offset, limit, pattern }): Promise<CallToolResult> => {
+      try {
+        const result = await readToolOutput(
+          {
+            file,
+            ...(offset !== undefined ? { offset } : {}),
+            ...(limit !== undefined ? { limit } : {}),
+            ...(pattern !== undefined ? { pattern } : {}),
+          },
+          access(),
+        );
+        return { content: [{ type: 'text', text: result.text }] };
+      } catch (error) {
+        const message =
+          error instanceof ToolOutputReadError
+            ? error.message
+            : String((error as Error)?.message ?? error);
+        return { content: [{ type: 'text', text: `read_tool_output: ${message}` }], isError: true };
+      }
+    },
+  );
+  return server;
+}
+
+export function createMcpEndpoint(options: {
+  version: string;
+  access: () => ToolOutputAccess;
+}): (request: IncomingMessage, response: ServerResponse, body: unknown) => Promise<void> {
+  return async (request, response, body) => {
+    if (request.method !== 'POST') {
+      response
+        .writeHead(405, { 'content-type': 'application/json', allow: 'POST' })
+        .end(METHOD_NOT_ALLOWED);
+      return;
+    }
+    const server = buildServer(options.version, options.access);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    response.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body);
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The embedded `ConversationStore`: `<stateDir>/conversations/<id>/decisions.jsonl` (one decision
+ * per line, appended and synced before the request it changes is forwarded) and `meta.json`.
+ * Conversation ids are hex digests (conversation/conversation-key.ts), so they are safe folder
+ * names; anything else is refused.
+ */
+import * as path from 'node:path';
+import type {
+  ConversationMeta,
+  ConversationStore,
+  DecisionRecord,
+  StoredConversation,
+} from './stores.js';
+import { appendDurably, parseJsonLines, readIfExists, writeAtomically } from './private-files.js';
+
+const SAFE_ID = /^[0-9a-f]{8,64}$/;
+
+function isDecision(value: unknown): value is DecisionRecord {
+  const record = value as Partial<DecisionRecord> | null;
+  if (!record || typeof record !== 'object' || typeof record.key !== 'string') return false;
+  if (record.kind === 'kept') return true;
+  return (
+    record.kind === 'masked' &&
+    typeof (record as { response?: { output?: unknown } }).response?.output === 'string'
+  );
+}
+
+export function createFileConversationStore(
+  stateDir: string,
+  onWarning: (message: string) => void = () => undefined,
+): ConversationStore {
+  const folder = (id: string) => {
+    if (!SAFE_ID.test(id)) throw new Error(`not a conversation id: ${JSON.stringify(id)}`);
+    return path.join(stateDir, 'conversations', id);
+  };
+  return {
+    async load(id) {
+      const decisionsFile = path.join(folder(id), 'decisions.jsonl');
+      const text = (await readIfExists(decisionsFile)) ?? '';
+      const decisions = parseJsonLines(text, (line) =>
+        onWarning(`${decisionsFile}:${line}: not a decision record; skipped`),
+      ).filter(isDecision);
+      const metaText = await readIfExists(path.join(folder(id), 'meta.json'));
+      let meta: ConversationMeta | undefined;
+      try {
+        meta = metaText ? (JSON.parse(metaText) as ConversationMeta) : undefined;
+      } catch {
+        onWarning(`${path.join(folder(id), 'meta.json')}: not JSON; ignored`);
+      }
+      const stored: StoredConversation = { decisions };
+      if (meta) stored.meta = meta;
+      return stored;
+    },
+    async appendDecisions(id, records) {
+      if (records.length === 0) return;
+      const lines = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
+      await appendDurably(path.join(folder(id), 'decisions.jsonl'), lines);
+    },
+    async saveMeta(id, meta) {
+      await writeAtomically(path.join(folder(id), 'meta.json'), JSON.stringify(meta) + '\n');
+    },
+  };
+}

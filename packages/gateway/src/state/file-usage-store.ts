@@ -1,0 +1,66 @@
+/**
+ * The embedded `UsageStore`: one JSON Lines file per UTC day, `<stateDir>/usage/<YYYY-MM-DD>.jsonl`.
+ * Appends are synced; a day's file is read whole when asked for (a busy day of a person's
+ * sessions is a few thousand short lines). Old days are pruned by `retentionDays`.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { UsageRecord } from '../usage/usage-record.js';
+import type { UsageQuery, UsageStore } from './stores.js';
+import { appendDurably, parseJsonLines, readIfExists } from './private-files.js';
+
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
+const DAY_MS = 86_400_000;
+
+function dayOf(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+export function createFileUsageStore(stateDir: string): UsageStore {
+  const folder = path.join(stateDir, 'usage');
+  async function days(): Promise<string[]> {
+    try {
+      return (await fs.readdir(folder))
+        .map((name) => DAY_FILE.exec(name)?.[1])
+        .filter((day): day is string => day !== undefined)
+        .sort();
+    } catch {
+      return [];
+    }
+  }
+  return {
+    async append(record) {
+      await appendDurably(
+        path.join(folder, `${dayOf(record.at)}.jsonl`),
+        JSON.stringify(record) + '\n',
+      );
+    },
+    async list(query: UsageQuery = {}) {
+      const firstDay = query.sinceMs !== undefined ? dayOf(query.sinceMs) : '';
+      const records: UsageRecord[] = [];
+      for (const day of await days()) {
+        if (day < firstDay) continue;
+        const text = (await readIfExists(path.join(folder, `${day}.jsonl`))) ?? '';
+        for (const value of parseJsonLines(text)) {
+          const record = value as UsageRecord;
+          if (typeof record?.at !== 'number' || typeof record.conversationId !== 'string') continue;
+          if (query.sinceMs !== undefined && record.at < query.sinceMs) continue;
+          if (query.conversationId && record.conversationId !== query.conversationId) continue;
+          records.push(record);
+        }
+      }
+      return records.sort((a, b) => a.at - b.at);
+    },
+    async prune(beforeMs) {
+      const lastKept = dayOf(beforeMs);
+      let removed = 0;
+      for (const day of await days()) {
+        // A day's file goes when its whole day is before the limit.
+        if (Date.parse(`${day}T00:00:00Z`) + DAY_MS > beforeMs || day >= lastKept) continue;
+        await fs.rm(path.join(folder, `${day}.jsonl`), { force: true });
+        removed++;
+      }
+      return removed;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Files of the gateway's state directory: folders 0700, files 0600, whole-file writes by temp file
+ * and rename (a crash never leaves half a file under the final name), appends with fsync (a record
+ * acknowledged is on disk).
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+export async function ensurePrivateDirectory(directory: string): Promise<void> {
+  await fs.mkdir(directory, { recursive: true, mode: 0o700 });
+  const stats = await fs.lstat(directory);
+  if (!stats.isDirectory() || stats.isSymbolicLink()) {
+    throw Object.assign(new Error(`${directory} is not a plain directory`), { code: 'ENOTDIR' });
+  }
+  if ((stats.mode & 0o077) !== 0) await fs.chmod(directory, 0o700);
+}
+
+/** Appends `text` to `file` (created 0600) and syncs it. */
+export async function appendDurably(file: string, text: string): Promise<void> {
+  await ensurePrivateDirectory(path.dirname(file));
+  const handle = await fs.open(file, 'a', 0o600);
+  try {
+    await handle.appendFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Replaces `file` with `text` all at once (temp file in the same folder, then rename). */
+export async function writeAtomically(file: string, text: string): Promise<void> {
+  await ensurePrivateDirectory(path.dirname(file));
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await fs.writeFile(temporary, text, { mode: 0o600, flag: 'wx' });
+    await fs.rename(temporary, file);
+  } catch (error) {
+    await fs.rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** The text of `file`, or undefined when it does not exist. */
+export async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The JSON values of a JSON Lines text. A torn last line (a crash mid-append) is skipped; so is a
+ * line that is not JSON (reported through `onBadLine`), so one bad line never loses the others.
+ */
+export function parseJsonLines(text: string, onBadLine?: (lineNumber: number) => void): unknown[] {
+  const values: unknown[] = [];
+  const lines = text.split('\n');
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    try {
+      values.push(JSON.parse(line));
+    } catch {
+      onBadLine?.(index + 1);
+    }
+  });
+  return values;
+}

@@ -1,0 +1,147 @@
+/**
+ * The gateway's OpenTelemetry SDK: a meter provider read by the Prometheus exporter (served at
+ * `/metrics`, no listener of its own) and, with an OTLP endpoint, pushed there too; a logger
+ * provider for the masking events (OTLP only). The masking pass reports through core's own
+ * functions, with this provider, under the same names as the in-process installation
+ * (`gemini_cli.tool_output_masking.*`); the gateway adds what only it knows, the provider's real
+ * usage (`toolmask.gateway.*`). Names are documented in docs/telemetry.md.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ValueType, type Attributes } from '@opentelemetry/api';
+import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type MetricReader,
+} from '@opentelemetry/sdk-metrics';
+import type { MaskingResult, ToolOutputMaskingEvent } from '@toolmask/core';
+import { logToolOutputMasking, recordMaskingMetrics } from '@toolmask/core/telemetry';
+import type { UsageRecord } from '../usage/usage-record.js';
+
+export const GATEWAY_METER = 'toolmask-gateway';
+export const METRIC_REQUESTS = 'toolmask.gateway.requests';
+export const METRIC_PROMPT_TOKENS = 'toolmask.gateway.prompt_tokens';
+export const METRIC_CACHED_TOKENS = 'toolmask.gateway.cached_tokens';
+export const METRIC_OUTPUT_TOKENS = 'toolmask.gateway.output_tokens';
+export const METRIC_TOKENS_KEPT_OUT = 'toolmask.gateway.tokens_kept_out';
+export const METRIC_ADDED_LATENCY = 'toolmask.gateway.added_latency';
+
+export interface GatewayTelemetryOptions {
+  serviceVersion: string;
+  /** OTLP/HTTP base endpoint (`http://host:4318`); unset: Prometheus only. */
+  otlpEndpoint?: string;
+  /** Milliseconds between OTLP metric exports. @default 60000 */
+  otlpIntervalMs?: number;
+}
+
+export interface GatewayTelemetry {
+  /** The masking event of one pass, with the conversation's attributes. */
+  logEvent(event: ToolOutputMaskingEvent, attributes: Attributes): void;
+  recordPass(result: MaskingResult, attributes: Attributes): void;
+  recordRequest(record: UsageRecord): void;
+  /** Serves the Prometheus text exposition. */
+  serveMetrics(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** The exposition as text (tests, the dashboard). */
+  metricsText(): Promise<string>;
+  shutdown(): Promise<void>;
+}
+
+const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+export function createGatewayTelemetry(options: GatewayTelemetryOptions): GatewayTelemetry {
+  const resource = resourceFromAttributes({
+    'service.name': 'toolmask-gateway',
+    'service.version': options.serviceVersion,
+  });
+  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  const readers: MetricReader[] = [prometheus];
+  const endpoint = options.otlpEndpoint?.replace(/\/$/, '');
+  if (endpoint) {
+    readers.push(
+      new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter({ url: `${endpoint}/v1/metrics` }),
+        exportIntervalMillis: options.otlpIntervalMs ?? 60_000,
+      }),
+    );
+  }
+  const meterProvider = new MeterProvider({ resource, readers });
+  const loggerProvider = new LoggerProvider({
+    resource,
+    processors: endpoint
+      ? [new BatchLogRecordProcessor(new OTLPLogExporter({ url: `${endpoint}/v1/logs` }))]
+      : [],
+  });
+  const meter = meterProvider.getMeter(GATEWAY_METER, options.serviceVersion);
+  const counter = (name: string, description: string) =>
+    meter.createCounter(name, { description, valueType: ValueType.INT });
+  const requests = counter(METRIC_REQUESTS, 'Model requests forwarded by the gateway.');
+  const promptTokens = counter(METRIC_PROMPT_TOKENS, 'Prompt tokens the provider reported.');
+  const cachedTokens = counter(
+    METRIC_CACHED_TOKENS,
+    'Prompt tokens the provider reported as cached.',
+  );
+  const outputTokens = counter(METRIC_OUTPUT_TOKENS, 'Output tokens the provider reported.');
+  const keptOut = counter(
+    METRIC_TOKENS_KEPT_OUT,
+    'Estimated tokens masking kept out of the requests as sent (the masked outputs whole, minus their snippets).',
+  );
+  const addedLatency = meter.createHistogram(METRIC_ADDED_LATENCY, {
+    description:
+      'Milliseconds the gateway added before forwarding a request (parse, masking pass, serialize).',
+    unit: 'ms',
+    valueType: ValueType.DOUBLE,
+    advice: { explicitBucketBoundaries: [0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 1000] },
+  });
+  const serializer = new PrometheusSerializer();
+
+  async function metricsText(): Promise<string> {
+    const { resourceMetrics, errors } = await prometheus.collect();
+    if (errors.length > 0) throw new Error(`collecting metrics failed: ${String(errors[0])}`);
+    return serializer.serialize(resourceMetrics);
+  }
+
+  return {
+    logEvent(event, attributes) {
+      logToolOutputMasking(
+        event,
+        attributes as Record<string, string | number | boolean>,
+        loggerProvider,
+      );
+    },
+    recordPass(result, attributes) {
+      recordMaskingMetrics(result, attributes, meterProvider);
+    },
+    recordRequest(record) {
+      const attributes: Attributes = {
+        client: record.client,
+        front: record.front,
+        model: record.model,
+        status: record.status,
+      };
+      requests.add(1, attributes);
+      if (record.promptTokens) promptTokens.add(record.promptTokens, attributes);
+      if (record.cachedTokens) cachedTokens.add(record.cachedTokens, attributes);
+      if (record.outputTokens) outputTokens.add(record.outputTokens, attributes);
+      if (record.tokensKeptOut) keptOut.add(Math.round(record.tokensKeptOut), attributes);
+      addedLatency.record(record.gatewayMs, { front: record.front });
+    },
+    async serveMetrics(_request, response) {
+      try {
+        const text = await metricsText();
+        response.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE }).end(text);
+      } catch (error) {
+        response
+          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+          .end(`# ${String((error as Error)?.message ?? error)}\n`);
+      }
+    },
+    metricsText,
+    async shutdown() {
+      await Promise.allSettled([meterProvider.shutdown(), loggerProvider.shutdown()]);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Forwards one request upstream and streams the answer back as it arrives, chunk by chunk, with
+ * backpressure (no whole-response buffering). A client that goes away aborts the upstream request;
+ * an upstream that cuts the stream cuts the client's too (its headers are already sent, so there
+ * is no status left to change). Upstream errors come back with their own status and body.
+ */
+import { once } from 'node:events';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { clientResponseHeaders, upstreamRequestHeaders } from './headers.js';
+
+export type ForwardOutcome = 'complete' | 'client-gone' | 'upstream-cut' | 'unreachable';
+
+export interface ForwardRequest {
+  url: string;
+  method: string;
+  headers: IncomingHttpHeaders;
+  body?: Buffer | string;
+  response: ServerResponse;
+  fetch: typeof fetch;
+  /** Sees every chunk after it was written to the client (usage taps). */
+  onChunk?: (chunk: Uint8Array) => void;
+  /** Rewrites a whole (small) JSON answer before it is sent; used for nothing else. */
+  rewriteJson?: (value: unknown) => unknown;
+  /** Writes the gateway's own error when the upstream cannot be reached. */
+  onUnreachable: (error: unknown) => void;
+}
+
+export interface ForwardResult {
+  status: number;
+  outcome: ForwardOutcome;
+  /** Epoch ms of the first byte written to the client. */
+  firstByteAt?: number;
+}
+
+export async function forward(request: ForwardRequest): Promise<ForwardResult> {
+  const { response } = request;
+  const controller = new AbortController();
+  const abort = () => {
+    if (!response.writableFinished) controller.abort();
+  };
+  response.on('close', abort);
+  try {
+    let upstream: Response;
+    try {
+      upstream = await request.fetch(request.url, {
+        method: request.method,
+        headers: upstreamRequestHeaders(request.headers),
+        ...(request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
+          ? { body: request.body }
+          : {}),
+        redirect: 'manual',
+        signal: controller.signal,
+      });
+    } catch (error) {
+      if (controller.signal.aborted) return { status: 0, outcome: 'client-gone' };
+      request.onUnreachable(error);
+      return { status: 0, outcome: 'unreachable' };
+    }
+    const headers = clientResponseHeaders(upstream.headers);
+    if (request.rewriteJson && upstream.ok && upstream.body) {
+      return await sendRewritten(upstream, headers, request, response);
+    }
+    response.writeHead(upstream.status, headers);
+    // Headers go out at once: a streaming client sees the answer start as soon as upstream does.
+    response.flushHeaders();
+    const result: ForwardResult = { status: upstream.status, outcome: 'complete' };
+    if (!upstream.body) {
+      response.end();
+      return result;
+    }
+    try {
+      for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) {
+        result.firstByteAt ??= Date.now();
+        if (!response.write(chunk))
+          await Promise.race([once(response, 'drain'), once(response, 'close')]);
+        if (response.destroyed) return { ...result, outcome: 'client-gone' };
+        request.onChunk?.(chunk);
+      }
+    } catch {
+      if (controller.signal.aborted || response.destroyed)
+        return { ...result, outcome: 'client-gone' };
+      response.destroy();
+      return { ...result, outcome: 'upstream-cut' };
+    }
+    response.end();
+    return result;
+  } finally {
+    response.off('close', abort);
+  }
+}
+
+async function sendRewritten(
+  upstream: Response,
+  headers: ReturnType<typeof clientResponseHeaders>,
+  request: ForwardRequest,
+  response: ServerResponse,
+): Promise<ForwardResult> {
+  const text = await upstream.text();
+  let body = text;
+  try {
+    body = JSON.stringify(request.rewriteJson?.(JSON.parse(text)));
+  } catch {
+    // Not the JSON we expected: pass it on untouched.
+  }
+  response.writeHead(upstream.status, headers);
+  response.end(body);
+  request.onChunk?.(Buffer.from(body));
+  return { status: upstream.status, outcome: 'complete', firstByteAt: Date.now() };
+}

@@ -1,0 +1,47 @@
+/**
+ * One forwarded model request, as `/api/sessions` and the dashboard read it: the provider's real
+ * usage next to toolmask's estimates of what masking kept out of the prompt.
+ */
+export type ClientKind = 'gemini-cli' | 'qwen-code' | 'other';
+
+/** Which protocol front the request came through. */
+export type FrontKind = 'gemini-api' | 'vertex' | 'code-assist' | 'openai';
+
+export interface UsageRecord {
+  /** Epoch ms when the request arrived. */
+  at: number;
+  conversationId: string;
+  client: ClientKind;
+  front: FrontKind;
+  model: string;
+  /** HTTP status the upstream answered (0 when it could not be reached). */
+  status: number;
+  /** From the provider's usage report; undefined when it sent none. */
+  promptTokens?: number;
+  cachedTokens?: number;
+  outputTokens?: number;
+  /** Masked outputs in the request as sent (earlier decisions re-applied plus new ones). */
+  maskedOutputs: number;
+  /** Of those, masked by this request's pass. */
+  newlyMasked: number;
+  /** Estimated tokens the masked outputs in this request would have cost whole, minus their snippets. */
+  tokensKeptOut: number;
+  /** Bytes written to disk by this request's pass. */
+  bytesOffloaded: number;
+  /** Outputs the pass should have masked but left whole (write errors and the like). */
+  failures: number;
+  /** Why the pass masked, when it did: threshold, cold_cache, oversized. */
+  trigger?: string;
+  /** Whether the pass was told the prompt cache is most likely cold. */
+  cacheLikelyCold: boolean;
+  /** Milliseconds the gateway added before forwarding (parse, pass, serialize). */
+  gatewayMs: number;
+}
+
+/** The client from its user agent. */
+export function clientOf(userAgent: string | undefined): ClientKind {
+  if (!userAgent) return 'other';
+  if (/^GeminiCLI/i.test(userAgent)) return 'gemini-cli';
+  if (/^QwenCode/i.test(userAgent)) return 'qwen-code';
+  return 'other';
+}
