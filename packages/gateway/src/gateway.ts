@@ -18,6 +18,7 @@ import { ConversationRegistry } from './conversation/conversation-registry.js';
 import type { GatewayContext } from './gateway-context.js';
 import { handleModelRequest } from './handlers/model-request.js';
 import { handleApiRequest } from './handlers/api-request.js';
+import { isLoopbackHost } from './http/loopback.js';
 import { createMcpEndpoint, MCP_SERVER_NAME, MCP_TOOL_NAME } from './mcp/mcp-endpoint.js';
 import { createMaskingSettingsSource } from './settings/masking-settings.js';
 import { createFileConversationStore } from './state/file-conversation-store.js';
@@ -38,6 +39,12 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** Required of every client when set (see the module comment). */
   authToken?: string;
+  /**
+   * Serve the gateway's own endpoints (`/mcp`, `/api`, `/metrics`, the dashboard) only to requests
+   * addressed to a loopback name, so a web page cannot reach them by DNS rebinding. `listenGateway`
+   * sets it when bound to loopback. @default false
+   */
+  loopbackOnly?: boolean;
   /** Turn gemini-cli's own masking off through Code Assist's experiment flags. @default true */
   disableClientMasking?: boolean;
   /** The name of the read-back tool as clients' models see it. @default mcp_toolmask_read_tool_output */
@@ -70,6 +77,11 @@ export interface Gateway {
 
 /** gemini-cli names an MCP tool `mcp_<server>_<tool>`; the snippet names it that way. */
 export const DEFAULT_READ_TOOL_NAME = `mcp_${MCP_SERVER_NAME}_${MCP_TOOL_NAME}`;
+
+/** The host name of a Host header (`127.0.0.1:8787` → `127.0.0.1`, `[::1]:8787` → `[::1]`). */
+function hostName(header: string | undefined): string {
+  return /^(\[[^\]]*\]|[^:]*)/.exec(header ?? '')?.[1] ?? '';
+}
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -164,6 +176,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       return;
     }
     const own = pathname === '/mcp' || pathname === '/metrics' || pathname.startsWith('/api/');
+    if (own && options.loopbackOnly && !isLoopbackHost(hostName(request.headers.host))) {
+      response
+        .writeHead(403, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            error: { code: 403, message: 'toolmask gateway: not a loopback Host' },
+          }),
+        );
+      return;
+    }
     if (!authorized(request, own)) {
       response
         .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })

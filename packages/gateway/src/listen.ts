@@ -62,7 +62,7 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
       'NEEDS_AUTH_TOKEN',
     );
   }
-  const gateway = createGateway(options);
+  const gateway = createGateway({ loopbackOnly: isLoopbackHost(host), ...options });
   const server = createServer((request, response) => gateway.handle(request, response));
   // Long generations stream for minutes: never time a request out from this side.
   server.requestTimeout = 0;

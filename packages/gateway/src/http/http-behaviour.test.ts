@@ -1,0 +1,143 @@
+/**
+ * The gateway as an HTTP server: answers stream through as they arrive, a client that goes away
+ * aborts the upstream request, tokens and Host names are checked, a port in use and a bind beyond
+ * loopback without a token are refused.
+ */
+import * as http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { geminiAnswer, startFakeUpstream } from '../test-utils/fake-upstream.js';
+import { gatewayFixture, rawRequest, startTestGateway } from '../test-utils/gemini-client.js';
+import { GatewayStartError, listenGateway } from '../listen.js';
+
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+});
+
+const MODEL = '/v1beta/models/m:streamGenerateContent?alt=sse';
+const BODY = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+
+async function slowUpstream(events: number, intervalMs: number) {
+  const upstream = await startFakeUpstream(() => {
+    const one = (geminiAnswer([{ text: 'tick' }]) as { sse: unknown[] }).sse[0];
+    return { sse: Array.from({ length: events }, () => one), intervalMs };
+  });
+  cleanups.push(() => upstream.close());
+  return upstream;
+}
+
+async function gateway(upstreamUrl: string, extra: Record<string, unknown> = {}) {
+  const fixture = await gatewayFixture();
+  cleanups.push(fixture.cleanup);
+  const running = await startTestGateway({
+    stateDir: fixture.stateDir,
+    settingsFile: fixture.settingsFile,
+    upstreams: { gemini: upstreamUrl },
+    ...extra,
+  });
+  cleanups.push(() => running.close());
+  return running;
+}
+
+describe('streaming', () => {
+  it('the first event reaches the client long before the upstream has finished', async () => {
+    const upstream = await slowUpstream(5, 200);
+    const running = await gateway(upstream.url);
+    const started = Date.now();
+    const firstEventAt = await new Promise<number>((resolve, reject) => {
+      rawRequest(`${running.url}${MODEL}`, BODY, (response) => {
+        response.once('data', () => resolve(Date.now()));
+        response.on('error', reject);
+        response.resume();
+      });
+    });
+    // Five events 200 ms apart: buffering would deliver the first after about a second.
+    expect(firstEventAt - started).toBeLessThan(600);
+  });
+
+  it('a client that goes away aborts the upstream request', async () => {
+    let upstreamClosed = false;
+    const upstream = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: {}\r\n\r\n');
+      response.on('close', () => (upstreamClosed = true));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          upstream.closeAllConnections();
+          upstream.close(() => resolve());
+        }),
+    );
+    const address = upstream.address() as { port: number };
+    const running = await gateway(`http://127.0.0.1:${address.port}`);
+    await new Promise<void>((resolve) => {
+      rawRequest(`${running.url}${MODEL}`, BODY, (response, request) => {
+        response.once('data', () => {
+          request.destroy();
+          resolve();
+        });
+      });
+    });
+    await expect.poll(() => upstreamClosed, { timeout: 2_000 }).toBe(true);
+  });
+});
+
+describe('access', () => {
+  it('with a token: model requests need x-toolmask-token (not forwarded); the own API takes Bearer', async () => {
+    const upstream = await startFakeUpstream(() => geminiAnswer([{ text: 'ok' }]));
+    cleanups.push(() => upstream.close());
+    const running = await gateway(upstream.url, { authToken: 't0ken' });
+    const refused = await fetch(`${running.url}${MODEL}`, { method: 'POST', body: BODY });
+    expect(refused.status).toBe(401);
+    const ok = await fetch(`${running.url}${MODEL}`, {
+      method: 'POST',
+      body: BODY,
+      headers: { 'x-toolmask-token': 't0ken', 'x-goog-api-key': 'provider-key' },
+    });
+    expect(ok.status).toBe(200);
+    expect(upstream.requests[0]!.headers['x-toolmask-token']).toBeUndefined();
+    expect(upstream.requests[0]!.headers['x-goog-api-key']).toBe('provider-key');
+    expect((await fetch(`${running.url}/api/sessions`)).status).toBe(401);
+    const api = await fetch(`${running.url}/api/sessions`, {
+      headers: { authorization: 'Bearer t0ken' },
+    });
+    expect(api.status).toBe(200);
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+  });
+
+  it('its own endpoints refuse a Host that is not a loopback name (DNS rebinding)', async () => {
+    const running = await gateway('http://127.0.0.1:9');
+    const status = await new Promise<number>((resolve) => {
+      http
+        .get(
+          `${running.url}/api/sessions`,
+          { headers: { host: 'evil.example:8787' } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        )
+        .on('error', () => resolve(-1));
+    });
+    expect(status).toBe(403);
+  });
+
+  it('refuses a port in use, and an address beyond loopback without a token', async () => {
+    const fixture = await gatewayFixture();
+    cleanups.push(fixture.cleanup);
+    const first = await startTestGateway({ stateDir: fixture.stateDir });
+    cleanups.push(() => first.close());
+    await expect(
+      listenGateway({ stateDir: fixture.stateDir, port: first.port }),
+    ).rejects.toMatchObject({
+      code: 'PORT_IN_USE',
+      message: expect.stringMatching(/already in use/),
+    });
+    await expect(
+      listenGateway({ stateDir: fixture.stateDir, host: '0.0.0.0', port: 0 }),
+    ).rejects.toBeInstanceOf(GatewayStartError);
+  });
+});
