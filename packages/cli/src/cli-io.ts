@@ -12,6 +12,8 @@ export interface CliIo {
   cwd: string;
   /** Milliseconds since the epoch (ages, gc). @default Date.now */
   now?: () => number;
+  /** Resolves with the name of the first SIGINT or SIGTERM (servers wait on it). */
+  shutdownSignal?: () => Promise<string>;
 }
 
 export function processIo(): CliIo {
@@ -20,5 +22,10 @@ export function processIo(): CliIo {
     stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
+    shutdownSignal: () =>
+      new Promise((resolve) => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const)
+          process.once(signal, () => resolve(signal));
+      }),
   };
 }

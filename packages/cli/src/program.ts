@@ -5,6 +5,8 @@
 import { Command, CommanderError } from 'commander';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
+import { createGatewayCommand } from './commands/gateway/gateway-command.js';
+import { createGeminiCommand } from './commands/launch/gemini-command.js';
 import { createOutputsCommand } from './commands/outputs/outputs-command.js';
 import { createReplayCommand } from './commands/replay/replay-command.js';
 import { CLI_VERSION } from './version.js';
@@ -20,6 +22,8 @@ Exit codes: 0 done, 1 failure, 2 bad usage or bad input. Documentation: docs/cli
 
 export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('toolmask')
+    // Options after a launcher's name (toolmask gemini -m x) belong to the launched command.
+    .enablePositionalOptions()
     .description(
       'See what tool-output masking does before turning it on, tune its settings, and find offloaded outputs again.',
     )
@@ -27,7 +31,9 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXAMPLES)
     .addCommand(createReplayCommand(io, setExitCode))
-    .addCommand(createOutputsCommand(io, setExitCode));
+    .addCommand(createOutputsCommand(io, setExitCode))
+    .addCommand(createGatewayCommand(io, setExitCode))
+    .addCommand(createGeminiCommand(io, setExitCode));
 
   const configure = (command: Command) => {
     command.exitOverride().configureOutput({

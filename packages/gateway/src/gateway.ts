@@ -177,13 +177,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     const own = pathname === '/mcp' || pathname === '/metrics' || pathname.startsWith('/api/');
     if (own && options.loopbackOnly && !isLoopbackHost(hostName(request.headers.host))) {
-      response
-        .writeHead(403, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            error: { code: 403, message: 'toolmask gateway: not a loopback Host' },
-          }),
-        );
+      response.writeHead(403, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: { code: 403, message: 'toolmask gateway: not a loopback Host' },
+        }),
+      );
       return;
     }
     if (!authorized(request, own)) {

@@ -30,3 +30,13 @@ export type {
   ConversationMeta,
 } from './state/stores.js';
 export { GATEWAY_VERSION } from './version.js';
+export { defaultStateDir } from './launch/state-dir.js';
+export { launchClient, type ClientSetup, type LaunchOptions } from './launch/launch-client.js';
+export {
+  prepareGeminiLaunch,
+  geminiUpstreamsFrom,
+  geminiAuthOf,
+  GeminiLaunchError,
+  type GeminiLaunch,
+  type GeminiAuth,
+} from './launch/gemini-launch.js';

@@ -1,0 +1,66 @@
+/** Declares `toolmask gateway` (options, help, examples) and hands over to `runGateway`. */
+import { Command } from 'commander';
+import type { CliIo } from '../../cli-io.js';
+import { parseNonNegativeInteger, parsePositiveInteger } from '../../option-parsers.js';
+import { runGateway, type GatewayCommandOptions } from './run-gateway.js';
+
+const EXAMPLES = `
+Examples:
+  $ toolmask gateway
+      on http://127.0.0.1:8787, in front of the public Gemini, Vertex and Code Assist APIs
+  $ toolmask gateway --port 0 --openai-upstream https://dashscope.aliyuncs.com/compatible-mode/v1
+  $ TOOLMASK_GATEWAY_TOKEN=$(openssl rand -hex 16) toolmask gateway --host 0.0.0.0
+
+Point a client at it: GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787/gemini (API key),
+GOOGLE_VERTEX_BASE_URL=http://127.0.0.1:8787/vertex, CODE_ASSIST_ENDPOINT=http://127.0.0.1:8787/code-assist,
+OPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1. Read-back over MCP: http://127.0.0.1:8787/mcp.
+Or let \`toolmask gemini\` / \`toolmask qwen\` do all of that for one run.
+Exit codes: 0 stopped by SIGINT/SIGTERM, 1 failure, 2 bad usage (a port in use included).`;
+
+export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  return new Command('gateway')
+    .description(
+      'Run the local gateway: masks old tool outputs in every model request of the stock gemini and qwen commands, offers read-back over MCP, records real usage.',
+    )
+    .option(
+      '--host <host>',
+      'address to bind (anything but loopback needs --auth-token)',
+      '127.0.0.1',
+    )
+    .option('--port <port>', 'port (0 picks a free one)', parseNonNegativeInteger, 8787)
+    .option(
+      '--upstream <url>',
+      'Gemini API upstream (default https://generativelanguage.googleapis.com)',
+    )
+    .option(
+      '--vertex-upstream <url>',
+      'Vertex AI upstream (default: the regional endpoint of each request)',
+    )
+    .option(
+      '--code-assist-upstream <url>',
+      'Code Assist upstream (default https://cloudcode-pa.googleapis.com)',
+    )
+    .option(
+      '--openai-upstream <url>',
+      'OpenAI-compatible upstream, e.g. https://host/v1 (no default)',
+    )
+    .option(
+      '--state-dir <dir>',
+      'decisions, usage records and offloaded outputs (default ~/.toolmask/gateway)',
+    )
+    .option(
+      '--settings <file>',
+      'settings.json to read experimental.toolOutputMasking from (default ~/.gemini/settings.json)',
+    )
+    .option('--auth-token <token>', 'required of every client (default $TOOLMASK_GATEWAY_TOKEN)')
+    .option(
+      '--otlp-endpoint <url>',
+      'also export metrics and events over OTLP/HTTP, e.g. http://127.0.0.1:4318',
+    )
+    .option('--max-body-mb <mb>', 'largest request body accepted', parsePositiveInteger, 64)
+    .option('--keep-client-masking', "leave gemini-cli's own masking on for Code Assist sessions")
+    .addHelpText('after', EXAMPLES)
+    .action(async (options: GatewayCommandOptions) => {
+      setExitCode(await runGateway(options, io));
+    });
+}

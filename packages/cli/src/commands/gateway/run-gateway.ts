@@ -1,0 +1,86 @@
+/**
+ * `toolmask gateway`: listens until SIGINT or SIGTERM, then lets requests in flight and their
+ * streams finish, flushes its state and exits 0. Prints `listening on http://HOST:PORT` on stdout
+ * once it accepts connections; log lines go to stderr (never a header or a body).
+ */
+import {
+  GatewayStartError,
+  defaultStateDir,
+  listenGateway,
+  type UpstreamUrls,
+} from '@toolmask/gateway';
+import { EXIT_OK, usageError } from '../../cli-error.js';
+import type { CliIo } from '../../cli-io.js';
+
+export interface GatewayCommandOptions {
+  host: string;
+  port: number;
+  upstream?: string;
+  vertexUpstream?: string;
+  codeAssistUpstream?: string;
+  openaiUpstream?: string;
+  stateDir?: string;
+  settings?: string;
+  authToken?: string;
+  otlpEndpoint?: string;
+  maxBodyMb: number;
+  keepClientMasking?: boolean;
+}
+
+function checkUrl(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw usageError(
+      `${flag} ${JSON.stringify(value)} is not a URL (expected http://... or https://...)`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw usageError(`${flag} must be an http:// or https:// URL, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function upstreamsFrom(options: GatewayCommandOptions): Partial<UpstreamUrls> {
+  const upstreams: Partial<UpstreamUrls> = {};
+  const gemini = checkUrl('--upstream', options.upstream);
+  const vertex = checkUrl('--vertex-upstream', options.vertexUpstream);
+  const codeAssist = checkUrl('--code-assist-upstream', options.codeAssistUpstream);
+  const openai = checkUrl('--openai-upstream', options.openaiUpstream);
+  if (gemini) upstreams.gemini = gemini;
+  if (vertex) upstreams.vertex = vertex;
+  if (codeAssist) upstreams.codeAssist = codeAssist;
+  if (openai) upstreams.openai = openai;
+  return upstreams;
+}
+
+export async function runGateway(options: GatewayCommandOptions, io: CliIo): Promise<number> {
+  const authToken = options.authToken ?? io.env['TOOLMASK_GATEWAY_TOKEN'];
+  let running;
+  try {
+    running = await listenGateway({
+      host: options.host,
+      port: options.port,
+      stateDir: options.stateDir ?? defaultStateDir(io.env),
+      upstreams: upstreamsFrom(options),
+      ...(options.settings ? { settingsFile: options.settings } : {}),
+      ...(authToken ? { authToken } : {}),
+      ...(options.otlpEndpoint
+        ? { otlpEndpoint: checkUrl('--otlp-endpoint', options.otlpEndpoint) }
+        : {}),
+      maxBodyBytes: options.maxBodyMb * 1024 * 1024,
+      disableClientMasking: options.keepClientMasking !== true,
+      log: (line) => io.stderr.write(`${line}\n`),
+    });
+  } catch (error) {
+    if (error instanceof GatewayStartError) throw usageError(error.message);
+    throw error;
+  }
+  io.stdout.write(`listening on ${running.url}\n`);
+  const signal = await (io.shutdownSignal?.() ?? new Promise<string>(() => undefined));
+  io.stderr.write(`toolmask gateway: ${signal}: finishing requests in flight...\n`);
+  await running.close();
+  return EXIT_OK;
+}

@@ -1,0 +1,219 @@
+/**
+ * A one-run view of a person's gemini-cli folder with toolmask's settings added, without editing
+ * their files. gemini-cli 0.61.0 reads extra settings layers only from root-owned files (a normal
+ * user cannot add one), but it takes its whole folder from `GEMINI_CLI_HOME`. So the launcher makes
+ * `<overlay>/.gemini/`: every entry of the real `~/.gemini/` linked in (credentials, history,
+ * `tmp/`, trusted folders: reads and writes go straight through), and a `settings.json` that is the
+ * person's own text with a few values set (the MCP server, an auth type when none is chosen).
+ *
+ * When the run ends, `restore()` brings back what gemini wrote into the overlay itself: entries
+ * it created (or replaced instead of writing through a link) move to the real folder, and changes
+ * it made to `settings.json` are applied to the person's file as edits (comments kept), without
+ * toolmask's own additions. An overlay left by a launcher that was killed is restored and removed
+ * by the next launch.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { ensurePrivateDirectory } from '../state/private-files.js';
+import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
+import { sameJson } from '../conversation/same-json.js';
+
+export interface SettingsInjection {
+  path: JsonPath;
+  value: unknown;
+}
+
+export interface GeminiHomeOverlay {
+  /** The value for `GEMINI_CLI_HOME`. */
+  home: string;
+  /** Brings back what the run wrote, removes the overlay. Never throws; returns warnings. */
+  restore(): Promise<string[]>;
+}
+
+const SETTINGS = 'settings.json';
+const OWNER_FILE = '.toolmask-overlay.json';
+
+interface OverlayOwner {
+  pid: number;
+  realDir: string;
+  written: string;
+  injections: SettingsInjection[];
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+async function moveInto(source: string, target: string): Promise<void> {
+  await fs.rm(target, { recursive: true, force: true });
+  try {
+    await fs.rename(source, target);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EXDEV') throw error;
+    await fs.cp(source, target, { recursive: true });
+    await fs.rm(source, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The person's settings text with what gemini changed during the run applied: the top-level keys
+ * whose value differs between what the overlay started with and what it holds now, minus
+ * toolmask's injections (still the values it set).
+ */
+function mergeBack(
+  realText: string,
+  written: string,
+  now: string,
+  injections: readonly SettingsInjection[],
+  file: string,
+): string {
+  const before = parseSettings(written, file);
+  const after = parseSettings(now, file);
+  for (const injection of injections) {
+    // Ours, unchanged by the run: not a change of the person's.
+    if (sameJson(valueAt(after, injection.path), injection.value)) {
+      setPath(after, injection.path, valueAt(parseSettings(realText, file), injection.path));
+      setPath(before, injection.path, valueAt(parseSettings(realText, file), injection.path));
+    }
+  }
+  let text = realText;
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (!sameJson(before[key], after[key])) text = setInText(text, [key], after[key]);
+  }
+  return text;
+}
+
+function setPath(target: Record<string, unknown>, jsonPath: JsonPath, value: unknown): void {
+  let node: Record<string | number, unknown> = target;
+  for (const key of jsonPath.slice(0, -1)) {
+    const next = node[key];
+    if (next === null || typeof next !== 'object') {
+      if (value === undefined) return;
+      node[key] = {};
+    }
+    node = node[key] as Record<string | number, unknown>;
+  }
+  const last = jsonPath[jsonPath.length - 1] as string | number;
+  if (value === undefined) delete node[last];
+  else node[last] = value;
+}
+
+async function restoreOverlay(overlayRoot: string): Promise<string[]> {
+  const warnings: string[] = [];
+  const overlayDir = path.join(overlayRoot, '.gemini');
+  const ownerText = await readText(path.join(overlayRoot, OWNER_FILE));
+  if (!ownerText) {
+    await fs.rm(overlayRoot, { recursive: true, force: true });
+    return warnings;
+  }
+  const owner = JSON.parse(ownerText) as OverlayOwner;
+  let entries: string[] = [];
+  try {
+    entries = await fs.readdir(overlayDir);
+  } catch {
+    entries = [];
+  }
+  for (const name of entries) {
+    const inOverlay = path.join(overlayDir, name);
+    try {
+      const stats = await fs.lstat(inOverlay);
+      if (stats.isSymbolicLink()) continue;
+      if (name === SETTINGS) {
+        const now = await readText(inOverlay);
+        if (now === undefined || now === owner.written) continue;
+        const realFile = path.join(owner.realDir, SETTINGS);
+        const realText = (await readText(realFile)) ?? '';
+        await fs.writeFile(
+          realFile,
+          mergeBack(realText, owner.written, now, owner.injections, realFile),
+          {
+            mode: 0o600,
+          },
+        );
+        continue;
+      }
+      // Created by this run, or written by replacing our link: the newest copy is this one.
+      await moveInto(inOverlay, path.join(owner.realDir, name));
+    } catch (error) {
+      warnings.push(
+        `could not bring back ${inOverlay}: ${String((error as Error)?.message ?? error)}`,
+      );
+    }
+  }
+  await fs.rm(overlayRoot, { recursive: true, force: true });
+  return warnings;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+/** Restores and removes overlays whose launcher is gone (killed before it could). */
+export async function restoreAbandonedOverlays(launchDir: string): Promise<string[]> {
+  const warnings: string[] = [];
+  let names: string[];
+  try {
+    names = await fs.readdir(launchDir);
+  } catch {
+    return warnings;
+  }
+  for (const name of names.filter((entry) => entry.startsWith('gemini-'))) {
+    const root = path.join(launchDir, name);
+    const owner = await readText(path.join(root, OWNER_FILE));
+    const pid = owner ? (JSON.parse(owner) as OverlayOwner).pid : undefined;
+    if (pid !== undefined && isAlive(pid)) continue;
+    warnings.push(...(await restoreOverlay(root)));
+  }
+  return warnings;
+}
+
+export async function createGeminiHomeOverlay(options: {
+  /** The person's real gemini folder (`geminiDir()` of core: honours their GEMINI_CLI_HOME). */
+  realDir: string;
+  /** Where overlays live (`<stateDir>/launch`). */
+  launchDir: string;
+  injections: readonly SettingsInjection[];
+}): Promise<GeminiHomeOverlay> {
+  await restoreAbandonedOverlays(options.launchDir);
+  await ensurePrivateDirectory(options.realDir);
+  const root = path.join(
+    options.launchDir,
+    `gemini-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
+  const overlayDir = path.join(root, '.gemini');
+  await ensurePrivateDirectory(overlayDir);
+  for (const name of await fs.readdir(options.realDir)) {
+    if (name === SETTINGS) continue;
+    await fs.symlink(path.join(options.realDir, name), path.join(overlayDir, name));
+  }
+  const settingsFile = path.join(options.realDir, SETTINGS);
+  let written = (await readText(settingsFile)) ?? '';
+  // A syntax error in the person's file: gemini would report it; add nothing rather than guess.
+  parseSettings(written, settingsFile);
+  for (const injection of options.injections) {
+    written = setInText(written, injection.path, injection.value);
+  }
+  await fs.writeFile(path.join(overlayDir, SETTINGS), written, { mode: 0o600 });
+  const owner: OverlayOwner = {
+    pid: process.pid,
+    realDir: options.realDir,
+    written,
+    injections: [...options.injections],
+  };
+  await fs.writeFile(path.join(root, OWNER_FILE), JSON.stringify(owner), { mode: 0o600 });
+  let restored: Promise<string[]> | undefined;
+  return {
+    home: root,
+    restore: () => (restored ??= restoreOverlay(root).catch((error: unknown) => [String(error)])),
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * What `toolmask gemini` sets up so that the person's own `gemini` (npm @google/gemini-cli 0.61.0)
+ * talks through the gateway, by environment only (their files are not edited):
+ *
+ * - **Routing by auth type.** API key: `GOOGLE_GEMINI_BASE_URL=<gateway>/gemini`, set only for that
+ *   auth type (unset auth + this variable makes 0.61.0 pick an auth type its CLI refuses). Vertex
+ *   AI: `GOOGLE_VERTEX_BASE_URL=<gateway>/vertex`. Login with Google (Code Assist, also Cloud
+ *   Shell and compute credentials): `CODE_ASSIST_ENDPOINT=<gateway>/code-assist`. The person's own
+ *   values of these (environment or `.env`) become the gateway's upstreams.
+ * - **Read-back.** `mcpServers.toolmask` (Streamable HTTP at `<gateway>/mcp`, trusted: it is
+ *   read-only and confined) in a one-run settings overlay (gemini-home-overlay.ts). When no auth
+ *   type is chosen but an API key is in the environment, the overlay also chooses `gemini-api-key`.
+ * - **The CLI's own masking off.** For API key and Vertex: a `GEMINI_EXP` file whose two masking
+ *   thresholds are out of reach (merged into the person's own `GEMINI_EXP` file if they have one).
+ *   For Code Assist, `GEMINI_EXP` would drop the server's experiment flags: the gateway sets the
+ *   thresholds in the `listExperiments` answer instead.
+ * - **A session header** (`GEMINI_CLI_CUSTOM_HEADERS`: `x-toolmask-session:<id>`) telling this
+ *   run's conversations apart, and loopback excluded from any proxy (`NO_PROXY`), which gemini
+ *   would otherwise use even for the gateway.
+ */
+import { readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { geminiDir } from '@toolmask/core/storage';
+import { userSettingsPath } from '@toolmask/core/settings';
+import { CLIENT_MASKING_OFF_FLAGS } from '../fronts/client-masking.js';
+import type { UpstreamUrls } from '../upstream/upstreams.js';
+import { SESSION_HEADER } from '../conversation/conversation-key.js';
+import { readDotEnv } from './dotenv.js';
+import { parseSettings, valueAt } from './jsonc-settings.js';
+import {
+  createGeminiHomeOverlay,
+  type GeminiHomeOverlay,
+  type SettingsInjection,
+} from './gemini-home-overlay.js';
+
+export type Environment = Record<string, string | undefined>;
+
+export type GeminiAuth =
+  'gemini-api-key' | 'vertex-ai' | 'oauth-personal' | 'compute-default-credentials' | 'cloud-shell';
+
+const KNOWN_AUTH = new Set<string>([
+  'gemini-api-key',
+  'vertex-ai',
+  'oauth-personal',
+  'compute-default-credentials',
+  'cloud-shell',
+]);
+
+/** The person's own base URLs: where the gateway should send each API. */
+export function geminiUpstreamsFrom(env: Environment, cwd: string): Partial<UpstreamUrls> {
+  const dotEnv = readDotEnv(cwd, '.gemini');
+  const pick = (name: string) => env[name] || dotEnv[name] || undefined;
+  const upstreams: Partial<UpstreamUrls> = {};
+  const gemini = pick('GOOGLE_GEMINI_BASE_URL');
+  const vertex = pick('GOOGLE_VERTEX_BASE_URL');
+  const codeAssist = pick('CODE_ASSIST_ENDPOINT');
+  if (gemini) upstreams.gemini = gemini;
+  if (vertex) upstreams.vertex = vertex;
+  if (codeAssist) upstreams.codeAssist = codeAssist;
+  return upstreams;
+}
+
+/** The auth type gemini will use, as its own selection does (settings first, then the environment). */
+export function geminiAuthOf(
+  settings: Record<string, unknown>,
+  env: Environment,
+  dotEnv: Record<string, string>,
+): { auth?: GeminiAuth; chosenBySettings: boolean } {
+  const selected = valueAt(settings, ['security', 'auth', 'selectedType']);
+  if (typeof selected === 'string' && KNOWN_AUTH.has(selected)) {
+    return { auth: selected as GeminiAuth, chosenBySettings: true };
+  }
+  const get = (name: string) => env[name] ?? dotEnv[name];
+  if (get('GOOGLE_GENAI_USE_GCA') === 'true')
+    return { auth: 'oauth-personal', chosenBySettings: false };
+  if (get('GOOGLE_GENAI_USE_VERTEXAI') === 'true')
+    return { auth: 'vertex-ai', chosenBySettings: false };
+  if (get('GEMINI_API_KEY')) return { auth: 'gemini-api-key', chosenBySettings: false };
+  return { chosenBySettings: false };
+}
+
+function appendList(value: string | undefined, items: string[], separator: string): string {
+  const existing = (value ?? '')
+    .split(separator)
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return [...existing, ...items.filter((item) => !existing.includes(item))].join(separator);
+}
+
+export class GeminiLaunchError extends Error {}
+
+export interface GeminiLaunch {
+  env: Environment;
+  auth: GeminiAuth;
+  overlay: GeminiHomeOverlay;
+  /** One line for the person before gemini starts. */
+  summary: string;
+}
+
+export async function prepareGeminiLaunch(options: {
+  env: Environment;
+  cwd: string;
+  gatewayUrl: string;
+  stateDir: string;
+  sessionId: string;
+}): Promise<GeminiLaunch> {
+  const { env, gatewayUrl } = options;
+  const realDir = geminiDir(env);
+  const settingsFile = userSettingsPath(env);
+  let settingsText = '';
+  try {
+    settingsText = readFileSync(settingsFile, 'utf8');
+  } catch {
+    settingsText = '';
+  }
+  const settings = parseSettings(settingsText, settingsFile);
+  const dotEnv = readDotEnv(options.cwd, '.gemini');
+  const { auth, chosenBySettings } = geminiAuthOf(settings, env, dotEnv);
+  if (!auth) {
+    throw new GeminiLaunchError(
+      'gemini has no auth method chosen yet: run `gemini` once and sign in (or set GEMINI_API_KEY), then run `toolmask gemini` again',
+    );
+  }
+  const injections: SettingsInjection[] = [
+    {
+      path: ['mcpServers', 'toolmask'],
+      value: { httpUrl: `${gatewayUrl}/mcp`, trust: true, timeout: 10_000 },
+    },
+  ];
+  if (!chosenBySettings && auth === 'gemini-api-key') {
+    injections.push({ path: ['security', 'auth', 'selectedType'], value: 'gemini-api-key' });
+  }
+  const launchDir = path.join(options.stateDir, 'launch');
+  const overlay = await createGeminiHomeOverlay({ realDir, launchDir, injections });
+
+  const childEnv: Environment = { ...env, GEMINI_CLI_HOME: overlay.home };
+  if (auth === 'gemini-api-key') childEnv['GOOGLE_GEMINI_BASE_URL'] = `${gatewayUrl}/gemini`;
+  childEnv['GOOGLE_VERTEX_BASE_URL'] = `${gatewayUrl}/vertex`;
+  childEnv['CODE_ASSIST_ENDPOINT'] = `${gatewayUrl}/code-assist`;
+  childEnv['GEMINI_CLI_CUSTOM_HEADERS'] = appendList(
+    env['GEMINI_CLI_CUSTOM_HEADERS'],
+    [`${SESSION_HEADER}:${options.sessionId}`],
+    ',',
+  );
+  for (const name of ['NO_PROXY', 'no_proxy']) {
+    childEnv[name] = appendList(env[name], ['127.0.0.1', 'localhost'], ',');
+  }
+  if (auth === 'gemini-api-key' || auth === 'vertex-ai') {
+    childEnv['GEMINI_EXP'] = await writeExperimentsFile(overlay.home, env['GEMINI_EXP']);
+  }
+  const route =
+    auth === 'gemini-api-key'
+      ? 'the Gemini API'
+      : auth === 'vertex-ai'
+        ? 'Vertex AI'
+        : 'Code Assist';
+  return {
+    env: childEnv,
+    auth,
+    overlay,
+    summary: `toolmask: gemini (${auth}) → ${route} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${gatewayUrl}/`,
+  };
+}
+
+/** A GEMINI_EXP file with the CLI's masking thresholds out of reach (and the person's own flags). */
+async function writeExperimentsFile(folder: string, ownFile: string | undefined): Promise<string> {
+  let own: { flags?: unknown[]; experimentIds?: unknown[] } = {};
+  if (ownFile) {
+    try {
+      own = JSON.parse(await fs.readFile(ownFile, 'utf8')) as typeof own;
+    } catch {
+      own = {};
+    }
+  }
+  const ours = new Set<number>(CLIENT_MASKING_OFF_FLAGS.map((flag) => flag.flagId));
+  const flags = (Array.isArray(own.flags) ? own.flags : []).filter(
+    (flag) => !ours.has((flag as { flagId?: number } | null)?.flagId ?? -1),
+  );
+  const file = path.join(folder, 'gemini-experiments.json');
+  await fs.writeFile(
+    file,
+    JSON.stringify({
+      flags: [...flags, ...CLIENT_MASKING_OFF_FLAGS],
+      experimentIds: Array.isArray(own.experimentIds) ? own.experimentIds : [],
+    }),
+    { mode: 0o600 },
+  );
+  return file;
+}
