@@ -112,7 +112,7 @@ async function restoreOverlay(overlayRoot: string): Promise<string[]> {
     return warnings;
   }
   const owner = JSON.parse(ownerText) as OverlayOwner;
-  let entries: string[] = [];
+  let entries: string[];
   try {
     entries = await fs.readdir(overlayDir);
   } catch {

@@ -108,7 +108,7 @@ export async function prepareGeminiLaunch(options: {
   const { env, gatewayUrl } = options;
   const realDir = geminiDir(env);
   const settingsFile = userSettingsPath(env);
-  let settingsText = '';
+  let settingsText: string;
   try {
     settingsText = readFileSync(settingsFile, 'utf8');
   } catch {
