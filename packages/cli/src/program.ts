@@ -7,6 +7,7 @@ import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { createGatewayCommand } from './commands/gateway/gateway-command.js';
 import { createGeminiCommand } from './commands/launch/gemini-command.js';
+import { createQwenCommand } from './commands/launch/qwen-command.js';
 import { createOutputsCommand } from './commands/outputs/outputs-command.js';
 import { createReplayCommand } from './commands/replay/replay-command.js';
 import { CLI_VERSION } from './version.js';
@@ -33,7 +34,8 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     .addCommand(createReplayCommand(io, setExitCode))
     .addCommand(createOutputsCommand(io, setExitCode))
     .addCommand(createGatewayCommand(io, setExitCode))
-    .addCommand(createGeminiCommand(io, setExitCode));
+    .addCommand(createGeminiCommand(io, setExitCode))
+    .addCommand(createQwenCommand(io, setExitCode));
 
   const configure = (command: Command) => {
     command.exitOverride().configureOutput({

@@ -33,6 +33,13 @@ export { GATEWAY_VERSION } from './version.js';
 export { defaultStateDir } from './launch/state-dir.js';
 export { launchClient, type ClientSetup, type LaunchOptions } from './launch/launch-client.js';
 export {
+  planQwenLaunch,
+  prepareQwenLaunch,
+  QwenLaunchError,
+  type QwenPlan,
+  type QwenLaunch,
+} from './launch/qwen-launch.js';
+export {
   prepareGeminiLaunch,
   geminiUpstreamsFrom,
   geminiAuthOf,

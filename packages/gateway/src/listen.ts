@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { createGateway, type Gateway, type GatewayOptions } from './gateway.js';
 import { isLoopbackHost } from './http/loopback.js';
 import { writeAtomically } from './state/private-files.js';
+import type { UpstreamUrls } from './upstream/upstreams.js';
 
 export interface ListenOptions extends GatewayOptions {
   /** @default 127.0.0.1 */
@@ -48,6 +49,8 @@ export interface RunningFile {
   pid: number;
   version: string;
   startedAt: number;
+  /** The upstreams it was started with (launchers reuse a gateway only if they match). */
+  upstreams?: Partial<UpstreamUrls>;
 }
 
 function urlHost(host: string): string {
@@ -92,8 +95,12 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
     pid: process.pid,
     version: gateway.version,
     startedAt: Date.now(),
+    ...(options.upstreams ? { upstreams: options.upstreams } : {}),
   };
-  await writeAtomically(runningFile, JSON.stringify(running) + '\n');
+  // The first gateway of a state folder is the one launchers find; a second one (other upstreams)
+  // leaves that file alone.
+  const announced = !(await findRunningGateway(gateway.stateDir));
+  if (announced) await writeAtomically(runningFile, JSON.stringify(running) + '\n');
 
   let closing: Promise<void> | undefined;
   return {
@@ -108,7 +115,7 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
         await gateway.close(timeoutMs);
         server.closeAllConnections();
         await stopped;
-        await fs.rm(runningFile, { force: true });
+        if (announced) await fs.rm(runningFile, { force: true });
       })();
       return closing;
     },

@@ -49,10 +49,11 @@ export interface ToolOutputMaskingServiceDeps {
   /** Concurrent writes during one pass. @default 4 */
   writeConcurrency?: number;
   /**
-   * The read-back tool's name as the model sees it, named in every snippet. @default
-   * 'read_tool_output' (the gateway's MCP tool reaches the model under a prefixed name).
+   * The read-back tool's name as the model sees it, named in every snippet, or a function asked
+   * at each snippet (a host that learns the name from each request). @default 'read_tool_output'
+   * (the gateway's MCP tool reaches the model under a prefixed name).
    */
-  readToolName?: string;
+  readToolName?: string | (() => string | undefined);
   /** Seams for tests and benchmarks; hosts leave them unset. */
   _internal?: {
     /** Epoch milliseconds (fractional) for `durationMs` and event timestamps. @default performance */
@@ -187,7 +188,7 @@ export class ToolOutputMaskingService {
   private readonly telemetry: (event: ToolOutputMaskingEvent) => void;
   private readonly debug: (message: string) => void;
   private readonly writeConcurrency: number;
-  private readonly readToolName: string | undefined;
+  private readonly readToolName: () => string | undefined;
   private readonly previewLimits: PreviewLimits;
   private readonly minSavedTokens: number;
   private readonly maxKeptRatio: number;
@@ -207,7 +208,8 @@ export class ToolOutputMaskingService {
     // A failing debug sink must not fail the pass (it is called from the last line of defence).
     this.debug = safeSink(deps.debug);
     this.writeConcurrency = Math.max(1, deps.writeConcurrency ?? 4);
-    this.readToolName = deps.readToolName;
+    const readToolName = deps.readToolName;
+    this.readToolName = typeof readToolName === 'function' ? readToolName : () => readToolName;
     const tuning = deps._internal?.tuning;
     this.previewLimits = tuning?.previewLimits ?? PREVIEW_LIMITS;
     this.minSavedTokens = tuning?.minSavedTokens ?? MIN_SAVED_TOKENS;
@@ -483,7 +485,7 @@ export class ToolOutputMaskingService {
         filePath,
         preview: buildPreview(toolName, response, text, this.previewLimits),
       },
-      this.readToolName,
+      this.readToolName(),
     );
     const maskedResponse = { output: snippet };
     const tokensAfter = this.estimateResponseTokens(maskedResponse);

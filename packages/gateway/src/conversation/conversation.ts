@@ -42,7 +42,7 @@ export interface ConversationOptions {
   host: MaskingHost;
   store: ConversationStore;
   outputs: ToolOutputStore;
-  /** The read-back tool as the client's model sees it (named in every snippet). */
+  /** The read-back tool as the client's model sees it, unless a request declares it (see prepare). */
   readToolName: string;
   idleGapMs?: number;
   now: () => number;
@@ -85,6 +85,8 @@ export class Conversation {
   private lastIncoming: Content[] = [];
   private lastSent: Content[] = [];
   private loaded?: Promise<void>;
+  /** The read-back tool's name in the request being prepared, if it declares one. */
+  private declaredReadTool?: string;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: ConversationOptions) {
@@ -93,7 +95,7 @@ export class Conversation {
       store: options.outputs,
       telemetry: options.telemetry,
       debug: options.debug,
-      readToolName: options.readToolName,
+      readToolName: () => this.declaredReadTool ?? options.readToolName,
     });
     this.middleware = createMaskingMiddleware(this.service, {
       host: options.host,
@@ -106,7 +108,7 @@ export class Conversation {
   /** Runs `prepare` after every earlier one of this conversation has finished. */
   prepare(
     incoming: Content[],
-    options: { signal?: AbortSignal; retainedBytes?: number } = {},
+    options: { signal?: AbortSignal; retainedBytes?: number; readToolName?: string } = {},
   ): Promise<PreparedRequest> {
     const run = this.queue.then(() => this.prepareNow(incoming, options));
     this.queue = run.catch(() => undefined);
@@ -215,9 +217,11 @@ export class Conversation {
 
   private async prepareNow(
     incoming: Content[],
-    options: { signal?: AbortSignal; retainedBytes?: number },
+    options: { signal?: AbortSignal; retainedBytes?: number; readToolName?: string },
   ): Promise<PreparedRequest> {
     await this.load();
+    // Snippets name the read-back tool as this request declares it to the model.
+    if (options.readToolName) this.declaredReadTool = options.readToolName;
     const limit = Math.min(this.lastIncoming.length, incoming.length);
     let common = 0;
     while (common < limit && sameJson(this.lastIncoming[common], incoming[common])) common++;

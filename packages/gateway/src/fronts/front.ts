@@ -15,6 +15,8 @@ export interface FrontRequest {
   /** A session id the request carries itself (Code Assist), if any. */
   session?: string;
   model: string;
+  /** The read-back tool as this request declares it to the model (`...read_tool_output`), if it does. */
+  readToolName?: string;
   /** Tool outputs the front had to leave alone (content of an unexpected kind, an unknown call id). */
   unmaskable?: number;
   /** The body to send, with `sent` in place of the conversation (`changed`: entries that differ). */

@@ -28,6 +28,18 @@ function contentsHolder(body: JsonObject, kind: FrontKind): JsonObject | undefin
   return undefined;
 }
 
+/** The name of a declared function ending in `read_tool_output` (an MCP tool, prefixed by the client). */
+function declaredReadTool(tools: unknown): string | undefined {
+  for (const tool of Array.isArray(tools) ? tools : []) {
+    const declarations = isObject(tool) ? tool['functionDeclarations'] : undefined;
+    for (const declaration of Array.isArray(declarations) ? declarations : []) {
+      const name = isObject(declaration) ? declaration['name'] : undefined;
+      if (typeof name === 'string' && name.endsWith('read_tool_output')) return name;
+    }
+  }
+  return undefined;
+}
+
 function tokens(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
@@ -70,7 +82,9 @@ function geminiFront(kind: FrontKind): Front {
           ? (request['session_id'] as string)
           : undefined;
       const bodyModel = typeof body['model'] === 'string' ? (body['model'] as string) : undefined;
+      const readToolName = declaredReadTool(holder['tools'] ?? request?.['tools'] ?? body['tools']);
       return {
+        ...(readToolName ? { readToolName } : {}),
         contents,
         head: contents[0],
         ...(session ? { session } : {}),

@@ -89,6 +89,16 @@ function toContent(message: unknown, names: Map<string, string>, skips: OpenAiSk
   return { role: role === 'system' ? 'system' : 'user', parts };
 }
 
+/** The name of a declared function ending in `read_tool_output` (an MCP tool, prefixed by the client). */
+function declaredReadTool(tools: unknown): string | undefined {
+  for (const tool of Array.isArray(tools) ? tools : []) {
+    const fn = isObject(tool) ? tool['function'] : undefined;
+    const name = isObject(fn) ? fn['name'] : undefined;
+    if (typeof name === 'string' && name.endsWith('read_tool_output')) return name;
+  }
+  return undefined;
+}
+
 function tokens(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
@@ -102,8 +112,10 @@ export const OPENAI_FRONT: Front = {
     const names = toolNames(messages);
     const skips: OpenAiSkips = { unexpectedContent: 0, unknownCallId: 0 };
     const contents = messages.map((message) => toContent(message, names, skips));
+    const readToolName = declaredReadTool(body['tools']);
     return {
       contents,
+      ...(readToolName ? { readToolName } : {}),
       unmaskable: skips.unexpectedContent + skips.unknownCallId,
       head: messages.slice(0, 2),
       model: typeof body['model'] === 'string' ? (body['model'] as string) : '',

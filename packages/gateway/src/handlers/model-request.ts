@@ -90,6 +90,7 @@ async function maskBody(
     }
     const prepared = await conversation.prepare(frontRequest.contents, {
       retainedBytes: raw.length,
+      ...(frontRequest.readToolName ? { readToolName: frontRequest.readToolName } : {}),
     });
     context.conversations.trim();
     const attributes = {

@@ -37,7 +37,7 @@ export interface LaunchOptions {
   env: Environment;
   cwd: string;
   stateDir: string;
-  /** The person's own upstreams, for a gateway this launch starts. */
+  /** The person's own upstreams: a running gateway is reused only if it has these. */
   upstreams: Partial<UpstreamUrls>;
   /** Sets the client up against `gatewayUrl`. */
   setup(gatewayUrl: string, sessionId: string): Promise<ClientSetup>;
@@ -57,7 +57,9 @@ async function ensureGateway(
   options: LaunchOptions,
 ): Promise<{ url: string; running?: RunningGateway }> {
   const existing = await findRunningGateway(options.stateDir);
-  if (existing) return { url: existing.url };
+  if (existing && servesUpstreams(existing.upstreams ?? {}, options.upstreams)) {
+    return { url: existing.url };
+  }
   await ensurePrivateDirectory(options.stateDir);
   const logFile = path.join(options.stateDir, 'gateway.log');
   const running = await listenGateway({
@@ -74,6 +76,13 @@ async function ensureGateway(
     },
   });
   return { url: running.url, running };
+}
+
+/** Whether a gateway started with `has` sends requests where `wanted` says. */
+function servesUpstreams(has: Partial<UpstreamUrls>, wanted: Partial<UpstreamUrls>): boolean {
+  return Object.entries(wanted).every(
+    ([key, value]) => JSON.stringify(has[key as keyof UpstreamUrls]) === JSON.stringify(value),
+  );
 }
 
 /** Runs the client through the gateway; resolves to the exit code to exit with. */

@@ -24,6 +24,8 @@ export interface RouteMatch {
   model: string;
   /** Vertex: the location in the path, which picks the regional endpoint. */
   location?: string;
+  /** OpenAI: a named upstream (`/openai/~<name>/...`). */
+  openaiRoute?: string;
 }
 
 const PREFIXES: ReadonlyArray<[string, UpstreamName]> = [
@@ -65,6 +67,12 @@ export function matchRoute(method: string, rawUrl: string): RouteMatch {
       break;
     }
   }
+  let openaiRoute: string | undefined;
+  const named = forced === 'openai' ? /^\/~([A-Za-z0-9_-]{1,32})(\/.*)$/.exec(pathname) : null;
+  if (named) {
+    openaiRoute = named[1];
+    pathname = named[2] as string;
+  }
   const post = method === 'POST';
   const result = (upstream: UpstreamName, action: Action, model = '', location?: string) => ({
     upstream: forced ?? upstream,
@@ -73,6 +81,7 @@ export function matchRoute(method: string, rawUrl: string): RouteMatch {
     action: post ? action : 'forward',
     model,
     ...(location ? { location } : {}),
+    ...(openaiRoute ? { openaiRoute } : {}),
   });
   let match: RegExpExecArray | null;
   if ((match = CODE_ASSIST.exec(pathname)))

@@ -12,6 +12,11 @@ export interface UpstreamUrls {
   codeAssist: string;
   /** An OpenAI-compatible server (`.../v1`); unset: chat completions are refused with a clear error. */
   openai?: string;
+  /**
+   * More OpenAI-compatible servers, by route name: `<gateway>/openai/~<name>/...` goes to
+   * `openaiNamed[name]` (one per model provider of a qwen setup, launch/qwen-launch.ts).
+   */
+  openaiNamed?: Record<string, string>;
 }
 
 export const DEFAULT_UPSTREAMS: UpstreamUrls = {
@@ -39,7 +44,7 @@ export function upstreamUrl(upstreams: UpstreamUrls, route: RouteMatch): string 
     gemini: upstreams.gemini,
     vertex: upstreams.vertex ?? vertexDefault(route.location),
     codeAssist: upstreams.codeAssist,
-    openai: upstreams.openai,
+    openai: route.openaiRoute ? upstreams.openaiNamed?.[route.openaiRoute] : upstreams.openai,
   };
   const root = base[route.upstream];
   if (!root) return undefined;

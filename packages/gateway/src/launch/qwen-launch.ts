@@ -1,0 +1,250 @@
+/**
+ * What `toolmask qwen` sets up so that the person's own `qwen` (npm @qwen-code/qwen-code 0.24.4)
+ * talks through the gateway's OpenAI-compatible front, by environment and one extra settings layer
+ * (their files are not edited):
+ *
+ * - **Routing.** `OPENAI_BASE_URL=<gateway>/openai/v1`; the person's own base URL (environment or
+ *   `.env`) is the gateway's upstream. A `modelProviders` entry's `baseUrl` wins over that variable
+ *   in qwen, so each provider gets a route of its own (`<gateway>/openai/~p<n>`) in the extra layer,
+ *   which replaces the list (qwen merges `modelProviders` by replacing it). A DashScope upstream keeps
+ *   qwen's DashScope behaviour (`DASHSCOPE_PROXY_BASE_URL` names the gateway route).
+ * - **The extra layer** is qwen's system settings file (`QWEN_CODE_SYSTEM_SETTINGS_PATH`, highest
+ *   precedence; a system file the machine already has is folded in): the MCP server
+ *   (Streamable HTTP, loaded up front, trusted: it is read-only and confined), a session header,
+ *   and qwen's microcompaction off (it clears old tool results for good at moments of its own,
+ *   which would fight the gateway's masking; docs/gateway.md).
+ * - Qwen OAuth sends its requests to an endpoint taken from the stored credentials, which nothing
+ *   redirects: `toolmask qwen` says so instead of running unmasked.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SESSION_HEADER } from '../conversation/conversation-key.js';
+import { ensurePrivateDirectory } from '../state/private-files.js';
+import type { UpstreamUrls } from '../upstream/upstreams.js';
+import { readDotEnv } from './dotenv.js';
+import type { Environment } from './gemini-launch.js';
+import { parseSettings, valueAt } from './jsonc-settings.js';
+
+const DEFAULT_SYSTEM_SETTINGS = '/etc/qwen-code/settings.json';
+const DEFAULT_SYSTEM_DEFAULTS = '/etc/qwen-code/system-defaults.json';
+
+export class QwenLaunchError extends Error {}
+
+interface ProviderEntry {
+  id?: string;
+  baseUrl?: string;
+  generationConfig?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+type ModelProviders = Record<string, ProviderEntry[]>;
+
+interface QwenLayers {
+  user: Record<string, unknown>;
+  workspace: Record<string, unknown>;
+  system: Record<string, unknown>;
+  systemFile: string;
+}
+
+function readSettingsFile(file: string): Record<string, unknown> {
+  try {
+    return parseSettings(readFileSync(file, 'utf8'), file);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return {};
+    throw new QwenLaunchError(String((error as Error).message));
+  }
+}
+
+function readLayers(env: Environment, cwd: string): QwenLayers {
+  const home = env['HOME'] || os.homedir();
+  const userFile = env['QWEN_HOME']
+    ? path.join(env['QWEN_HOME'], 'settings.json')
+    : path.join(home, '.qwen', 'settings.json');
+  const systemFile = env['QWEN_CODE_SYSTEM_SETTINGS_PATH'] || DEFAULT_SYSTEM_SETTINGS;
+  // qwen skips the workspace file when the working folder is the home folder.
+  const workspaceFile =
+    path.resolve(cwd) === path.resolve(home) ? undefined : path.join(cwd, '.qwen', 'settings.json');
+  return {
+    user: readSettingsFile(userFile),
+    workspace: workspaceFile ? readSettingsFile(workspaceFile) : {},
+    system: readSettingsFile(systemFile),
+    systemFile,
+  };
+}
+
+/** The effective value of a key: system over workspace over user (qwen's precedence). */
+function effective(layers: QwenLayers, jsonPath: string[]): unknown {
+  for (const layer of [layers.system, layers.workspace, layers.user]) {
+    const value = valueAt(layer, jsonPath);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+function argValue(args: readonly string[], flag: string): string | undefined {
+  const index = args.indexOf(flag);
+  if (index >= 0) return args[index + 1];
+  const inline = args.find((arg) => arg.startsWith(`${flag}=`));
+  return inline?.slice(flag.length + 1);
+}
+
+/** A provider route name for each distinct base URL of `modelProviders`. */
+function providerRoutes(providers: ModelProviders | undefined): Map<string, string> {
+  const routes = new Map<string, string>();
+  for (const entries of Object.values(providers ?? {})) {
+    for (const entry of Array.isArray(entries) ? entries : []) {
+      if (typeof entry?.baseUrl === 'string' && !routes.has(entry.baseUrl)) {
+        routes.set(entry.baseUrl, `p${routes.size}`);
+      }
+    }
+  }
+  return routes;
+}
+
+export interface QwenPlan {
+  upstreams: Partial<UpstreamUrls>;
+  layers: QwenLayers;
+  /** Base URL → route name, for `modelProviders` entries. */
+  routes: Map<string, string>;
+}
+
+/** Where the person's qwen sends its requests: the gateway's upstreams for this run. */
+export function planQwenLaunch(env: Environment, cwd: string, args: readonly string[]): QwenPlan {
+  const layers = readLayers(env, cwd);
+  const authType =
+    argValue(args, '--auth-type') ??
+    (effective(layers, ['security', 'auth', 'selectedType']) as string | undefined);
+  if (authType === 'qwen-oauth') {
+    throw new QwenLaunchError(
+      'qwen is set to Qwen OAuth, whose endpoint comes from its stored credentials and cannot be routed through the gateway; use an OpenAI-compatible provider (--auth-type openai with OPENAI_BASE_URL and OPENAI_API_KEY)',
+    );
+  }
+  if (authType !== undefined && authType !== 'openai') {
+    throw new QwenLaunchError(
+      `toolmask qwen routes the openai auth type only; qwen is set to ${JSON.stringify(authType)}`,
+    );
+  }
+  const dotEnv = readDotEnv(cwd, '.qwen');
+  const baseUrl =
+    argValue(args, '--openai-base-url') ?? env['OPENAI_BASE_URL'] ?? dotEnv['OPENAI_BASE_URL'];
+  const providers = effective(layers, ['modelProviders']) as ModelProviders | undefined;
+  const routes = providerRoutes(providers);
+  if (!baseUrl && routes.size === 0) {
+    throw new QwenLaunchError(
+      "qwen has no OpenAI-compatible base URL: set OPENAI_BASE_URL (your provider's …/v1 URL) or modelProviders in ~/.qwen/settings.json",
+    );
+  }
+  const upstreams: Partial<UpstreamUrls> = {};
+  if (baseUrl) upstreams.openai = baseUrl;
+  if (routes.size > 0) {
+    upstreams.openaiNamed = Object.fromEntries([...routes].map(([url, name]) => [name, url]));
+  }
+  return { upstreams, layers, routes };
+}
+
+function isDashScope(url: string | undefined): boolean {
+  try {
+    return url !== undefined && /(^|\.)dashscope[^.]*\.aliyuncs\.com$/.test(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+function appendList(value: string | undefined, items: string[]): string {
+  const existing = (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return [...existing, ...items.filter((item) => !existing.includes(item))].join(',');
+}
+
+export interface QwenLaunch {
+  env: Environment;
+  summary: string;
+  cleanup(): Promise<string[]>;
+}
+
+export async function prepareQwenLaunch(options: {
+  env: Environment;
+  gatewayUrl: string;
+  stateDir: string;
+  sessionId: string;
+  plan: QwenPlan;
+  /** Leave qwen's microcompaction on. @default false */
+  keepMicrocompaction?: boolean;
+}): Promise<QwenLaunch> {
+  const { env, gatewayUrl, plan } = options;
+  const route = `${gatewayUrl}/openai`;
+  const headers = { [SESSION_HEADER]: options.sessionId };
+  const layer: Record<string, unknown> = structuredClone(plan.layers.system);
+  layer['$version'] = 4;
+  layer['mcpServers'] = {
+    ...(layer['mcpServers'] as object | undefined),
+    toolmask: { httpUrl: `${gatewayUrl}/mcp`, alwaysLoadTools: true, trust: true },
+  };
+  const model = (layer['model'] ??= {}) as Record<string, unknown>;
+  const generationConfig = (model['generationConfig'] ??= {}) as Record<string, unknown>;
+  generationConfig['customHeaders'] = {
+    ...(generationConfig['customHeaders'] as object | undefined),
+    ...headers,
+  };
+  if (!options.keepMicrocompaction) {
+    const context = (layer['context'] ??= {}) as Record<string, unknown>;
+    context['clearContextOnIdle'] = {
+      ...(context['clearContextOnIdle'] as object | undefined),
+      toolResultsThresholdMinutes: -1,
+      toolResultsTotalCharsThreshold: -1,
+    };
+  }
+  if (plan.routes.size > 0) {
+    const providers = structuredClone(effective(plan.layers, ['modelProviders']) as ModelProviders);
+    for (const entries of Object.values(providers)) {
+      for (const entry of Array.isArray(entries) ? entries : []) {
+        const name = typeof entry.baseUrl === 'string' ? plan.routes.get(entry.baseUrl) : undefined;
+        if (!name) continue;
+        entry.baseUrl = `${route}/~${name}`;
+        // Provider models ignore the top-level generationConfig: the header goes in each entry.
+        entry.generationConfig = {
+          ...entry.generationConfig,
+          customHeaders: {
+            ...(entry.generationConfig?.['customHeaders'] as object | undefined),
+            ...headers,
+          },
+        };
+      }
+    }
+    layer['modelProviders'] = providers;
+  }
+  const folder = path.join(options.stateDir, 'launch');
+  await ensurePrivateDirectory(folder);
+  const file = path.join(folder, `qwen-${process.pid}-${randomBytes(4).toString('hex')}.json`);
+  await fs.writeFile(file, JSON.stringify(layer, null, 2) + '\n', { mode: 0o600 });
+
+  const childEnv: Environment = {
+    ...env,
+    QWEN_CODE_SYSTEM_SETTINGS_PATH: file,
+    // Moving the system file moves the default defaults file too: keep the machine's.
+    QWEN_CODE_SYSTEM_DEFAULTS_PATH:
+      env['QWEN_CODE_SYSTEM_DEFAULTS_PATH'] ??
+      (existsSync(DEFAULT_SYSTEM_DEFAULTS)
+        ? DEFAULT_SYSTEM_DEFAULTS
+        : path.join(folder, 'no-system-defaults.json')),
+    NO_PROXY: appendList(env['NO_PROXY'], ['127.0.0.1', 'localhost']),
+    no_proxy: appendList(env['no_proxy'], ['127.0.0.1', 'localhost']),
+  };
+  if (plan.upstreams.openai) {
+    childEnv['OPENAI_BASE_URL'] = `${route}/v1`;
+    if (isDashScope(plan.upstreams.openai)) childEnv['DASHSCOPE_PROXY_BASE_URL'] = `${route}/v1`;
+  }
+  return {
+    env: childEnv,
+    summary: `toolmask: qwen → ${plan.upstreams.openai ?? `${plan.routes.size} model provider(s)`} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${gatewayUrl}/`,
+    async cleanup() {
+      await fs.rm(file, { force: true });
+      return [];
+    },
+  };
+}
