@@ -8,6 +8,7 @@ import type { CliIo } from './cli-io.js';
 import { createGatewayCommand } from './commands/gateway/gateway-command.js';
 import { createGeminiCommand } from './commands/launch/gemini-command.js';
 import { createQwenCommand } from './commands/launch/qwen-command.js';
+import { createSetupCommand } from './commands/setup/setup-command.js';
 import { createOutputsCommand } from './commands/outputs/outputs-command.js';
 import { createReplayCommand } from './commands/replay/replay-command.js';
 import { CLI_VERSION } from './version.js';
@@ -35,7 +36,8 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     .addCommand(createOutputsCommand(io, setExitCode))
     .addCommand(createGatewayCommand(io, setExitCode))
     .addCommand(createGeminiCommand(io, setExitCode))
-    .addCommand(createQwenCommand(io, setExitCode));
+    .addCommand(createQwenCommand(io, setExitCode))
+    .addCommand(createSetupCommand(io, setExitCode));
 
   const configure = (command: Command) => {
     command.exitOverride().configureOutput({

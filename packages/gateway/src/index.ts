@@ -33,6 +33,13 @@ export { GATEWAY_VERSION } from './version.js';
 export { defaultStateDir } from './launch/state-dir.js';
 export { launchClient, type ClientSetup, type LaunchOptions } from './launch/launch-client.js';
 export {
+  applySetup,
+  undoSetup,
+  SetupError,
+  type SetupClient,
+  type SetupReport,
+} from './launch/permanent-setup.js';
+export {
   planQwenLaunch,
   prepareQwenLaunch,
   QwenLaunchError,

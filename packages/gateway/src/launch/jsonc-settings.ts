@@ -59,6 +59,8 @@ export function setInText(text: string, path: JsonPath, value: unknown): string 
   const base = text.trim() === '' ? '{}\n' : text;
   const edits = modify(base, path, value, {
     formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' },
+    // A new key goes first: appending would reformat the sibling before it and move its comment.
+    getInsertionIndex: () => 0,
   });
   return applyEdits(base, edits);
 }

@@ -1,0 +1,107 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applySetup, undoSetup } from './permanent-setup.js';
+
+let root: string;
+afterEach(async () => {
+  if (root) await fs.rm(root, { recursive: true, force: true });
+});
+
+async function folders() {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-setup-'));
+  const clientDir = path.join(root, '.gemini');
+  const stateDir = path.join(root, 'state');
+  await fs.mkdir(clientDir);
+  return { clientDir, stateDir };
+}
+
+// As gemini-cli writes it: one key per line (an inline object would be expanded by the edit).
+const ORIGINAL = `{
+  // my theme, keep it
+  "ui": {
+    "theme": "GitHub"
+  },
+  "mcpServers": {
+    "other": {
+      "command": "other-server"
+    }
+  }
+}
+`;
+
+describe('toolmask setup', () => {
+  it('gemini: adds the MCP server and base URLs keeping comments and a backup; --undo puts back exactly that', async () => {
+    const { clientDir, stateDir } = await folders();
+    await fs.writeFile(path.join(clientDir, 'settings.json'), ORIGINAL);
+    await fs.writeFile(path.join(clientDir, '.env'), 'GEMINI_API_KEY=abc\n');
+    const report = await applySetup({
+      client: 'gemini',
+      clientDir,
+      gatewayUrl: 'http://127.0.0.1:8787',
+      stateDir,
+    });
+    const settings = await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8');
+    expect(settings).toContain('// my theme, keep it');
+    expect(settings).toContain('"other"');
+    expect(settings).toMatch(/"toolmask": \{[^}]*"httpUrl": "http:\/\/127\.0\.0\.1:8787\/mcp"/);
+    const env = await fs.readFile(path.join(clientDir, '.env'), 'utf8');
+    expect(env).toBe(
+      [
+        'GEMINI_API_KEY=abc',
+        'GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787/gemini',
+        'GOOGLE_VERTEX_BASE_URL=http://127.0.0.1:8787/vertex',
+        'CODE_ASSIST_ENDPOINT=http://127.0.0.1:8787/code-assist',
+        `GEMINI_EXP=${path.join(stateDir, 'gemini-experiments.json')}`,
+        '',
+      ].join('\n'),
+    );
+    expect(await fs.readFile(path.join(clientDir, 'settings.json.toolmask-backup'), 'utf8')).toBe(
+      ORIGINAL,
+    );
+    expect(report.lines.join('\n')).toContain('mcpServers.toolmask (unset) →');
+    await expect(
+      applySetup({ client: 'gemini', clientDir, gatewayUrl: 'http://127.0.0.1:8787', stateDir }),
+    ).rejects.toThrow(/already/);
+
+    // A later edit of the person's own stays.
+    const edited = settings.replace('"GitHub"', '"Dracula"');
+    await fs.writeFile(path.join(clientDir, 'settings.json'), edited);
+    await undoSetup({ client: 'gemini', stateDir });
+    expect(await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8')).toBe(
+      ORIGINAL.replace('"GitHub"', '"Dracula"'),
+    );
+    expect(await fs.readFile(path.join(clientDir, '.env'), 'utf8')).toBe('GEMINI_API_KEY=abc\n');
+    await expect(undoSetup({ client: 'gemini', stateDir })).rejects.toThrow(/nothing to undo/);
+  });
+
+  it('qwen: a missing settings file and .env are created and removed again', async () => {
+    const { stateDir } = await folders();
+    const clientDir = path.join(root, '.qwen');
+    await applySetup({ client: 'qwen', clientDir, gatewayUrl: 'http://127.0.0.1:8787', stateDir });
+    const settings = JSON.parse(await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8'));
+    expect(settings).toMatchObject({
+      mcpServers: { toolmask: { httpUrl: 'http://127.0.0.1:8787/mcp', alwaysLoadTools: true } },
+      context: { clearContextOnIdle: { toolResultsThresholdMinutes: -1 } },
+    });
+    expect(await fs.readFile(path.join(clientDir, '.env'), 'utf8')).toBe(
+      'OPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1\n',
+    );
+    await undoSetup({ client: 'qwen', stateDir });
+    expect(JSON.parse(await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8'))).toEqual(
+      {},
+    );
+    await expect(fs.stat(path.join(clientDir, '.env'))).rejects.toThrow();
+  });
+
+  it('refuses a settings file that is not valid JSON, naming it, and changes nothing', async () => {
+    const { clientDir, stateDir } = await folders();
+    await fs.writeFile(path.join(clientDir, 'settings.json'), '{ "ui": ');
+    await expect(
+      applySetup({ client: 'gemini', clientDir, gatewayUrl: 'http://127.0.0.1:8787', stateDir }),
+    ).rejects.toThrow(/settings\.json: not valid JSON/);
+    expect(await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8')).toBe('{ "ui": ');
+    await expect(fs.stat(path.join(stateDir, 'setup-gemini.json'))).rejects.toThrow();
+  });
+});

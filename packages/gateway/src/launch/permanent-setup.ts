@@ -1,0 +1,277 @@
+/**
+ * `toolmask setup gemini|qwen [--undo]`: the permanent alternative to the launchers, for people who
+ * run a gateway of their own (`toolmask gateway`, e.g. as a systemd user service) and want their
+ * plain `gemini` or `qwen` to use it. It edits the client's user settings file as minimal text edits
+ * (comments and layout kept), and the client's `.env` in its folder for the variables that only the
+ * environment can set, after keeping a copy of each file (`<file>.toolmask-backup`, written once,
+ * before the first change). What it set, and what was there before, is recorded in the state
+ * folder, so `--undo` puts back exactly those values and leaves every other later edit alone.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { parseEnv } from 'node:util';
+import { sameJson } from '../conversation/same-json.js';
+import { ensurePrivateDirectory, readIfExists, writeAtomically } from '../state/private-files.js';
+import { CLIENT_MASKING_OFF_FLAGS } from '../fronts/client-masking.js';
+import { SESSION_HEADER } from '../conversation/conversation-key.js';
+import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
+
+export type SetupClient = 'gemini' | 'qwen';
+
+interface SettingChange {
+  path: JsonPath;
+  /** Undefined: the key did not exist. */
+  before?: unknown;
+  after: unknown;
+  /** The outermost object setup created for it (removed again by --undo when left empty). */
+  created?: JsonPath;
+}
+
+/** The shortest leading part of `jsonPath` that does not exist in `settings`. */
+function firstMissing(settings: unknown, jsonPath: JsonPath): JsonPath | undefined {
+  for (let length = 1; length < jsonPath.length; length++) {
+    if (valueAt(settings, jsonPath.slice(0, length)) === undefined)
+      return jsonPath.slice(0, length);
+  }
+  return undefined;
+}
+
+/** An object with nothing in it but empty objects. */
+function isEmptyTree(value: unknown): boolean {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.values(value).every((inner) => isEmptyTree(inner))
+  );
+}
+
+interface EnvChange {
+  name: string;
+  before?: string;
+  after: string;
+}
+
+interface SetupRecord {
+  client: SetupClient;
+  settingsFile: string;
+  envFile: string;
+  settings: SettingChange[];
+  env: EnvChange[];
+}
+
+export interface SetupReport {
+  /** Lines for the person: what changed (or was put back), and what to do next. */
+  lines: string[];
+}
+
+export class SetupError extends Error {}
+
+function recordFile(stateDir: string, client: SetupClient): string {
+  return path.join(stateDir, `setup-${client}.json`);
+}
+
+async function backupOnce(file: string, text: string | undefined): Promise<string | undefined> {
+  if (text === undefined) return undefined;
+  const backup = `${file}.toolmask-backup`;
+  if ((await readIfExists(backup)) === undefined) await fs.writeFile(backup, text, { mode: 0o600 });
+  return backup;
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? '(unset)' : JSON.stringify(value);
+}
+
+/** `.env` text with `name=value` set (a line replaced in place, or appended). */
+function setEnvLine(text: string, name: string, value: string | undefined): string {
+  const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
+  const at = lines.findIndex((line) => new RegExp(`^\\s*(export\\s+)?${name}\\s*=`).test(line));
+  if (value === undefined) {
+    if (at >= 0) lines.splice(at, 1);
+  } else if (at >= 0) {
+    lines[at] = `${name}=${value}`;
+  } else {
+    lines.push(`${name}=${value}`);
+  }
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+}
+
+function wanted(
+  client: SetupClient,
+  gatewayUrl: string,
+  settings: Record<string, unknown>,
+  experimentsFile: string,
+): { settings: Array<{ path: JsonPath; value: unknown }>; env: Record<string, string> } {
+  if (client === 'gemini') {
+    const selected = valueAt(settings, ['security', 'auth', 'selectedType']);
+    return {
+      settings: [
+        {
+          path: ['mcpServers', 'toolmask'],
+          value: { httpUrl: `${gatewayUrl}/mcp`, trust: true, timeout: 10_000 },
+        },
+      ],
+      env: {
+        ...(selected === undefined || selected === 'gemini-api-key'
+          ? { GOOGLE_GEMINI_BASE_URL: `${gatewayUrl}/gemini` }
+          : {}),
+        GOOGLE_VERTEX_BASE_URL: `${gatewayUrl}/vertex`,
+        CODE_ASSIST_ENDPOINT: `${gatewayUrl}/code-assist`,
+        ...(selected !== 'oauth-personal' ? { GEMINI_EXP: experimentsFile } : {}),
+      },
+    };
+  }
+  return {
+    settings: [
+      {
+        path: ['mcpServers', 'toolmask'],
+        value: { httpUrl: `${gatewayUrl}/mcp`, alwaysLoadTools: true, trust: true },
+      },
+      {
+        path: ['model', 'generationConfig', 'customHeaders', SESSION_HEADER],
+        value: '${session_id}',
+      },
+      { path: ['outboundCorrelation', 'allowDynamicHeaderValues'], value: true },
+      { path: ['context', 'clearContextOnIdle', 'toolResultsThresholdMinutes'], value: -1 },
+      { path: ['context', 'clearContextOnIdle', 'toolResultsTotalCharsThreshold'], value: -1 },
+    ],
+    env: { OPENAI_BASE_URL: `${gatewayUrl}/openai/v1` },
+  };
+}
+
+export async function applySetup(options: {
+  client: SetupClient;
+  /** The client's folder: `~/.gemini` (or `$GEMINI_CLI_HOME/.gemini`), `~/.qwen`. */
+  clientDir: string;
+  gatewayUrl: string;
+  stateDir: string;
+}): Promise<SetupReport> {
+  const { client, clientDir, gatewayUrl, stateDir } = options;
+  if ((await readIfExists(recordFile(stateDir, client))) !== undefined) {
+    throw new SetupError(
+      `toolmask is set up for ${client} already; run \`toolmask setup ${client} --undo\` first`,
+    );
+  }
+  const settingsFile = path.join(clientDir, 'settings.json');
+  const envFile = path.join(clientDir, '.env');
+  const settingsText = await readIfExists(settingsFile);
+  const settings = parseSettings(settingsText ?? '', settingsFile);
+  const envText = (await readIfExists(envFile)) ?? '';
+  const envBefore = parseEnv(envText) as Record<string, string>;
+  const experimentsFile = path.join(stateDir, 'gemini-experiments.json');
+  const plan = wanted(client, gatewayUrl, settings, experimentsFile);
+
+  // Remember before changing anything, so an interrupted setup can always be undone.
+  const record: SetupRecord = {
+    client,
+    settingsFile,
+    envFile,
+    settings: plan.settings.map((change) => {
+      const created = firstMissing(settings, change.path);
+      return {
+        path: change.path,
+        ...(valueAt(settings, change.path) !== undefined
+          ? { before: valueAt(settings, change.path) }
+          : {}),
+        after: change.value,
+        ...(created ? { created } : {}),
+      };
+    }),
+    env: Object.entries(plan.env).map(([name, value]) => ({
+      name,
+      ...(envBefore[name] !== undefined ? { before: envBefore[name] } : {}),
+      after: value,
+    })),
+  };
+  await ensurePrivateDirectory(stateDir);
+  await writeAtomically(recordFile(stateDir, client), JSON.stringify(record, null, 2) + '\n');
+  if (plan.env['GEMINI_EXP']) {
+    await writeAtomically(
+      experimentsFile,
+      JSON.stringify({ flags: CLIENT_MASKING_OFF_FLAGS, experimentIds: [] }) + '\n',
+    );
+  }
+  await ensurePrivateDirectory(clientDir);
+  const lines: string[] = [];
+  const settingsBackup = await backupOnce(settingsFile, settingsText);
+  let text = settingsText ?? '';
+  for (const change of record.settings) {
+    text = setInText(text, change.path, change.after);
+    lines.push(
+      `${settingsFile}: ${change.path.join('.')} ${describe(change.before)} → ${describe(change.after)}`,
+    );
+  }
+  await writeAtomically(settingsFile, text);
+  const envBackup = await backupOnce(envFile, envText === '' ? undefined : envText);
+  let env = envText;
+  for (const change of record.env) {
+    env = setEnvLine(env, change.name, change.after);
+    lines.push(`${envFile}: ${change.name} ${change.before ?? '(unset)'} → ${change.after}`);
+  }
+  await writeAtomically(envFile, env);
+  for (const backup of [settingsBackup, envBackup]) if (backup) lines.push(`backup: ${backup}`);
+  lines.push(
+    `Now keep a gateway running at ${gatewayUrl} (\`toolmask gateway\`; docs/gateway.md shows a systemd user service).`,
+    `${client === 'gemini' ? 'gemini' : 'qwen'} reads ${envFile} only where it finds no other .env first (docs/gateway.md).`,
+  );
+  return { lines };
+}
+
+export async function undoSetup(options: {
+  client: SetupClient;
+  stateDir: string;
+}): Promise<SetupReport> {
+  const file = recordFile(options.stateDir, options.client);
+  const recordText = await readIfExists(file);
+  if (recordText === undefined) {
+    throw new SetupError(`toolmask is not set up for ${options.client} (nothing to undo)`);
+  }
+  const record = JSON.parse(recordText) as SetupRecord;
+  const lines: string[] = [];
+  const settingsText = await readIfExists(record.settingsFile);
+  if (settingsText !== undefined) {
+    const settings = parseSettings(settingsText, record.settingsFile);
+    let text = settingsText;
+    for (const change of record.settings) {
+      // A value the person changed since is theirs now: left alone.
+      if (!sameJson(valueAt(settings, change.path), change.after)) {
+        lines.push(
+          `${record.settingsFile}: ${change.path.join('.')} changed since setup; left as it is`,
+        );
+        continue;
+      }
+      text = setInText(text, change.path, change.before);
+      lines.push(`${record.settingsFile}: ${change.path.join('.')} → ${describe(change.before)}`);
+    }
+    // Objects setup created and that hold nothing now go too.
+    for (const change of record.settings) {
+      if (
+        change.created &&
+        isEmptyTree(valueAt(parseSettings(text, record.settingsFile), change.created))
+      ) {
+        text = setInText(text, change.created, undefined);
+      }
+    }
+    await writeAtomically(record.settingsFile, text);
+  }
+  const envText = await readIfExists(record.envFile);
+  if (envText !== undefined) {
+    const current = parseEnv(envText) as Record<string, string>;
+    let env = envText;
+    for (const change of record.env) {
+      if (current[change.name] !== change.after) {
+        lines.push(`${record.envFile}: ${change.name} changed since setup; left as it is`);
+        continue;
+      }
+      env = setEnvLine(env, change.name, change.before);
+      lines.push(`${record.envFile}: ${change.name} → ${change.before ?? '(unset)'}`);
+    }
+    if (env === '' && !record.env.some((change) => change.before !== undefined)) {
+      await fs.rm(record.envFile, { force: true });
+    } else {
+      await writeAtomically(record.envFile, env);
+    }
+  }
+  await fs.rm(file, { force: true });
+  return { lines };
+}
