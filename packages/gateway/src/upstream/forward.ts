@@ -46,7 +46,12 @@ export async function forward(request: ForwardRequest): Promise<ForwardResult> {
         method: request.method,
         headers: upstreamRequestHeaders(request.headers),
         ...(request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
-          ? { body: request.body }
+          ? {
+              // A string body would be checked for lone surrogates by fetch, character by
+              // character; bytes go as they are (encoding is one native call).
+              body:
+                typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body,
+            }
           : {}),
         redirect: 'manual',
         signal: controller.signal,
