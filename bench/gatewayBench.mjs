@@ -47,14 +47,37 @@ async function startUpstream() {
   });
   server.keepAliveTimeout = 60_000;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, writes, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    writes,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
+  };
 }
 
 async function startGateway(upstreamUrl, enabled, scratch) {
   const stateDir = fs.mkdtempSync(path.join(scratch, 'state-'));
   const settings = path.join(stateDir, '..', `settings-${enabled}.json`);
   fs.writeFileSync(settings, JSON.stringify({ experimental: { toolOutputMasking: { enabled } } }));
-  const child = spawn(process.execPath, [CLI, 'gateway', '--port', '0', '--state-dir', stateDir, '--settings', settings, '--upstream', upstreamUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'gateway',
+      '--port',
+      '0',
+      '--state-dir',
+      stateDir,
+      '--settings',
+      settings,
+      '--upstream',
+      upstreamUrl,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const url = await new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       const match = /listening on (\S+)/.exec(chunk.toString());
@@ -67,7 +90,8 @@ async function startGateway(upstreamUrl, enabled, scratch) {
     pid: child.pid,
     memory() {
       const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      const field = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+      const field = (name) =>
+        Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
       return { rssMb: field('VmRSS'), peakMb: field('VmHWM') };
     },
     async close() {
@@ -79,7 +103,12 @@ async function startGateway(upstreamUrl, enabled, scratch) {
 
 /** Request bodies of a conversation that grows by one exchange per request, starting near `startBytes`. */
 function growingBodies(contents, startBytes, count, tag) {
-  const head = [{ role: 'user', parts: [{ text: `conversation ${tag}: ${contents[0]?.parts?.[0]?.text ?? ''}` }] }];
+  const head = [
+    {
+      role: 'user',
+      parts: [{ text: `conversation ${tag}: ${contents[0]?.parts?.[0]?.text ?? ''}` }],
+    },
+  ];
   const history = [...head];
   let next = 1;
   const take = () => {
@@ -101,7 +130,11 @@ function growingBodies(contents, startBytes, count, tag) {
 
 async function send(url, body) {
   const started = now();
-  const response = await fetch(`${url}${MODEL_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const response = await fetch(`${url}${MODEL_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   const reader = response.body.getReader();
   const first = await reader.read();
   const firstByte = now();
@@ -126,7 +159,11 @@ async function latency(url, upstream, bodies) {
 
 async function throughput(url, conversations) {
   const started = now();
-  await Promise.all(conversations.map(async (bodies) => { for (const body of bodies) await send(url, body); }));
+  await Promise.all(
+    conversations.map(async (bodies) => {
+      for (const body of bodies) await send(url, body);
+    }),
+  );
   const requests = conversations.reduce((sum, bodies) => sum + bodies.length, 0);
   return requests / ((now() - started) / 1000);
 }
@@ -145,23 +182,45 @@ export async function runGatewayBench({ quick = false } = {}) {
     const off = await startGateway(upstream.url, false, scratch);
     const on = await startGateway(upstream.url, true, scratch);
     try {
-      for (const [name, url] of [['direct', upstream.url], ['gateway, masking off', off.url], ['gateway, masking on', on.url]]) {
+      for (const [name, url] of [
+        ['direct', upstream.url],
+        ['gateway, masking off', off.url],
+        ['gateway, masking on', on.url],
+      ]) {
         results[name] = { ...(await latency(url, upstream, bodies)) };
       }
       const concurrent = quick ? 10 : 50;
       const perConversation = quick ? 5 : 10;
-      const conversations = Array.from({ length: concurrent }, (_, index) => growingBodies(contents, 100_000, perConversation, `c${index}`));
-      for (const [name, url] of [['direct', upstream.url], ['gateway, masking off', off.url], ['gateway, masking on', on.url]]) {
+      const conversations = Array.from({ length: concurrent }, (_, index) =>
+        growingBodies(contents, 100_000, perConversation, `c${index}`),
+      );
+      for (const [name, url] of [
+        ['direct', upstream.url],
+        ['gateway, masking off', off.url],
+        ['gateway, masking on', on.url],
+      ]) {
         results[name].rps = await throughput(url, conversations);
       }
       // Memory: 100 conversations (10 requests each, ~300 KB to ~400 KB) through a fresh gateway.
       const memoryGateway = await startGateway(upstream.url, true, scratch);
       const memoryBefore = memoryGateway.memory();
-      const hundred = Array.from({ length: quick ? 20 : 100 }, (_, index) => growingBodies(contents, 300_000, 10, `m${index}`));
-      for (const batch of [0, 1, 2, 3, 4].map((k) => hundred.filter((_, index) => index % 5 === k))) {
-        await Promise.all(batch.map(async (list) => { for (const body of list) await send(memoryGateway.url, body); }));
+      const hundred = Array.from({ length: quick ? 20 : 100 }, (_, index) =>
+        growingBodies(contents, 300_000, 10, `m${index}`),
+      );
+      for (const batch of [0, 1, 2, 3, 4].map((k) =>
+        hundred.filter((_, index) => index % 5 === k),
+      )) {
+        await Promise.all(
+          batch.map(async (list) => {
+            for (const body of list) await send(memoryGateway.url, body);
+          }),
+        );
       }
-      results.memory = { before: memoryBefore, after: memoryGateway.memory(), conversations: hundred.length };
+      results.memory = {
+        before: memoryBefore,
+        after: memoryGateway.memory(),
+        conversations: hundred.length,
+      };
       await memoryGateway.close();
     } finally {
       await off.close();
@@ -173,8 +232,12 @@ export async function runGatewayBench({ quick = false } = {}) {
   }
 
   const direct = results['direct'];
-  console.log(`\n### 4a. Added latency, ${count - 5} requests of ${mb} MB and growing (one conversation)`);
-  console.log('| path | total p50 ms | total p99 ms | added p50 ms | added p99 ms | first byte p50 ms | first byte p99 ms | stream overhead p50 ms |');
+  console.log(
+    `\n### 4a. Added latency, ${count - 5} requests of ${mb} MB and growing (one conversation)`,
+  );
+  console.log(
+    '| path | total p50 ms | total p99 ms | added p50 ms | added p99 ms | first byte p50 ms | first byte p99 ms | stream overhead p50 ms |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const [name, result] of Object.entries(results).filter(([name]) => name !== 'memory')) {
     const added = (share) => percentile(result.totals, share) - percentile(direct.totals, share);
@@ -189,8 +252,12 @@ export async function runGatewayBench({ quick = false } = {}) {
     console.log(`| ${name} | ${fmt(result.rps, 0)} |`);
   }
   const memory = results.memory;
-  console.log(`\n### 4c. Gateway memory, ${memory.conversations} conversations of 10 requests (~300–400 KB each)`);
-  console.log(`RSS at start ${fmt(memory.before.rssMb, 0)} MB; after: RSS ${fmt(memory.after.rssMb, 0)} MB, peak ${fmt(memory.after.peakMb, 0)} MB`);
+  console.log(
+    `\n### 4c. Gateway memory, ${memory.conversations} conversations of 10 requests (~300–400 KB each)`,
+  );
+  console.log(
+    `RSS at start ${fmt(memory.before.rssMb, 0)} MB; after: RSS ${fmt(memory.after.rssMb, 0)} MB, peak ${fmt(memory.after.peakMb, 0)} MB`,
+  );
   const on = results['gateway, masking on'];
   const addedP99 = percentile(on.totals, 0.99) - percentile(direct.totals, 0.99);
   const streamOverhead = percentile(on.firstBytes, 0.5) - percentile(direct.firstBytes, 0.5);

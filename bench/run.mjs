@@ -5,7 +5,9 @@
  *   1. speed and memory of the pass          bench/passSpeed.mjs
  *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
  *   3. billed tokens under prompt caching    bench/cachingCost.mjs
- * Options: --only 1,2,3   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
+ *   4. the gateway: added latency, throughput, memory (against a direct connection)
+ *                                            bench/gatewayBench.mjs
+ * Options: --only 1,2,3,4   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
  *          --temp-dir DIR (where section 1 writes output files; default the OS temp dir)
  */
 import * as fs from 'node:fs';
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { runPassSpeedBench } from './passSpeed.mjs';
 import { runTokenAccuracyBench, formatResult } from './tokenAccuracy.mjs';
 import { runCachingCostBench } from './cachingCost.mjs';
+import { runGatewayBench } from './gatewayBench.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argument = (name) => {
@@ -22,7 +25,7 @@ const argument = (name) => {
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
 const tracesDir = path.resolve(argument('traces') ?? path.join(root, '..', 'shared', 'traces'));
-const only = new Set((argument('only') ?? '1,2,3').split(',').map((value) => value.trim()));
+const only = new Set((argument('only') ?? '1,2,3,4').split(',').map((value) => value.trim()));
 const quick = process.argv.includes('--quick');
 const haveTraces = fs.existsSync(tracesDir);
 
@@ -62,5 +65,11 @@ if (only.has('3') && haveTraces) {
     '\n## 3. Cost under prompt caching (replay of the shared traces, 8 sessions chained)',
   );
   await runCachingCostBench({ tracesDir, quick });
+}
+if (only.has('4')) {
+  console.log(
+    '\n## 4. The gateway (added latency, throughput and memory against a direct connection)',
+  );
+  await runGatewayBench({ quick });
 }
 process.exitCode = failed ? 1 : 0;
