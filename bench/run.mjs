@@ -7,6 +7,8 @@
  *   3. billed tokens under prompt caching    bench/cachingCost.mjs
  *   4. the gateway: added latency, throughput, memory (against a direct connection)
  *                                            bench/gatewayBench.mjs
+ *      and gemini-cli's own masking with and without it (the real gemini binary)
+ *                                            bench/clientMaskingBench.mjs
  * Options: --only 1,2,3,4   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
  *          --temp-dir DIR (where section 1 writes output files; default the OS temp dir)
  */
@@ -18,6 +20,7 @@ import { runPassSpeedBench } from './passSpeed.mjs';
 import { runTokenAccuracyBench, formatResult } from './tokenAccuracy.mjs';
 import { runCachingCostBench } from './cachingCost.mjs';
 import { runGatewayBench } from './gatewayBench.mjs';
+import { runClientMaskingBench } from './clientMaskingBench.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argument = (name) => {
@@ -71,5 +74,6 @@ if (only.has('4')) {
     '\n## 4. The gateway (added latency, throughput and memory against a direct connection)',
   );
   await runGatewayBench({ quick });
+  await runClientMaskingBench();
 }
 process.exitCode = failed ? 1 : 0;

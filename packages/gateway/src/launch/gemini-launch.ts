@@ -104,6 +104,8 @@ export async function prepareGeminiLaunch(options: {
   gatewayUrl: string;
   stateDir: string;
   sessionId: string;
+  /** Leave gemini's own masking on (for measuring the two together). @default false */
+  keepClientMasking?: boolean;
 }): Promise<GeminiLaunch> {
   const { env, gatewayUrl } = options;
   const realDir = geminiDir(env);
@@ -146,7 +148,7 @@ export async function prepareGeminiLaunch(options: {
   for (const name of ['NO_PROXY', 'no_proxy']) {
     childEnv[name] = appendList(env[name], ['127.0.0.1', 'localhost'], ',');
   }
-  if (auth === 'gemini-api-key' || auth === 'vertex-ai') {
+  if (!options.keepClientMasking && (auth === 'gemini-api-key' || auth === 'vertex-ai')) {
     childEnv['GEMINI_EXP'] = await writeExperimentsFile(overlay.home, env['GEMINI_EXP']);
   }
   const route =

@@ -19,6 +19,7 @@ interface GeminiCommandOptions {
   geminiBin?: string;
   stateDir?: string;
   maskingSettings?: string;
+  keepClientMasking?: boolean;
 }
 
 const EXAMPLES = `
@@ -49,6 +50,10 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
       '--masking-settings <file>',
       'settings.json for a gateway this run starts (default ~/.gemini/settings.json)',
     )
+    .option(
+      '--keep-client-masking',
+      "leave gemini's own masking on as well (API key and Vertex AI; for measuring the two together)",
+    )
     .allowUnknownOption()
     .passThroughOptions()
     .addHelpText('after', EXAMPLES)
@@ -73,6 +78,7 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
                 gatewayUrl,
                 stateDir,
                 sessionId,
+                keepClientMasking: options.keepClientMasking === true,
               });
               return {
                 env: launch.env,
