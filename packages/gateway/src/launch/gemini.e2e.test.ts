@@ -42,6 +42,18 @@ afterEach(async () => {
   cleanups = [];
 });
 
+/** As root, the unprivileged user a run can switch to; undefined otherwise. */
+const NOBODY = process.getuid?.() === 0 ? 65534 : undefined;
+
+async function chownTree(target: string, uid: number): Promise<void> {
+  await fs.chown(target, uid, uid);
+  for (const entry of await fs.readdir(target, { withFileTypes: true })) {
+    const inner = path.join(target, entry.name);
+    if (entry.isDirectory()) await chownTree(inner, uid);
+    else await fs.chown(inner, uid, uid);
+  }
+}
+
 async function workspace() {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-gemini-e2e-'));
   cleanups.push(() => fs.rm(root, { recursive: true, force: true }));
@@ -130,8 +142,14 @@ function run(
   args: string[],
   env: Record<string, string>,
   cwd: string,
+  uid?: number,
 ): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-  const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    env,
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(uid !== undefined ? { uid, gid: uid } : {}),
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -245,6 +263,44 @@ describe('toolmask gemini with the real gemini binary', () => {
     );
     expect(await fs.readdir(path.join(paths.state, 'launch'))).toEqual([]);
   }, 180_000);
+
+  // gemini 0.61.0 reads an extra settings layer only from root-owned files: a normal user's
+  // launcher cannot add one, and must still get the MCP server in (the one-run home view).
+  it.runIf(NOBODY !== undefined)(
+    'works the same for an unprivileged user',
+    async () => {
+      const paths = await workspace();
+      await fs.chmod(paths.root, 0o755);
+      for (const folder of [paths.home, paths.project, path.join(paths.root, 'tmp')]) {
+        await chownTree(folder, NOBODY!);
+      }
+      await fs.mkdir(paths.state);
+      await fs.chown(paths.state, NOBODY!, NOBODY!);
+      await fs.chmod(paths.maskingSettings, 0o644);
+      const upstream = await scriptedGemini();
+      const { done } = run(
+        process.execPath,
+        [
+          CLI,
+          'gemini',
+          '--gemini-bin',
+          GEMINI,
+          '--state-dir',
+          paths.state,
+          '--masking-settings',
+          paths.maskingSettings,
+          ...GEMINI_ARGS,
+        ],
+        baseEnv(paths, upstream),
+        paths.project,
+        NOBODY,
+      );
+      const result = await done;
+      expect(result.code, result.stderr).toBe(0);
+      await checkSession(upstream, result.stdout);
+    },
+    180_000,
+  );
 
   it('a gateway restarted mid-session changes nothing the upstream sees', async () => {
     const paths = await workspace();
