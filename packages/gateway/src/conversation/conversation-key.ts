@@ -11,11 +11,12 @@ import { createHash } from 'node:crypto';
 
 export const SESSION_HEADER = 'x-toolmask-session';
 
-export function conversationKey(session: string | undefined, head: unknown): string {
+/** `head`: the bytes of the conversation's first entries as the client sent them. */
+export function conversationKey(session: string | undefined, head: Buffer): string {
   return createHash('sha256')
     .update(session ?? '', 'utf8')
     .update('\u0000')
-    .update(JSON.stringify(head) ?? '', 'utf8')
+    .update(head)
     .digest('hex')
     .slice(0, 32);
 }

@@ -30,6 +30,8 @@ import {
 } from '@toolmask/core';
 import type { ToolOutputStore } from '@toolmask/core/storage';
 import type { ConversationMeta, ConversationStore, DecisionRecord } from '../state/stores.js';
+import type { ArrayCodec } from '../fronts/front.js';
+import { IncrementalBody } from './incremental-body.js';
 import { outputKey } from './output-key.js';
 import { sameJson } from './same-json.js';
 
@@ -49,6 +51,14 @@ export interface ConversationOptions {
   /** Telemetry sink of the pass (the gateway adds its attributes). */
   telemetry: (event: ToolOutputMaskingEvent) => void;
   debug: (message: string) => void;
+}
+
+export interface PrepareOptions {
+  signal?: AbortSignal;
+  /** Bytes of the request, for the memory bound. */
+  retainedBytes?: number;
+  /** The read-back tool as this request declares it (named in new snippets). */
+  readToolName?: string;
 }
 
 export interface PreparedRequest {
@@ -88,6 +98,7 @@ export class Conversation {
   /** The read-back tool's name in the request being prepared, if it declares one. */
   private declaredReadTool?: string;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly bodies = new Map<ArrayCodec, IncrementalBody>();
 
   constructor(private readonly options: ConversationOptions) {
     this.id = options.id;
@@ -105,14 +116,26 @@ export class Conversation {
     });
   }
 
-  /** Runs `prepare` after every earlier one of this conversation has finished. */
-  prepare(
-    incoming: Content[],
-    options: { signal?: AbortSignal; retainedBytes?: number; readToolName?: string } = {},
-  ): Promise<PreparedRequest> {
-    const run = this.queue.then(() => this.prepareNow(incoming, options));
+  /** Runs `task` after every earlier task of this conversation has finished (one request at a time). */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** Masks one request's conversation (in turn with the conversation's other requests). */
+  prepare(incoming: Content[], options: PrepareOptions = {}): Promise<PreparedRequest> {
+    return this.exclusive(() => this.prepareNow(incoming, options));
+  }
+
+  /** The incremental reader and writer of this conversation's bodies in one front's shape. */
+  body(codec: ArrayCodec): IncrementalBody {
+    let body = this.bodies.get(codec);
+    if (!body) {
+      body = new IncrementalBody(codec);
+      this.bodies.set(codec, body);
+    }
+    return body;
   }
 
   /**
@@ -155,6 +178,7 @@ export class Conversation {
     this.lastIncoming = [];
     this.lastSent = [];
     this.retainedBytes = 0;
+    for (const body of this.bodies.values()) body.reset();
   }
 
   private load(): Promise<void> {
@@ -215,10 +239,8 @@ export class Conversation {
     return replaced ? { ...content, parts: replaced } : content;
   }
 
-  private async prepareNow(
-    incoming: Content[],
-    options: { signal?: AbortSignal; retainedBytes?: number; readToolName?: string },
-  ): Promise<PreparedRequest> {
+  /** `prepare` without waiting its turn: only from inside `exclusive`. */
+  async prepareNow(incoming: Content[], options: PrepareOptions = {}): Promise<PreparedRequest> {
     await this.load();
     // Snippets name the read-back tool as this request declares it to the model.
     if (options.readToolName) this.declaredReadTool = options.readToolName;
@@ -257,7 +279,9 @@ export class Conversation {
 
     this.lastIncoming = interned;
     this.lastSent = sent;
-    this.retainedBytes = options.retainedBytes ?? 0;
+    let bodies = 0;
+    for (const body of this.bodies.values()) bodies += body.retainedBytes;
+    this.retainedBytes = Math.max(options.retainedBytes ?? 0, bodies);
     const changedIndices: number[] = [];
     let maskedOutputs = 0;
     let tokensKeptOut = 0;

@@ -7,7 +7,8 @@
  */
 import type { Content } from '@toolmask/core';
 import type { FrontKind } from '../usage/usage-record.js';
-import type { Front, FrontRequest, UsageReport } from './front.js';
+import type { ArrayCodec, Front, FrontRequest, UsageReport } from './front.js';
+import { stringAt } from '../http/json-layout.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -67,9 +68,45 @@ function googleError(status: number, code: string, message: string): string {
   });
 }
 
+/** Gemini's `contents` elements are Contents already: nothing to convert either way. */
+function geminiCodec(kind: FrontKind): ArrayCodec {
+  return {
+    arrayPath: kind === 'code-assist' ? ['request', 'contents'] : ['contents'],
+    headElements: 1,
+    ...(kind === 'code-assist'
+      ? {
+          // `<session id>` headless, `<session id>########<n>` interactive: the session is the start.
+          session: (raw: Buffer) => stringAt(raw, ['user_prompt_id'])?.split('#')[0] || undefined,
+        }
+      : {}),
+    createState: () => undefined,
+    toContents: (elements) => ({
+      contents: elements as Content[],
+      unmaskable: elements.map(() => 0),
+    }),
+    toElement: (sent) => sent,
+    describe(outside, routeModel) {
+      const body = isObject(outside) ? outside : {};
+      const request = isObject(body['request']) ? (body['request'] as JsonObject) : undefined;
+      const holder = kind === 'code-assist' ? (request ?? {}) : body;
+      const session =
+        kind === 'code-assist' && typeof request?.['session_id'] === 'string'
+          ? (request['session_id'] as string)
+          : undefined;
+      const readToolName = declaredReadTool(holder['tools']);
+      return {
+        model: routeModel || (typeof body['model'] === 'string' ? (body['model'] as string) : ''),
+        ...(session ? { session } : {}),
+        ...(readToolName ? { readToolName } : {}),
+      };
+    },
+  };
+}
+
 function geminiFront(kind: FrontKind): Front {
   return {
     kind,
+    codec: geminiCodec(kind),
     read(body, model): FrontRequest | undefined {
       if (!isObject(body)) return undefined;
       const holder = contentsHolder(body, kind);

@@ -13,7 +13,7 @@
  * assistant message announced, is left as it is and never counted.
  */
 import type { Content, Part } from '@toolmask/core';
-import type { Front, FrontRequest, UsageReport } from './front.js';
+import type { ArrayCodec, Front, FrontRequest, UsageReport } from './front.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -103,8 +103,58 @@ function tokens(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
+/** Adds the tool names the assistant messages among `messages` announce. */
+function learnToolNames(messages: readonly unknown[], names: Map<string, string>): void {
+  for (const [id, name] of toolNames(messages)) names.set(id, name);
+}
+
+/** A message written back: its content replaced by the snippet, in the shape it came in. */
+function withMaskedContent(original: unknown, sent: Content): unknown {
+  const response = sent.parts?.[0]?.functionResponse?.response as { output?: unknown } | undefined;
+  if (!isObject(original) || original['role'] !== 'tool' || typeof response?.output !== 'string') {
+    return original;
+  }
+  return {
+    ...original,
+    content:
+      typeof original['content'] === 'string'
+        ? response.output
+        : [{ type: 'text', text: response.output }],
+  };
+}
+
+const OPENAI_CODEC: ArrayCodec = {
+  arrayPath: ['messages'],
+  // qwen-code: its system message and the first user message stay the same for a conversation.
+  headElements: 2,
+  createState: () => new Map<string, string>(),
+  toContents(elements, state) {
+    const names = state as Map<string, string>;
+    const contents: Content[] = [];
+    const unmaskable: number[] = [];
+    for (const element of elements) {
+      // A tool message always follows the assistant message that announced its call.
+      learnToolNames([element], names);
+      const skips: OpenAiSkips = { unexpectedContent: 0, unknownCallId: 0 };
+      contents.push(toContent(element, names, skips));
+      unmaskable.push(skips.unexpectedContent + skips.unknownCallId);
+    }
+    return { contents, unmaskable };
+  },
+  toElement: (sent, original) => withMaskedContent(original, sent),
+  describe(outside, routeModel) {
+    const body = isObject(outside) ? outside : {};
+    const readToolName = declaredReadTool(body['tools']);
+    return {
+      model: typeof body['model'] === 'string' ? (body['model'] as string) : routeModel,
+      ...(readToolName ? { readToolName } : {}),
+    };
+  },
+};
+
 export const OPENAI_FRONT: Front = {
   kind: 'openai',
+  codec: OPENAI_CODEC,
   read(body): FrontRequest | undefined {
     if (!isObject(body) || !Array.isArray(body['messages'])) return undefined;
     const messages = body['messages'] as unknown[];
@@ -121,20 +171,7 @@ export const OPENAI_FRONT: Front = {
       model: typeof body['model'] === 'string' ? (body['model'] as string) : '',
       write(sent, changed) {
         for (const index of changed) {
-          const message = messages[index];
-          const response = sent[index]?.parts?.[0]?.functionResponse?.response as
-            { output?: unknown } | undefined;
-          if (
-            !isObject(message) ||
-            message['role'] !== 'tool' ||
-            typeof response?.output !== 'string'
-          ) {
-            continue;
-          }
-          message['content'] =
-            typeof message['content'] === 'string'
-              ? response.output
-              : [{ type: 'text', text: response.output }];
+          messages[index] = withMaskedContent(messages[index], sent[index] as Content);
         }
         return JSON.stringify(body);
       },

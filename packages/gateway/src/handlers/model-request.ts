@@ -12,7 +12,8 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SESSION_HEADER, conversationKey } from '../conversation/conversation-key.js';
 import type { PreparedRequest } from '../conversation/conversation.js';
-import type { Front, FrontRequest } from '../fronts/front.js';
+import type { Front } from '../fronts/front.js';
+import { IncrementalBody } from '../conversation/incremental-body.js';
 import { FRONTS } from '../fronts/fronts.js';
 import { withClientMaskingOff } from '../fronts/client-masking.js';
 import { roundTripsExactly } from '../http/json-safety.js';
@@ -48,14 +49,89 @@ function headerValue(request: IncomingMessage, name: string): string | undefined
 interface MaskedBody {
   body: Buffer | string;
   conversationId?: string;
-  frontRequest?: FrontRequest;
+  model?: string;
   prepared?: PreparedRequest;
   /** Why masking was skipped or failed, for the record. */
   failures: number;
 }
 
-/** The body to forward, masked where it can be; never throws. */
-async function maskBody(
+/** The conversation's key: the launcher's session header, or the body's own, and its head. */
+function keyOf(request: IncomingMessage, front: Front, raw: Buffer, head: Buffer): string {
+  const session = headerValue(request, SESSION_HEADER) ?? front.codec.session?.(raw);
+  return conversationKey(session, head);
+}
+
+function record(
+  context: GatewayContext,
+  request: IncomingMessage,
+  conversationId: string,
+  model: string,
+  prepared: PreparedRequest,
+): void {
+  context.conversations.trim();
+  context.telemetry.recordPass(prepared.result, {
+    'session.id': conversationId,
+    client: clientOf(headerValue(request, 'user-agent')),
+    model,
+  });
+}
+
+function failed(
+  context: GatewayContext,
+  raw: Buffer,
+  conversationId: string,
+  error: unknown,
+): MaskedBody {
+  context.log(
+    `[toolmask gateway] masking failed; the request goes out unmasked: ${String((error as Error)?.message ?? error)}`,
+  );
+  return { body: raw, conversationId, failures: 1 };
+}
+
+/**
+ * The fast path: only what is new since the conversation's previous request is decoded, and only
+ * what the pass changed is serialized (conversation/incremental-body.ts). Undefined when the body
+ * is not of the shape it reads; the caller then parses it whole.
+ */
+async function maskIncrementally(
+  context: GatewayContext,
+  request: IncomingMessage,
+  route: RouteMatch,
+  front: Front,
+  raw: Buffer,
+): Promise<MaskedBody | undefined> {
+  const head = IncrementalBody.head(front.codec, raw);
+  if (!head) return undefined;
+  const conversationId = keyOf(request, front, raw, head);
+  const conversation = context.conversations.get(conversationId);
+  try {
+    return await conversation.exclusive(async () => {
+      const body = conversation.body(front.codec);
+      const decoded = body.read(raw, route.model);
+      if (!decoded) {
+        body.reset();
+        return undefined;
+      }
+      const { model, readToolName } = decoded.description;
+      const prepared = await conversation.prepareNow(decoded.contents, {
+        ...(readToolName ? { readToolName } : {}),
+      });
+      record(context, request, conversationId, model, prepared);
+      return {
+        body: prepared.changedIndices.length > 0 ? body.write(prepared.contents) : raw,
+        conversationId,
+        model,
+        prepared,
+        failures: prepared.result.failures.length + prepared.unsavedDecisions + decoded.unmaskable,
+      };
+    });
+  } catch (error) {
+    return failed(context, raw, conversationId, error);
+  }
+}
+
+/** The whole-body path: for countTokens, and for any body the fast path cannot read. */
+async function maskParsed(
   context: GatewayContext,
   request: IncomingMessage,
   route: RouteMatch,
@@ -72,8 +148,10 @@ async function maskBody(
     );
     return { ...unchanged, failures: 1 };
   }
-  const session = headerValue(request, SESSION_HEADER) ?? frontRequest.session;
-  const conversationId = conversationKey(session, frontRequest.head);
+  // The same key as the fast path's: the head's bytes as they came, when they can be found.
+  const head =
+    IncrementalBody.head(front.codec, raw) ?? Buffer.from(JSON.stringify(frontRequest.head));
+  const conversationId = keyOf(request, front, raw, head);
   try {
     const conversation = context.conversations.get(conversationId);
     if (route.action === 'countTokens') {
@@ -84,7 +162,7 @@ async function maskBody(
             ? frontRequest.write(preview.contents, preview.changedIndices)
             : raw,
         conversationId,
-        frontRequest,
+        model: frontRequest.model,
         failures: 0,
       };
     }
@@ -92,20 +170,14 @@ async function maskBody(
       retainedBytes: raw.length,
       ...(frontRequest.readToolName ? { readToolName: frontRequest.readToolName } : {}),
     });
-    context.conversations.trim();
-    const attributes = {
-      'session.id': conversationId,
-      client: clientOf(headerValue(request, 'user-agent')),
-      model: frontRequest.model,
-    };
-    context.telemetry.recordPass(prepared.result, attributes);
+    record(context, request, conversationId, frontRequest.model, prepared);
     return {
       body:
         prepared.changedIndices.length > 0
           ? frontRequest.write(prepared.contents, prepared.changedIndices)
           : raw,
       conversationId,
-      frontRequest,
+      model: frontRequest.model,
       prepared,
       failures:
         prepared.result.failures.length +
@@ -113,10 +185,7 @@ async function maskBody(
         (frontRequest.unmaskable ?? 0),
     };
   } catch (error) {
-    context.log(
-      `[toolmask gateway] masking failed; the request goes out unmasked: ${String((error as Error)?.message ?? error)}`,
-    );
-    return { ...unchanged, conversationId, failures: 1 };
+    return failed(context, raw, conversationId, error);
   }
 }
 
@@ -159,20 +228,28 @@ export async function handleModelRequest(
     if (!isUtf8(raw)) {
       masked = { body: raw, failures: 1 };
     } else {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw.toString('utf8'));
-      } catch (error) {
-        sendError(
-          response,
-          front,
-          400,
-          'MALFORMED_JSON',
-          `the request body is not valid JSON (${(error as Error).message})`,
-        );
-        return;
+      const fast =
+        route.action === 'mask'
+          ? await maskIncrementally(context, request, route, front, raw)
+          : undefined;
+      if (fast) {
+        masked = fast;
+      } else {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(raw.toString('utf8'));
+        } catch (error) {
+          sendError(
+            response,
+            front,
+            400,
+            'MALFORMED_JSON',
+            `the request body is not valid JSON (${(error as Error).message})`,
+          );
+          return;
+        }
+        masked = await maskParsed(context, request, route, front, raw, parsed);
       }
-      masked = await maskBody(context, request, route, front, raw, parsed);
     }
   }
   const gatewayMs = performance.now() - started;
@@ -208,7 +285,7 @@ export async function handleModelRequest(
     conversationId: masked.conversationId,
     client: clientOf(headerValue(request, 'user-agent')),
     front: front.kind,
-    model: masked.frontRequest?.model ?? route.model,
+    model: masked.model ?? route.model,
     status: result.status,
     ...(usage.promptTokens !== undefined ? { promptTokens: usage.promptTokens } : {}),
     ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}),

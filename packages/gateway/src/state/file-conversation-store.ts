@@ -1,6 +1,6 @@
 /**
  * The embedded `ConversationStore`: `<stateDir>/conversations/<id>/decisions.jsonl` (one decision
- * per line, appended and synced before the request it changes is forwarded) and `meta.json`.
+ * per line, appended before the request it changes is forwarded) and `meta.json`.
  * Conversation ids are hex digests (conversation/conversation-key.ts), so they are safe folder
  * names; anything else is refused.
  */
@@ -11,7 +11,7 @@ import type {
   DecisionRecord,
   StoredConversation,
 } from './stores.js';
-import { appendDurably, parseJsonLines, readIfExists, writeAtomically } from './private-files.js';
+import { appendLines, parseJsonLines, readIfExists, writeAtomically } from './private-files.js';
 
 const SAFE_ID = /^[0-9a-f]{8,64}$/;
 
@@ -54,7 +54,7 @@ export function createFileConversationStore(
     async appendDecisions(id, records) {
       if (records.length === 0) return;
       const lines = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
-      await appendDurably(path.join(folder(id), 'decisions.jsonl'), lines);
+      await appendLines(path.join(folder(id), 'decisions.jsonl'), lines);
     },
     async saveMeta(id, meta) {
       await writeAtomically(path.join(folder(id), 'meta.json'), JSON.stringify(meta) + '\n');

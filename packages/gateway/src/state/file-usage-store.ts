@@ -1,13 +1,13 @@
 /**
  * The embedded `UsageStore`: one JSON Lines file per UTC day, `<stateDir>/usage/<YYYY-MM-DD>.jsonl`.
- * Appends are synced; a day's file is read whole when asked for (a busy day of a person's
+ * Appends are whole lines; a day's file is read whole when asked for (a busy day of a person's
  * sessions is a few thousand short lines). Old days are pruned by `retentionDays`.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { UsageRecord } from '../usage/usage-record.js';
 import type { UsageQuery, UsageStore } from './stores.js';
-import { appendDurably, parseJsonLines, readIfExists } from './private-files.js';
+import { appendLines, parseJsonLines, readIfExists } from './private-files.js';
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
 const DAY_MS = 86_400_000;
@@ -30,7 +30,7 @@ export function createFileUsageStore(stateDir: string): UsageStore {
   }
   return {
     async append(record) {
-      await appendDurably(
+      await appendLines(
         path.join(folder, `${dayOf(record.at)}.jsonl`),
         JSON.stringify(record) + '\n',
       );

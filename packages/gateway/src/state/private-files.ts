@@ -1,7 +1,10 @@
 /**
  * Files of the gateway's state directory: folders 0700, files 0600, whole-file writes by temp file
- * and rename (a crash never leaves half a file under the final name), appends with fsync (a record
- * acknowledged is on disk).
+ * and rename (a crash never leaves half a file under the final name), appends of whole lines (a
+ * reader skips a torn last line). Nothing is fsync'ed: an appended record survives the gateway
+ * being killed or restarted (it is in the kernel's page cache), not a power cut. That is the
+ * durability of the offloaded outputs the records point at (core's store) and of gemini-cli's own
+ * chat recording, and it keeps a masking event from waiting on the disk.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -16,16 +19,10 @@ export async function ensurePrivateDirectory(directory: string): Promise<void> {
   if ((stats.mode & 0o077) !== 0) await fs.chmod(directory, 0o700);
 }
 
-/** Appends `text` to `file` (created 0600) and syncs it. */
-export async function appendDurably(file: string, text: string): Promise<void> {
+/** Appends `text` (whole lines) to `file`, created 0600. */
+export async function appendLines(file: string, text: string): Promise<void> {
   await ensurePrivateDirectory(path.dirname(file));
-  const handle = await fs.open(file, 'a', 0o600);
-  try {
-    await handle.appendFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await fs.appendFile(file, text, { encoding: 'utf8', mode: 0o600 });
 }
 
 /** Replaces `file` with `text` all at once (temp file in the same folder, then rename). */

@@ -57,7 +57,7 @@ export interface StoredConversation {
 export interface ConversationStore {
   /** Everything known of a conversation; empty when it is new. */
   load(conversationId: string): Promise<StoredConversation>;
-  /** Durably appends decisions (resolves once they would survive a crash of the gateway). */
+  /** Appends decisions (resolves once they would survive the gateway being killed or restarted). */
   appendDecisions(conversationId: string, records: readonly DecisionRecord[]): Promise<void>;
   saveMeta(conversationId: string, meta: ConversationMeta): Promise<void>;
 }

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import type { Content } from '@toolmask/core';
+import { GEMINI_API_FRONT } from '../fronts/gemini-fronts.js';
+import { OPENAI_FRONT } from '../fronts/openai-front.js';
+import { IncrementalBody } from './incremental-body.js';
+
+const output = (id: string) => ({
+  role: 'user',
+  parts: [
+    { functionResponse: { id, name: 'run_shell_command', response: { output: `out ${id} 😀` } } },
+  ],
+});
+const call = (id: string) => ({
+  role: 'model',
+  parts: [{ functionCall: { id, name: 'run_shell_command', args: {} } }],
+});
+
+function body(contents: unknown[]): Buffer {
+  return Buffer.from(JSON.stringify({ contents, generationConfig: { temperature: 1 }, tools: [] }));
+}
+
+describe('IncrementalBody', () => {
+  it('decodes only what is new, and the unchanged entries are the very same objects', () => {
+    const reader = new IncrementalBody(GEMINI_API_FRONT.codec);
+    const first = [{ role: 'user', parts: [{ text: 'go' }] }, call('a'), output('a')];
+    const one = reader.read(body(first), 'm')!;
+    expect(one.decoded).toBe(3);
+    expect(one.contents).toEqual(first);
+    const two = reader.read(body([...first, call('b'), output('b')]), 'm')!;
+    expect(two.decoded).toBe(2);
+    one.contents.forEach((content, index) => expect(two.contents[index]).toBe(content));
+    // An entry changed in the middle: decoded again from there.
+    const edited = [
+      first[0],
+      call('a'),
+      { ...output('a'), role: 'user', parts: [{ text: 'edited' }] },
+      call('b'),
+    ];
+    const three = reader.read(body(edited), 'm')!;
+    expect(three.decoded).toBe(2);
+    expect(three.contents).toEqual(edited);
+  });
+
+  it('writes back the bytes it was given, changing only the replaced entries', () => {
+    const reader = new IncrementalBody(GEMINI_API_FRONT.codec);
+    const contents = [
+      { role: 'user', parts: [{ text: 'go' }] },
+      call('a'),
+      output('a'),
+      call('b'),
+      output('b'),
+    ];
+    const raw = body(contents);
+    const decoded = reader.read(raw, 'm')!;
+    expect(reader.write(decoded.contents).equals(raw)).toBe(true);
+    const masked: Content = {
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            id: 'a',
+            name: 'run_shell_command',
+            response: { output: '<snippet>' },
+          },
+        },
+      ],
+    };
+    const sent = decoded.contents.slice();
+    sent[2] = masked;
+    const written = reader.write(sent);
+    const expected = contents.slice();
+    expected[2] = masked as (typeof contents)[number];
+    expect(written.toString()).toBe(
+      JSON.stringify({ contents: expected, generationConfig: { temperature: 1 }, tools: [] }),
+    );
+    // The same masked object again: its bytes are reused, not serialized again.
+    const again = reader.read(raw, 'm')!;
+    expect(again.decoded).toBe(0);
+    const resent = again.contents.slice();
+    resent[2] = masked;
+    expect(reader.write(resent).equals(written)).toBe(true);
+  });
+
+  it('keeps OpenAI messages as they were, replacing only a masked tool message content', () => {
+    const reader = new IncrementalBody(OPENAI_FRONT.codec);
+    const messages = [
+      { role: 'system', content: 'sys' },
+      {
+        role: 'user',
+        content: [{ type: 'text', text: 'go', cache_control: { type: 'ephemeral' } }],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'run_shell_command', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'long output' }] },
+    ];
+    const raw = Buffer.from(JSON.stringify({ model: 'qwen', messages, stream: true }));
+    const decoded = reader.read(raw, '')!;
+    expect(decoded.description.model).toBe('qwen');
+    expect(decoded.contents[3]?.parts?.[0]?.functionResponse).toMatchObject({
+      id: 'c1',
+      name: 'run_shell_command',
+    });
+    const sent = decoded.contents.slice();
+    sent[3] = {
+      role: 'user',
+      parts: [
+        { functionResponse: { id: 'c1', name: 'run_shell_command', response: { output: 'snip' } } },
+      ],
+    };
+    const written = JSON.parse(reader.write(sent).toString());
+    expect(written).toEqual({
+      model: 'qwen',
+      messages: [
+        ...messages.slice(0, 3),
+        { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'snip' }] },
+      ],
+      stream: true,
+    });
+  });
+
+  it('returns undefined for a body it cannot read incrementally', () => {
+    const reader = new IncrementalBody(GEMINI_API_FRONT.codec);
+    expect(reader.read(Buffer.from('{"other":[]}'), 'm')).toBeUndefined();
+    expect(reader.read(Buffer.from('{"contents":[{"role":"user"} oops'), 'm')).toBeUndefined();
+    expect(
+      reader.read(Buffer.from('{"contents":[{"seed":12345678901234567890}]}'), 'm'),
+    ).toBeUndefined();
+  });
+});
