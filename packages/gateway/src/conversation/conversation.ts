@@ -144,23 +144,24 @@ export class Conversation {
    */
   async preview(incoming: Content[]): Promise<{ contents: Content[]; changedIndices: number[] }> {
     await this.load();
+    const { applied, interned } = this.withKnownDecisions(incoming);
+    return { contents: applied, changedIndices: changedFrom(applied, incoming, interned) };
+  }
+
+  /**
+   * `incoming` with what is known applied: entries equal to the previous request's are what was
+   * sent for them then; new ones get the recorded decisions. `interned`: `incoming` with the
+   * previous request's objects for its unchanged entries.
+   */
+  private withKnownDecisions(incoming: Content[]): { applied: Content[]; interned: Content[] } {
     const limit = Math.min(this.lastIncoming.length, incoming.length);
     let common = 0;
     while (common < limit && sameJson(this.lastIncoming[common], incoming[common])) common++;
-    const contents = this.lastSent.slice(0, common);
+    const applied = this.lastSent.slice(0, common);
     for (let index = common; index < incoming.length; index++) {
-      contents.push(this.applyDecisions(incoming[index] as Content));
+      applied.push(this.applyDecisions(incoming[index] as Content));
     }
-    const changedIndices = contents.flatMap((content, index) =>
-      index < common
-        ? content !== this.lastIncoming[index]
-          ? [index]
-          : []
-        : content !== incoming[index]
-          ? [index]
-          : [],
-    );
-    return { contents, changedIndices };
+    return { applied, interned: this.lastIncoming.slice(0, common).concat(incoming.slice(common)) };
   }
 
   /** The answer to a request ended: the idle gap counts from now; the usage is remembered. */
@@ -244,14 +245,7 @@ export class Conversation {
     await this.load();
     // Snippets name the read-back tool as this request declares it to the model.
     if (options.readToolName) this.declaredReadTool = options.readToolName;
-    const limit = Math.min(this.lastIncoming.length, incoming.length);
-    let common = 0;
-    while (common < limit && sameJson(this.lastIncoming[common], incoming[common])) common++;
-    const applied = this.lastSent.slice(0, common);
-    for (let index = common; index < incoming.length; index++) {
-      applied.push(this.applyDecisions(incoming[index] as Content));
-    }
-    const interned = this.lastIncoming.slice(0, common).concat(incoming.slice(common));
+    const { applied, interned } = this.withKnownDecisions(incoming);
 
     const last = applied.length - 1;
     const masked = await this.middleware.transformRequest({
@@ -282,11 +276,10 @@ export class Conversation {
     let bodies = 0;
     for (const body of this.bodies.values()) bodies += body.retainedBytes;
     this.retainedBytes = Math.max(options.retainedBytes ?? 0, bodies);
-    const changedIndices: number[] = [];
+    const changedIndices = changedFrom(sent, incoming, interned);
     let maskedOutputs = 0;
     let tokensKeptOut = 0;
-    sent.forEach((content, index) => {
-      if (content !== incoming[index] && content !== interned[index]) changedIndices.push(index);
+    for (const content of sent) {
       for (const part of content?.parts ?? []) {
         const response = part?.functionResponse?.response;
         const decision = response ? this.bySnippet.get(response) : undefined;
@@ -294,7 +287,7 @@ export class Conversation {
         maskedOutputs++;
         tokensKeptOut += Math.max(0, decision.record.tokensBefore - decision.record.tokensAfter);
       }
-    });
+    }
     return {
       contents: sent,
       changedIndices,
@@ -354,4 +347,15 @@ export class Conversation {
     }
     return records;
   }
+}
+
+/** Entries of `sent` that differ from what the client sent (`incoming`, or its interned objects). */
+function changedFrom(
+  sent: readonly Content[],
+  incoming: readonly Content[],
+  interned: readonly Content[],
+): number[] {
+  return sent.flatMap((content, index) =>
+    content !== incoming[index] && content !== interned[index] ? [index] : [],
+  );
 }

@@ -9,6 +9,7 @@
  * or too large, is answered by the gateway itself (400, 413), in the protocol's error style.
  */
 import { isUtf8 } from 'node:buffer';
+import type { Content } from '@toolmask/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SESSION_HEADER, conversationKey } from '../conversation/conversation-key.js';
 import type { PreparedRequest } from '../conversation/conversation.js';
@@ -152,19 +153,15 @@ async function maskParsed(
   const head =
     IncrementalBody.head(front.codec, raw) ?? Buffer.from(JSON.stringify(frontRequest.head));
   const conversationId = keyOf(request, front, raw, head);
+  const written = (result: { contents: Content[]; changedIndices: number[] }) =>
+    result.changedIndices.length > 0
+      ? frontRequest.write(result.contents, result.changedIndices)
+      : raw;
   try {
     const conversation = context.conversations.get(conversationId);
     if (route.action === 'countTokens') {
       const preview = await conversation.preview(frontRequest.contents);
-      return {
-        body:
-          preview.changedIndices.length > 0
-            ? frontRequest.write(preview.contents, preview.changedIndices)
-            : raw,
-        conversationId,
-        model: frontRequest.model,
-        failures: 0,
-      };
+      return { body: written(preview), conversationId, model: frontRequest.model, failures: 0 };
     }
     const prepared = await conversation.prepare(frontRequest.contents, {
       retainedBytes: raw.length,
@@ -172,10 +169,7 @@ async function maskParsed(
     });
     record(context, request, conversationId, frontRequest.model, prepared);
     return {
-      body:
-        prepared.changedIndices.length > 0
-          ? frontRequest.write(prepared.contents, prepared.changedIndices)
-          : raw,
+      body: written(prepared),
       conversationId,
       model: frontRequest.model,
       prepared,

@@ -4,23 +4,11 @@
  * MCP; nothing in their files is edited. Everything after the command goes to gemini as it is
  * (`toolmask gemini -- --help` shows gemini's help).
  */
-import { Command } from 'commander';
-import {
-  GeminiLaunchError,
-  defaultStateDir,
-  geminiUpstreamsFrom,
-  launchClient,
-  prepareGeminiLaunch,
-} from '@toolmask/gateway';
+import type { Command } from 'commander';
+import { GeminiLaunchError, geminiUpstreamsFrom, prepareGeminiLaunch } from '@toolmask/gateway';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
-
-interface GeminiCommandOptions {
-  geminiBin?: string;
-  stateDir?: string;
-  maskingSettings?: string;
-  keepClientMasking?: boolean;
-}
+import { launcherCommand, runLauncher, type LauncherOptions } from './launcher-command.js';
 
 const EXAMPLES = `
 Examples:
@@ -36,42 +24,25 @@ in ~/.gemini/settings.json); the model reads them back with mcp_toolmask_read_to
 Exit code: gemini's own (127 when gemini is not installed).`;
 
 export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => void): Command {
-  return new Command('gemini')
-    .description(
-      'Run your own gemini through the local gateway (masking, read-back over MCP, real usage).',
-    )
-    .argument('[args...]', 'arguments for gemini')
-    .option(
-      '--gemini-bin <path>',
-      'the gemini executable (default: gemini on PATH, or $TOOLMASK_GEMINI_BIN)',
-    )
-    .option('--state-dir <dir>', 'the gateway state folder (default ~/.toolmask/gateway)')
-    .option(
-      '--masking-settings <file>',
-      'settings.json for a gateway this run starts (default ~/.gemini/settings.json)',
-    )
+  return launcherCommand(
+    'gemini',
+    'Run your own gemini through the local gateway (masking, read-back over MCP, real usage).',
+    EXAMPLES,
+  )
     .option(
       '--keep-client-masking',
       "leave gemini's own masking on as well (API key and Vertex AI; for measuring the two together)",
     )
-    .allowUnknownOption()
-    .passThroughOptions()
-    .addHelpText('after', EXAMPLES)
-    .action(async (args: string[], options: GeminiCommandOptions) => {
-      const stateDir = options.stateDir ?? defaultStateDir(io.env);
+    .action(async (args: string[], options: LauncherOptions & { keepClientMasking?: boolean }) => {
       try {
         setExitCode(
-          await launchClient({
-            client: 'gemini',
-            bin: options.geminiBin ?? io.env['TOOLMASK_GEMINI_BIN'] ?? 'gemini',
+          await runLauncher(
+            'gemini',
+            io,
             args,
-            env: io.env,
-            cwd: io.cwd,
-            stateDir,
-            upstreams: geminiUpstreamsFrom(io.env, io.cwd),
-            ...(options.maskingSettings ? { gatewaySettingsFile: options.maskingSettings } : {}),
-            say: (line) => io.stderr.write(`${line}\n`),
-            setup: async (gatewayUrl, sessionId) => {
+            options,
+            geminiUpstreamsFrom(io.env, io.cwd),
+            async (gatewayUrl, sessionId, stateDir) => {
               const launch = await prepareGeminiLaunch({
                 env: io.env,
                 cwd: io.cwd,
@@ -86,7 +57,7 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
                 cleanup: () => launch.overlay.restore(),
               };
             },
-          }),
+          ),
         );
       } catch (error) {
         if (error instanceof GeminiLaunchError) throw usageError(error.message);

@@ -3,23 +3,11 @@
  * OpenAI-compatible front for this run, with read-back over MCP; nothing in their files is edited.
  * Everything after the command goes to qwen as it is (`toolmask qwen -- --help` shows qwen's help).
  */
-import { Command } from 'commander';
-import {
-  QwenLaunchError,
-  defaultStateDir,
-  launchClient,
-  planQwenLaunch,
-  prepareQwenLaunch,
-} from '@toolmask/gateway';
+import type { Command } from 'commander';
+import { QwenLaunchError, planQwenLaunch, prepareQwenLaunch } from '@toolmask/gateway';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
-
-interface QwenCommandOptions {
-  qwenBin?: string;
-  stateDir?: string;
-  maskingSettings?: string;
-  keepMicrocompaction?: boolean;
-}
+import { launcherCommand, runLauncher, type LauncherOptions } from './launcher-command.js';
 
 const EXAMPLES = `
 Examples:
@@ -34,53 +22,38 @@ for good, at moments of its own); --keep-microcompaction leaves it on. The model
 back with mcp__toolmask__read_tool_output. Exit code: qwen's own (127 when qwen is not installed).`;
 
 export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void): Command {
-  return new Command('qwen')
-    .description(
-      'Run your own qwen (qwen-code) through the local gateway (masking, read-back over MCP, real usage).',
-    )
-    .argument('[args...]', 'arguments for qwen')
-    .option(
-      '--qwen-bin <path>',
-      'the qwen executable (default: qwen on PATH, or $TOOLMASK_QWEN_BIN)',
-    )
-    .option('--state-dir <dir>', 'the gateway state folder (default ~/.toolmask/gateway)')
-    .option(
-      '--masking-settings <file>',
-      'settings.json for a gateway this run starts (default ~/.gemini/settings.json)',
-    )
+  return launcherCommand(
+    'qwen',
+    'Run your own qwen (qwen-code) through the local gateway (masking, read-back over MCP, real usage).',
+    EXAMPLES,
+  )
     .option('--keep-microcompaction', "leave qwen's own clearing of old tool results on")
-    .allowUnknownOption()
-    .passThroughOptions()
-    .addHelpText('after', EXAMPLES)
-    .action(async (args: string[], options: QwenCommandOptions) => {
-      const stateDir = options.stateDir ?? defaultStateDir(io.env);
-      try {
-        const plan = planQwenLaunch(io.env, io.cwd, args);
-        setExitCode(
-          await launchClient({
-            client: 'qwen',
-            bin: options.qwenBin ?? io.env['TOOLMASK_QWEN_BIN'] ?? 'qwen',
-            args,
-            env: io.env,
-            cwd: io.cwd,
-            stateDir,
-            upstreams: plan.upstreams,
-            ...(options.maskingSettings ? { gatewaySettingsFile: options.maskingSettings } : {}),
-            say: (line) => io.stderr.write(`${line}\n`),
-            setup: (gatewayUrl, sessionId) =>
-              prepareQwenLaunch({
-                env: io.env,
-                gatewayUrl,
-                stateDir,
-                sessionId,
-                plan,
-                keepMicrocompaction: options.keepMicrocompaction === true,
-              }),
-          }),
-        );
-      } catch (error) {
-        if (error instanceof QwenLaunchError) throw usageError(error.message);
-        throw error;
-      }
-    });
+    .action(
+      async (args: string[], options: LauncherOptions & { keepMicrocompaction?: boolean }) => {
+        try {
+          const plan = planQwenLaunch(io.env, io.cwd, args);
+          setExitCode(
+            await runLauncher(
+              'qwen',
+              io,
+              args,
+              options,
+              plan.upstreams,
+              (gatewayUrl, sessionId, stateDir) =>
+                prepareQwenLaunch({
+                  env: io.env,
+                  gatewayUrl,
+                  stateDir,
+                  sessionId,
+                  plan,
+                  keepMicrocompaction: options.keepMicrocompaction === true,
+                }),
+            ),
+          );
+        } catch (error) {
+          if (error instanceof QwenLaunchError) throw usageError(error.message);
+          throw error;
+        }
+      },
+    );
 }

@@ -1,0 +1,67 @@
+/**
+ * What `toolmask gemini` and `toolmask qwen` share: the command's shape (everything after its name
+ * goes to the client as it is; `--<client>-bin`, `--state-dir`, `--masking-settings`), and the run
+ * through `launchClient` of `@toolmask/gateway`. Each launcher adds its own options and setup.
+ */
+import { Command } from 'commander';
+import {
+  defaultStateDir,
+  launchClient,
+  type ClientSetup,
+  type UpstreamUrls,
+} from '@toolmask/gateway';
+import type { CliIo } from '../../cli-io.js';
+
+export interface LauncherOptions {
+  stateDir?: string;
+  maskingSettings?: string;
+  [option: string]: unknown;
+}
+
+/** The skeleton of a launcher command; add options and an action to it. */
+export function launcherCommand(
+  client: 'gemini' | 'qwen',
+  description: string,
+  examples: string,
+): Command {
+  return new Command(client)
+    .description(description)
+    .argument('[args...]', `arguments for ${client}`)
+    .option(
+      `--${client}-bin <path>`,
+      `the ${client} executable (default: ${client} on PATH, or $TOOLMASK_${client.toUpperCase()}_BIN)`,
+    )
+    .option('--state-dir <dir>', 'the gateway state folder (default ~/.toolmask/gateway)')
+    .option(
+      '--masking-settings <file>',
+      'settings.json for a gateway this run starts (default ~/.gemini/settings.json)',
+    )
+    .allowUnknownOption()
+    .passThroughOptions()
+    .addHelpText('after', examples);
+}
+
+/** Runs the client through the gateway with `setup`; resolves to the exit code. */
+export function runLauncher(
+  client: 'gemini' | 'qwen',
+  io: CliIo,
+  args: readonly string[],
+  options: LauncherOptions,
+  upstreams: Partial<UpstreamUrls>,
+  setup: (gatewayUrl: string, sessionId: string, stateDir: string) => Promise<ClientSetup>,
+): Promise<number> {
+  const stateDir = options.stateDir ?? defaultStateDir(io.env);
+  const bin = options[`${client}Bin`];
+  return launchClient({
+    client,
+    bin: typeof bin === 'string' ? bin : (io.env[`TOOLMASK_${client.toUpperCase()}_BIN`] ?? client),
+    args,
+    env: io.env,
+    cwd: io.cwd,
+    stateDir,
+    upstreams,
+    ...(options.maskingSettings ? { gatewaySettingsFile: options.maskingSettings } : {}),
+    say: (line) => io.stderr.write(`${line}\n`),
+    setup: (gatewayUrl, sessionId) => setup(gatewayUrl, sessionId, stateDir),
+  });
+}
