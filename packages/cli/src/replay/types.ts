@@ -6,11 +6,23 @@ import type { Content, Part } from '@google/gemini-cli-core';
 
 export type { Content, Part };
 
+/** Token usage a provider reported for one recorded request (OpenAI-style transcripts). */
+export interface RecordedUsage {
+  promptTokens: number;
+  /** Prompt tokens served from the provider's cache, when it reported them. */
+  cachedTokens?: number;
+}
+
 /** One recorded task: the contents a person and the agent exchanged, in order. */
 export interface ReplayTask {
   /** Where the task came from (a file name), for people. */
   label: string;
   contents: readonly Content[];
+  /**
+   * Usage recorded for the request that produced the model content at the same index, where the
+   * transcript kept it.
+   */
+  recordedUsage?: readonly (RecordedUsage | undefined)[];
 }
 
 /**
