@@ -1,4 +1,4 @@
-/** What a command reads from and writes to; `process` in the binary, fakes in tests. */
+/** What a command reads from and writes to; `process` in the binary (index.ts), fakes in tests. */
 export interface OutputStream {
   write(text: string): unknown;
   isTTY?: boolean;
@@ -12,13 +12,4 @@ export interface CliIo {
   cwd: string;
   /** Milliseconds since the epoch (ages, gc). @default Date.now */
   now?: () => number;
-}
-
-export function processIo(): CliIo {
-  return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-    cwd: process.cwd(),
-  };
 }

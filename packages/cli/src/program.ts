@@ -16,7 +16,8 @@ Examples:
   $ toolmask outputs ls
   $ toolmask outputs gc --older-than 30d --dry-run
 
-Exit codes: 0 done, 1 failure, 2 bad usage or bad input. Documentation: docs/cli.md`;
+Exit codes: 0 done, 1 failure, 2 bad usage or bad input, 141 the reader closed the pipe.
+Documentation: docs/cli.md`;
 
 export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('toolmask')
