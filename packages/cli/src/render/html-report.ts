@@ -67,11 +67,15 @@ export function renderHtmlReport(report: ReplayReport): string {
   const inputs = report.inputs.builtinExample
     ? 'the built-in example session'
     : report.inputs.paths.map(escapeHtml).join(', ');
-  const rejected = report.inputs.rejected.length
-    ? `<h2>Files not replayed</h2>\n<ul class="rejected">${report.inputs.rejected
-        .map((entry) => `<li>${escapeHtml(entry.file)}: ${escapeHtml(entry.reason)}</li>`)
-        .join('')}</ul>`
-    : '';
+  const fileList = (heading: string, entries: readonly { file: string; reason: string }[]) =>
+    entries.length
+      ? `<h2>${heading}</h2>\n<ul class="rejected">${entries
+          .map((entry) => `<li>${escapeHtml(entry.file)}: ${escapeHtml(entry.reason)}</li>`)
+          .join('')}</ul>`
+      : '';
+  const rejected =
+    fileList('Files not replayed', report.inputs.rejected) +
+    fileList('Files skipped (not sessions)', report.inputs.skipped ?? []);
 
   return `<!doctype html>
 <html lang="en">

@@ -29,6 +29,8 @@ export interface ReplayCommandOptions {
   keep?: string;
   verbose?: boolean;
   chart?: boolean;
+  /** Read subfolders of a directory PATH (`--no-recursive` sets false). */
+  recursive?: boolean;
   /** The setting flags (setting-flags.ts), by commander attribute name. */
   [settingFlag: string]: unknown;
 }

@@ -37,6 +37,23 @@ describe.skipIf(!available)('toolmask replay on shared traces', () => {
     expect(none!.summary.cacheBreaks).toBe(0);
   });
 
+  it('replays the traces root: both folders read, sources.json skipped with a warning, exit 0', async () => {
+    const run = await runCliCaptured(['replay', '--json', '--strategies', 'none', TRACES]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as ReplayReport;
+    const count = (folder: string) =>
+      readdirSync(join(TRACES, folder)).filter((name) => name.endsWith('.json')).length;
+    const expected = count('mini-swe-agent-gemini3pro') + count('swe-agent-renox134');
+    expect(report.sessions).toHaveLength(expected);
+    expect(report.inputs.skipped.map((entry) => entry.file)).toEqual([
+      join(TRACES, 'sources.json'),
+    ]);
+    expect(run.stderr).toBe(
+      `toolmask: warning: ${join(TRACES, 'sources.json')}: skipped, not a session: expected a JSON array of Content or a gemini-cli chat recording\n` +
+        `toolmask: found ${expected} session files in ${TRACES} (1 other skipped)\n`,
+    );
+  }, 60_000);
+
   it('chains traces with --concat: cold task starts, masking pays off', async () => {
     const files = readdirSync(MINI)
       .filter((name) => name.endsWith('.json'))

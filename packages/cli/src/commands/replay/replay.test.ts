@@ -137,6 +137,7 @@ describe('toolmask replay --json schema', () => {
       builtinExample: false,
       concat: 1,
       rejected: [],
+      skipped: [],
     });
     expect(report.pricing).toMatchObject({ cacheDiscount: 0.1, warmTaskStarts: false });
     expect(report.settings.geminiCli).toEqual({
@@ -295,6 +296,31 @@ describe('toolmask replay inputs and bad input', () => {
     ]);
   });
 
+  it('a folder tree: subfolders read, a non-session file skipped with one warning, the count said, exit 0', async () => {
+    const folder = join(work, 'tree');
+    mkdirSync(join(folder, 'one'), { recursive: true });
+    mkdirSync(join(folder, 'two'));
+    writeFileSync(join(folder, 'one', 'a.json'), readFileSync(SMALL));
+    writeFileSync(join(folder, 'two', 'b.json'), readFileSync(SMALL));
+    writeFileSync(join(folder, 'sources.json'), '{"where": "elsewhere"}');
+    const run = await runCliCaptured(['replay', '--json', '--strategies', 'none', folder]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `toolmask: warning: ${join(folder, 'sources.json')}: skipped, not a session: expected a JSON array of Content or a gemini-cli chat recording\n` +
+        `toolmask: found 2 session files in ${folder} (1 other skipped)\n`,
+    );
+    const report = JSON.parse(run.stdout) as ReplayReport;
+    expect(report.sessions.map((session) => session.label)).toEqual(['a', 'b']);
+    expect(report.inputs.skipped).toEqual([
+      { file: join(folder, 'sources.json'), reason: expect.stringMatching(/^not a session/) },
+    ]);
+    const flat = await runCliCaptured(['replay', '--no-recursive', '--strategies', 'none', folder]);
+    expect(flat.code).toBe(2);
+    expect(flat.stderr).toContain(
+      'the directory has no session files (.json or .jsonl, subfolders not read)',
+    );
+  });
+
   it('a missing path and an empty folder are bad input', async () => {
     const missing = await runCliCaptured(['replay', join(work, 'nope.json')]);
     expect(missing.code).toBe(2);
@@ -305,7 +331,7 @@ describe('toolmask replay inputs and bad input', () => {
     const empty = await runCliCaptured(['replay', join(work, 'empty')]);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toBe(
-      `toolmask: ${join(work, 'empty')}: the directory has no .json or .jsonl files\n`,
+      `toolmask: ${join(work, 'empty')}: the directory has no session files (.json or .jsonl, subfolders included)\n`,
     );
   });
 

@@ -22,6 +22,7 @@ import { createToolmaskStrategy } from '../../replay/strategies/toolmask.js';
 import type { ReplayStrategy } from '../../replay/types.js';
 import { colorEnabled, createPalette } from '../../render/color.js';
 import { renderHtmlReport } from '../../render/html-report.js';
+import { formatInteger } from '../../render/format.js';
 import { createProgressBar } from '../../render/progress-bar.js';
 import { buildReplayReport, type ReplayReport } from '../../render/replay-report.js';
 import { renderReplayText } from './render-replay-text.js';
@@ -76,10 +77,23 @@ export async function runReplay(
   const builtinExample = paths.length === 0;
   const inputPaths = builtinExample ? [BUILTIN_EXAMPLE_PATH] : [...paths];
 
-  const { tasks, rejected } = await loadInputs(inputPaths);
+  const { tasks, rejected, skipped, directories } = await loadInputs(inputPaths, {
+    recursive: options.recursive !== false,
+  });
   for (const entry of rejected) io.stderr.write(`toolmask: ${entry.file}: ${entry.reason}\n`);
+  for (const entry of skipped) {
+    io.stderr.write(`toolmask: warning: ${entry.file}: skipped, ${entry.reason}\n`);
+  }
   for (const task of tasks) {
     for (const warning of task.warnings) io.stderr.write(`toolmask: ${task.file}: ${warning}\n`);
+  }
+  for (const { directory, sessions, skipped: skippedFiles } of directories) {
+    if (sessions === 0) continue;
+    io.stderr.write(
+      `toolmask: found ${formatInteger(sessions)} session file${sessions === 1 ? '' : 's'} in ${directory}` +
+        (skippedFiles > 0 ? ` (${formatInteger(skippedFiles)} other skipped)` : '') +
+        '\n',
+    );
   }
   // Each bad input already has its line; with nothing left there is nothing more to say.
   if (tasks.length === 0) return EXIT_USAGE;
@@ -110,6 +124,7 @@ export async function runReplay(
       builtinExample,
       concat: options.concat,
       rejected: rejected.map(({ file, reason }) => ({ file, reason })),
+      skipped,
       taskLabels: new Map(
         sessions.map((session) => [session.id, session.tasks.map((task) => task.label)]),
       ),
