@@ -75,7 +75,7 @@ export function renderHtmlReport(report: ReplayReport): string {
       : '';
   const rejected =
     fileList('Files not replayed', report.inputs.rejected) +
-    fileList('Files skipped (not sessions)', report.inputs.skipped ?? []);
+    fileList('Files skipped (not sessions)', report.inputs.skipped);
 
   return `<!doctype html>
 <html lang="en">

@@ -15,6 +15,8 @@ export interface ReplayTextOptions {
   chart: boolean;
   verbose: boolean;
   columns?: number;
+  /** With `verbose`: where the files named in the notices really are. */
+  noticeFolderNote?: string;
 }
 
 function heading(report: ReplayReport): string {
@@ -91,6 +93,9 @@ export function renderReplayText(report: ReplayReport, options: ReplayTextOption
     const width = Math.max(20, Math.min(100, (options.columns ?? 92) - 24));
     lines.push('', renderTerminalChart(report.strategies, palette, { width }));
   }
-  if (options.verbose) lines.push(...eventLines(report, palette));
+  if (options.verbose) {
+    lines.push(...eventLines(report, palette));
+    if (options.noticeFolderNote) lines.push('', palette.dim(options.noticeFolderNote));
+  }
   return lines.join('\n') + '\n';
 }

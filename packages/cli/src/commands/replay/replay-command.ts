@@ -63,6 +63,7 @@ export function createReplayCommand(io: CliIo, setExitCode: (code: number) => vo
     .option('--json', 'print the full result as JSON (schema in docs/cli.md)')
     .option('--report <file>', 'write a self-contained HTML report with charts')
     .option('--keep <dir>', 'keep the offloaded outputs in DIR (one folder per strategy)')
+    .option('--force', 'with --keep: write into a folder that is not empty')
     .option(
       '-v, --verbose',
       'list every request where a strategy changed the history, with its notice',

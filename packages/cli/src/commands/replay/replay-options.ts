@@ -27,6 +27,8 @@ export interface ReplayCommandOptions {
   json?: boolean;
   report?: string;
   keep?: string;
+  /** Write into a non-empty `--keep` folder. */
+  force?: boolean;
   verbose?: boolean;
   chart?: boolean;
   /** Read subfolders of a directory PATH (`--no-recursive` sets false). */
