@@ -7,9 +7,10 @@ import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { createOutputsCommand } from './commands/outputs/outputs-command.js';
 import { createReplayCommand } from './commands/replay/replay-command.js';
+import { cliDocumentationPath, displayPath } from './docs-location.js';
 import { CLI_VERSION } from './version.js';
 
-const EXAMPLES = `
+const examples = (documentation: string) => `
 Examples:
   $ toolmask replay --compare
   $ toolmask replay --concat 8 --compare ../shared/traces/mini-swe-agent-gemini3pro
@@ -17,7 +18,7 @@ Examples:
   $ toolmask outputs gc --older-than 30d --dry-run
 
 Exit codes: 0 done, 1 failure, 2 bad usage or bad input, 141 the reader closed the pipe.
-Documentation: docs/cli.md`;
+Documentation: ${documentation}`;
 
 export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('toolmask')
@@ -26,7 +27,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     )
     .version(CLI_VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', EXAMPLES)
+    .addHelpText('after', examples(displayPath(cliDocumentationPath(), io.cwd)))
     .addCommand(createReplayCommand(io, setExitCode))
     .addCommand(createOutputsCommand(io, setExitCode));
 

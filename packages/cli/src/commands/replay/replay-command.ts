@@ -60,7 +60,7 @@ export function createReplayCommand(io: CliIo, setExitCode: (code: number) => vo
   // The flags that tune toolmask, one per declared setting (see setting-flags.ts).
   addSettingFlags(command);
   return command
-    .option('--json', 'print the full result as JSON (schema in docs/cli.md)')
+    .option('--json', 'print the full result as JSON (every figure, per strategy and per request)')
     .option('--report <file>', 'write a self-contained HTML report with charts')
     .option('--keep <dir>', 'keep the offloaded outputs in DIR (one folder per strategy)')
     .option('--force', 'with --keep: write into a folder that is not empty')

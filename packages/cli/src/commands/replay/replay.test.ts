@@ -230,6 +230,25 @@ describe('toolmask replay on the built-in example', () => {
     expect(gemini!.outputsMasked).toBeGreaterThan(0);
   });
 
+  it('the first screen says what a newcomer needs: synthetic session, columns, cache break, where to read more', async () => {
+    const run = await runCliCaptured(['replay', '--compare']);
+    const lines = run.stdout.split('\n');
+    expect(lines[1]).toMatch(/^The built-in example is synthetic: /);
+    expect(run.stdout).toMatch(/^none {9}no masking: the history as recorded$/m);
+    expect(run.stdout).toMatch(/^gemini-cli {3}the masking built into @google\/gemini-cli-core/m);
+    expect(run.stdout).toMatch(/^cache break {2}a request that changes something already sent/m);
+    expect(run.stdout).toContain('context tokens per request (77 requests; full height = ');
+    expect(run.stdout).toContain('each column shows the largest of 1-2 consecutive requests');
+    expect(run.stdout).not.toMatch(/per column/);
+    expect(lines.at(-2)).toBe('More: toolmask replay --help, and docs/cli.md');
+    expect(existsSync(join(process.cwd(), 'docs', 'cli.md'))).toBe(true);
+    // Lines fit the terminal (100 columns here), the chart included.
+    expect(lines.filter((line) => line.trimEnd().length > 100)).toEqual([]);
+    // A recorded session is not called synthetic.
+    const recorded = await runCliCaptured(['replay', SMALL]);
+    expect(recorded.stdout).not.toContain('synthetic');
+  });
+
   it('colors only a terminal without NO_COLOR, and prints notices with --verbose', async () => {
     const colored = await runCliCaptured(['replay', '--no-chart'], { isTTY: true });
     expect(colored.stdout).toContain('\u001b[');
@@ -414,5 +433,12 @@ describe('toolmask --help', () => {
       expect(run.code, args.join(' ')).toBe(0);
       expect(run.stdout, args.join(' ')).toContain('Examples:');
     }
+  });
+
+  it('names documentation that exists where it runs (docs/cli.md in a checkout)', async () => {
+    const run = await runCliCaptured(['--help']);
+    const named = /^Documentation: (.+)$/m.exec(run.stdout)?.[1];
+    expect(named).toBe('docs/cli.md');
+    expect(existsSync(join(process.cwd(), named!))).toBe(true);
   });
 });

@@ -26,6 +26,7 @@ import { colorEnabled, createPalette } from '../../render/color.js';
 import { renderHtmlReport } from '../../render/html-report.js';
 import { createProgressBar } from '../../render/progress-bar.js';
 import { buildReplayReport, type ReplayReport } from '../../render/replay-report.js';
+import { cliDocumentationPath, displayPath } from '../../docs-location.js';
 import { announceInputs } from './announce-inputs.js';
 import { checkKeepFolder, prepareOutputRoot } from './output-root.js';
 import { renderReplayText } from './render-replay-text.js';
@@ -136,6 +137,7 @@ export async function runReplay(
         chart: options.chart !== false,
         verbose: options.verbose === true,
         noticeFolderNote: noticeFolderNote(options.keep),
+        documentation: displayPath(cliDocumentationPath(), io.cwd),
         ...(io.stdout.columns ? { columns: io.stdout.columns } : {}),
       }),
     );
