@@ -18,6 +18,10 @@
  * `npm run build`) plays a model that runs a few noisy commands in a temporary workspace, with a
  * temporary GEMINI_CLI_HOME. The model's answers are scripted; the tools, the client and toolmask
  * are real. It prints what the fake server received, request by request.
+ *
+ * It lives at the repository root rather than in packages/cli: it shows how a host uses
+ * @toolmask/core (the CLI plays no part), and --fake needs the project's fake server from core's
+ * build, which no tarball ships.
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
