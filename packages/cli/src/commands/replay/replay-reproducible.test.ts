@@ -81,6 +81,15 @@ describe('toolmask replay is reproducible', () => {
     }
   });
 
+  it('--keep --force into the same folder again: the same figures, and no files pile up', async () => {
+    const keep = join(work, 'again');
+    const first = await replay(['--compare', '--keep', keep]);
+    const tree = fileTree(keep);
+    const second = await replay(['--compare', '--keep', keep, '--force']);
+    expect(figures(second)).toBe(figures(first));
+    expect(fileTree(keep)).toEqual(tree);
+  });
+
   it.skipIf(!tracesAvailable)(
     'recorded traces chained 8 at a time: the same figures twice',
     async () => {
