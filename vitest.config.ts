@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'examples/*.test.ts'],
     // Importing @google/gemini-cli-core takes ~2 s; end-to-end tests start a real client.
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,6 +1,12 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseFraction, parseNonNegativeInteger } from './option-parsers.js';
+import {
+  parseDuration,
+  parseFraction,
+  parseNonNegativeInteger,
+  parsePositiveInteger,
+} from './option-parsers.js';
+import { runCliCaptured } from './test-data/run-cli.js';
 
 describe('option parsers', () => {
   it('parse good values', () => {
@@ -23,5 +29,19 @@ describe('option parsers', () => {
     ] as const) {
       expect(() => parse(value), value).toThrow(InvalidArgumentError);
     }
+  });
+
+  it('one message for every value that is not a positive integer (--concat -1, 0, abc)', async () => {
+    for (const value of ['-1', '0', 'abc', '1.5']) {
+      expect(() => parsePositiveInteger(value), value).toThrow(
+        'expected a positive integer (1 or more).',
+      );
+      const run = await runCliCaptured(['replay', '--concat', value]);
+      expect(run.code, value).toBe(2);
+      expect(run.stderr, value).toContain(
+        `argument '${value}' is invalid. expected a positive integer (1 or more).`,
+      );
+    }
+    expect(parsePositiveInteger('8')).toBe(8);
   });
 });

@@ -1,17 +1,25 @@
 /** Parsers for option values; a bad value is a usage error (exit 2) naming the option. */
 import { InvalidArgumentError } from 'commander';
 
-export function parseNonNegativeInteger(value: string): number {
+/** A whole number written with digits (and `_` or `,` separators), or undefined. */
+function wholeNumber(value: string): number | undefined {
+  if (!/^\s*\d[\d_,]*\s*$/.test(value)) return undefined;
   const number = Number(value.replace(/[_,]/g, ''));
-  if (!/^\s*\d[\d_,]*\s*$/.test(value) || !Number.isSafeInteger(number)) {
-    throw new InvalidArgumentError('expected a non-negative integer.');
-  }
+  return Number.isSafeInteger(number) ? number : undefined;
+}
+
+export function parseNonNegativeInteger(value: string): number {
+  const number = wholeNumber(value);
+  if (number === undefined) throw new InvalidArgumentError('expected a non-negative integer.');
   return number;
 }
 
+/** 1 or more; the message is the same for 0, -1 and `abc`. */
 export function parsePositiveInteger(value: string): number {
-  const number = parseNonNegativeInteger(value);
-  if (number < 1) throw new InvalidArgumentError('expected a positive integer.');
+  const number = wholeNumber(value);
+  if (number === undefined || number < 1) {
+    throw new InvalidArgumentError('expected a positive integer (1 or more).');
+  }
   return number;
 }
 

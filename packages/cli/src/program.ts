@@ -11,16 +11,18 @@ import { createQwenCommand } from './commands/launch/qwen-command.js';
 import { createSetupCommand } from './commands/setup/setup-command.js';
 import { createOutputsCommand } from './commands/outputs/outputs-command.js';
 import { createReplayCommand } from './commands/replay/replay-command.js';
+import { cliDocumentationPath, displayPath } from './docs-location.js';
 import { CLI_VERSION } from './version.js';
 
-const EXAMPLES = `
+const examples = (documentation: string) => `
 Examples:
   $ toolmask replay --compare
   $ toolmask replay --concat 8 --compare ../shared/traces/mini-swe-agent-gemini3pro
   $ toolmask outputs ls
   $ toolmask outputs gc --older-than 30d --dry-run
 
-Exit codes: 0 done, 1 failure, 2 bad usage or bad input. Documentation: docs/cli.md`;
+Exit codes: 0 done, 1 failure, 2 bad usage or bad input. A closed pipe (| head) ends output quietly.
+Documentation: ${documentation}`;
 
 export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('toolmask')
@@ -31,7 +33,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     )
     .version(CLI_VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', EXAMPLES)
+    .addHelpText('after', examples(displayPath(cliDocumentationPath(), io.cwd)))
     .addCommand(createReplayCommand(io, setExitCode))
     .addCommand(createOutputsCommand(io, setExitCode))
     .addCommand(createGatewayCommand(io, setExitCode))

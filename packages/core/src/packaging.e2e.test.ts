@@ -3,7 +3,8 @@
  * that has its own `@google/gemini-cli-core`. The host, and `@opentelemetry/api`, are peers: the
  * installed toolmask has no copy of its own, the host's `GeminiClient.prototype` is the one
  * patched, and a settings warning reaches the host's `coreEvents`. Also: only the curated entry
- * points are reachable.
+ * points are reachable; each tarball carries the LICENSE (the repository's Apache-2.0 text) and a
+ * README, and `toolmask --help` names documentation that is in the installed package.
  *
  * Installs from npm's cache (`--prefer-offline`): `npm ci` of this repository fills it with the
  * very versions the host needs.
@@ -157,5 +158,32 @@ describe('the packed packages in a host that has its own @google/gemini-cli-core
     const dist = path.join(host, 'node_modules', '@toolmask', 'core', 'dist');
     const files = fs.readdirSync(dist, { recursive: true }) as string[];
     expect(files.filter((file) => /test/.test(file))).toEqual([]);
+  });
+
+  it("both tarballs carry the LICENSE (the repository's Apache-2.0 text) and a README", () => {
+    const license = fs.readFileSync(path.join(repo, 'LICENSE'), 'utf8');
+    expect(license).toMatch(/^\s+Apache License\s+Version 2\.0, January 2004/);
+    for (const name of ['core', 'cli']) {
+      const installed = path.join(host, 'node_modules', '@toolmask', name);
+      expect(fs.readFileSync(path.join(installed, 'LICENSE'), 'utf8'), name).toBe(license);
+      const readme = fs.readFileSync(path.join(installed, 'README.md'), 'utf8');
+      expect(readme, name).toMatch(new RegExp(`^# @toolmask/${name}\n`));
+      expect(readme, name).toContain('Apache-2.0');
+      const manifest = JSON.parse(
+        fs.readFileSync(path.join(installed, 'package.json'), 'utf8'),
+      ) as { license: string };
+      expect(manifest.license, name).toBe('Apache-2.0');
+    }
+  });
+
+  it('toolmask --help names documentation that is in the installed package', () => {
+    const help = execFileSync(
+      process.execPath,
+      [path.join(host, 'node_modules', '@toolmask', 'cli', 'dist', 'index.js'), '--help'],
+      { cwd: host, encoding: 'utf8' },
+    );
+    const named = /^Documentation: (.+)$/m.exec(help)?.[1];
+    expect(named).toBe(path.join('node_modules', '@toolmask', 'cli', 'README.md'));
+    expect(fs.existsSync(path.join(host, named!))).toBe(true);
   });
 });

@@ -36,7 +36,15 @@ export interface ParsedChatRecording {
 }
 
 /** What is wrong with a recording; the loader prefixes the file name. */
-export class ChatRecordingFormatError extends Error {}
+export class ChatRecordingFormatError extends Error {
+  constructor(
+    message: string,
+    /** The file is no chat recording at all (rather than a damaged one). */
+    readonly notARecording = false,
+  ) {
+    super(message);
+  }
+}
 
 function isMessageRecord(value: unknown): value is ChatMessageRecord {
   return isObject(value) && typeof value['id'] === 'string';
@@ -111,11 +119,15 @@ export function parseChatRecordingJsonl(text: string): ParsedChatRecording {
     if (index === 0 && sessionId === undefined) {
       throw new ChatRecordingFormatError(
         'not a gemini-cli chat recording: the first line has no sessionId and projectHash',
+        true,
       );
     }
   }
   if (sessionId === undefined) {
-    throw new ChatRecordingFormatError('not a gemini-cli chat recording: no session metadata');
+    throw new ChatRecordingFormatError(
+      'not a gemini-cli chat recording: no session metadata',
+      true,
+    );
   }
   return { sessionId, messages: [...messages.values()], warnings };
 }

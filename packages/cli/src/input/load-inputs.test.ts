@@ -73,24 +73,62 @@ describe('loadInputs: bad input, one reason per file', () => {
 });
 
 describe('loadInputs: directories', () => {
-  it('loads the good files in name order, lists the bad ones, ignores other files', async () => {
+  it('loads session files in path order, subfolders included; skips other JSON; lists damaged files', async () => {
     const folder = join(dir, 'mixed');
-    mkdirSync(join(folder, 'nested'), { recursive: true });
+    mkdirSync(join(folder, 'nested', 'deeper'), { recursive: true });
+    mkdirSync(join(folder, '.hidden'));
     writeFileSync(join(folder, 'b.json'), good);
     writeFileSync(join(folder, 'a.json'), good);
     writeFileSync(join(folder, 'c.json'), 'not json');
     writeFileSync(join(folder, 'README.md'), '# notes');
+    writeFileSync(join(folder, 'sources.json'), '{"traces": 2}');
+    writeFileSync(join(folder, 'logs.json'), '[{"sessionId": "s", "message": "hi"}]');
     writeFileSync(join(folder, 'nested', 'd.json'), good);
-    const { tasks, rejected } = await loadInputs([folder]);
-    expect(tasks.map((task) => task.label)).toEqual(['a', 'b']);
-    expect(rejected).toHaveLength(1);
-    expect(rejected[0]).toMatchObject({ file: join(folder, 'c.json'), fromDirectory: true });
+    writeFileSync(join(folder, 'nested', 'deeper', 'e.json'), good);
+    writeFileSync(join(folder, '.hidden', 'f.json'), good);
+    const { tasks, rejected, skipped, directories } = await loadInputs([folder]);
+    expect(tasks.map((task) => task.label)).toEqual(['a', 'b', 'd', 'e']);
+    expect(rejected).toEqual([
+      {
+        file: join(folder, 'c.json'),
+        reason: expect.stringMatching(/^not valid JSON/),
+        fromDirectory: true,
+      },
+    ]);
+    expect(skipped.map((entry) => entry.file)).toEqual([
+      join(folder, 'logs.json'),
+      join(folder, 'sources.json'),
+    ]);
+    expect(skipped[1]!.reason).toMatch(/^not a session/);
+    expect(directories).toEqual([{ directory: folder, sessions: 4, skipped: 2 }]);
+
+    const flat = await loadInputs([folder], { recursive: false });
+    expect(flat.tasks.map((task) => task.label)).toEqual(['a', 'b']);
   });
 
-  it('an empty directory is bad input', async () => {
+  it('a damaged Content array in a directory is still bad input, not skipped', async () => {
+    const folder = join(dir, 'damaged');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a.json'), good);
+    writeFileSync(join(folder, 'b.json'), '[{"role": "system", "parts": []}]');
+    const { rejected, skipped } = await loadInputs([folder]);
+    expect(skipped).toEqual([]);
+    expect(rejected.map((entry) => entry.file)).toEqual([join(folder, 'b.json')]);
+  });
+
+  it('a file named on the command line is rejected even when it is merely not a session', async () => {
+    const { rejected, skipped } = await loadInputs([write('settings-like.json', '{"a": 1}')]);
+    expect(skipped).toEqual([]);
+    expect(rejected).toHaveLength(1);
+  });
+
+  it('a directory without session files is bad input', async () => {
     const folder = join(dir, 'empty-folder');
     mkdirSync(folder);
+    writeFileSync(join(folder, 'settings.json'), '{}');
     const { rejected } = await loadInputs([folder]);
-    expect(rejected[0]?.reason).toBe('the directory has no .json or .jsonl files');
+    expect(rejected[0]?.reason).toBe(
+      'the directory has no session files (.json or .jsonl, subfolders included)',
+    );
   });
 });

@@ -1,8 +1,10 @@
 /**
  * Turns the PATH arguments of `toolmask replay` into tasks, in order. A directory contributes its
- * `*.json` and `*.jsonl` files (not subfolders), sorted by name; its bad files are collected
- * in `rejected` so the good ones still play. A bad file named on the command line is rejected too;
- * the command decides what that means for the exit code.
+ * `*.json` and `*.jsonl` files, in its subfolders too unless `recursive: false` (dot files and dot
+ * folders left out, symlinked folders not followed), sorted by path. Among them, well-formed files
+ * of another kind (a settings file, a log) are `skipped`; damaged ones are `rejected`, and the
+ * good ones still play. A file named on the command line that cannot be replayed is rejected
+ * whatever the reason; the command decides what each list means for the exit code.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -16,34 +18,71 @@ export interface RejectedInput {
   fromDirectory: boolean;
 }
 
+/** A file found in a directory that is not a session (the reason says what it is not). */
+export interface SkippedInput {
+  file: string;
+  reason: string;
+}
+
+/** What a directory PATH held. */
+export interface DirectoryInput {
+  directory: string;
+  /** Session files replayed from it. */
+  sessions: number;
+  /** Files skipped as not sessions. */
+  skipped: number;
+}
+
 export interface LoadedInputs {
   tasks: LoadedTask[];
   rejected: RejectedInput[];
+  skipped: SkippedInput[];
+  directories: DirectoryInput[];
+}
+
+export interface LoadInputsOptions {
+  /** Read subfolders of a directory too. @default true */
+  recursive?: boolean;
 }
 
 const SESSION_FILE = /\.jsonl?$/i;
 
-async function listSessionFiles(directory: string): Promise<string[]> {
-  const entries = await fs.readdir(directory, { withFileTypes: true });
-  return entries
-    .filter(
-      (entry) => entry.isFile() && !entry.name.startsWith('.') && SESSION_FILE.test(entry.name),
-    )
-    .map((entry) => entry.name)
-    .sort((left, right) => (left < right ? -1 : left > right ? 1 : 0))
-    .map((name) => path.join(directory, name));
+async function listSessionFiles(directory: string, recursive: boolean): Promise<string[]> {
+  const files: string[] = [];
+  const walk = async (folder: string) => {
+    for (const entry of await fs.readdir(folder, { withFileTypes: true })) {
+      if (entry.name.startsWith('.')) continue;
+      const entryPath = path.join(folder, entry.name);
+      if (entry.isDirectory() && recursive) await walk(entryPath);
+      else if (SESSION_FILE.test(entry.name) && (entry.isFile() || entry.isSymbolicLink())) {
+        files.push(entryPath);
+      }
+    }
+  };
+  await walk(directory);
+  return files.sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
 }
 
-export async function loadInputs(paths: readonly string[]): Promise<LoadedInputs> {
-  const tasks: LoadedTask[] = [];
-  const rejected: RejectedInput[] = [];
+export async function loadInputs(
+  paths: readonly string[],
+  options: LoadInputsOptions = {},
+): Promise<LoadedInputs> {
+  const recursive = options.recursive ?? true;
+  const loaded: LoadedInputs = { tasks: [], rejected: [], skipped: [], directories: [] };
 
-  const loadOne = async (file: string, fromDirectory: boolean) => {
+  /** Loads one file; says whether it was a session. */
+  const loadOne = async (file: string, fromDirectory: boolean): Promise<boolean> => {
     try {
-      tasks.push(await loadTaskFile(file));
+      loaded.tasks.push(await loadTaskFile(file));
+      return true;
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
-      rejected.push({ file: error.file, reason: error.reason, fromDirectory });
+      if (fromDirectory && error.kind === 'not-a-session') {
+        loaded.skipped.push({ file: error.file, reason: error.reason });
+      } else {
+        loaded.rejected.push({ file: error.file, reason: error.reason, fromDirectory });
+      }
+      return false;
     }
   };
 
@@ -54,22 +93,30 @@ export async function loadInputs(paths: readonly string[]): Promise<LoadedInputs
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const reason = code === 'ENOENT' ? 'no such file or directory' : `cannot be read (${code})`;
-      rejected.push({ file: inputPath, reason, fromDirectory: false });
+      loaded.rejected.push({ file: inputPath, reason, fromDirectory: false });
       continue;
     }
-    if (stats.isDirectory()) {
-      const files = await listSessionFiles(inputPath);
-      if (files.length === 0) {
-        rejected.push({
-          file: inputPath,
-          reason: 'the directory has no .json or .jsonl files',
-          fromDirectory: false,
-        });
-      }
-      for (const file of files) await loadOne(file, true);
-    } else {
+    if (!stats.isDirectory()) {
       await loadOne(inputPath, false);
+      continue;
+    }
+    const skippedBefore = loaded.skipped.length;
+    const rejectedBefore = loaded.rejected.length;
+    let sessions = 0;
+    for (const file of await listSessionFiles(inputPath, recursive)) {
+      if (await loadOne(file, true)) sessions++;
+    }
+    const skipped = loaded.skipped.length - skippedBefore;
+    loaded.directories.push({ directory: inputPath, sessions, skipped });
+    if (sessions === 0 && loaded.rejected.length === rejectedBefore) {
+      loaded.rejected.push({
+        file: inputPath,
+        reason:
+          `the directory has no session files (.json or .jsonl` +
+          `${recursive ? ', subfolders included' : ', subfolders not read'})`,
+        fromDirectory: false,
+      });
     }
   }
-  return { tasks, rejected };
+  return loaded;
 }

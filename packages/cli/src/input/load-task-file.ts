@@ -41,6 +41,17 @@ function fromRecording(file: string, recording: ParsedChatRecording): LoadedTask
   };
 }
 
+/** Whether a parsed array holds something else than Content (its first item has no role or parts). */
+function isOtherArray(value: readonly unknown[]): boolean {
+  const first: unknown = value[0];
+  return (
+    value.length === 0 ||
+    typeof first !== 'object' ||
+    first === null ||
+    !('role' in first || 'parts' in first)
+  );
+}
+
 function jsonErrorReason(error: unknown): string {
   const detail = error instanceof Error ? error.message : String(error);
   return `not valid JSON (${detail})`;
@@ -61,7 +72,9 @@ export async function loadTaskFile(file: string): Promise<LoadedTask> {
       return fromRecording(file, parseChatRecordingJsonl(text));
     }
   } catch (error) {
-    if (error instanceof ChatRecordingFormatError) throw new InputError(file, error.message);
+    if (error instanceof ChatRecordingFormatError) {
+      throw new InputError(file, error.message, error.notARecording ? 'not-a-session' : 'invalid');
+    }
     throw error;
   }
 
@@ -76,10 +89,14 @@ export async function loadTaskFile(file: string): Promise<LoadedTask> {
     throw new InputError(
       file,
       'not a session: expected a JSON array of Content or a gemini-cli chat recording',
+      'not-a-session',
     );
   }
   const problem = describeContentArrayProblem(value);
-  if (problem) throw new InputError(file, `not a Content array: ${problem}`);
+  if (problem) {
+    const kind = isOtherArray(value) ? 'not-a-session' : 'invalid';
+    throw new InputError(file, `not a Content array: ${problem}`, kind);
+  }
   return {
     file,
     label: taskLabel(file),

@@ -1,30 +1,43 @@
 /**
  * `--report FILE.html`: one self-contained page (inline CSS and SVG, no scripts, no network) with
- * the summary table, context tokens per request and cumulative billed tokens per strategy.
+ * the summary table, context tokens per request and cumulative billed tokens per strategy (session
+ * boundaries dashed and named in the legend), the settings used, and the files not replayed.
+ * Readable from 600 px wide up: the charts are capped in width and scale down with the window.
  */
 import { escapeHtml } from './escape-html.js';
 import { formatInteger } from './format.js';
+import { settingsTableHtml } from './html-settings.js';
 import type { ReplayReport } from './replay-report.js';
 import { summaryRows } from './summary-table.js';
 import { renderSvgLineChart, type ChartSeries } from './svg-line-chart.js';
 
-const COLORS = ['#7a7a7a', '#0b84a5', '#f6a600', '#9d4edd', '#2a9d8f', '#d1495b'];
+const COLORS = ['#6b6b6b', '#0b84a5', '#d98c00', '#9d4edd', '#2a9d8f', '#d1495b'];
 
 const STYLE = `
-body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1000px; color: #1d1d1f; padding: 0 16px; }
-h1 { font-size: 22px; margin-bottom: 4px; }
-.meta { color: #555; margin-top: 0; }
-table.summary { border-collapse: collapse; margin: 16px 0 24px; }
-table.summary th, table.summary td { padding: 4px 12px; border-bottom: 1px solid #e3e3e3; }
-table.summary td.num, table.summary th.num { text-align: right; font-variant-numeric: tabular-nums; }
-table.summary th { text-align: left; }
-svg.chart { display: block; max-width: 100%; height: auto; margin: 8px 0 24px; }
+body { font: 15px/1.5 system-ui, sans-serif; margin: 24px auto; max-width: 820px; color: #1d1d1f; padding: 0 16px; }
+h1 { font-size: 24px; margin-bottom: 4px; }
+h2 { font-size: 18px; margin: 28px 0 8px; }
+.meta, .caption { color: #555; }
+.meta { margin-top: 0; }
+.caption { font-size: 14px; margin: 4px 0 20px; }
+table { border-collapse: collapse; }
+table.summary, table.settings { margin: 8px 0 16px; }
+table th, table td { padding: 4px 12px 4px 0; border-bottom: 1px solid #e3e3e3; text-align: left; vertical-align: top; }
+table.summary td.num, table.summary th.num { text-align: right; font-variant-numeric: tabular-nums; padding-left: 12px; }
+table.settings td { overflow-wrap: anywhere; }
+table.settings tr.group th { padding-top: 12px; border-bottom: 1px solid #bbb; }
+table.settings .where { font-weight: normal; color: #555; font-family: ui-monospace, monospace; font-size: 13px; }
+.wide { overflow-x: auto; }
+svg.chart { display: block; width: 100%; max-width: 720px; height: auto; margin: 16px 0 0; }
 svg .grid { stroke: #ececec; }
-svg .boundary { stroke: #bbb; stroke-dasharray: 3 4; }
-svg .tick, svg .legend, svg .axis-label { font-size: 12px; fill: #555; }
-svg .chart-title { font-size: 15px; font-weight: 600; fill: #1d1d1f; }
-.rejected { color: #a33; }
+svg .boundary { stroke: #888; stroke-dasharray: 4 4; }
+svg .tick, svg .legend, svg .axis-label { fill: #444; }
+svg .chart-title { font-weight: 600; fill: #1d1d1f; }
+.rejected { color: #a33; overflow-wrap: anywhere; }
 `;
+
+const plural = (count: number, word: string) =>
+  `${formatInteger(count)} ${word}${count === 1 ? '' : 's'}`;
 
 function cumulative(values: readonly number[]): number[] {
   let total = 0;
@@ -52,7 +65,28 @@ function summaryTableHtml(report: ReplayReport): string {
           .join('')}</tr>`,
     )
     .join('\n');
-  return `<table class="summary">\n<thead><tr><th></th>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table>`;
+  return `<div class="wide"><table class="summary">\n<thead><tr><th></th>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table></div>`;
+}
+
+function fileList(heading: string, entries: readonly { file: string; reason: string }[]): string {
+  if (entries.length === 0) return '';
+  const items = entries
+    .map((entry) => `<li>${escapeHtml(entry.file)}: ${escapeHtml(entry.reason)}</li>`)
+    .join('');
+  return `<h2>${heading}</h2>\n<ul class="rejected">${items}</ul>`;
+}
+
+function metaHtml(report: ReplayReport): string {
+  const requests = report.strategies[0]?.summary.requestCount ?? 0;
+  const inputs = report.inputs.builtinExample
+    ? 'the built-in example session (synthetic: five coding tasks in one long gemini-cli session)'
+    : report.inputs.paths.map(escapeHtml).join(', ');
+  const chained =
+    report.inputs.concat > 1 ? `, ${report.inputs.concat} tasks chained per session` : '';
+  return (
+    `${plural(requests, 'request')} per strategy in ${plural(report.sessions.length, 'session')} ` +
+    `from ${inputs}${chained}. Tokens estimated with ${escapeHtml(report.pricing.tokenEstimator)}.`
+  );
 }
 
 export function renderHtmlReport(report: ReplayReport): string {
@@ -63,15 +97,10 @@ export function renderHtmlReport(report: ReplayReport): string {
       values: pick(strategy.requests.map((row) => row[field])),
     }));
   const boundaries = sessionBoundaries(report);
-  const requests = report.strategies[0]?.summary.requestCount ?? 0;
-  const inputs = report.inputs.builtinExample
-    ? 'the built-in example session'
-    : report.inputs.paths.map(escapeHtml).join(', ');
-  const rejected = report.inputs.rejected.length
-    ? `<h2>Files not replayed</h2>\n<ul class="rejected">${report.inputs.rejected
-        .map((entry) => `<li>${escapeHtml(entry.file)}: ${escapeHtml(entry.reason)}</li>`)
-        .join('')}</ul>`
-    : '';
+  const caption =
+    boundaries.length > 1
+      ? `<p class="caption">Dashed lines: a new session starts there (${plural(report.sessions.length, 'session')} replayed one after another; each starts with a cold prompt cache and an empty history).</p>`
+      : '';
 
   return `<!doctype html>
 <html lang="en">
@@ -83,22 +112,16 @@ export function renderHtmlReport(report: ReplayReport): string {
 </head>
 <body>
 <h1>toolmask replay</h1>
-<p class="meta">${formatInteger(requests)} requests in ${formatInteger(report.sessions.length)} session(s) from ${inputs}${
-    report.inputs.concat > 1 ? `, ${report.inputs.concat} tasks chained per session` : ''
-  }. Cached tokens priced at ${report.pricing.cacheDiscount} of uncached${
-    report.inputs.concat > 1
-      ? report.pricing.warmTaskStarts
-        ? '; chained tasks start warm'
-        : '; each chained task starts cache-cold'
-      : ''
-  }. Tokens estimated with ${escapeHtml(report.pricing.tokenEstimator)}.</p>
+<p class="meta">${metaHtml(report)}</p>
 ${summaryTableHtml(report)}
+<p class="caption"><b>none</b>: no masking. <b>toolmask</b>: this project's masking pass. <b>gemini-cli</b>: the masking built into @google/gemini-cli-core, run on the same input. A <b>cache break</b> is a request that changes something already sent, so the prompt cache covers only what comes before it. Billed tokens = uncached + ${report.pricing.cacheDiscount} &times; cached.</p>
 ${renderSvgLineChart({
   title: 'Context tokens per request',
   yLabel: 'tokens',
   series: series((values) => values, 'contextTokens'),
   boundaries,
 })}
+${caption}
 ${renderSvgLineChart({
   title: 'Cumulative billed tokens',
   yLabel: 'billed tokens',
@@ -106,7 +129,10 @@ ${renderSvgLineChart({
   boundaries,
   maxPoints: 1500,
 })}
-${rejected}
+<h2>Settings used</h2>
+${settingsTableHtml(report)}
+${fileList('Files not replayed', report.inputs.rejected)}
+${fileList('Files skipped (not sessions)', report.inputs.skipped)}
 </body>
 </html>
 `;

@@ -17,6 +17,8 @@ export interface ReplayReport {
     builtinExample: boolean;
     concat: number;
     rejected: { file: string; reason: string }[];
+    /** Files found in a directory PATH that are not sessions (a settings file, a log). */
+    skipped: { file: string; reason: string }[];
   };
   pricing: {
     cacheDiscount: number;
@@ -43,6 +45,7 @@ export interface ReplayReportContext {
   builtinExample: boolean;
   concat: number;
   rejected: { file: string; reason: string }[];
+  skipped: { file: string; reason: string }[];
   taskLabels: Map<string, string[]>;
   settings: ReplayReport['settings'];
 }
@@ -59,6 +62,7 @@ export function buildReplayReport(
       builtinExample: context.builtinExample,
       concat: context.concat,
       rejected: context.rejected,
+      skipped: context.skipped,
     },
     pricing: {
       cacheDiscount: result.cacheDiscount,

@@ -41,6 +41,24 @@ describe('renderTerminalChart', () => {
       summary: summarizeRequests(replay.name, replay.requests),
     }));
     const chart = renderTerminalChart(replays, createPalette(false), { height: 1, width: 3 });
-    expect(chart.split('\n')[1]).toBe('none  █▁▁  peak 9');
+    expect(chart.split('\n')).toEqual([
+      'context tokens per request (6 requests; full height = 9 tokens)',
+      'each column shows the largest of 2 consecutive requests',
+      'none  █▁▁  peak 9',
+    ]);
+    const uneven = renderTerminalChart(
+      [{ name: 'none', requests: rows([1, 2, 3, 4, 5, 6, 7]) }].map((replay) => ({
+        ...replay,
+        summary: summarizeRequests(replay.name, replay.requests),
+      })),
+      createPalette(false),
+      { height: 1, width: 3 },
+    );
+    expect(uneven.split('\n')[1]).toBe('each column shows the largest of 2-3 consecutive requests');
+    const narrow = renderTerminalChart(replays, createPalette(false), {
+      height: 1,
+      maxLineWidth: 16,
+    });
+    expect(narrow.split('\n')[2]).toBe('none  █▁  peak 9');
   });
 });

@@ -12,6 +12,8 @@ const BLOCKS = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 export interface TerminalChartOptions {
   /** Columns for the bars. @default 72 */
   width?: number;
+  /** Whole lines (label, bars, peak) fit in this many columns: fewer bars when needed. */
+  maxLineWidth?: number;
   /** Rows per strategy. @default 3 */
   height?: number;
 }
@@ -43,6 +45,20 @@ function barRows(maxima: readonly number[], scale: number, height: number): stri
   return rows;
 }
 
+/** What one column stands for when requests are bucketed (as `bucketMaxima` buckets them). */
+function columnMeaning(requests: number, columns: number): string | undefined {
+  if (columns >= requests) return undefined;
+  const fewest = Math.floor(requests / columns);
+  const most = Math.ceil(requests / columns);
+  const size =
+    fewest === most ? formatInteger(fewest) : `${formatInteger(fewest)}-${formatInteger(most)}`;
+  return `each column shows the largest of ${size} consecutive requests`;
+}
+
+function peakLabel(replay: StrategyReplay): string {
+  return `  peak ${formatInteger(replay.summary.peakContextTokens)}`;
+}
+
 export function renderTerminalChart(
   replays: readonly StrategyReplay[],
   palette: Palette,
@@ -52,15 +68,17 @@ export function renderTerminalChart(
   const requests = replays[0]?.requests.length ?? 0;
   if (requests === 0) return '';
   const scale = Math.max(...replays.map((replay) => replay.summary.peakContextTokens));
-  const columns = Math.min(options.width ?? 72, requests);
-  const perColumn = requests / columns;
   const labelWidth = Math.max(...replays.map((replay) => replay.name.length)) + 2;
+  const peakWidth = Math.max(...replays.map((replay) => peakLabel(replay).length));
+  const room = (options.maxLineWidth ?? Infinity) - labelWidth - peakWidth;
+  const columns = Math.max(1, Math.min(options.width ?? 72, room, requests));
   const header =
-    `context tokens per request (${formatInteger(requests)} requests` +
-    (perColumn > 1 ? `, ${perColumn.toFixed(1)} per column` : '') +
-    `; full height = ${formatInteger(scale)} tokens)`;
+    `context tokens per request (${formatInteger(requests)} requests; ` +
+    `full height = ${formatInteger(scale)} tokens)`;
 
   const lines = [palette.bold(header)];
+  const bucketing = columnMeaning(requests, columns);
+  if (bucketing) lines.push(palette.dim(bucketing));
   replays.forEach((replay, index) => {
     const maxima = bucketMaxima(
       replay.requests.map((row) => row.contextTokens),
@@ -69,8 +87,7 @@ export function renderTerminalChart(
     const rows = barRows(maxima, scale, height);
     rows.forEach((bars, row) => {
       const label = row === 0 ? replay.name : '';
-      const suffix =
-        row === rows.length - 1 ? `  peak ${formatInteger(replay.summary.peakContextTokens)}` : '';
+      const suffix = row === rows.length - 1 ? peakLabel(replay) : '';
       lines.push(`${label.padEnd(labelWidth)}${palette.series(index, bars)}${palette.dim(suffix)}`);
     });
   });

@@ -98,7 +98,7 @@ describe('ToolOutputMaskingService', () => {
     expect(result.newHistory).toBe(history);
     expect(result.tokensBefore).toBeGreaterThan(2_000);
     expect(result.totalPrunableTokens).toBe(0);
-    expect(memory.promises.readdir(PROJECT_TEMP)).rejects.toThrow();
+    await expect(memory.promises.readdir(PROJECT_TEMP)).rejects.toThrow();
   });
 
   it('masks older outputs above the thresholds, keeps the newest, and saves the full text', async () => {

@@ -31,6 +31,13 @@ export interface TestEnv {
   tmp: string;
   /** The project folder (targetDir, cwd). */
   workspace: string;
+  /** Configs made for this env (`createHostConfig`); `restore()` disposes them. */
+  readonly configs: Config[];
+  /**
+   * Disposes the Configs (core leaves a listener per client on its process-wide event emitter
+   * otherwise, and a test file that makes a dozen Configs trips Node's leak warning), puts the
+   * environment variables back and removes the folders.
+   */
   restore(): Promise<void>;
 }
 
@@ -44,12 +51,15 @@ export function setUpTestEnv(label = 'toolmask-e2e'): TestEnv {
   const saved = { TMPDIR: process.env['TMPDIR'], GEMINI_CLI_HOME: process.env['GEMINI_CLI_HOME'] };
   process.env['TMPDIR'] = tmp;
   process.env['GEMINI_CLI_HOME'] = home;
+  const configs: Config[] = [];
   return {
     root,
     home,
     tmp,
     workspace,
+    configs,
     async restore() {
+      for (const config of configs.splice(0)) await config.dispose().catch(() => undefined);
       for (const [key, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
@@ -105,8 +115,11 @@ export async function createHostConfig(
     maxAttempts: 1,
     disableLoopDetection: true,
     approvalMode: ApprovalMode.YOLO,
+    // GrepTool straight away: core would look for ripgrep and warn on every Config without it.
+    useRipgrep: false,
     ...options.params,
   });
+  env.configs.push(config);
   await config.initialize();
   await config.refreshAuth(AuthType.USE_GEMINI, 'fake-api-key', server.baseUrl);
   return config;

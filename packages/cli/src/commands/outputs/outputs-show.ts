@@ -24,11 +24,26 @@ async function isFile(candidate: string): Promise<boolean> {
   }
 }
 
-/** A call id as the agent wrote it (file names hold it sanitized), a file name, or its start. */
+/**
+ * Whether `name` is gemini-cli's file for the call `id`: it writes `<tool>_<callId>_<random>.txt`,
+ * each part with everything but `[A-Za-z0-9_-]` replaced by `_`, lower-cased.
+ */
+function isGeminiCliOutputOfCall(name: string, id: string): boolean {
+  const callPart = id.replace(/[^a-zA-Z0-9_-]/g, '_').toLowerCase();
+  const lower = name.toLowerCase();
+  const at = lower.lastIndexOf(`_${callPart}_`);
+  return at > 0 && /^[a-z0-9]+\.txt$/.test(lower.slice(at + callPart.length + 2));
+}
+
+/**
+ * A call id as the agent wrote it (`astropy__astropy-14369#0`; file names hold it sanitized, by
+ * toolmask's rules or gemini-cli's), a file name, or its start.
+ */
 function matches(output: OffloadedOutputEntry, id: string): boolean {
   const wanted = id.toLowerCase();
   return (
     isOutputOfCall(output.name, id) ||
+    isGeminiCliOutputOfCall(output.name, id) ||
     output.callId.toLowerCase() === wanted ||
     output.name.toLowerCase() === wanted ||
     (wanted.length >= 4 && output.name.toLowerCase().startsWith(wanted))

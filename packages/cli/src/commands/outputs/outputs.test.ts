@@ -88,6 +88,25 @@ describe('toolmask outputs ls', () => {
     ]);
   });
 
+  it('a --project that does not exist is bad usage (exit 2) for ls, gc and show', async () => {
+    for (const args of [
+      ['outputs', 'ls'],
+      ['outputs', 'ls', '--json'],
+      ['outputs', 'gc'],
+      ['outputs', 'show', 'call-7'],
+    ]) {
+      const run = await runCliCaptured([...args, '--project', join(root, 'nonexistent')], { env });
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stdout, args.join(' ')).toBe('');
+      expect(run.stderr, args.join(' ')).toBe(
+        `toolmask: --project ${join(root, 'nonexistent')}: no such directory\n`,
+      );
+    }
+    const file = await runCliCaptured(['outputs', 'ls', '--project', join(tempDir, 'logs.json')]);
+    expect(file.code).toBe(2);
+    expect(file.stderr).toMatch(/: not a directory\n$/);
+  });
+
   it('says so when a project has no temp dir', async () => {
     const run = await runCliCaptured(['outputs', 'ls'], { cwd: join(root, 'elsewhere'), env });
     expect(run.code).toBe(0);
@@ -110,6 +129,37 @@ describe('toolmask outputs show', () => {
       join(outputs, 'session-old1', 'run_shell_command.run_shell_command-1-0.0123456789abcdef.txt'),
     ]);
     expect(byPath.stdout).toBe('Output: old log\n');
+  });
+
+  it('accepts the call id as the agent wrote it, for toolmask and gemini-cli file names', async () => {
+    writeOutput(
+      'new2',
+      'run_shell_command.astropy_astropy-14369_0.0123456789abcdef.txt',
+      'from toolmask',
+      1,
+    );
+    writeOutput(
+      'gem',
+      'run_shell_command_astropy__astropy-14369_7_k3j9x.txt',
+      'from gemini-cli',
+      1,
+    );
+    const toolmask = await runCliCaptured(
+      ['outputs', 'show', 'astropy__astropy-14369#0', '--project', tempDir],
+      { env },
+    );
+    expect(toolmask).toEqual({ code: 0, stdout: 'from toolmask', stderr: '' });
+    const gemini = await runCliCaptured(
+      ['outputs', 'show', 'astropy__astropy-14369#7', '--project', tempDir],
+      { env },
+    );
+    expect(gemini).toEqual({ code: 0, stdout: 'from gemini-cli', stderr: '' });
+    // `#1` must not match `#10` or the like.
+    const none = await runCliCaptured(
+      ['outputs', 'show', 'astropy__astropy-14369#1', '--project', tempDir],
+      { env },
+    );
+    expect(none.code).toBe(1);
   });
 
   it('fails with exit 1 for an unknown id or a missing file', async () => {

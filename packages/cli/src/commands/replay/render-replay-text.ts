@@ -1,7 +1,8 @@
 /**
- * The terminal output of `toolmask replay`: a heading, the side-by-side summary table, the
- * per-request chart and, with `--verbose`, every request where a strategy changed the history,
- * with the notice line the person would have seen before that request.
+ * The terminal output of `toolmask replay`: a heading (saying when the session is the synthetic
+ * built-in one), the side-by-side summary table, what its columns and terms mean, the settings
+ * and pricing, the per-request chart, where to read more and, with `--verbose`, every request
+ * where a strategy changed the history, with the notice the person would have seen before it.
  */
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import type { Palette } from '../../render/color.js';
@@ -9,12 +10,40 @@ import { formatInteger } from '../../render/format.js';
 import type { ReplayReport } from '../../render/replay-report.js';
 import { renderSummaryTable } from '../../render/summary-table.js';
 import { renderTerminalChart } from '../../render/terminal-chart.js';
+import { wrapText } from '../../render/wrap-text.js';
 
 export interface ReplayTextOptions {
   palette: Palette;
   chart: boolean;
   verbose: boolean;
   columns?: number;
+  /** With `verbose`: where the files named in the notices really are. */
+  noticeFolderNote?: string;
+  /** Where to read more (a path that exists where the command runs). */
+  documentation?: string;
+}
+
+/** What a newcomer meets in the table: each strategy that ran, and a cache break. */
+const MEANINGS: Record<string, string> = {
+  none: 'no masking: the history as recorded',
+  toolmask: "this project's masking pass, with the settings below",
+  'gemini-cli':
+    'the masking built into @google/gemini-cli-core (its ToolOutputMaskingService), run in this process on the same input',
+  'cache break':
+    'a request that changes something already sent (an output masked), so the prompt cache covers only what comes before it',
+};
+
+const SYNTHETIC_NOTE =
+  'The built-in example is synthetic: five coding tasks in one long gemini-cli session, generated the same on every machine. Replay your own sessions with: toolmask replay PATH';
+
+/** A definition list: the terms in one column, their meanings wrapped beside them. */
+function meaningLines(terms: readonly string[], width: number): string[] {
+  const termWidth = Math.max(...terms.map((term) => term.length)) + 2;
+  return terms.flatMap((term) =>
+    wrapText(MEANINGS[term] ?? '', width - termWidth).map(
+      (line, index) => (index === 0 ? term : '').padEnd(termWidth) + line,
+    ),
+  );
 }
 
 function heading(report: ReplayReport): string {
@@ -77,7 +106,10 @@ function eventLines(report: ReplayReport, palette: Palette): string[] {
 
 export function renderReplayText(report: ReplayReport, options: ReplayTextOptions): string {
   const { palette } = options;
-  const lines = [palette.bold(heading(report)), ''];
+  const width = Math.max(40, Math.min(120, options.columns ?? 92));
+  const lines = [palette.bold(heading(report))];
+  if (report.inputs.builtinExample) lines.push(...wrapText(SYNTHETIC_NOTE, width));
+  lines.push('');
   lines.push(
     renderSummaryTable(
       report.strategies.map((strategy) => strategy.summary),
@@ -85,12 +117,24 @@ export function renderReplayText(report: ReplayReport, options: ReplayTextOption
     ),
   );
   lines.push('');
-  if (report.settings.toolmask) lines.push(palette.dim(settingsLine(report.settings.toolmask)));
-  lines.push(palette.dim(pricingLine(report)));
+  const terms = [...report.strategies.map((strategy) => strategy.name), 'cache break'];
+  lines.push(...meaningLines(terms, width).map((line) => palette.dim(line)));
+  const prose = (text: string) => wrapText(text, width, '  ').map((line) => palette.dim(line));
+  if (report.settings.toolmask) lines.push(...prose(settingsLine(report.settings.toolmask)));
+  lines.push(...prose(pricingLine(report)));
   if (options.chart) {
-    const width = Math.max(20, Math.min(100, (options.columns ?? 92) - 24));
-    lines.push('', renderTerminalChart(report.strategies, palette, { width }));
+    const chart = renderTerminalChart(report.strategies, palette, {
+      width: 100,
+      maxLineWidth: Math.max(40, options.columns ?? 92),
+    });
+    lines.push('', chart);
   }
-  if (options.verbose) lines.push(...eventLines(report, palette));
+  if (options.documentation) {
+    lines.push('', `More: toolmask replay --help, and ${options.documentation}`);
+  }
+  if (options.verbose) {
+    lines.push(...eventLines(report, palette));
+    if (options.noticeFolderNote) lines.push('', palette.dim(options.noticeFolderNote));
+  }
   return lines.join('\n') + '\n';
 }

@@ -13,6 +13,8 @@ Examples:
       the built-in example session, side by side: none, toolmask, gemini-cli
   $ toolmask replay --concat 8 --compare ../shared/traces/mini-swe-agent-gemini3pro
       a directory of recorded sessions, chained 8 at a time into long sessions
+  $ toolmask replay --compare ../shared/traces
+      every session file under a folder, subfolders included
   $ toolmask replay ~/.gemini/tmp/my-project/chats/session-2026-01-05T10-12-ab12cd34.jsonl
       a gemini-cli chat recording
   $ toolmask replay --settings ~/.gemini/settings.json --min-prunable 20000 session.json
@@ -21,7 +23,8 @@ Examples:
   $ toolmask replay --compare --report replay.html --keep ./replay-outputs session.json
 
 Inputs: JSON arrays of Content, gemini-cli chat recordings (.jsonl, or older .json), or folders of
-them (their *.json and *.jsonl files, sorted by name). Without PATH: the built-in example.
+them (their *.json and *.jsonl files, subfolders included, sorted by path; other JSON files are
+skipped with a warning). Without PATH: the built-in example.
 Exit codes: 0 done, 1 failure, 2 bad usage or bad input (the good inputs are still replayed).`;
 
 export function createReplayCommand(io: CliIo, setExitCode: (code: number) => void): Command {
@@ -30,6 +33,7 @@ export function createReplayCommand(io: CliIo, setExitCode: (code: number) => vo
       'Replay recorded sessions request by request through the masking pass and show, per strategy, what would have been sent to the model.',
     )
     .argument('[paths...]', 'session files or folders (default: the built-in example)')
+    .option('--no-recursive', 'read only the top level of a folder, not its subfolders')
     .option('--compare', 'side by side: none, toolmask and gemini-cli (default: none and toolmask)')
     .option(
       '--strategies <names>',
@@ -56,9 +60,10 @@ export function createReplayCommand(io: CliIo, setExitCode: (code: number) => vo
   // The flags that tune toolmask, one per declared setting (see setting-flags.ts).
   addSettingFlags(command);
   return command
-    .option('--json', 'print the full result as JSON (schema in docs/cli.md)')
+    .option('--json', 'print the full result as JSON (every figure, per strategy and per request)')
     .option('--report <file>', 'write a self-contained HTML report with charts')
     .option('--keep <dir>', 'keep the offloaded outputs in DIR (one folder per strategy)')
+    .option('--force', 'with --keep: write into a folder that is not empty')
     .option(
       '-v, --verbose',
       'list every request where a strategy changed the history, with its notice',

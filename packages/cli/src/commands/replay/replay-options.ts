@@ -27,8 +27,12 @@ export interface ReplayCommandOptions {
   json?: boolean;
   report?: string;
   keep?: string;
+  /** Write into a non-empty `--keep` folder. */
+  force?: boolean;
   verbose?: boolean;
   chart?: boolean;
+  /** Read subfolders of a directory PATH (`--no-recursive` sets false). */
+  recursive?: boolean;
   /** The setting flags (setting-flags.ts), by commander attribute name. */
   [settingFlag: string]: unknown;
 }

@@ -137,6 +137,7 @@ describe('toolmask replay --json schema', () => {
       builtinExample: false,
       concat: 1,
       rejected: [],
+      skipped: [],
     });
     expect(report.pricing).toMatchObject({ cacheDiscount: 0.1, warmTaskStarts: false });
     expect(report.settings.geminiCli).toEqual({
@@ -229,6 +230,25 @@ describe('toolmask replay on the built-in example', () => {
     expect(gemini!.outputsMasked).toBeGreaterThan(0);
   });
 
+  it('the first screen says what a newcomer needs: synthetic session, columns, cache break, where to read more', async () => {
+    const run = await runCliCaptured(['replay', '--compare']);
+    const lines = run.stdout.split('\n');
+    expect(lines[1]).toMatch(/^The built-in example is synthetic: /);
+    expect(run.stdout).toMatch(/^none {9}no masking: the history as recorded$/m);
+    expect(run.stdout).toMatch(/^gemini-cli {3}the masking built into @google\/gemini-cli-core/m);
+    expect(run.stdout).toMatch(/^cache break {2}a request that changes something already sent/m);
+    expect(run.stdout).toContain('context tokens per request (77 requests; full height = ');
+    expect(run.stdout).toContain('each column shows the largest of 1-2 consecutive requests');
+    expect(run.stdout).not.toMatch(/per column/);
+    expect(lines.at(-2)).toBe('More: toolmask replay --help, and docs/cli.md');
+    expect(existsSync(join(process.cwd(), 'docs', 'cli.md'))).toBe(true);
+    // Lines fit the terminal (100 columns here), the chart included.
+    expect(lines.filter((line) => line.trimEnd().length > 100)).toEqual([]);
+    // A recorded session is not called synthetic.
+    const recorded = await runCliCaptured(['replay', SMALL]);
+    expect(recorded.stdout).not.toContain('synthetic');
+  });
+
   it('colors only a terminal without NO_COLOR, and prints notices with --verbose', async () => {
     const colored = await runCliCaptured(['replay', '--no-chart'], { isTTY: true });
     expect(colored.stdout).toContain('\u001b[');
@@ -295,6 +315,31 @@ describe('toolmask replay inputs and bad input', () => {
     ]);
   });
 
+  it('a folder tree: subfolders read, a non-session file skipped with one warning, the count said, exit 0', async () => {
+    const folder = join(work, 'tree');
+    mkdirSync(join(folder, 'one'), { recursive: true });
+    mkdirSync(join(folder, 'two'));
+    writeFileSync(join(folder, 'one', 'a.json'), readFileSync(SMALL));
+    writeFileSync(join(folder, 'two', 'b.json'), readFileSync(SMALL));
+    writeFileSync(join(folder, 'sources.json'), '{"where": "elsewhere"}');
+    const run = await runCliCaptured(['replay', '--json', '--strategies', 'none', folder]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `toolmask: warning: ${join(folder, 'sources.json')}: skipped, not a session: expected a JSON array of Content or a gemini-cli chat recording\n` +
+        `toolmask: found 2 session files in ${folder} (1 other skipped)\n`,
+    );
+    const report = JSON.parse(run.stdout) as ReplayReport;
+    expect(report.sessions.map((session) => session.label)).toEqual(['a', 'b']);
+    expect(report.inputs.skipped).toEqual([
+      { file: join(folder, 'sources.json'), reason: expect.stringMatching(/^not a session/) },
+    ]);
+    const flat = await runCliCaptured(['replay', '--no-recursive', '--strategies', 'none', folder]);
+    expect(flat.code).toBe(2);
+    expect(flat.stderr).toContain(
+      'the directory has no session files (.json or .jsonl, subfolders not read)',
+    );
+  });
+
   it('a missing path and an empty folder are bad input', async () => {
     const missing = await runCliCaptured(['replay', join(work, 'nope.json')]);
     expect(missing.code).toBe(2);
@@ -305,7 +350,7 @@ describe('toolmask replay inputs and bad input', () => {
     const empty = await runCliCaptured(['replay', join(work, 'empty')]);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toBe(
-      `toolmask: ${join(work, 'empty')}: the directory has no .json or .jsonl files\n`,
+      `toolmask: ${join(work, 'empty')}: the directory has no session files (.json or .jsonl, subfolders included)\n`,
     );
   });
 
@@ -388,5 +433,12 @@ describe('toolmask --help', () => {
       expect(run.code, args.join(' ')).toBe(0);
       expect(run.stdout, args.join(' ')).toContain('Examples:');
     }
+  });
+
+  it('names documentation that exists where it runs (docs/cli.md in a checkout)', async () => {
+    const run = await runCliCaptured(['--help']);
+    const named = /^Documentation: (.+)$/m.exec(run.stdout)?.[1];
+    expect(named).toBe('docs/cli.md');
+    expect(existsSync(join(process.cwd(), named!))).toBe(true);
   });
 });

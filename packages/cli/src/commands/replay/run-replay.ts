@@ -1,12 +1,13 @@
 /**
  * `toolmask replay [PATH ...]`: loads the sessions, replays them through the chosen strategies and
  * prints the comparison (text, `--json`, `--report FILE.html`). Offloaded outputs go to a temporary
- * folder removed afterwards, unless `--keep DIR`. Returns the exit code.
+ * folder removed afterwards, unless `--keep DIR`. Paths given (`--report`, `--keep`) are checked
+ * before the run; the summary is printed before the report is written, so a report that cannot
+ * be written never costs the summary. Returns the exit code.
  */
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { EXIT_OK, EXIT_USAGE, failure } from '../../cli-error.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { BUILTIN_EXAMPLE_PATH } from '../../input/builtin-example.js';
 import { chainTasks } from '../../input/chain-tasks.js';
@@ -18,13 +19,18 @@ import {
   createGeminiCliStrategy,
   resolveGeminiCliMaskingConfig,
 } from '../../replay/strategies/gemini-cli.js';
+import { shownProjectTempDir } from '../../replay/strategies/shown-output-folder.js';
 import { createToolmaskStrategy } from '../../replay/strategies/toolmask.js';
 import type { ReplayStrategy } from '../../replay/types.js';
 import { colorEnabled, createPalette } from '../../render/color.js';
 import { renderHtmlReport } from '../../render/html-report.js';
 import { createProgressBar } from '../../render/progress-bar.js';
 import { buildReplayReport, type ReplayReport } from '../../render/replay-report.js';
+import { cliDocumentationPath, displayPath } from '../../docs-location.js';
+import { announceInputs } from './announce-inputs.js';
+import { checkKeepFolder, prepareOutputRoot } from './output-root.js';
 import { renderReplayText } from './render-replay-text.js';
+import { reportPathProblem } from './report-path.js';
 import {
   resolveSettings,
   selectStrategies,
@@ -55,15 +61,12 @@ async function buildStrategies(
   return { strategies, report };
 }
 
-async function prepareOutputRoot(keep: string | undefined): Promise<string> {
-  if (!keep) return fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-replay-'));
-  const root = path.resolve(keep);
-  try {
-    await fs.mkdir(root, { recursive: true });
-  } catch (error) {
-    throw failure(`cannot create --keep folder ${root}: ${(error as Error).message}`);
-  }
-  return root;
+/** What the `--verbose` notices' folder is, and where the files really are (or were). */
+function noticeFolderNote(keep: string | undefined): string {
+  const shown = `Notices name ${shownProjectTempDir('<strategy>')}, the replay's fixed stand-in for a project temp dir (so figures do not depend on the folder)`;
+  return keep
+    ? `${shown}; the files are in ${path.join(path.resolve(keep), '<strategy>')}.`
+    : `${shown}; the files were in a temporary folder, deleted at exit: add --keep DIR to keep them.`;
 }
 
 export async function runReplay(
@@ -76,11 +79,15 @@ export async function runReplay(
   const builtinExample = paths.length === 0;
   const inputPaths = builtinExample ? [BUILTIN_EXAMPLE_PATH] : [...paths];
 
-  const { tasks, rejected } = await loadInputs(inputPaths);
-  for (const entry of rejected) io.stderr.write(`toolmask: ${entry.file}: ${entry.reason}\n`);
-  for (const task of tasks) {
-    for (const warning of task.warnings) io.stderr.write(`toolmask: ${task.file}: ${warning}\n`);
+  if (options.report) {
+    const problem = await reportPathProblem(options.report);
+    if (problem) throw usageError(`cannot write the report ${options.report}: ${problem}`);
   }
+  if (options.keep) await checkKeepFolder(options.keep, options.force === true);
+
+  const inputs = await loadInputs(inputPaths, { recursive: options.recursive !== false });
+  const { tasks, rejected, skipped } = inputs;
+  announceInputs(inputs, io.stderr);
   // Each bad input already has its line; with nothing left there is nothing more to say.
   if (tasks.length === 0) return EXIT_USAGE;
 
@@ -91,7 +98,7 @@ export async function runReplay(
     const { strategies, report: settingsReport } = await buildStrategies(
       names,
       settings,
-      outputRoot,
+      outputRoot.path,
     );
     const total = sessions.reduce((sum, session) => sum + countRequests(session), 0);
     const progress = createProgressBar(io.stderr, total * strategies.length);
@@ -110,22 +117,16 @@ export async function runReplay(
       builtinExample,
       concat: options.concat,
       rejected: rejected.map(({ file, reason }) => ({ file, reason })),
+      skipped,
       taskLabels: new Map(
         sessions.map((session) => [session.id, session.tasks.map((task) => task.label)]),
       ),
       settings: settingsReport,
     });
   } finally {
-    if (!options.keep) await fs.rm(outputRoot, { recursive: true, force: true });
+    await outputRoot.release();
   }
 
-  if (options.report) {
-    try {
-      await fs.writeFile(options.report, renderHtmlReport(report), 'utf8');
-    } catch (error) {
-      throw failure(`cannot write the report ${options.report}: ${(error as Error).message}`);
-    }
-  }
   if (options.json) {
     io.stdout.write(JSON.stringify(report, null, 2) + '\n');
   } else {
@@ -135,10 +136,11 @@ export async function runReplay(
         palette,
         chart: options.chart !== false,
         verbose: options.verbose === true,
+        noticeFolderNote: noticeFolderNote(options.keep),
+        documentation: displayPath(cliDocumentationPath(), io.cwd),
         ...(io.stdout.columns ? { columns: io.stdout.columns } : {}),
       }),
     );
-    if (options.report) io.stdout.write(`Report written to ${options.report}\n`);
     if (options.keep) {
       const masking = names.find((name) => name !== 'none');
       io.stdout.write(
@@ -148,6 +150,17 @@ export async function runReplay(
             : '\n'),
       );
     }
+  }
+  if (options.report) {
+    try {
+      await fs.writeFile(options.report, renderHtmlReport(report), 'utf8');
+    } catch (error) {
+      io.stderr.write(
+        `toolmask: cannot write the report ${options.report}: ${(error as Error).message}\n`,
+      );
+      return EXIT_FAILURE;
+    }
+    if (!options.json) io.stdout.write(`Report written to ${options.report}\n`);
   }
   if (rejected.length > 0) {
     io.stderr.write(

@@ -1,13 +1,17 @@
 /**
  * gemini-cli's built-in ToolOutputMaskingService (@google/gemini-cli-core), run in this process on
  * the same input. It is given a minimal stand-in for its `Config`: the masking thresholds, the
- * session id, the project temp dir, and usage statistics off (so nothing is sent anywhere).
- * Its result carries no file list, so the bytes it wrote are measured on disk after each pass
- * that changed something (it also writes files for outputs it then leaves unmasked).
+ * session id, the project temp dir (the fixed shown folder of shown-output-folder.ts), and usage
+ * statistics off (so nothing is sent anywhere). Each pass runs in gemini-cli-sandbox.ts, which
+ * makes its file names reproducible, writes its files into `projectTempDir` and counts their
+ * bytes (it also writes files for outputs it then leaves unmasked).
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import type { ReplayStrategy } from '../types.js';
+import { createSeededRandom, runGeminiCliPass } from './gemini-cli-sandbox.js';
+import { createPathMapper, shownProjectTempDir } from './shown-output-folder.js';
+
+/** Where gemini-cli's clock stands during a pass (2026-01-01T00:00:00Z). */
+const PASS_CLOCK_MS = Date.UTC(2026, 0, 1);
 
 export interface GeminiCliMaskingConfig {
   protectionThresholdTokens: number;
@@ -18,23 +22,13 @@ export interface GeminiCliMaskingConfig {
 export interface GeminiCliStrategyOptions {
   /** Plays the project temp dir: gemini-cli writes to `<projectTempDir>/tool-outputs/session-<id>/`. */
   projectTempDir: string;
+  /**
+   * The project temp dir its snippets name, so that figures do not depend on where the files are
+   * written. @default `/toolmask-replay/gemini-cli`
+   */
+  shownProjectTempDir?: string;
   /** @default gemini-cli's own defaults (50,000 / 30,000 / true) */
   config?: Partial<GeminiCliMaskingConfig>;
-}
-
-/**
- * Runs `action` with gemini-cli's debug logger muted: its pass prints "[ToolOutputMasking] ..."
- * debug lines to the console, which would end up in the replay's output.
- */
-async function withQuietDebugLogger<T>(action: () => Promise<T>): Promise<T> {
-  const { debugLogger } = await import('@google/gemini-cli-core/dist/src/utils/debugLogger.js');
-  const quiet = debugLogger as { debug: (...args: unknown[]) => void };
-  quiet.debug = () => {};
-  try {
-    return await action();
-  } finally {
-    delete (quiet as Partial<typeof quiet>).debug; // the prototype's method shows through again
-  }
 }
 
 /** Loaded on first use: importing gemini-cli-core takes about two seconds. */
@@ -55,34 +49,19 @@ export async function resolveGeminiCliMaskingConfig(
   };
 }
 
-async function bytesUnder(directory: string): Promise<number> {
-  let total = 0;
-  let entries;
-  try {
-    entries = await fs.readdir(directory, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const entryPath = path.join(directory, entry.name);
-    if (entry.isDirectory()) total += await bytesUnder(entryPath);
-    else if (entry.isFile()) total += (await fs.stat(entryPath)).size;
-  }
-  return total;
-}
-
 export function createGeminiCliStrategy(options: GeminiCliStrategyOptions): ReplayStrategy {
+  const shown = options.shownProjectTempDir ?? shownProjectTempDir('gemini-cli');
+  const toRealPath = createPathMapper(shown, options.projectTempDir);
   return {
     name: 'gemini-cli',
     async startSession(sessionId) {
       const module = await loadServiceModule();
       const maskingConfig = await resolveGeminiCliMaskingConfig(options.config);
       const service = new module.ToolOutputMaskingService();
-      const outputsFolder = path.join(options.projectTempDir, module.TOOL_OUTPUTS_DIR);
       const standInConfig = {
         getToolOutputMaskingConfig: async () => maskingConfig,
         getSessionId: () => sessionId,
-        storage: { getProjectTempDir: () => options.projectTempDir },
+        storage: { getProjectTempDir: () => shown },
         // Read by its telemetry: keep usage statistics off so nothing leaves the machine.
         getUsageStatisticsEnabled: () => false,
         getExperiments: () => undefined,
@@ -90,28 +69,30 @@ export function createGeminiCliStrategy(options: GeminiCliStrategyOptions): Repl
         isInteractive: () => false,
       };
       type ServiceConfig = Parameters<typeof service.mask>[1];
-      let bytesBefore = await bytesUnder(outputsFolder);
+      // One sequence of file-name suffixes per session, the same on every run.
+      const random = createSeededRandom(`gemini-cli:${sessionId}`);
 
       return {
         async mask(history, pending) {
-          const started = performance.now();
-          const result = await withQuietDebugLogger(() =>
+          const pass = await runGeminiCliPass({ random, now: PASS_CLOCK_MS, toRealPath }, () =>
             service.mask(history, standInConfig as unknown as ServiceConfig),
           );
-          const passMs = performance.now() - started;
-          let offloadedBytes = 0;
-          if (result.newHistory !== history) {
-            const bytesNow = await bytesUnder(outputsFolder);
-            offloadedBytes = bytesNow - bytesBefore;
-            bytesBefore = bytesNow;
+          const result = pass.value;
+          if (result.maskedCount > 0 && pass.filesWritten === 0) {
+            // Its files went somewhere else: this gemini-cli-core writes in a way the sandbox
+            // does not know, and the figures would be wrong.
+            throw new Error(
+              `gemini-cli's pass masked ${result.maskedCount} outputs but wrote no file into ` +
+                `${shown}; this version of @google/gemini-cli-core is not supported by the replay`,
+            );
           }
           return {
             // gemini-cli masks the history only; the request being sent is not in it yet.
             contents: [...result.newHistory, pending],
             maskedCount: result.maskedCount,
-            offloadedBytes,
+            offloadedBytes: pass.bytesWritten,
             failures: 0,
-            passMs,
+            passMs: pass.passMs,
           };
         },
       };

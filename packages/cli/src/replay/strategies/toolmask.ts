@@ -2,6 +2,7 @@
  * This project's masking pass (`@toolmask/core`), with the settings the person gave, run through
  * the same middleware as every other host: the request being sent goes in as the latest turn
  * when it carries tool responses, and the engine's cache-cold flag is the host's cold signal.
+ * Snippets name the fixed folder of shown-output-folder.ts; the files go to `projectTempDir`.
  */
 import {
   ToolOutputMaskingService,
@@ -11,6 +12,7 @@ import {
 } from '@toolmask/core';
 import { createFileToolOutputStore } from '@toolmask/core/storage';
 import type { ReplayStrategy } from '../types.js';
+import { createRelocatedStore, shownProjectTempDir } from './shown-output-folder.js';
 
 export interface ToolmaskStrategyOptions {
   config: ToolOutputMaskingConfig;
@@ -18,15 +20,26 @@ export interface ToolmaskStrategyOptions {
   projectTempDir: string;
   /** Name in tables and charts. @default 'toolmask' */
   name?: string;
+  /**
+   * The project temp dir that snippets and notices name, so that figures do not depend on where
+   * the files are written. @default `/toolmask-replay/<name>`
+   */
+  shownProjectTempDir?: string;
   /** Design knobs, for the bench's lever ablations. @default none */
   tuning?: MaskingTuning;
 }
 
 export function createToolmaskStrategy(options: ToolmaskStrategyOptions): ReplayStrategy {
+  const name = options.name ?? 'toolmask';
+  const shown = options.shownProjectTempDir ?? shownProjectTempDir(name);
   // The replay writes to a scratch folder: no fsync, a crash loses nothing that matters.
-  const store = createFileToolOutputStore({ fsync: false });
+  const store = createRelocatedStore(
+    createFileToolOutputStore({ fsync: false }),
+    shown,
+    options.projectTempDir,
+  );
   return {
-    name: options.name ?? 'toolmask',
+    name,
     startSession(sessionId) {
       // Telemetry off: a replay is not a real session.
       const service = new ToolOutputMaskingService({
@@ -38,7 +51,7 @@ export function createToolmaskStrategy(options: ToolmaskStrategyOptions): Replay
         host: {
           getToolOutputMaskingConfig: async () => options.config,
           getSessionId: () => sessionId,
-          storage: { getProjectTempDir: () => options.projectTempDir },
+          storage: { getProjectTempDir: () => shown },
         },
       });
       return {
