@@ -33,7 +33,7 @@ describe('loadInputs: bad input, one reason per file', () => {
   });
   it('JSON that is neither format', async () => {
     expect(await reasonFor('object.json', '{"hello": 1}')).toBe(
-      'not a session: expected a JSON array of Content or a gemini-cli chat recording',
+      'not a session: expected a JSON array of Content, a gemini-cli chat recording or OpenAI-style chat messages',
     );
   });
   it('an array that is not Content', async () => {

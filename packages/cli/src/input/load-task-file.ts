@@ -1,6 +1,7 @@
 /**
- * Reads one recorded session file: a JSON array of `Content`, or a gemini-cli chat recording
- * (JSON Lines, or the older single JSON object). Anything else is an `InputError` naming the file.
+ * Reads one recorded session file: a JSON array of `Content`, a gemini-cli chat recording (JSON
+ * Lines, or the older single JSON object), or an OpenAI-style transcript (a JSON array of chat
+ * messages, or a `{ messages }` request body). Anything else is an `InputError` naming the file.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -16,10 +17,15 @@ import {
 } from './chat-recording.js';
 import { describeContentArrayProblem } from './content-array.js';
 import { InputError } from './input-error.js';
+import {
+  OpenAiTranscriptError,
+  openAiMessagesOf,
+  openAiTranscriptToContents,
+} from './openai-transcript.js';
 
 export interface LoadedTask extends ReplayTask {
   file: string;
-  format: 'content-array' | 'chat-recording';
+  format: 'content-array' | 'chat-recording' | 'openai-messages';
   warnings: string[];
 }
 
@@ -39,6 +45,26 @@ function fromRecording(file: string, recording: ParsedChatRecording): LoadedTask
     contents,
     warnings: recording.warnings,
   };
+}
+
+function fromOpenAiMessages(file: string, messages: readonly unknown[]): LoadedTask {
+  try {
+    const { contents, recordedUsage, warnings } = openAiTranscriptToContents(messages);
+    const task: LoadedTask = {
+      file,
+      label: taskLabel(file),
+      format: 'openai-messages',
+      contents,
+      warnings,
+    };
+    if (recordedUsage.some((usage) => usage !== undefined)) task.recordedUsage = recordedUsage;
+    return task;
+  } catch (error) {
+    if (error instanceof OpenAiTranscriptError) {
+      throw new InputError(file, `not an OpenAI-style transcript: ${error.message}`);
+    }
+    throw error;
+  }
 }
 
 /** Whether a parsed array holds something else than Content (its first item has no role or parts). */
@@ -85,10 +111,12 @@ export async function loadTaskFile(file: string): Promise<LoadedTask> {
     throw new InputError(file, jsonErrorReason(error));
   }
   if (isLegacyChatRecord(value)) return fromRecording(file, parseLegacyChatRecord(value));
+  const messages = openAiMessagesOf(value);
+  if (messages) return fromOpenAiMessages(file, messages);
   if (!Array.isArray(value)) {
     throw new InputError(
       file,
-      'not a session: expected a JSON array of Content or a gemini-cli chat recording',
+      'not a session: expected a JSON array of Content, a gemini-cli chat recording or OpenAI-style chat messages',
       'not-a-session',
     );
   }

@@ -4,6 +4,7 @@
  */
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import type { GeminiCliMaskingConfig } from '../replay/strategies/gemini-cli.js';
+import type { RecordedUsageSummary } from '../replay/recorded-usage.js';
 import type { ReplayResult, StrategyReplay } from '../replay/types.js';
 
 export const REPLAY_REPORT_SCHEMA_VERSION = 2;
@@ -24,6 +25,8 @@ export interface ReplayReport {
     cacheDiscount: number;
     warmTaskStarts: boolean;
     tokenEstimator: string;
+    /** Usage the transcripts recorded; requests with cached tokens are priced from it. */
+    recorded?: RecordedUsageSummary;
   };
   settings: {
     toolmask?: ToolOutputMaskingConfig;
@@ -68,6 +71,7 @@ export function buildReplayReport(
       cacheDiscount: result.cacheDiscount,
       warmTaskStarts: result.warmTaskStarts,
       tokenEstimator: 'estimateTokenCountSync (@toolmask/core), the same for every strategy',
+      ...(result.recordedUsage ? { recorded: result.recordedUsage } : {}),
     },
     settings: context.settings,
     sessions: result.sessions.map((session) => ({

@@ -123,4 +123,62 @@ describe('replaySessions', () => {
     expect(progress).toHaveLength(12);
     expect(progress.at(-1)).toBe(1);
   });
+
+  it('prices a request from the cache the provider recorded, for every strategy alike', async () => {
+    // r1 [u4] · r2 [u4 m2 t10] · r3 [u4 m2 t10 m2 t20]; the provider reported r2 as 100 prompt
+    // tokens, 25 cached (a quarter: 4 of the estimator's 16), and r3 with no cache at all.
+    // Usage sits on the answer (the model content after each request).
+    const recordedUsage = [
+      undefined,
+      { promptTokens: 40, cachedTokens: 40 },
+      undefined,
+      { promptTokens: 100, cachedTokens: 25 },
+      undefined,
+      { promptTokens: 300, cachedTokens: 0 },
+    ];
+    const recorded: ReplaySession = {
+      ...single,
+      tasks: [{ ...smallTask(), recordedUsage }],
+    };
+    const result = await replaySessions(
+      [recorded],
+      [createNoneStrategy(), maskOnThirdRequest([])],
+      options,
+    );
+    const [none, fake] = result.strategies.map((strategy) => strategy.requests);
+    // r1 has no previous request: nothing shared, whatever was recorded.
+    expect(none!.map((row) => row.cachedTokens)).toEqual([0, 4, 0]);
+    // The fake masks at r3: the recorded 0 is below its shared prefix [u4 m2] anyway.
+    expect(fake!.map((row) => row.cachedTokens)).toEqual([0, 4, 0]);
+    expect(result.recordedUsage).toEqual({
+      requests: 3,
+      pricedFromRecord: 3,
+      promptTokens: 440,
+      cachedTokens: 65,
+      estimatedPromptTokens: 4 + 16 + 38,
+    });
+  });
+
+  it('caps a recorded cache at what a strategy kept unchanged', async () => {
+    // The provider cached all of r3 (38 of 38 estimated); the fake edited index 2 before r3.
+    const recordedUsage = [...Array(5).fill(undefined), { promptTokens: 38, cachedTokens: 38 }];
+    const recorded: ReplaySession = { ...single, tasks: [{ ...smallTask(), recordedUsage }] };
+    const result = await replaySessions(
+      [recorded],
+      [createNoneStrategy(), maskOnThirdRequest([])],
+      options,
+    );
+    const [none, fake] = result.strategies.map((strategy) => strategy.requests);
+    expect(none![2]!.cachedTokens).toBe(16); // all of r2, the most a provider can hold of it
+    expect(fake![2]!.cachedTokens).toBe(6); // [u4 m2]: the edit broke the rest
+    expect(result.recordedUsage?.pricedFromRecord).toBe(1);
+  });
+
+  it('leaves the prefix model where no cached tokens were recorded', async () => {
+    const recordedUsage = [undefined, undefined, undefined, { promptTokens: 16 }];
+    const recorded: ReplaySession = { ...single, tasks: [{ ...smallTask(), recordedUsage }] };
+    const result = await replaySessions([recorded], [createNoneStrategy()], options);
+    expect(result.strategies[0]!.requests.map((row) => row.cachedTokens)).toEqual([0, 4, 16]);
+    expect(result.recordedUsage).toMatchObject({ requests: 1, pricedFromRecord: 0 });
+  });
 });

@@ -12,12 +12,16 @@
  *   the first (the person read the result, the cache expired), unless `warmTaskStarts`. Strategies
  *   are told through `cacheLikelyCold`, as a host would know from the request and the clock.
  *
+ * - where a transcript recorded the provider's cached tokens for a request, that request is
+ *   priced from the record instead (recorded-usage.ts).
+ *
  * Token figures come from one estimator for every strategy (`estimateTokenCountSync` of
  * @toolmask/core unless `countTokens` is given), whatever a strategy counts internally.
  */
 import { findRequestPoints, flattenSession } from './request-points.js';
 import { summarizeRequests } from './summary.js';
 import { ContentMeter, type ContentTokenCounter } from './content-meter.js';
+import { recordedCachedTokens, recordedRequests, summarizeRecorded } from './recorded-usage.js';
 import type {
   Content,
   ReplayResult,
@@ -60,7 +64,8 @@ export async function replaySessions(
 
   const prepared = sessions.map((session) => {
     const flat = flattenSession(session);
-    return { session, flat, points: findRequestPoints(flat) };
+    const points = findRequestPoints(flat);
+    return { session, flat, points, recorded: recordedRequests(session, flat, points, meter) };
   });
   const total = prepared.reduce((sum, entry) => sum + entry.points.length, 0) * strategies.length;
   let done = 0;
@@ -68,7 +73,7 @@ export async function replaySessions(
   const replays: StrategyReplay[] = [];
   for (const strategy of strategies) {
     const rows: RequestRow[] = [];
-    for (const { session, flat, points } of prepared) {
+    for (const { session, flat, points, recorded } of prepared) {
       const run = await strategy.startSession(session.id);
       let consumed = 0;
       /** The last request sent: the history as the strategy masked it so far. */
@@ -90,7 +95,10 @@ export async function replaySessions(
 
         const contextTokens = meter.sum(request);
         const prefix = previousRequest ? meter.commonPrefix(previousRequest, request) : 0;
-        const cachedTokens = cacheCold ? 0 : meter.sum(request, prefix);
+        const sharedPrefixTokens = meter.sum(request, prefix);
+        const cachedTokens =
+          recordedCachedTokens(recorded[requestIndex], sharedPrefixTokens) ??
+          (cacheCold ? 0 : sharedPrefixTokens);
         const cacheBreak =
           !cacheCold && previousRequest !== undefined && prefix < previousRequest.length;
         previousRequest = request;
@@ -122,9 +130,11 @@ export async function replaySessions(
     });
   }
 
+  const recordedUsage = summarizeRecorded(prepared.flatMap((entry) => entry.recorded));
   return {
     cacheDiscount,
     warmTaskStarts,
+    ...(recordedUsage ? { recordedUsage } : {}),
     sessions: prepared.map(({ session, flat, points }) => ({
       id: session.id,
       label: session.label,

@@ -3,6 +3,7 @@
  * the engine and serialize its result as it is.
  */
 import type { Content, Part } from '@google/gemini-cli-core';
+import type { RecordedUsageSummary } from './recorded-usage.js';
 
 export type { Content, Part };
 
@@ -135,6 +136,11 @@ export interface StrategyReplay {
 export interface ReplayResult {
   cacheDiscount: number;
   warmTaskStarts: boolean;
+  /**
+   * What the transcripts recorded (OpenAI-style `usage`), when any did; requests whose provider
+   * reported cached tokens are priced from the record (see recorded-usage.ts).
+   */
+  recordedUsage?: RecordedUsageSummary;
   sessions: {
     id: string;
     label: string;

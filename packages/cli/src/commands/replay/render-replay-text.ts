@@ -80,6 +80,21 @@ function pricingLine(report: ReplayReport): string {
   return `billed = uncached + ${report.pricing.cacheDiscount} x cached${chained}; tokens estimated the same way for every strategy`;
 }
 
+/** Said when the transcripts recorded usage: what the provider reported, and what used it. */
+function recordedLine(report: ReplayReport): string | undefined {
+  const recorded = report.pricing.recorded;
+  if (!recorded) return undefined;
+  const priced =
+    recorded.pricedFromRecord > 0
+      ? `; ${formatInteger(recorded.pricedFromRecord)} of them reported cached tokens (${formatInteger(recorded.cachedTokens)}) and are priced with that cache for every strategy (a strategy's edits can only lower it)`
+      : '; none reported cached tokens, so the prefix model prices them';
+  return (
+    `recorded usage: ${formatInteger(recorded.requests)} requests carry the provider's usage, ` +
+    `${formatInteger(recorded.promptTokens)} prompt tokens (the estimator counts ` +
+    `${formatInteger(recorded.estimatedPromptTokens)} for the same requests)${priced}`
+  );
+}
+
 function eventLines(report: ReplayReport, palette: Palette): string[] {
   const lines: string[] = [];
   report.strategies.forEach((strategy, index) => {
@@ -122,6 +137,8 @@ export function renderReplayText(report: ReplayReport, options: ReplayTextOption
   const prose = (text: string) => wrapText(text, width, '  ').map((line) => palette.dim(line));
   if (report.settings.toolmask) lines.push(...prose(settingsLine(report.settings.toolmask)));
   lines.push(...prose(pricingLine(report)));
+  const recorded = recordedLine(report);
+  if (recorded) lines.push(...prose(recorded));
   if (options.chart) {
     const chart = renderTerminalChart(report.strategies, palette, {
       width: 100,

@@ -51,7 +51,7 @@ describe.skipIf(!available)('toolmask replay on shared traces', () => {
       join(TRACES, 'sources.json'),
     ]);
     expect(run.stderr).toBe(
-      `toolmask: warning: ${join(TRACES, 'sources.json')}: skipped, not a session: expected a JSON array of Content or a gemini-cli chat recording\n` +
+      `toolmask: warning: ${join(TRACES, 'sources.json')}: skipped, not a session: expected a JSON array of Content, a gemini-cli chat recording or OpenAI-style chat messages\n` +
         `toolmask: found ${expected} session files in ${TRACES} (1 other skipped)\n`,
     );
   }, 60_000);

@@ -295,7 +295,7 @@ describe('toolmask replay inputs and bad input', () => {
     const run = await runCliCaptured(['replay', file]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      `toolmask: ${file}: not a session: expected a JSON array of Content or a gemini-cli chat recording\n`,
+      `toolmask: ${file}: not a session: expected a JSON array of Content, a gemini-cli chat recording or OpenAI-style chat messages\n`,
     );
   });
 
@@ -325,7 +325,7 @@ describe('toolmask replay inputs and bad input', () => {
     const run = await runCliCaptured(['replay', '--json', '--strategies', 'none', folder]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(
-      `toolmask: warning: ${join(folder, 'sources.json')}: skipped, not a session: expected a JSON array of Content or a gemini-cli chat recording\n` +
+      `toolmask: warning: ${join(folder, 'sources.json')}: skipped, not a session: expected a JSON array of Content, a gemini-cli chat recording or OpenAI-style chat messages\n` +
         `toolmask: found 2 session files in ${folder} (1 other skipped)\n`,
     );
     const report = JSON.parse(run.stdout) as ReplayReport;
