@@ -28,7 +28,7 @@ import {
   watchedPage,
 } from '../test-utils/browser.js';
 import type { FakeUpstream } from '../test-utils/fake-upstream.js';
-import { gatewayFixture, startTestGateway } from '../test-utils/gemini-client.js';
+import { gatewayFixture, settled, startTestGateway } from '../test-utils/gemini-client.js';
 import { cachingUpstream, replayTrace } from '../test-utils/replay-trace.js';
 import type { SessionDetail, SessionOutputs, SessionsReport } from './api-types.js';
 
@@ -99,6 +99,7 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
       upstreams: { gemini: upstream.url },
     });
     replayed = await replayTrace(running.url, loadTraceSession(TRACE, traces).contents);
+    await settled(running);
     browser = await launchChromium();
   });
 

@@ -29,13 +29,15 @@ async function openConfined(file: string, access: ToolOutputAccess) {
   }
 }
 
-/** The end of a slice moved back to the start of a UTF-8 character. */
+/** A UTF-8 continuation byte (10xxxxxx). */
+function isContinuation(byte: number | undefined): boolean {
+  return ((byte ?? 0) & 0xc0) === 0x80;
+}
+
+/** The end of a slice moved back to the start of a UTF-8 character (a character has at most three continuation bytes). */
 function characterBoundary(buffer: Buffer, end: number): number {
   let boundary = end;
-  // A continuation byte is 10xxxxxx; a character has at most three of them.
-  while (boundary > end - 3 && boundary > 0 && ((buffer[boundary] ?? 0) & 0xc0) === 0x80) {
-    boundary--;
-  }
+  while (boundary > end - 3 && boundary > 0 && isContinuation(buffer[boundary])) boundary--;
   return boundary;
 }
 
@@ -53,7 +55,16 @@ export async function readOutputSlice(
     const buffer = Buffer.alloc(Math.min(sliceBytes + 3, size - start));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
     let length = Math.min(bytesRead, sliceBytes);
-    if (start + length < size) length = characterBoundary(buffer, length) || length;
+    if (start + length < size) {
+      const boundary = characterBoundary(buffer, length);
+      if (boundary > 0) {
+        length = boundary;
+      } else {
+        // A slice smaller than its first character takes that character whole.
+        length = 1;
+        while (length < bytesRead && isContinuation(buffer[length])) length++;
+      }
+    }
     return {
       file,
       offset: start,
