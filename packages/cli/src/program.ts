@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
+import { createDashboardCommand } from './commands/dashboard/dashboard-command.js';
 import { createGatewayCommand } from './commands/gateway/gateway-command.js';
 import { createGeminiCommand } from './commands/launch/gemini-command.js';
 import { createOutputsCommand } from './commands/outputs/outputs-command.js';
@@ -17,6 +18,7 @@ Examples:
   $ toolmask replay --concat 8 --compare ../shared/traces/mini-swe-agent-gemini3pro
   $ toolmask outputs ls
   $ toolmask outputs gc --older-than 30d --dry-run
+  $ toolmask dashboard --telemetry-outfile ~/.gemini/telemetry.log
 
 Exit codes: 0 done, 1 failure, 2 bad usage or bad input. Documentation: docs/cli.md`;
 
@@ -33,7 +35,8 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     .addCommand(createReplayCommand(io, setExitCode))
     .addCommand(createOutputsCommand(io, setExitCode))
     .addCommand(createGatewayCommand(io, setExitCode))
-    .addCommand(createGeminiCommand(io, setExitCode));
+    .addCommand(createGeminiCommand(io, setExitCode))
+    .addCommand(createDashboardCommand(io, setExitCode));
 
   const configure = (command: Command) => {
     command.exitOverride().configureOutput({

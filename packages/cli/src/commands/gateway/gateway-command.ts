@@ -14,6 +14,8 @@ Examples:
 Point a client at it: GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787/gemini (API key),
 GOOGLE_VERTEX_BASE_URL=http://127.0.0.1:8787/vertex, CODE_ASSIST_ENDPOINT=http://127.0.0.1:8787/code-assist,
 OPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1. Read-back over MCP: http://127.0.0.1:8787/mcp.
+Dashboard: http://127.0.0.1:8787/ (with --auth-token, open it once as /?token=<token>);
+Prometheus metrics: /metrics. docs/dashboard.md
 Or let \`toolmask gemini\` / \`toolmask qwen\` do all of that for one run.
 Exit codes: 0 stopped by SIGINT/SIGTERM, 1 failure, 2 bad usage (a port in use included).`;
 
@@ -58,6 +60,12 @@ export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => v
       'also export metrics and events over OTLP/HTTP, e.g. http://127.0.0.1:4318',
     )
     .option('--max-body-mb <mb>', 'largest request body accepted', parsePositiveInteger, 64)
+    .option(
+      '--retention-days <days>',
+      'days of history kept in the state folder (usage records, decisions, offloaded outputs); 0 keeps everything',
+      parseNonNegativeInteger,
+      30,
+    )
     .option('--keep-client-masking', "leave gemini-cli's own masking on for Code Assist sessions")
     .addHelpText('after', EXAMPLES)
     .action(async (options: GatewayCommandOptions) => {
