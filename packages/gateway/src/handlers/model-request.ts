@@ -92,12 +92,12 @@ async function maskBody(
       retainedBytes: raw.length,
     });
     context.conversations.trim();
-    const attributes = {
-      'session.id': conversationId,
+    // No session id on metrics: a label per conversation would grow the exporter's memory and
+    // a Prometheus server's series without bound (the masking log event carries it).
+    context.telemetry.recordPass(prepared.result, {
       client: clientOf(headerValue(request, 'user-agent')),
       model: frontRequest.model,
-    };
-    context.telemetry.recordPass(prepared.result, attributes);
+    });
     return {
       body:
         prepared.changedIndices.length > 0
