@@ -9,16 +9,10 @@
 import { promises as fs } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { geminiAnswer, startFakeUpstream } from '../test-utils/fake-upstream.js';
-import {
-  gatewayFixture,
-  post,
-  runGeminiClient,
-  settled,
-  shellOutput,
-  startTestGateway,
-} from '../test-utils/gemini-client.js';
+import { describe, expect, it } from 'vitest';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { gatewayFixture, post, shellOutput } from '../test-utils/gemini-client.js';
+import { shellSessionThroughGateway } from '../test-utils/shell-session.js';
 import type {
   DashboardStatus,
   OutputSlice,
@@ -28,48 +22,25 @@ import type {
 } from './api-types.js';
 import { readOutputSlice } from './output-text.js';
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
 
 async function maskingGateway(extra: { authToken?: string } = {}) {
-  const fixture = await gatewayFixture({
-    toolProtectionThreshold: 4_000,
-    minPrunableTokensThreshold: 2_000,
-  });
-  cleanups.push(fixture.cleanup);
-  const upstream = await startFakeUpstream((request) => {
-    const contents = (request.json as { contents: unknown[] }).contents;
-    const step = Math.floor(contents.length / 2);
-    return geminiAnswer(
-      step < 6
-        ? [{ functionCall: { id: `call-${step}`, name: 'run_shell_command', args: { n: step } } }]
-        : [{ text: 'done' }],
-      { prompt: 1_000 * (step + 1), cached: 900 * step },
-    );
-  });
-  cleanups.push(() => upstream.close());
-  const running = await startTestGateway({
-    stateDir: fixture.stateDir,
-    settingsFile: fixture.settingsFile,
-    upstreams: { gemini: upstream.url },
-    ...extra,
-  });
-  cleanups.push(() => running.close());
-  const headers = extra.authToken ? { 'x-toolmask-token': extra.authToken } : undefined;
-  await runGeminiClient({
-    url: `${running.url}${MODEL_PATH}`,
-    prompt: 'build it',
-    outputFor: (call) => ({ output: shellOutput(call.id) }),
-    maxRequests: 10,
-    ...(headers ? { headers } : {}),
-  });
-  await settled(running);
-  return { fixture, running, headers: headers ?? {} };
+  const headers: Record<string, string> = extra.authToken
+    ? { 'x-toolmask-token': extra.authToken }
+    : {};
+  const session = await shellSessionThroughGateway(
+    {
+      settings: { toolProtectionThreshold: 4_000, minPrunableTokensThreshold: 2_000 },
+      steps: 6,
+      usage: (step) => ({ prompt: 1_000 * (step + 1), cached: 900 * step }),
+      gateway: extra,
+      headers,
+    },
+    cleanups,
+  );
+  return { ...session, headers };
 }
 
 async function getJson<T>(url: string, headers: Record<string, string> = {}) {
@@ -79,7 +50,7 @@ async function getJson<T>(url: string, headers: Record<string, string> = {}) {
 
 describe('the dashboard API', () => {
   it('lists a session, its requests and its outputs; reads outputs back byte for byte', async () => {
-    const { running, fixture } = await maskingGateway();
+    const { running, stateDir } = await maskingGateway();
     const report = (await getJson<SessionsReport>(`${running.url}/api/sessions`)).body;
     expect(report.totals.requests).toBe(7);
     const session = report.sessions[0]!;
@@ -108,7 +79,7 @@ describe('the dashboard API', () => {
     const status = (await getJson<DashboardStatus>(`${running.url}/api/status`)).body;
     expect(status).toMatchObject({
       source: 'gateway',
-      details: { stateDir: fixture.stateDir },
+      details: { stateDir },
       settings: {
         masking: { toolProtectionThreshold: 4_000 },
         gateway: { retentionDays: 30, authToken: 'none' },
@@ -119,7 +90,7 @@ describe('the dashboard API', () => {
   });
 
   it('confines reads like read_tool_output', async () => {
-    const { running, fixture } = await maskingGateway();
+    const { running, stateDir, settingsFile } = await maskingGateway();
     const report = (await getJson<SessionsReport>(`${running.url}/api/sessions`)).body;
     const id = report.sessions[0]!.id;
     const outputs = (await getJson<SessionOutputs>(`${running.url}/api/sessions/${id}/outputs`))
@@ -130,14 +101,14 @@ describe('the dashboard API', () => {
         `${running.url}/api/outputs?session=${encodeURIComponent(session)}&file=${encodeURIComponent(file)}`,
       ).then((answer) => answer.status);
 
-    const usageDay = (await fs.readdir(path.join(fixture.stateDir, 'usage')))[0]!;
+    const usageDay = (await fs.readdir(path.join(stateDir, 'usage')))[0]!;
     expect(await read(id, `../../usage/${usageDay}`)).toBe(403);
-    expect(await read(id, path.join(fixture.stateDir, 'usage', usageDay))).toBe(403);
-    expect(await read(id, fixture.settingsFile)).toBe(403);
+    expect(await read(id, path.join(stateDir, 'usage', usageDay))).toBe(403);
+    expect(await read(id, settingsFile)).toBe(403);
     expect(await read(id, 'missing.txt')).toBe(404);
     expect(await read('0000000000000000', outputs[0]!.file)).toBe(403);
     expect(await read('../x', outputs[0]!.file)).toBe(400);
-    await fs.symlink(fixture.settingsFile, path.join(folder, 'link.call.0123456789abcdef.txt'));
+    await fs.symlink(settingsFile, path.join(folder, 'link.call.0123456789abcdef.txt'));
     expect(await read(id, path.join(folder, 'link.call.0123456789abcdef.txt'))).toBe(403);
     expect(
       (await fetch(`${running.url}/api/outputs?session=${id}`, { method: 'POST' })).status,

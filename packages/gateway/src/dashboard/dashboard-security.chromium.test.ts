@@ -130,15 +130,17 @@ describe.skipIf(!chromiumAvailable)('the dashboard and hostile content', () => {
   it('with an auth token: the page asks for it; ?token= becomes an HttpOnly cookie', async () => {
     const running = await hostileGateway('s3cret-token');
     const context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
-    const page = await context.newPage();
-    const refused = await page.goto(`${running.url}/`);
+    const refusedPage = await context.newPage();
+    const refused = await refusedPage.goto(`${running.url}/`);
     expect(refused?.status()).toBe(401);
-    expect(await page.locator('body').textContent()).toContain('?token=');
+    expect(await refusedPage.locator('body').textContent()).toContain('?token=');
     expect((await fetch(`${running.url}/api/sessions`)).status).toBe(401);
-
-    const wrong = await page.goto(`${running.url}/?token=nope`);
+    const wrong = await refusedPage.goto(`${running.url}/?token=nope`);
     expect(wrong?.status()).toBe(401);
+    await refusedPage.close();
 
+    // A page of its own: the refusals above log console errors of their own.
+    const page = await context.newPage();
     const problems: string[] = [];
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(message.text());

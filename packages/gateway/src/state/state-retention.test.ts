@@ -4,57 +4,28 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '@toolmask/core/storage';
 import { createGateway } from '../gateway.js';
-import { geminiAnswer, startFakeUpstream } from '../test-utils/fake-upstream.js';
-import {
-  gatewayFixture,
-  runGeminiClient,
-  settled,
-  shellOutput,
-  startTestGateway,
-} from '../test-utils/gemini-client.js';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { shellSessionThroughGateway } from '../test-utils/shell-session.js';
 import { createFileUsageStore } from './file-usage-store.js';
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 /** A state folder with one masked conversation of today, and an old usage day file. */
 async function stateWithHistory() {
-  const fixture = await gatewayFixture({
-    toolProtectionThreshold: 4_000,
-    minPrunableTokensThreshold: 2_000,
-  });
-  cleanups.push(fixture.cleanup);
-  const upstream = await startFakeUpstream((request) => {
-    const step = Math.floor((request.json as { contents: unknown[] }).contents.length / 2);
-    return geminiAnswer(
-      step < 5
-        ? [{ functionCall: { id: `call-${step}`, name: 'run_shell_command', args: {} } }]
-        : [{ text: 'done' }],
-      { prompt: 100, cached: 0 },
-    );
-  });
-  cleanups.push(() => upstream.close());
-  const running = await startTestGateway({
-    stateDir: fixture.stateDir,
-    settingsFile: fixture.settingsFile,
-    upstreams: { gemini: upstream.url },
-  });
-  await runGeminiClient({
-    url: `${running.url}/v1beta/models/m:streamGenerateContent?alt=sse`,
-    prompt: 'build',
-    outputFor: (call) => ({ output: shellOutput(call.id) }),
-    maxRequests: 8,
-  });
-  await settled(running);
+  const { running, stateDir } = await shellSessionThroughGateway(
+    {
+      settings: { toolProtectionThreshold: 4_000, minPrunableTokensThreshold: 2_000 },
+      steps: 5,
+      usage: () => ({ prompt: 100, cached: 0 }),
+    },
+    cleanups,
+  );
   await running.close();
   // A record from 40 days ago, in its own day file.
-  await createFileUsageStore(fixture.stateDir).append({
+  await createFileUsageStore(stateDir).append({
     at: Date.now() - 40 * DAY_MS,
     conversationId: 'aaaaaaaaaaaaaaaa',
     client: 'other',
@@ -69,7 +40,7 @@ async function stateWithHistory() {
     cacheLikelyCold: false,
     gatewayMs: 0,
   });
-  return fixture;
+  return stateDir;
 }
 
 const list = (folder: string) => fs.readdir(folder).catch(() => [] as string[]);
@@ -85,7 +56,7 @@ async function startAndStop(stateDir: string, retentionDays: number | undefined,
 
 describe('retention of the state folder', () => {
   it('at start, removes what is older than retentionDays and keeps the rest', async () => {
-    const { stateDir } = await stateWithHistory();
+    const stateDir = await stateWithHistory();
     expect(await list(path.join(stateDir, 'usage'))).toHaveLength(2);
     expect(await list(path.join(stateDir, 'conversations'))).toHaveLength(1);
     expect(await list(path.join(stateDir, 'tool-outputs'))).toHaveLength(1);

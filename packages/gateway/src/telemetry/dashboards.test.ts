@@ -13,14 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createFileToolOutputStore, type ToolOutputStore } from '@toolmask/core/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { geminiAnswer, startFakeUpstream, type FakeUpstream } from '../test-utils/fake-upstream.js';
-import {
-  gatewayFixture,
-  runGeminiClient,
-  settled,
-  shellOutput,
-  startTestGateway,
-} from '../test-utils/gemini-client.js';
+import { shellOutput } from '../test-utils/gemini-client.js';
+import { shellSessionThroughGateway } from '../test-utils/shell-session.js';
 
 const DASHBOARDS = new URL('../../../../docs/dashboards/', import.meta.url);
 /** Where the Cloud Monitoring dashboard's metric types come from (docs/telemetry.md). */
@@ -71,39 +65,18 @@ async function otlpReceiver(): Promise<{ url: string; close(): Promise<void> }> 
 }
 
 beforeAll(async () => {
-  const fixture = await gatewayFixture({
-    toolProtectionThreshold: 4_000,
-    minPrunableTokensThreshold: 2_000,
-  });
-  cleanups.push(fixture.cleanup);
   const receiver = await otlpReceiver();
   cleanups.push(receiver.close);
-  const upstream: FakeUpstream = await startFakeUpstream((request) => {
-    const step = Math.floor((request.json as { contents: unknown[] }).contents.length / 2);
-    return geminiAnswer(
-      step < 7
-        ? [{ functionCall: { id: `call-${step}`, name: 'run_shell_command', args: {} } }]
-        : [{ text: 'done' }],
-      { prompt: 1_000 * (step + 1), cached: 800 * step },
-    );
-  });
-  cleanups.push(() => upstream.close());
-  const running = await startTestGateway({
-    stateDir: fixture.stateDir,
-    settingsFile: fixture.settingsFile,
-    upstreams: { gemini: upstream.url },
-    otlpEndpoint: receiver.url,
-    stores: { outputs: storeWithFullDisk() },
-  });
-  await runGeminiClient({
-    url: `${running.url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
-    prompt: 'build it',
-    outputFor: (call, index) => ({
-      output: shellOutput(index === 1 ? `${FAIL_MARKER} ${call.id}` : call.id),
-    }),
-    maxRequests: 10,
-  });
-  await settled(running);
+  const { running } = await shellSessionThroughGateway(
+    {
+      settings: { toolProtectionThreshold: 4_000, minPrunableTokensThreshold: 2_000 },
+      steps: 7,
+      usage: (step) => ({ prompt: 1_000 * (step + 1), cached: 800 * step }),
+      gateway: { otlpEndpoint: receiver.url, stores: { outputs: storeWithFullDisk() } },
+      output: (call, index) => shellOutput(index === 1 ? `${FAIL_MARKER} ${call.id}` : call.id),
+    },
+    cleanups,
+  );
   scrape = await (await fetch(`${running.url}/metrics`)).text();
   // Closing flushes the OTLP exporter once more.
   await running.close();

@@ -29,35 +29,28 @@ interface Column {
   cell: (session: SessionSummary) => string;
 }
 
+/** A numeric column of a session's count. */
+function count(
+  key: 'requests' | 'contextTokens' | 'peakContextTokens' | 'maskedOutputs',
+  label: string,
+): Column {
+  return { key, label, numeric: true, cell: (session) => formatInteger(session[key]) };
+}
+
 const COLUMNS: readonly Column[] = [
   { key: 'client', label: 'Client', numeric: false, cell: (s) => s.client },
   { key: 'model', label: 'Model', numeric: false, cell: (s) => s.model || '?' },
   { key: 'startedAt', label: 'Started', numeric: false, cell: (s) => formatTime(s.startedAt) },
-  { key: 'requests', label: 'Requests', numeric: true, cell: (s) => formatInteger(s.requests) },
-  {
-    key: 'contextTokens',
-    label: 'Context now',
-    numeric: true,
-    cell: (s) => formatInteger(s.contextTokens),
-  },
-  {
-    key: 'peakContextTokens',
-    label: 'Peak',
-    numeric: true,
-    cell: (s) => formatInteger(s.peakContextTokens),
-  },
+  count('requests', 'Requests'),
+  count('contextTokens', 'Context now'),
+  count('peakContextTokens', 'Peak'),
   {
     key: 'cacheHitShare',
     label: 'Cache hits',
     numeric: true,
     cell: (s) => formatShare(s.cacheHitShare),
   },
-  {
-    key: 'maskedOutputs',
-    label: 'Masked',
-    numeric: true,
-    cell: (s) => formatInteger(s.maskedOutputs),
-  },
+  count('maskedOutputs', 'Masked'),
 ];
 
 function sorted(sessions: readonly SessionSummary[], sort: SortState): SessionSummary[] {

@@ -1,7 +1,8 @@
 /** Declares `toolmask dashboard` (options, help, examples) and hands over to `runDashboard`. */
 import { Command } from 'commander';
 import type { CliIo } from '../../cli-io.js';
-import { parseNonNegativeInteger } from '../../option-parsers.js';
+import { DEFAULT_DASHBOARD_PORT } from '@toolmask/gateway';
+import { withListenOptions } from '../listen-options.js';
 import { runDashboard, type DashboardCommandOptions } from './run-dashboard.js';
 
 const EXAMPLES = `
@@ -16,7 +17,7 @@ The gateway (toolmask gateway) serves the same dashboard at its own address.
 Exit codes: 0 stopped by SIGINT/SIGTERM, 1 failure, 2 bad usage (a port in use included).`;
 
 export function createDashboardCommand(io: CliIo, setExitCode: (code: number) => void): Command {
-  return new Command('dashboard')
+  const command = new Command('dashboard')
     .description(
       "Serve the dashboard over gemini-cli's telemetry outfile: the sessions, tokens and masking of the in-process installation.",
     )
@@ -31,14 +32,8 @@ export function createDashboardCommand(io: CliIo, setExitCode: (code: number) =>
     .option(
       '--settings <file>',
       'settings.json whose experimental.toolOutputMasking is shown (default ~/.gemini/settings.json)',
-    )
-    .option(
-      '--host <host>',
-      'address to bind (anything but loopback needs --auth-token)',
-      '127.0.0.1',
-    )
-    .option('--port <port>', 'port (0 picks a free one)', parseNonNegativeInteger, 8788)
-    .option('--auth-token <token>', 'required of every client (default $TOOLMASK_GATEWAY_TOKEN)')
+    );
+  return withListenOptions(command, DEFAULT_DASHBOARD_PORT)
     .addHelpText('after', EXAMPLES)
     .action(async (options: DashboardCommandOptions) => {
       setExitCode(await runDashboard(options, io));

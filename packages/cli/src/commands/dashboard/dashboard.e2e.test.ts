@@ -9,27 +9,15 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  TelemetryTarget,
-  flushTelemetry,
-  shutdownTelemetry,
-  type Config,
-  type Part,
-} from '@google/gemini-cli-core';
-import { installToolOutputMasking, type MaskingPass } from '@toolmask/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '@google/gemini-cli-core';
+import type { MaskingPass } from '@toolmask/core';
 import type { OutputSlice, SessionDetail, SessionOutputs, SessionsReport } from '@toolmask/gateway';
+import type { FakeGeminiServer } from '../../../../core/src/test-utils/fakeGeminiServer.js';
 import {
-  CORE_MASKING_OFF,
-  createHostConfig,
-  sendAndCollect,
-  setUpTestEnv,
-  type TestEnv,
-} from '../../../../core/src/test-utils/agentHarness.js';
-import {
-  startFakeGeminiServer,
-  type FakeGeminiServer,
-} from '../../../../core/src/test-utils/fakeGeminiServer.js';
+  runTelemetrySession,
+  type TelemetrySession,
+} from '../../../../core/src/test-utils/telemetrySession.js';
 import {
   chromiumAvailable,
   launchChromium,
@@ -39,21 +27,12 @@ import { runCli } from '../../program.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../../../../.tmp/artifacts/dashboard');
 
-const ROUNDS = 8;
-
-let env: TestEnv;
+let session: TelemetrySession;
 let server: FakeGeminiServer;
 let config: Config;
 let outfile: string;
-const passes: MaskingPass[] = [];
+let passes: MaskingPass[] = [];
 let dashboard: { url: string; stop(): Promise<number> };
-
-function answer(callId: string, index: number): Part[] {
-  const text = `build step ${index}: compiled unit ${'z'.repeat(40)}\n`.repeat(250);
-  return [
-    { functionResponse: { id: callId, name: 'run_shell_command', response: { output: text } } },
-  ];
-}
 
 /** Runs `toolmask dashboard ...` in-process until `stop()`; resolves once it listens. */
 async function startDashboard(args: string[]): Promise<typeof dashboard> {
@@ -96,44 +75,19 @@ async function getJson<T>(pathname: string): Promise<T> {
 }
 
 beforeAll(async () => {
-  vi.spyOn(console, 'log').mockImplementation(() => undefined);
-  vi.spyOn(console, 'debug').mockImplementation(() => undefined);
-  env = setUpTestEnv('toolmask-dashboard');
-  outfile = path.join(env.root, 'telemetry.log');
-  server = await startFakeGeminiServer({
-    script: Array.from({ length: ROUNDS }, (_, i) => ({
-      parts: [
-        {
-          functionCall: { id: `c${i}`, name: 'run_shell_command', args: { command: `make ${i}` } },
-        },
-      ],
-    })),
-  });
-  config = await createHostConfig(env, server, {
-    params: {
-      contextManagement: CORE_MASKING_OFF,
-      telemetry: { enabled: true, target: TelemetryTarget.LOCAL, outfile },
-    },
-  });
-  installToolOutputMasking(config, {
+  session = await runTelemetrySession({
+    label: 'toolmask-dashboard',
+    rounds: 8,
     settings: { toolProtectionThreshold: 4_000, minPrunableTokensThreshold: 2_000 },
-    readSettingsFiles: false,
-    onPass: (pass) => passes.push(pass),
+    outputText: (round) => `build step ${round}: compiled unit ${'z'.repeat(40)}\n`.repeat(250),
   });
-  let calls = (await sendAndCollect(config, [{ text: 'build it' }], 'p1')).calls;
-  for (let i = 0; i < ROUNDS; i++) {
-    calls = (await sendAndCollect(config, answer(calls[0]!.callId, i), 'p1')).calls;
-  }
-  await flushTelemetry(config);
+  ({ server, config, outfile, passes } = session);
   dashboard = await startDashboard(['--telemetry-outfile', outfile, '--port', '0']);
 });
 
 afterAll(async () => {
   expect(await dashboard?.stop()).toBe(0);
-  await shutdownTelemetry(config, false);
-  await server.close();
-  await env.restore();
-  vi.restoreAllMocks();
+  await session?.close();
 });
 
 describe('toolmask dashboard over a telemetry outfile of the in-process installation', () => {
