@@ -192,6 +192,7 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
     ).toBe('30');
     expect(await page.locator('#price-table .price-row').count()).toBeGreaterThan(3);
     expect(await overflowingElements(page)).toEqual([]);
+    await screenshot(page, 'dashboard-settings-1400');
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -65,10 +65,12 @@ export function createGatewaySource(options: GatewaySourceOptions): GatewaySourc
       return { projectTempDir: options.stateDir, sessionId, allowOtherSessions: false };
     },
     async status() {
-      const masking = await options.settings.config();
+      // The settings file's retentionDays is the in-process installation's: the gateway's own
+      // (in the gateway group) is the one that applies here.
+      const { retentionDays: _inProcessOnly, ...masking } = await options.settings.config();
       return {
         settings: {
-          masking: { ...masking } as Record<string, SettingValue>,
+          masking: masking as Record<string, SettingValue>,
           gateway: options.gatewaySettings,
         },
         details: {
