@@ -21,4 +21,11 @@ export default tseslint.config(
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
   },
+  {
+    // The dashboard page runs in the browser.
+    files: ['packages/gateway/web/**'],
+    languageOptions: {
+      globals: { ...globals.browser },
+    },
+  },
 );

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
+import { createDashboardCommand } from './commands/dashboard/dashboard-command.js';
 import { createGatewayCommand } from './commands/gateway/gateway-command.js';
 import { createGeminiCommand } from './commands/launch/gemini-command.js';
 import { createQwenCommand } from './commands/launch/qwen-command.js';
@@ -20,6 +21,7 @@ Examples:
   $ toolmask replay --concat 8 --compare ../shared/traces/mini-swe-agent-gemini3pro
   $ toolmask outputs ls
   $ toolmask outputs gc --older-than 30d --dry-run
+  $ toolmask dashboard --telemetry-outfile ~/.gemini/telemetry.log
 
 Exit codes: 0 done, 1 failure, 2 bad usage or bad input. A closed pipe (| head) ends output quietly.
 Documentation: ${documentation}`;
@@ -39,7 +41,8 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     .addCommand(createGatewayCommand(io, setExitCode))
     .addCommand(createGeminiCommand(io, setExitCode))
     .addCommand(createQwenCommand(io, setExitCode))
-    .addCommand(createSetupCommand(io, setExitCode));
+    .addCommand(createSetupCommand(io, setExitCode))
+    .addCommand(createDashboardCommand(io, setExitCode));
 
   const configure = (command: Command) => {
     command.exitOverride().configureOutput({

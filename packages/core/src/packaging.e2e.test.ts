@@ -1,6 +1,6 @@
 /**
- * The packages as a host installs them: both tarballs (`npm pack`) installed into a host folder
- * that has its own `@google/gemini-cli-core`. The host, and `@opentelemetry/api`, are peers: the
+ * The packages as a host installs them: the tarballs (`npm pack`; the CLI needs the gateway's)
+ * installed into a host folder that has its own `@google/gemini-cli-core`. The host, and `@opentelemetry/api`, are peers: the
  * installed toolmask has no copy of its own, the host's `GeminiClient.prototype` is the one
  * patched, and a settings warning reaches the host's `coreEvents`. Also: only the curated entry
  * points are reachable; each tarball carries the LICENSE (the repository's Apache-2.0 text) and a
@@ -81,7 +81,15 @@ describe('the packed packages in a host that has its own @google/gemini-cli-core
     host = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-pack-'));
     execFileSync(
       'npm',
-      ['pack', './packages/core', './packages/cli', '--pack-destination', host, '--silent'],
+      [
+        'pack',
+        './packages/core',
+        './packages/gateway',
+        './packages/cli',
+        '--pack-destination',
+        host,
+        '--silent',
+      ],
       { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] },
     );
     const tarballs = fs.readdirSync(host).filter((name) => name.endsWith('.tgz'));
@@ -95,6 +103,7 @@ describe('the packed packages in a host that has its own @google/gemini-cli-core
         dependencies: {
           '@google/gemini-cli-core': coreVersion,
           '@toolmask/core': tarball('toolmask-core-'),
+          '@toolmask/gateway': tarball('toolmask-gateway-'),
           '@toolmask/cli': tarball('toolmask-cli-'),
         },
       }),
@@ -155,9 +164,16 @@ describe('the packed packages in a host that has its own @google/gemini-cli-core
   });
 
   it('the tarballs ship no tests, test utilities or fixtures', () => {
-    const dist = path.join(host, 'node_modules', '@toolmask', 'core', 'dist');
-    const files = fs.readdirSync(dist, { recursive: true }) as string[];
-    expect(files.filter((file) => /test/.test(file))).toEqual([]);
+    for (const name of ['core', 'gateway']) {
+      const dist = path.join(host, 'node_modules', '@toolmask', name, 'dist');
+      const files = fs.readdirSync(dist, { recursive: true }) as string[];
+      expect(files.filter((file) => /test/.test(file))).toEqual([]);
+    }
+    // The dashboard page ships whole: its HTML, style sheet and modules.
+    const gateway = path.join(host, 'node_modules', '@toolmask', 'gateway');
+    for (const file of ['web/static/index.html', 'web/static/dashboard.css', 'dist/web/main.js']) {
+      expect(fs.existsSync(path.join(gateway, file)), file).toBe(true);
+    }
   });
 
   it("both tarballs carry the LICENSE (the repository's Apache-2.0 text) and a README", () => {

@@ -16,6 +16,7 @@ import {
   gatewayFixture,
   post,
   runGeminiClient,
+  settled,
   shellOutput,
   startTestGateway,
   type ContentLike,
@@ -208,6 +209,7 @@ describe('the gateway in front of a Gemini API upstream', () => {
         headers: { 'user-agent': 'GeminiCLI-tui/0.61.0/gemini-2.5-flash (linux; x64; terminal)' },
       });
     }
+    await settled(running);
     const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
       totals: { sessions: number; requests: number; promptTokens: number };
       sessions: Array<{

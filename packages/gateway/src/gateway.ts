@@ -3,26 +3,28 @@
  * tests drive the very same code on any server and the CLI (`toolmask gateway`, the launchers)
  * listens with it (listen.ts).
  *
- * Endpoints: `GET /healthz`; `GET /api/sessions` (and `/api/sessions/<id>`); `GET /metrics`
- * (Prometheus); `/mcp` (read-back over MCP); everything else is a model API request, forwarded to
- * its upstream (routes.ts), masked when it carries a conversation. With an auth token, every
- * endpoint but `/healthz` requires it: `x-toolmask-token: <token>`, or, on the gateway's own
- * endpoints, `Authorization: Bearer <token>` (on model requests that header is the client's
- * credential for the provider, forwarded untouched).
+ * Endpoints: `GET /healthz`; the dashboard at `/` with its API under `/api/` (dashboard/);
+ * `GET /metrics` (Prometheus); `/mcp` (read-back over MCP); everything else is a model API
+ * request, forwarded to its upstream (routes.ts), masked when it carries a conversation. With an
+ * auth token, every endpoint but `/healthz` requires it (http/own-access.ts): `x-toolmask-token:
+ * <token>`; on the gateway's own endpoints also `Authorization: Bearer <token>` (on model requests
+ * that header is the client's credential for the provider, forwarded untouched), and for the
+ * dashboard and `/metrics` the cookie a browser gets from `/?token=<token>`.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import { createFileToolOutputStore, type ToolOutputStore } from '@toolmask/core/storage';
 import { ConversationRegistry } from './conversation/conversation-registry.js';
+import { createDashboardHandler } from './dashboard/dashboard-handler.js';
+import { createGatewaySource } from './dashboard/gateway-source.js';
 import type { GatewayContext } from './gateway-context.js';
 import { handleModelRequest } from './handlers/model-request.js';
-import { handleApiRequest } from './handlers/api-request.js';
-import { isLoopbackHost } from './http/loopback.js';
+import { hasToken, hostAllowed, refuseForeignHost, refuseWithoutToken } from './http/own-access.js';
 import { createMcpEndpoint, MCP_SERVER_NAME, MCP_TOOL_NAME } from './mcp/mcp-endpoint.js';
 import { createMaskingSettingsSource } from './settings/masking-settings.js';
 import { createFileConversationStore } from './state/file-conversation-store.js';
 import { createFileUsageStore } from './state/file-usage-store.js';
+import { scheduleStateRetention } from './state/state-retention.js';
 import type { ConversationStore, UsageStore } from './state/stores.js';
 import { createGatewayTelemetry } from './telemetry/gateway-telemetry.js';
 import { matchRoute } from './upstream/routes.js';
@@ -54,6 +56,12 @@ export interface GatewayOptions {
   /** Bytes of conversation history kept in memory between requests. @default 256 MiB */
   maxRetainedBytes?: number;
   otlpEndpoint?: string;
+  /**
+   * Days of history kept in the state folder: usage records, conversations' decisions and their
+   * offloaded outputs older than this are removed at start and then daily (state-retention.ts).
+   * 0 keeps everything. @default 30
+   */
+  retentionDays?: number;
   /** Debug and warning lines (never a header or a body). @default none */
   log?: (line: string) => void;
   /** Alternative state stores (shared storage); default the file system under `stateDir`. */
@@ -78,17 +86,8 @@ export interface Gateway {
 /** gemini-cli names an MCP tool `mcp_<server>_<tool>`; the snippet names it that way. */
 export const DEFAULT_READ_TOOL_NAME = `mcp_${MCP_SERVER_NAME}_${MCP_TOOL_NAME}`;
 
-/** The host name of a Host header (`127.0.0.1:8787` → `127.0.0.1`, `[::1]:8787` → `[::1]`). */
-function hostName(header: string | undefined): string {
-  return /^(\[[^\]]*\]|[^:]*)/.exec(header ?? '')?.[1] ?? '';
-}
-
-function tokenMatches(given: string | undefined, expected: string): boolean {
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+/** @default of `retentionDays`. */
+export const DEFAULT_RETENTION_DAYS = 30;
 
 export function createGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? (() => undefined);
@@ -106,8 +105,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   const usage = options.stores?.usage ?? createFileUsageStore(stateDir);
   const outputs = options.stores?.outputs ?? createFileToolOutputStore();
   const readToolName = options.readToolName ?? DEFAULT_READ_TOOL_NAME;
+  const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
+  const maxRetainedBytes = options.maxRetainedBytes ?? 256 * 1024 * 1024;
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const disableClientMasking = options.disableClientMasking !== false;
   const conversations = new ConversationRegistry({
-    maxRetainedBytes: options.maxRetainedBytes ?? 256 * 1024 * 1024,
+    maxRetainedBytes,
     maxConversations: 1_024,
     create: (id) => ({
       id,
@@ -125,19 +128,58 @@ export function createGateway(options: GatewayOptions): Gateway {
       debug: log,
     }),
   });
+  const upstreams: UpstreamUrls = { ...DEFAULT_UPSTREAMS, ...options.upstreams };
+  const source = createGatewaySource({
+    stateDir,
+    usage,
+    conversations: conversationStore,
+    registry: conversations,
+    settings,
+    gatewaySettings: {
+      retentionDays,
+      authToken: options.authToken ? 'required' : 'none',
+      loopbackOnly: options.loopbackOnly === true,
+      ...Object.fromEntries(
+        Object.entries(upstreams).map(([name, url]) => [`upstream.${name}`, url ?? null]),
+      ),
+      readToolName,
+      disableClientMasking,
+      maxBodyBytes,
+      maxRetainedBytes,
+      idleGapMs: options.idleGapMs ?? null,
+      otlpEndpoint: options.otlpEndpoint ?? null,
+    },
+  });
+  const dashboard = createDashboardHandler({
+    source,
+    version: GATEWAY_VERSION,
+    now,
+    ...(options.authToken ? { authToken: options.authToken } : {}),
+    ...(options.loopbackOnly ? { loopbackOnly: true } : {}),
+  });
+  const retention = scheduleStateRetention({
+    stateDir,
+    retentionDays,
+    usage,
+    conversations: conversationStore,
+    inUse: () => conversations.ids(),
+    now,
+    log,
+  });
   const context: GatewayContext = {
-    upstreams: { ...DEFAULT_UPSTREAMS, ...options.upstreams },
+    upstreams,
     conversations,
     usage,
     telemetry,
     fetch: options._internal?.fetch ?? fetch,
     now,
-    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
-    disableClientMasking: options.disableClientMasking !== false,
+    maxBodyBytes,
+    disableClientMasking,
     log,
     async recordUsage(record) {
       try {
         await usage.append(record);
+        source.changed();
       } catch (error) {
         log(
           `[toolmask gateway] could not record usage: ${String((error as Error)?.message ?? error)}`,
@@ -158,14 +200,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (inFlight === 0) for (const resolve of idle.splice(0)) resolve();
   };
 
-  function authorized(request: IncomingMessage, ownEndpoint: boolean): boolean {
-    if (!options.authToken) return true;
-    const header = request.headers['x-toolmask-token'];
-    if (tokenMatches(Array.isArray(header) ? header[0] : header, options.authToken)) return true;
-    const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-    return ownEndpoint && tokenMatches(bearer, options.authToken);
-  }
-
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = request.url ?? '/';
     const pathname = url.split('?')[0] ?? '/';
@@ -175,27 +209,24 @@ export function createGateway(options: GatewayOptions): Gateway {
         .end(JSON.stringify({ status: 'ok', version: GATEWAY_VERSION }));
       return;
     }
-    const own = pathname === '/mcp' || pathname === '/metrics' || pathname.startsWith('/api/');
-    if (own && options.loopbackOnly && !isLoopbackHost(hostName(request.headers.host))) {
-      response.writeHead(403, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          error: { code: 403, message: 'toolmask gateway: not a loopback Host' },
-        }),
-      );
+    if (dashboard.owns(pathname)) {
+      await dashboard.handle(request, response);
       return;
     }
-    if (!authorized(request, own)) {
-      response
-        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
-        .end(
-          JSON.stringify({
-            error: {
-              code: 401,
-              message:
-                'toolmask gateway: this gateway needs its auth token (x-toolmask-token header)',
-            },
-          }),
-        );
+    const rules = { authToken: options.authToken, loopbackOnly: options.loopbackOnly };
+    const own = pathname === '/mcp' || pathname === '/metrics';
+    if (own && !hostAllowed(request, rules)) {
+      refuseForeignHost(response);
+      return;
+    }
+    const accepted =
+      pathname === '/metrics'
+        ? (['header', 'bearer', 'cookie'] as const)
+        : own
+          ? (['header', 'bearer'] as const)
+          : (['header'] as const);
+    if (!hasToken(request, rules, accepted)) {
+      refuseWithoutToken(response);
       return;
     }
     if (pathname === '/mcp') {
@@ -204,10 +235,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     if (pathname === '/metrics' && request.method === 'GET') {
       await telemetry.serveMetrics(request, response);
-      return;
-    }
-    if (pathname.startsWith('/api/')) {
-      await handleApiRequest(context, request, response, { stateDir, settingsFile: settings.file });
       return;
     }
     await handleModelRequest(context, request, response, matchRoute(request.method ?? 'GET', url));
@@ -237,12 +264,15 @@ export function createGateway(options: GatewayOptions): Gateway {
         .finally(done);
     },
     async close(timeoutMs = 30_000) {
+      retention.stop();
+      dashboard.close();
       if (inFlight > 0) {
         await Promise.race([
           new Promise<void>((resolve) => idle.push(resolve)),
           new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()),
         ]);
       }
+      await retention.first;
       await telemetry.shutdown();
     },
     stats: () => ({

@@ -7,6 +7,7 @@
 export {
   createGateway,
   DEFAULT_READ_TOOL_NAME,
+  DEFAULT_RETENTION_DAYS,
   type Gateway,
   type GatewayOptions,
 } from './gateway.js';
@@ -21,15 +22,36 @@ export {
   type RunningFile,
 } from './listen.js';
 export { DEFAULT_UPSTREAMS, type UpstreamUrls } from './upstream/upstreams.js';
-export type { UsageRecord, ClientKind, FrontKind } from './usage/usage-record.js';
+export type { UsageRecord, ClientKind, FrontKind, RequestSource } from './usage/usage-record.js';
 export type { SessionsReport, SessionSummary } from './usage/sessions.js';
 export type {
   ConversationStore,
   UsageStore,
+  UsageQuery,
   DecisionRecord,
   ConversationMeta,
 } from './state/stores.js';
+export {
+  listenDashboard,
+  DEFAULT_DASHBOARD_PORT,
+  type ListenDashboardOptions,
+  type RunningDashboard,
+} from './dashboard/listen-dashboard.js';
+export type { DashboardSource, SourceStatus } from './dashboard/dashboard-source.js';
+export type {
+  DashboardStatus,
+  OffloadedOutput,
+  OutputSlice,
+  SessionDetail,
+  SessionOutputs,
+  SettingValue,
+  SourceKind,
+} from './dashboard/api-types.js';
 export { GATEWAY_VERSION } from './version.js';
+export {
+  createMaskingSettingsSource,
+  type MaskingSettingsSource,
+} from './settings/masking-settings.js';
 export { defaultStateDir } from './launch/state-dir.js';
 export { launchClient, type ClientSetup, type LaunchOptions } from './launch/launch-client.js';
 export {

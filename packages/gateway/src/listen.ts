@@ -7,12 +7,14 @@
  */
 import { promises as fs } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { createGateway, type Gateway, type GatewayOptions } from './gateway.js';
+import { checkBindable, GatewayStartError, listenOn } from './http/listen-on.js';
 import { isLoopbackHost } from './http/loopback.js';
 import { writeAtomically } from './state/private-files.js';
 import type { UpstreamUrls } from './upstream/upstreams.js';
+
+export { GatewayStartError };
 
 export interface ListenOptions extends GatewayOptions {
   /** @default 127.0.0.1 */
@@ -30,16 +32,6 @@ export interface RunningGateway {
   close(timeoutMs?: number): Promise<void>;
 }
 
-export class GatewayStartError extends Error {
-  constructor(
-    message: string,
-    readonly code: 'PORT_IN_USE' | 'NEEDS_AUTH_TOKEN' | 'LISTEN_FAILED',
-  ) {
-    super(message);
-    this.name = 'GatewayStartError';
-  }
-}
-
 export const DEFAULT_PORT = 8787;
 /** Where a running gateway says where it listens. */
 export const RUNNING_FILE = 'gateway.json';
@@ -53,42 +45,22 @@ export interface RunningFile {
   upstreams?: Partial<UpstreamUrls>;
 }
 
-function urlHost(host: string): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
-
 export async function listenGateway(options: ListenOptions): Promise<RunningGateway> {
   const host = options.host ?? '127.0.0.1';
-  if (!isLoopbackHost(host) && !options.authToken) {
-    throw new GatewayStartError(
-      `binding to ${host} (not loopback) needs --auth-token: anyone who can reach it could use your API keys`,
-      'NEEDS_AUTH_TOKEN',
-    );
-  }
+  checkBindable(host, options.authToken);
   const gateway = createGateway({ loopbackOnly: isLoopbackHost(host), ...options });
   const server = createServer((request, response) => gateway.handle(request, response));
   // Long generations stream for minutes: never time a request out from this side.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') {
-        reject(
-          new GatewayStartError(
-            `port ${options.port ?? DEFAULT_PORT} on ${host} is already in use (another gateway? try --port 0 for a free one)`,
-            'PORT_IN_USE',
-          ),
-        );
-      } else {
-        reject(
-          new GatewayStartError(`cannot listen on ${host}: ${error.message}`, 'LISTEN_FAILED'),
-        );
-      }
-    });
-    server.listen(options.port ?? DEFAULT_PORT, host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${urlHost(host)}:${port}`;
+  let bound: { port: number; url: string };
+  try {
+    bound = await listenOn(server, host, options.port ?? DEFAULT_PORT);
+  } catch (error) {
+    await gateway.close(0);
+    throw error;
+  }
+  const { port, url } = bound;
   const runningFile = path.join(gateway.stateDir, RUNNING_FILE);
   const running: RunningFile = {
     url,

@@ -4,26 +4,11 @@
  * with the host's common attributes. (Its own file: the SDK is process-wide.)
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { afterAll, beforeAll, expect, test, vi } from 'vitest';
-import {
-  Storage,
-  TelemetryTarget,
-  flushTelemetry,
-  shutdownTelemetry,
-  type Config,
-  type Part,
-} from '@google/gemini-cli-core';
-import { startFakeGeminiServer, type FakeGeminiServer } from '../test-utils/fakeGeminiServer.js';
-import {
-  CORE_MASKING_OFF,
-  createHostConfig,
-  sendAndCollect,
-  setUpTestEnv,
-  type TestEnv,
-} from '../test-utils/agentHarness.js';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { Storage, type Config } from '@google/gemini-cli-core';
 import { logRecords, metricDataPoints, readTelemetryFile } from '../test-utils/telemetryFile.js';
-import { installToolOutputMasking, type MaskingPass } from './installToolOutputMasking.js';
+import { runTelemetrySession, type TelemetrySession } from '../test-utils/telemetrySession.js';
+import type { MaskingPass } from './installToolOutputMasking.js';
 import {
   METRIC_MASKED_COUNT,
   METRIC_PASS_DURATION,
@@ -31,61 +16,25 @@ import {
 } from '../telemetry/metrics.js';
 
 const EVENT = 'gemini_cli.tool_output_masking';
-const ROUNDS = 6;
 
-let env: TestEnv;
-let server: FakeGeminiServer;
+let session: TelemetrySession;
 let config: Config;
-let outfile: string;
-const passes: MaskingPass[] = [];
+let passes: MaskingPass[] = [];
 let records: unknown[] = [];
 
-function answer(callId: string, index: number): Part[] {
-  const text = `line of output ${index} ${'y'.repeat(50)}\n`.repeat(200);
-  return [
-    { functionResponse: { id: callId, name: 'run_shell_command', response: { output: text } } },
-  ];
-}
-
 beforeAll(async () => {
-  // Core writes debug notes (routing, policy) to the console.
-  vi.spyOn(console, 'log').mockImplementation(() => undefined);
-  vi.spyOn(console, 'debug').mockImplementation(() => undefined);
-  env = setUpTestEnv('toolmask-telemetry');
-  outfile = path.join(env.root, 'telemetry.log');
-  server = await startFakeGeminiServer({
-    script: Array.from({ length: ROUNDS }, (_, i) => ({
-      parts: [
-        {
-          functionCall: { id: `c${i}`, name: 'run_shell_command', args: { command: `make ${i}` } },
-        },
-      ],
-    })),
-  });
-  config = await createHostConfig(env, server, {
-    params: {
-      contextManagement: CORE_MASKING_OFF,
-      telemetry: { enabled: true, target: TelemetryTarget.LOCAL, outfile },
-    },
-  });
-  installToolOutputMasking(config, {
+  session = await runTelemetrySession({
+    label: 'toolmask-telemetry',
+    rounds: 6,
     settings: { toolProtectionThreshold: 3_000, minPrunableTokensThreshold: 1_000 },
-    readSettingsFiles: false,
-    onPass: (pass) => passes.push(pass),
+    outputText: (round) => `line of output ${round} ${'y'.repeat(50)}\n`.repeat(200),
   });
-  let calls = (await sendAndCollect(config, [{ text: 'build it' }], 'p1')).calls;
-  for (let i = 0; i < ROUNDS; i++) {
-    calls = (await sendAndCollect(config, answer(calls[0]!.callId, i), 'p1')).calls;
-  }
-  await flushTelemetry(config);
-  records = readTelemetryFile(outfile);
+  ({ config, passes } = session);
+  records = readTelemetryFile(session.outfile);
 });
 
 afterAll(async () => {
-  await shutdownTelemetry(config, false);
-  await server.close();
-  await env.restore();
-  vi.restoreAllMocks();
+  await session.close();
 });
 
 test('the gemini_cli.tool_output_masking record arrives in the host exporter with the common attributes', () => {

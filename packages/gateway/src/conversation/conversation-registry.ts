@@ -50,6 +50,11 @@ export class ConversationRegistry {
     }
   }
 
+  /** Ids of the conversations held in memory. */
+  ids(): IterableIterator<string> {
+    return this.conversations.keys();
+  }
+
   /** Bytes of history kept, for /api and tests. */
   retainedBytes(): number {
     let total = 0;

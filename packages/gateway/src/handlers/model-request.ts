@@ -70,8 +70,9 @@ function record(
   prepared: PreparedRequest,
 ): void {
   context.conversations.trim();
+  // No session id on metrics: a label per conversation would grow the exporter's memory and
+  // a Prometheus server's series without bound (the masking log event carries it).
   context.telemetry.recordPass(prepared.result, {
-    'session.id': conversationId,
     client: clientOf(headerValue(request, 'user-agent')),
     model,
   });

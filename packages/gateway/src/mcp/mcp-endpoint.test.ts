@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { geminiAnswer, startFakeUpstream } from '../test-utils/fake-upstream.js';
+import { shellCallingUpstream } from '../test-utils/fake-upstream.js';
 import {
   gatewayFixture,
   runGeminiClient,
@@ -40,15 +40,7 @@ describe('read_tool_output over MCP', () => {
       minPrunableTokensThreshold: 8_000,
     });
     cleanups.push(fixture.cleanup);
-    const upstream = await startFakeUpstream((request) => {
-      const contents = (request.json as { contents: unknown[] }).contents;
-      const step = Math.floor(contents.length / 2);
-      return geminiAnswer(
-        step < 6
-          ? [{ functionCall: { id: `call-${step}`, name: 'run_shell_command', args: { n: step } } }]
-          : [{ text: 'done' }],
-      );
-    });
+    const upstream = await shellCallingUpstream(6);
     cleanups.push(() => upstream.close());
     const running = await startTestGateway({
       stateDir: fixture.stateDir,

@@ -2,8 +2,10 @@
  * The embedded `ConversationStore`: `<stateDir>/conversations/<id>/decisions.jsonl` (one decision
  * per line, appended before the request it changes is forwarded) and `meta.json`.
  * Conversation ids are hex digests (conversation/conversation-key.ts), so they are safe folder
- * names; anything else is refused.
+ * names; anything else is refused. A conversation's last activity is the newest modification of
+ * its two files; `prune` removes whole folders (never following a link).
  */
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type {
   ConversationMeta,
@@ -23,6 +25,19 @@ function isDecision(value: unknown): value is DecisionRecord {
     record.kind === 'masked' &&
     typeof (record as { response?: { output?: unknown } }).response?.output === 'string'
   );
+}
+
+/** Newest modification time of a conversation folder and its files (links not followed). */
+async function newestModification(conversation: string): Promise<number | undefined> {
+  try {
+    let newest = (await fs.lstat(conversation)).mtimeMs;
+    for (const name of await fs.readdir(conversation)) {
+      newest = Math.max(newest, (await fs.lstat(path.join(conversation, name))).mtimeMs);
+    }
+    return newest;
+  } catch {
+    return undefined; // changed while being looked at: not ours to judge now
+  }
 }
 
 export function createFileConversationStore(
@@ -58,6 +73,25 @@ export function createFileConversationStore(
     },
     async saveMeta(id, meta) {
       await writeAtomically(path.join(folder(id), 'meta.json'), JSON.stringify(meta) + '\n');
+    },
+    async prune(beforeMs, keep) {
+      const root = path.join(stateDir, 'conversations');
+      let entries;
+      try {
+        entries = await fs.readdir(root, { withFileTypes: true });
+      } catch {
+        return 0;
+      }
+      let removed = 0;
+      for (const entry of entries) {
+        if (!entry.isDirectory() || !SAFE_ID.test(entry.name) || keep.has(entry.name)) continue;
+        const conversation = path.join(root, entry.name);
+        const lastActive = await newestModification(conversation);
+        if (lastActive === undefined || lastActive >= beforeMs) continue;
+        await fs.rm(conversation, { recursive: true, force: true });
+        removed++;
+      }
+      return removed;
     },
   };
 }

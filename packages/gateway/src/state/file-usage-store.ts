@@ -1,13 +1,16 @@
 /**
  * The embedded `UsageStore`: one JSON Lines file per UTC day, `<stateDir>/usage/<YYYY-MM-DD>.jsonl`.
- * Appends are whole lines; a day's file is read whole when asked for (a busy day of a person's
- * sessions is a few thousand short lines). Old days are pruned by `retentionDays`.
+ * Appends are whole lines (not synced: a record is worth less than the latency of a flush);
+ * reads go through a cache of the parsed days (usage-day-cache.ts), so a
+ * dashboard refresh parses only what was appended since. Old days are pruned whole by the
+ * gateway's retention (state-retention.ts).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { UsageRecord } from '../usage/usage-record.js';
 import type { UsageQuery, UsageStore } from './stores.js';
-import { appendLines, parseJsonLines, readIfExists } from './private-files.js';
+import { appendLines } from './private-files.js';
+import { UsageDayCache } from './usage-day-cache.js';
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
 const DAY_MS = 86_400_000;
@@ -18,6 +21,7 @@ function dayOf(epochMs: number): string {
 
 export function createFileUsageStore(stateDir: string): UsageStore {
   const folder = path.join(stateDir, 'usage');
+  const cache = new UsageDayCache();
   async function days(): Promise<string[]> {
     try {
       return (await fs.readdir(folder))
@@ -38,12 +42,10 @@ export function createFileUsageStore(stateDir: string): UsageStore {
     async list(query: UsageQuery = {}) {
       const firstDay = query.sinceMs !== undefined ? dayOf(query.sinceMs) : '';
       const records: UsageRecord[] = [];
+      // Day files in date order; within a day, requests that overlap end out of order.
       for (const day of await days()) {
         if (day < firstDay) continue;
-        const text = (await readIfExists(path.join(folder, `${day}.jsonl`))) ?? '';
-        for (const value of parseJsonLines(text)) {
-          const record = value as UsageRecord;
-          if (typeof record?.at !== 'number' || typeof record.conversationId !== 'string') continue;
+        for (const record of await cache.records(path.join(folder, `${day}.jsonl`))) {
           if (query.sinceMs !== undefined && record.at < query.sinceMs) continue;
           if (query.conversationId && record.conversationId !== query.conversationId) continue;
           records.push(record);
@@ -58,6 +60,7 @@ export function createFileUsageStore(stateDir: string): UsageStore {
         // A day's file goes when its whole day is before the limit.
         if (Date.parse(`${day}T00:00:00Z`) + DAY_MS > beforeMs || day >= lastKept) continue;
         await fs.rm(path.join(folder, `${day}.jsonl`), { force: true });
+        cache.forget(path.join(folder, `${day}.jsonl`));
         removed++;
       }
       return removed;

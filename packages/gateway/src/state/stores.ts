@@ -8,6 +8,9 @@
  * - `UsageStore`: one record per forwarded request (real usage next to toolmask's estimates),
  *   for `/api/sessions`, the dashboard and its history across restarts;
  * - offloaded outputs go through core's `ToolOutputStore` (`@toolmask/core/storage`).
+ *
+ * Both stores forget what is older than the gateway's retention (`retentionDays`,
+ * state-retention.ts), so the state folder stays bounded.
  */
 import type { UsageRecord } from '../usage/usage-record.js';
 
@@ -60,6 +63,11 @@ export interface ConversationStore {
   /** Appends decisions (resolves once they would survive the gateway being killed or restarted). */
   appendDecisions(conversationId: string, records: readonly DecisionRecord[]): Promise<void>;
   saveMeta(conversationId: string, meta: ConversationMeta): Promise<void>;
+  /**
+   * Forgets conversations last active before `beforeMs`, except those in `keep` (in use);
+   * returns how many went.
+   */
+  prune(beforeMs: number, keep: ReadonlySet<string>): Promise<number>;
 }
 
 export interface UsageQuery {

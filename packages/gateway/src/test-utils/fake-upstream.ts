@@ -234,3 +234,24 @@ export function openAiAnswer(
   events.push('[DONE]');
   return { sse: events };
 }
+
+/**
+ * An upstream whose model calls `run_shell_command` (call ids `call-<step>`) until the
+ * conversation holds `steps` calls, then answers `done`; usage per step when `usage` is given.
+ * A step is a model turn and its answer: `contents.length / 2` of the request.
+ */
+export function shellCallingUpstream(
+  steps: number,
+  usage?: (step: number) => { prompt: number; cached: number },
+): Promise<FakeUpstream> {
+  return startFakeUpstream((request) => {
+    const contents = ((request.json as { contents?: unknown[] })?.contents ?? []) as unknown[];
+    const step = Math.floor(contents.length / 2);
+    return geminiAnswer(
+      step < steps
+        ? [{ functionCall: { id: `call-${step}`, name: 'run_shell_command', args: { n: step } } }]
+        : [{ text: 'done' }],
+      usage?.(step),
+    );
+  });
+}

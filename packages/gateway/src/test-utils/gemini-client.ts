@@ -152,3 +152,15 @@ export function rawRequest(
   request.end(body);
   return request;
 }
+
+/**
+ * Resolves once the gateway has finished every request: a usage record lands just after the
+ * answer's last byte has reached the client.
+ */
+export async function settled(running: RunningGateway, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (running.gateway.inFlight > 0) {
+    if (Date.now() > deadline) throw new Error('the gateway is still busy');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

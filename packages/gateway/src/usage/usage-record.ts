@@ -7,12 +7,18 @@ export type ClientKind = 'gemini-cli' | 'qwen-code' | 'other';
 /** Which protocol front the request came through. */
 export type FrontKind = 'gemini-api' | 'vertex' | 'code-assist' | 'openai';
 
+/**
+ * Where a request was seen: through one of the gateway's fronts, or `in-process` (read from the
+ * telemetry outfile of an in-process installation by `toolmask dashboard`).
+ */
+export type RequestSource = FrontKind | 'in-process';
+
 export interface UsageRecord {
   /** Epoch ms when the request arrived. */
   at: number;
   conversationId: string;
   client: ClientKind;
-  front: FrontKind;
+  front: RequestSource;
   model: string;
   /** HTTP status the upstream answered (0 when it could not be reached). */
   status: number;
@@ -34,7 +40,7 @@ export interface UsageRecord {
   trigger?: string;
   /** Whether the pass was told the prompt cache is most likely cold. */
   cacheLikelyCold: boolean;
-  /** Milliseconds the gateway added before forwarding (parse, pass, serialize). */
+  /** Milliseconds the gateway added before forwarding (parse, pass, serialize); in-process, the pass's. */
   gatewayMs: number;
 }
 

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import type { CliIo } from '../../cli-io.js';
 import { parseNonNegativeInteger, parsePositiveInteger } from '../../option-parsers.js';
+import { withListenOptions } from '../listen-options.js';
 import { runGateway, type GatewayCommandOptions } from './run-gateway.js';
 
 const EXAMPLES = `
@@ -14,20 +15,16 @@ Examples:
 Point a client at it: GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787/gemini (API key),
 GOOGLE_VERTEX_BASE_URL=http://127.0.0.1:8787/vertex, CODE_ASSIST_ENDPOINT=http://127.0.0.1:8787/code-assist,
 OPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1. Read-back over MCP: http://127.0.0.1:8787/mcp.
+Dashboard: http://127.0.0.1:8787/ (with --auth-token, open it once as /?token=<token>);
+Prometheus metrics: /metrics. docs/dashboard.md
 Or let \`toolmask gemini\` / \`toolmask qwen\` do all of that for one run.
 Exit codes: 0 stopped by SIGINT/SIGTERM, 1 failure, 2 bad usage (a port in use included).`;
 
 export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => void): Command {
-  return new Command('gateway')
-    .description(
-      'Run the local gateway: masks old tool outputs in every model request of the stock gemini and qwen commands, offers read-back over MCP, records real usage.',
-    )
-    .option(
-      '--host <host>',
-      'address to bind (anything but loopback needs --auth-token)',
-      '127.0.0.1',
-    )
-    .option('--port <port>', 'port (0 picks a free one)', parseNonNegativeInteger, 8787)
+  const command = new Command('gateway').description(
+    'Run the local gateway: masks old tool outputs in every model request of the stock gemini and qwen commands, offers read-back over MCP, records real usage.',
+  );
+  return withListenOptions(command, 8787)
     .option(
       '--upstream <url>',
       'Gemini API upstream (default https://generativelanguage.googleapis.com)',
@@ -52,12 +49,17 @@ export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => v
       '--settings <file>',
       'settings.json to read experimental.toolOutputMasking from (default ~/.gemini/settings.json)',
     )
-    .option('--auth-token <token>', 'required of every client (default $TOOLMASK_GATEWAY_TOKEN)')
     .option(
       '--otlp-endpoint <url>',
       'also export metrics and events over OTLP/HTTP, e.g. http://127.0.0.1:4318',
     )
     .option('--max-body-mb <mb>', 'largest request body accepted', parsePositiveInteger, 64)
+    .option(
+      '--retention-days <days>',
+      'days of history kept in the state folder (usage records, decisions, offloaded outputs); 0 keeps everything',
+      parseNonNegativeInteger,
+      30,
+    )
     .option('--keep-client-masking', "leave gemini-cli's own masking on for Code Assist sessions")
     .addHelpText('after', EXAMPLES)
     .action(async (options: GatewayCommandOptions) => {

@@ -1,7 +1,8 @@
 /**
  * `toolmask gateway`: listens until SIGINT or SIGTERM, then lets requests in flight and their
  * streams finish, flushes its state and exits 0. Prints `listening on http://HOST:PORT` on stdout
- * once it accepts connections; log lines go to stderr (never a header or a body).
+ * once it accepts connections, and where its dashboard is on stderr; log lines go to stderr
+ * (never a header or a body).
  */
 import {
   GatewayStartError,
@@ -24,6 +25,7 @@ export interface GatewayCommandOptions {
   authToken?: string;
   otlpEndpoint?: string;
   maxBodyMb: number;
+  retentionDays: number;
   keepClientMasking?: boolean;
 }
 
@@ -71,6 +73,7 @@ export async function runGateway(options: GatewayCommandOptions, io: CliIo): Pro
         ? { otlpEndpoint: checkUrl('--otlp-endpoint', options.otlpEndpoint) }
         : {}),
       maxBodyBytes: options.maxBodyMb * 1024 * 1024,
+      retentionDays: options.retentionDays,
       disableClientMasking: options.keepClientMasking !== true,
       log: (line) => io.stderr.write(`${line}\n`),
     });
@@ -79,6 +82,9 @@ export async function runGateway(options: GatewayCommandOptions, io: CliIo): Pro
     throw error;
   }
   io.stdout.write(`listening on ${running.url}\n`);
+  io.stderr.write(
+    `toolmask gateway: dashboard at ${running.url}/${authToken ? ' (open it once as /?token=<your token>)' : ''}\n`,
+  );
   const signal = await (io.shutdownSignal?.() ?? new Promise<string>(() => undefined));
   io.stderr.write(`toolmask gateway: ${signal}: finishing requests in flight...\n`);
   await running.close();

@@ -1,0 +1,41 @@
+/** Declares `toolmask dashboard` (options, help, examples) and hands over to `runDashboard`. */
+import { Command } from 'commander';
+import type { CliIo } from '../../cli-io.js';
+import { DEFAULT_DASHBOARD_PORT } from '@toolmask/gateway';
+import { withListenOptions } from '../listen-options.js';
+import { runDashboard, type DashboardCommandOptions } from './run-dashboard.js';
+
+const EXAMPLES = `
+Examples:
+  $ toolmask dashboard --telemetry-outfile ~/.gemini/telemetry.log
+      on http://127.0.0.1:8788/, the sessions of gemini-cli runs with the in-process installation
+  $ toolmask dashboard --telemetry-outfile telemetry.log --project ~/work/app --port 0
+
+gemini-cli writes the outfile with telemetry on and target local, e.g. in ~/.gemini/settings.json:
+  { "telemetry": { "enabled": true, "target": "local", "outfile": "/home/me/.gemini/telemetry.log" } }
+The gateway (toolmask gateway) serves the same dashboard at its own address.
+Exit codes: 0 stopped by SIGINT/SIGTERM, 1 failure, 2 bad usage (a port in use included).`;
+
+export function createDashboardCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  const command = new Command('dashboard')
+    .description(
+      "Serve the dashboard over gemini-cli's telemetry outfile: the sessions, tokens and masking of the in-process installation.",
+    )
+    .requiredOption(
+      '--telemetry-outfile <file>',
+      "gemini-cli's telemetry outfile (telemetry.outfile in settings.json)",
+    )
+    .option(
+      '--project <dir>',
+      'where the offloaded outputs are: a project folder or its gemini-cli temp dir (default: every project under ~/.gemini/tmp)',
+    )
+    .option(
+      '--settings <file>',
+      'settings.json whose experimental.toolOutputMasking is shown (default ~/.gemini/settings.json)',
+    );
+  return withListenOptions(command, DEFAULT_DASHBOARD_PORT)
+    .addHelpText('after', EXAMPLES)
+    .action(async (options: DashboardCommandOptions) => {
+      setExitCode(await runDashboard(options, io));
+    });
+}

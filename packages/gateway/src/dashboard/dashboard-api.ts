@@ -1,0 +1,172 @@
+/**
+ * The dashboard's JSON API over a `DashboardSource`, read-only (GET):
+ *
+ * - `/api/sessions[?since=<epoch ms>]`: every session of the kept history, folded, with totals;
+ * - `/api/sessions/<id>`: one session's requests, oldest first;
+ * - `/api/sessions/<id>/outputs`: its offloaded outputs (tool, call id, size, preview);
+ * - `/api/outputs?session=<id>&file=<file>[&offset=<byte>]`: a slice of one output's text, found
+ *   and confined like `read_tool_output` (output-text.ts);
+ * - `/api/status`: settings in force, version, uptime;
+ * - `/api/events`: server-sent `change` events (change-feed.ts).
+ *
+ * Everything is JSON with `nosniff`: an output's text is data for the page, never markup.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ToolOutputReadError, type ToolOutputReadErrorCode } from '@toolmask/core/storage';
+import { summarizeSessions } from '../usage/sessions.js';
+import type {
+  DashboardStatus,
+  OffloadedOutput,
+  SessionDetail,
+  SessionOutputs,
+} from './api-types.js';
+import type { ChangeFeed } from './change-feed.js';
+import { SESSION_ID, type DashboardSource } from './dashboard-source.js';
+import { readOutputPreview, readOutputSlice } from './output-text.js';
+
+export interface DashboardApiOptions {
+  source: DashboardSource;
+  feed: ChangeFeed;
+  version: string;
+  startedAt: number;
+  now: () => number;
+}
+
+/** Previews read per listing at most (each is one small read). */
+const MAX_PREVIEWS = 1_000;
+
+const READ_ERROR_STATUS: Record<ToolOutputReadErrorCode, number> = {
+  INVALID_PARAMS: 400,
+  INVALID_PATTERN: 400,
+  OUTSIDE: 403,
+  OTHER_SESSION: 403,
+  NOT_FOUND: 404,
+  NOT_A_FILE: 400,
+  READ_FAILED: 500,
+};
+
+function json(response: ServerResponse, status: number, value: unknown): void {
+  response
+    .writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    })
+    .end(JSON.stringify(value));
+}
+
+function fail(response: ServerResponse, status: number, message: string): void {
+  json(response, status, { error: { code: status, message: `toolmask dashboard: ${message}` } });
+}
+
+async function withPreviews(
+  source: DashboardSource,
+  id: string,
+  outputs: OffloadedOutput[],
+): Promise<OffloadedOutput[]> {
+  const missing = outputs.filter((output) => output.preview === '').slice(0, MAX_PREVIEWS);
+  if (missing.length === 0) return outputs;
+  const access = await source.outputAccess(id);
+  if (!access) return outputs;
+  for (const output of missing) {
+    try {
+      output.preview = await readOutputPreview(output.file, access);
+    } catch {
+      output.preview = '(not readable: removed by retention, or outside the session folder)';
+    }
+  }
+  return outputs;
+}
+
+async function readOutput(
+  options: DashboardApiOptions,
+  url: URL,
+  response: ServerResponse,
+): Promise<void> {
+  const session = url.searchParams.get('session') ?? '';
+  const file = url.searchParams.get('file') ?? '';
+  const offset = Number(url.searchParams.get('offset') ?? '0');
+  if (!SESSION_ID.test(session) || file === '' || !Number.isSafeInteger(offset) || offset < 0) {
+    fail(response, 400, 'expected ?session=<id>&file=<file>[&offset=<byte>]');
+    return;
+  }
+  const access = await options.source.outputAccess(session);
+  if (!access) {
+    fail(response, 404, `no offloaded outputs are known for session ${session}`);
+    return;
+  }
+  try {
+    json(response, 200, await readOutputSlice(file, access, offset));
+  } catch (error) {
+    if (error instanceof ToolOutputReadError) {
+      fail(response, READ_ERROR_STATUS[error.code], error.message);
+      return;
+    }
+    fail(response, 500, `cannot read the output: ${String((error as Error)?.message ?? error)}`);
+  }
+}
+
+/** Handles a request under `/api/`. */
+export async function handleDashboardApi(
+  options: DashboardApiOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    fail(response, 405, 'the API is read-only (GET)');
+    return;
+  }
+  const { source } = options;
+  const url = new URL(request.url ?? '/', 'http://dashboard');
+  const pathname = url.pathname;
+  const since = Number(url.searchParams.get('since'));
+  const query = Number.isFinite(since) && since > 0 ? { sinceMs: since } : {};
+
+  if (pathname === '/api/sessions') {
+    json(response, 200, summarizeSessions(await source.records(query)));
+    return;
+  }
+  if (pathname === '/api/events') {
+    options.feed.attach(response);
+    return;
+  }
+  if (pathname === '/api/outputs') {
+    await readOutput(options, url, response);
+    return;
+  }
+  if (pathname === '/api/status') {
+    const now = options.now();
+    const status: DashboardStatus = {
+      source: source.kind,
+      version: options.version,
+      startedAt: options.startedAt,
+      now,
+      uptimeMs: Math.max(0, now - options.startedAt),
+      ...(await source.status()),
+    };
+    json(response, 200, status);
+    return;
+  }
+  const session = /^\/api\/sessions\/([^/]+)(\/outputs)?$/.exec(pathname);
+  if (session && SESSION_ID.test(session[1] as string)) {
+    const id = session[1] as string;
+    if (session[2]) {
+      const outputs: SessionOutputs = {
+        id,
+        outputs: await withPreviews(source, id, await source.outputs(id)),
+      };
+      json(response, 200, outputs);
+      return;
+    }
+    const requests = await source.records({ ...query, conversationId: id });
+    if (requests.length === 0) {
+      fail(response, 404, 'no such session');
+      return;
+    }
+    const extras = await source.sessionExtras?.(id);
+    const detail: SessionDetail = { id, requests, ...(extras ? { extras } : {}) };
+    json(response, 200, detail);
+    return;
+  }
+  fail(response, 404, `no API at ${pathname}`);
+}

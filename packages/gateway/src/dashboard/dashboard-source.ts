@@ -1,0 +1,36 @@
+/**
+ * What the dashboard shows, behind one interface with two implementations: the gateway's own
+ * state (gateway-source.ts: usage records, conversations' decisions) and gemini-cli's telemetry
+ * outfile of an in-process installation (`toolmask dashboard`, in @toolmask/cli). The API layer
+ * (dashboard-api.ts) folds, confines and serves; a source only finds.
+ */
+import type { ToolOutputAccess } from '@toolmask/core/storage';
+import type { UsageQuery } from '../state/stores.js';
+import type { UsageRecord } from '../usage/usage-record.js';
+import type { OffloadedOutput, SettingValue, SourceKind } from './api-types.js';
+
+export interface SourceStatus {
+  settings: Record<string, Record<string, SettingValue>>;
+  details: Record<string, SettingValue>;
+}
+
+export interface DashboardSource {
+  readonly kind: SourceKind;
+  /** Per-request records, oldest first. */
+  records(query?: UsageQuery): Promise<UsageRecord[]>;
+  /** The session's offloaded outputs (a preview may be left empty: the API reads the file's head). */
+  outputs(sessionId: string): Promise<OffloadedOutput[]>;
+  /**
+   * Where the session's outputs may be read, with `read_tool_output`'s confinement; undefined
+   * when the session has none this source can find.
+   */
+  outputAccess(sessionId: string): Promise<ToolOutputAccess | undefined>;
+  status(): Promise<SourceStatus>;
+  /** Figures only this source has for a session, by name. */
+  sessionExtras?(sessionId: string): Promise<Record<string, number> | undefined>;
+  /** Calls `listener` whenever new figures may be there; returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
+}
+
+/** A session id as the API accepts it in a path: gateway digests, UUIDs, plain names. */
+export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

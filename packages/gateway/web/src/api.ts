@@ -1,0 +1,47 @@
+/**
+ * The page's reads of the dashboard API (same origin; the auth cookie, when there is one, goes
+ * along by itself). Types come from the server's own declaration of the API.
+ */
+import type {
+  DashboardStatus,
+  OutputSlice,
+  SessionDetail,
+  SessionOutputs,
+  SessionsReport,
+} from '../../src/dashboard/api-types.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(path, {
+    credentials: 'same-origin',
+    headers: { accept: 'application/json' },
+  });
+  const body: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) {
+    const message = (body as { error?: { message?: string } } | undefined)?.error?.message;
+    throw new ApiError(response.status, message ?? `${path}: HTTP ${response.status}`);
+  }
+  return body as T;
+}
+
+const segment = encodeURIComponent;
+
+export const api = {
+  sessions: () => getJson<SessionsReport>('/api/sessions'),
+  session: (id: string) => getJson<SessionDetail>(`/api/sessions/${segment(id)}`),
+  outputs: (id: string) => getJson<SessionOutputs>(`/api/sessions/${segment(id)}/outputs`),
+  outputSlice: (session: string, file: string, offset: number) =>
+    getJson<OutputSlice>(
+      `/api/outputs?session=${segment(session)}&file=${segment(file)}&offset=${offset}`,
+    ),
+  status: () => getJson<DashboardStatus>('/api/status'),
+};

@@ -1,0 +1,168 @@
+/**
+ * The dashboard page: a hash router over three views (overview `#/`, one session
+ * `#/session/<id>`, settings `#/settings`), each drawn from the API, and drawn again when the
+ * server says new figures are there (server-sent events, `/api/events`) or the window is resized.
+ * `document.body.dataset.view` and `.renders` say what is on screen, for tests and scripts.
+ */
+import type { DashboardStatus } from '../../src/dashboard/api-types.js';
+import { api, ApiError } from './api.js';
+import { byId, h } from './dom.js';
+import { formatDuration } from './format.js';
+import { overviewView } from './overview-view.js';
+import { loadPrices, type PriceRow } from './prices.js';
+import { sessionView } from './session-view.js';
+import type { SortState } from './sessions-table.js';
+import { settingsView } from './settings-view.js';
+
+type Route = { view: 'overview' } | { view: 'session'; id: string } | { view: 'settings' };
+
+const state: {
+  prices: PriceRow[];
+  sort: SortState;
+  status?: DashboardStatus;
+  statusAt: number;
+  /** Rebuilds the current view from the data it last fetched (a resize, new prices). */
+  redraw?: () => HTMLElement;
+} = {
+  prices: loadPrices(),
+  sort: { key: 'startedAt', descending: true },
+  statusAt: 0,
+};
+
+let renderSequence = 0;
+let renders = 0;
+
+function routeOf(hash: string): Route {
+  const session = /^#\/session\/(.+)$/.exec(hash);
+  if (session) return { view: 'session', id: decodeURIComponent(session[1] as string) };
+  if (hash === '#/settings') return { view: 'settings' };
+  return { view: 'overview' };
+}
+
+function chartWidth(): number {
+  return Math.max(280, Math.min(1200, byId('view').clientWidth));
+}
+
+function show(route: Route, content: HTMLElement): void {
+  byId('view').replaceChildren(content);
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('[data-nav]')) {
+    const current = link.dataset['nav'] === (route.view === 'settings' ? 'settings' : 'overview');
+    if (current) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  document.body.dataset['view'] = route.view;
+  document.body.dataset['renders'] = String(++renders);
+}
+
+function showFooter(): void {
+  const status = state.status;
+  if (!status) return;
+  const uptime = status.uptimeMs + (Date.now() - state.statusAt);
+  byId('source-label').textContent = status.source === 'gateway' ? 'gateway' : 'telemetry outfile';
+  byId('footer').textContent =
+    `toolmask ${status.version} · ${status.source} · up ${formatDuration(uptime)}`;
+}
+
+async function build(route: Route): Promise<() => HTMLElement> {
+  const status = await api.status();
+  state.status = status;
+  state.statusAt = Date.now();
+  showFooter();
+  if (route.view === 'settings') {
+    return () =>
+      settingsView(status, state.prices, (rows) => {
+        state.prices = rows;
+        redraw();
+      });
+  }
+  const report = await api.sessions();
+  if (route.view === 'session') {
+    const summary = report.sessions.find((session) => session.id === route.id);
+    if (!summary) {
+      return () =>
+        h(
+          'div',
+          { class: 'error' },
+          h('p', {}, 'This session is not in the kept history.'),
+          h('a', { href: '#/' }, '← All sessions'),
+        );
+    }
+    const [detail, outputs] = await Promise.all([api.session(route.id), api.outputs(route.id)]);
+    return () => sessionView({ summary, detail, outputs, chartWidth: chartWidth() });
+  }
+  return () =>
+    overviewView({
+      report,
+      status,
+      prices: state.prices,
+      sort: state.sort,
+      onSort: (sort) => {
+        state.sort = sort;
+        redraw();
+      },
+      onOpen: (id) => {
+        location.hash = `#/session/${encodeURIComponent(id)}`;
+      },
+    });
+}
+
+function redraw(): void {
+  if (state.redraw) show(routeOf(location.hash), state.redraw());
+}
+
+async function render(): Promise<void> {
+  const sequence = ++renderSequence;
+  const route = routeOf(location.hash);
+  try {
+    const draw = await build(route);
+    if (sequence !== renderSequence) return; // a newer render started
+    state.redraw = draw;
+    show(route, draw());
+  } catch (error) {
+    if (sequence !== renderSequence) return;
+    state.redraw = undefined;
+    const message =
+      error instanceof ApiError && error.status === 401
+        ? 'This dashboard needs its auth token: open it once with ?token=<token>.'
+        : `Could not load the figures: ${(error as Error).message}`;
+    show(route, h('div', { class: 'error' }, h('p', {}, message)));
+  }
+}
+
+let pending: number | undefined;
+function scheduleRender(delayMs = 250): void {
+  if (pending !== undefined) return;
+  pending = window.setTimeout(() => {
+    pending = undefined;
+    void render();
+  }, delayMs);
+}
+
+function followChanges(): void {
+  const live = byId('live');
+  const events = new EventSource('/api/events');
+  events.addEventListener('open', () => {
+    live.dataset['state'] = 'live';
+    live.textContent = 'live';
+    // Whatever happened while disconnected (a restart) is fetched again.
+    scheduleRender(0);
+  });
+  events.addEventListener('change', () => scheduleRender());
+  events.addEventListener('error', () => {
+    live.dataset['state'] = 'reconnecting';
+    live.textContent = 'reconnecting…';
+  });
+}
+
+window.addEventListener('hashchange', () => {
+  window.scrollTo(0, 0);
+  void render();
+});
+let resizing: number | undefined;
+window.addEventListener('resize', () => {
+  window.clearTimeout(resizing);
+  resizing = window.setTimeout(redraw, 150);
+});
+window.setInterval(showFooter, 10_000);
+void render();
+followChanges();

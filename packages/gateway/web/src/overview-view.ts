@@ -1,0 +1,114 @@
+/**
+ * The overview: the totals of the kept history (requests, the provider's prompt and cached
+ * tokens, toolmask's estimate of the tokens kept out and what they would have cost, outputs
+ * offloaded, pass failures), then the sessions table.
+ */
+import type { DashboardStatus, SessionsReport } from '../../src/dashboard/api-types.js';
+import { h } from './dom.js';
+import { formatInteger, formatMoney, formatShare } from './format.js';
+import { moneySaved, type PriceRow } from './prices.js';
+import { sessionsTable, type SortState } from './sessions-table.js';
+import { statCards } from './stat-card.js';
+
+export interface OverviewInput {
+  report: SessionsReport;
+  status?: DashboardStatus;
+  prices: readonly PriceRow[];
+  sort: SortState;
+  onSort: (sort: SortState) => void;
+  onOpen: (id: string) => void;
+}
+
+function historyNote(status: DashboardStatus | undefined): string {
+  const days = status?.settings['gateway']?.['retentionDays'];
+  if (typeof days === 'number') {
+    return days > 0 ? `History kept ${days} days.` : 'History kept without limit.';
+  }
+  return status?.source === 'telemetry-outfile' ? 'From the telemetry outfile.' : '';
+}
+
+export function overviewView(input: OverviewInput): HTMLElement {
+  const { totals, sessions } = input.report;
+  const saved = moneySaved(sessions, input.prices);
+  const cards = statCards([
+    {
+      metric: 'requests',
+      label: 'Requests',
+      value: totals.requests,
+      shown: formatInteger(totals.requests),
+    },
+    {
+      metric: 'promptTokens',
+      label: 'Prompt tokens',
+      value: totals.promptTokens,
+      shown: formatInteger(totals.promptTokens),
+      note: 'as the provider reported',
+    },
+    {
+      metric: 'cachedTokens',
+      label: 'Cached tokens',
+      value: totals.cachedTokens,
+      shown: formatInteger(totals.cachedTokens),
+      note: h(
+        'span',
+        { 'data-metric': 'cacheHitShare', 'data-value': totals.cacheHitShare },
+        formatShare(totals.cacheHitShare),
+      ),
+    },
+    {
+      metric: 'tokensKeptOut',
+      label: 'Kept out of the context',
+      value: totals.tokensKeptOut,
+      shown: formatInteger(totals.tokensKeptOut),
+      note: 'prompt tokens, estimate',
+      hint: 'Summed over requests: what the masked outputs would have added to each prompt, minus their snippets.',
+    },
+    {
+      metric: 'moneySaved',
+      label: 'Saved',
+      value: saved.dollars,
+      shown: formatMoney(saved.dollars),
+      note: h(
+        'a',
+        { href: '#/settings' },
+        saved.unpricedSessions > 0
+          ? `estimate; ${saved.unpricedSessions} session(s) without a price`
+          : 'estimate at the price table',
+      ),
+    },
+    {
+      metric: 'maskedOutputs',
+      label: 'Outputs offloaded',
+      value: totals.maskedOutputs,
+      shown: formatInteger(totals.maskedOutputs),
+    },
+    {
+      metric: 'failures',
+      label: 'Pass failures',
+      value: totals.failures,
+      shown: formatInteger(totals.failures),
+      note: totals.failures > 0 ? 'outputs left whole after an error' : 'none',
+    },
+  ]);
+  return h(
+    'div',
+    { class: 'overview' },
+    h(
+      'div',
+      { class: 'title-row' },
+      h('h1', {}, 'Overview'),
+      h(
+        'span',
+        { class: 'muted' },
+        `${formatInteger(totals.sessions)} session(s). ${historyNote(input.status)}`,
+      ),
+    ),
+    cards,
+    h('h2', {}, 'Sessions'),
+    h(
+      'div',
+      { class: 'table-box' },
+      sessionsTable(sessions, input.sort, input.onSort, input.onOpen),
+    ),
+  );
+}

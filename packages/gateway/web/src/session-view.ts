@@ -1,0 +1,102 @@
+/**
+ * One session: what it is (client, model, when), its figures, the prompt chart and the list of
+ * its offloaded outputs.
+ */
+import type {
+  SessionDetail,
+  SessionOutputs,
+  SessionSummary,
+} from '../../src/dashboard/api-types.js';
+import { h } from './dom.js';
+import { formatInteger, formatShare, formatTime } from './format.js';
+import { outputsList } from './outputs-list.js';
+import { promptChart } from './prompt-chart.js';
+import { statCards } from './stat-card.js';
+
+export interface SessionInput {
+  summary: SessionSummary;
+  detail: SessionDetail;
+  outputs: SessionOutputs;
+  chartWidth: number;
+}
+
+function extrasTable(extras: Record<string, number>): HTMLElement {
+  return h(
+    'table',
+    { class: 'facts' },
+    h(
+      'tbody',
+      {},
+      ...Object.entries(extras).map(([name, value]) =>
+        h('tr', {}, h('th', {}, name), h('td', { class: 'num' }, formatInteger(value))),
+      ),
+    ),
+  );
+}
+
+export function sessionView(input: SessionInput): HTMLElement {
+  const { summary, detail, outputs } = input;
+  const facts = h(
+    'p',
+    { class: 'session-facts' },
+    h('span', { class: 'client' }, summary.client),
+    ' · ',
+    h('span', { class: 'model' }, summary.model || '?'),
+    ` · started ${formatTime(summary.startedAt)} · last request ${formatTime(summary.lastAt)}`,
+  );
+  const cards = statCards([
+    {
+      metric: 'requests',
+      label: 'Requests',
+      value: summary.requests,
+      shown: formatInteger(summary.requests),
+    },
+    {
+      metric: 'contextTokens',
+      label: 'Context now',
+      value: summary.contextTokens,
+      shown: formatInteger(summary.contextTokens),
+      note: `peak ${formatInteger(summary.peakContextTokens)}`,
+    },
+    {
+      metric: 'cacheHitShare',
+      label: 'Cache hits',
+      value: summary.cacheHitShare,
+      shown: formatShare(summary.cacheHitShare),
+      note: `${formatInteger(summary.cachedTokens)} of ${formatInteger(summary.promptTokens)}`,
+    },
+    {
+      metric: 'tokensKeptOut',
+      label: 'Kept out',
+      value: summary.tokensKeptOut,
+      shown: formatInteger(summary.tokensKeptOut),
+      note: 'prompt tokens, estimate',
+    },
+    {
+      metric: 'maskedOutputs',
+      label: 'Outputs offloaded',
+      value: summary.maskedOutputs,
+      shown: formatInteger(summary.maskedOutputs),
+    },
+    {
+      metric: 'failures',
+      label: 'Pass failures',
+      value: summary.failures,
+      shown: formatInteger(summary.failures),
+    },
+  ]);
+  return h(
+    'div',
+    { class: 'session', 'data-session': summary.id },
+    h('a', { href: '#/', class: 'back' }, '← All sessions'),
+    h('h1', {}, 'Session ', h('span', { class: 'session-id' }, summary.id)),
+    facts,
+    cards,
+    h('h2', {}, 'Prompt tokens per request'),
+    promptChart(detail.requests, input.chartWidth),
+    detail.extras ? h('h2', {}, 'From the metric exports') : null,
+    detail.extras ? extrasTable(detail.extras) : null,
+    h('h2', {}, `Offloaded outputs (${formatInteger(outputs.outputs.length)})`),
+    outputsList(summary.id, outputs.outputs),
+  );
+}

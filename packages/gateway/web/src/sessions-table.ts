@@ -1,0 +1,126 @@
+/**
+ * The sessions table: client, model, started, requests, context now, peak, cache hit share,
+ * masked outputs. A click on a column header sorts by it (again: the other way); a click on a
+ * row, or Enter on it, opens the session.
+ */
+import type { SessionSummary } from '../../src/dashboard/api-types.js';
+import { h } from './dom.js';
+import { formatInteger, formatShare, formatTime } from './format.js';
+
+export type SortKey =
+  | 'client'
+  | 'model'
+  | 'startedAt'
+  | 'requests'
+  | 'contextTokens'
+  | 'peakContextTokens'
+  | 'cacheHitShare'
+  | 'maskedOutputs';
+
+export interface SortState {
+  key: SortKey;
+  descending: boolean;
+}
+
+interface Column {
+  key: SortKey;
+  label: string;
+  numeric: boolean;
+  cell: (session: SessionSummary) => string;
+}
+
+/** A numeric column of a session's count. */
+function count(
+  key: 'requests' | 'contextTokens' | 'peakContextTokens' | 'maskedOutputs',
+  label: string,
+): Column {
+  return { key, label, numeric: true, cell: (session) => formatInteger(session[key]) };
+}
+
+const COLUMNS: readonly Column[] = [
+  { key: 'client', label: 'Client', numeric: false, cell: (s) => s.client },
+  { key: 'model', label: 'Model', numeric: false, cell: (s) => s.model || '?' },
+  { key: 'startedAt', label: 'Started', numeric: false, cell: (s) => formatTime(s.startedAt) },
+  count('requests', 'Requests'),
+  count('contextTokens', 'Context now'),
+  count('peakContextTokens', 'Peak'),
+  {
+    key: 'cacheHitShare',
+    label: 'Cache hits',
+    numeric: true,
+    cell: (s) => formatShare(s.cacheHitShare),
+  },
+  count('maskedOutputs', 'Masked'),
+];
+
+function sorted(sessions: readonly SessionSummary[], sort: SortState): SessionSummary[] {
+  const direction = sort.descending ? -1 : 1;
+  return [...sessions].sort((a, b) => {
+    const left = a[sort.key];
+    const right = b[sort.key];
+    const order =
+      typeof left === 'number' && typeof right === 'number'
+        ? left - right
+        : String(left).localeCompare(String(right));
+    return order * direction || b.lastAt - a.lastAt;
+  });
+}
+
+export function sessionsTable(
+  sessions: readonly SessionSummary[],
+  sort: SortState,
+  onSort: (sort: SortState) => void,
+  onOpen: (id: string) => void,
+): HTMLElement {
+  if (sessions.length === 0) {
+    return h(
+      'p',
+      { class: 'empty' },
+      'No sessions yet. Point gemini or qwen at this gateway (toolmask gemini) and they show up here.',
+    );
+  }
+  const header = h(
+    'tr',
+    {},
+    ...COLUMNS.map((column) => {
+      const active = column.key === sort.key;
+      const button = h(
+        'button',
+        { type: 'button', class: 'sort', 'data-sort': column.key },
+        column.label,
+        active ? (sort.descending ? ' ▼' : ' ▲') : '',
+      );
+      button.addEventListener('click', () =>
+        onSort({ key: column.key, descending: active ? !sort.descending : column.numeric }),
+      );
+      return h(
+        'th',
+        {
+          class: column.numeric ? 'num' : null,
+          'aria-sort': active ? (sort.descending ? 'descending' : 'ascending') : null,
+        },
+        button,
+      );
+    }),
+  );
+  const rows = sorted(sessions, sort).map((session) => {
+    const row = h(
+      'tr',
+      { class: 'session-row', tabindex: 0, 'data-session': session.id },
+      ...COLUMNS.map((column) =>
+        h('td', { class: column.numeric ? 'num' : column.key }, column.cell(session)),
+      ),
+    );
+    row.addEventListener('click', () => onOpen(session.id));
+    row.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') onOpen(session.id);
+    });
+    return row;
+  });
+  return h(
+    'table',
+    { class: 'sessions', id: 'sessions-table' },
+    h('thead', {}, header),
+    h('tbody', {}, ...rows),
+  );
+}
