@@ -13,6 +13,7 @@ import {
 import {
   gatewayFixture,
   post,
+  settled,
   shellOutput,
   startTestGateway,
 } from '../test-utils/gemini-client.js';
@@ -172,6 +173,7 @@ describe('the OpenAI front', () => {
   it('records usage from the final chunk, cached tokens included', async () => {
     const { running } = await setUp();
     await converse(running, true);
+    await settled(running);
     const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
       sessions: Array<{ requests: number; promptTokens: number; cachedTokens: number }>;
     };
