@@ -3,8 +3,8 @@
  * requests (that is what makes a pass cost what is new); the registry bounds the total by bytes:
  * beyond `maxRetainedBytes`, the least recently used conversations drop their history (their
  * decisions stay, and their next request pays for a full estimate once). Beyond
- * `maxConversations`, the least recently used are forgotten altogether and loaded again from the
- * store when they come back.
+ * `maxConversations`, the least recently used idle ones are forgotten altogether and loaded again
+ * from the store when they come back.
  */
 import { Conversation, type ConversationOptions } from './conversation.js';
 
@@ -37,9 +37,11 @@ export class ConversationRegistry {
 
   /** Keeps memory within bounds after a request retained its history. */
   trim(): void {
-    while (this.conversations.size > this.options.maxConversations) {
-      const oldest = this.conversations.keys().next().value as string;
-      this.conversations.delete(oldest);
+    // The least recently used first; a conversation with a request in flight is never forgotten
+    // (its handler still holds it: a second instance would load and save state beside it).
+    for (const [id, conversation] of this.conversations) {
+      if (this.conversations.size <= this.options.maxConversations) break;
+      if (!conversation.busy) this.conversations.delete(id);
     }
     let retained = 0;
     for (const conversation of this.conversations.values()) retained += conversation.retainedBytes;

@@ -34,6 +34,7 @@ import type { ArrayCodec } from '../fronts/front.js';
 import { IncrementalBody } from './incremental-body.js';
 import { outputKey } from './output-key.js';
 import { sameJson } from './same-json.js';
+import { groupToolRuns, type ToolRunCache } from './tool-runs.js';
 
 /** A prompt this large that the provider cached none of: it is not caching this conversation. */
 export const MIN_CACHEABLE_PROMPT_TOKENS = 4_096;
@@ -99,6 +100,10 @@ export class Conversation {
   private declaredReadTool?: string;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly bodies = new Map<ArrayCodec, IncrementalBody>();
+  /** Parallel tool results grouped as one turn for the pass (tool-runs.ts). */
+  private readonly toolRuns: ToolRunCache = new WeakMap();
+  /** Requests of this conversation in flight (the registry never forgets a busy conversation). */
+  private inFlight = 0;
 
   constructor(private readonly options: ConversationOptions) {
     this.id = options.id;
@@ -114,6 +119,21 @@ export class Conversation {
       debug: options.debug,
       _internal: { now: options.now },
     });
+  }
+
+  /** A request of this conversation is in flight until `release` (the registry keeps it). */
+  hold(): this {
+    this.inFlight++;
+    return this;
+  }
+
+  release(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+  }
+
+  /** A request of this conversation is in flight. */
+  get busy(): boolean {
+    return this.inFlight > 0;
   }
 
   /** Runs `task` after every earlier task of this conversation has finished (one request at a time). */
@@ -247,15 +267,17 @@ export class Conversation {
     if (options.readToolName) this.declaredReadTool = options.readToolName;
     const { applied, interned } = this.withKnownDecisions(incoming);
 
-    const last = applied.length - 1;
+    const turns = groupToolRuns(applied, this.toolRuns);
+    const last = turns.contents.length - 1;
     const masked = await this.middleware.transformRequest({
-      history: last > 0 ? applied.slice(0, last) : [],
-      request: (applied[last] ?? { role: 'user', parts: [] }) as Content,
+      history: last > 0 ? turns.contents.slice(0, last) : [],
+      request: (turns.contents[last] ?? { role: 'user', parts: [] }) as Content,
       ...(options.signal ? { signal: options.signal } : {}),
       cacheLikelyCold: this.providerCacheCold(),
     });
-    let sent = last >= 0 ? [...masked.history, masked.request] : [];
-    const records = this.newDecisions(applied, sent, masked.result);
+    const turnsSent = last >= 0 ? [...masked.history, masked.request] : [];
+    const records = this.newDecisions(turns.contents, turnsSent, masked.result);
+    let sent = turns.ungroup(turnsSent);
     let unsavedDecisions = 0;
     if (records.length > 0) {
       try {

@@ -22,8 +22,10 @@ import { roundTripsExactly } from '../http/json-safety.js';
 export interface DecodedBody {
   contents: Content[];
   description: BodyDescription;
-  /** Tool outputs the front left alone (for the record). */
+  /** Tool outputs the front left alone, in the whole body. */
   unmaskable: number;
+  /** Of those, the ones in elements decoded from this body (new since the previous one). */
+  newUnmaskable: number;
   /** Elements decoded from this body (the rest were the previous body's). */
   decoded: number;
 }
@@ -111,7 +113,9 @@ export class IncrementalBody {
     this.elements = this.elements.slice(0, keep).concat(newElements);
     this.contents = this.contents.slice(0, keep).concat(converted.contents);
     this.unmaskable = this.unmaskable.slice(0, keep).concat(converted.unmaskable);
-    this.written.length = Math.min(this.written.length, this.spans.length);
+    // An element decoded again is bytes the client changed: what was written for its old bytes
+    // no longer applies (it is written from the new element if the pass still changes it).
+    this.written.length = keep;
     this.outside = outside;
     this.description = description;
     this.state = state;
@@ -119,6 +123,7 @@ export class IncrementalBody {
       contents: this.contents.slice(),
       description,
       unmaskable: this.unmaskable.reduce((sum, count) => sum + count, 0),
+      newUnmaskable: converted.unmaskable.reduce((sum, count) => sum + count, 0),
       decoded: newSpans.length,
     };
   }

@@ -10,7 +10,8 @@
  * snippet, in the shape it came in (a string, or one text part). Everything else in the body
  * keeps its value: vendor fields, `cache_control` markers, `reasoning_content`, images, options.
  * A tool message whose content is of another kind (an image part), or whose `tool_call_id` no
- * assistant message announced, is left as it is and never counted.
+ * assistant message announced, is left as it is, never masked; the usage record counts it as a
+ * failure once, in the request that brings it.
  */
 import type { Content, Part } from '@toolmask/core';
 import type { ArrayCodec, Front, FrontRequest, UsageReport } from './front.js';
@@ -108,18 +109,22 @@ function learnToolNames(messages: readonly unknown[], names: Map<string, string>
   for (const [id, name] of toolNames(messages)) names.set(id, name);
 }
 
-/** A message written back: its content replaced by the snippet, in the shape it came in. */
+/**
+ * A message written back: its content replaced by the snippet, in the shape it came in. Text
+ * parts become one, which keeps the last part's other keys (a DashScope `cache_control` marker
+ * sits there: the provider's cache breakpoint stays where the client put it).
+ */
 function withMaskedContent(original: unknown, sent: Content): unknown {
   const response = sent.parts?.[0]?.functionResponse?.response as { output?: unknown } | undefined;
   if (!isObject(original) || original['role'] !== 'tool' || typeof response?.output !== 'string') {
     return original;
   }
+  const content = original['content'];
+  if (typeof content === 'string') return { ...original, content: response.output };
+  const last = Array.isArray(content) ? content.at(-1) : undefined;
   return {
     ...original,
-    content:
-      typeof original['content'] === 'string'
-        ? response.output
-        : [{ type: 'text', text: response.output }],
+    content: [{ ...(isObject(last) ? last : {}), type: 'text', text: response.output }],
   };
 }
 

@@ -12,14 +12,14 @@ import { isUtf8 } from 'node:buffer';
 import type { Content } from '@toolmask/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SESSION_HEADER, conversationKey } from '../conversation/conversation-key.js';
-import type { PreparedRequest } from '../conversation/conversation.js';
+import type { Conversation, PreparedRequest } from '../conversation/conversation.js';
 import type { Front } from '../fronts/front.js';
 import { IncrementalBody } from '../conversation/incremental-body.js';
 import { FRONTS } from '../fronts/fronts.js';
 import { withClientMaskingOff } from '../fronts/client-masking.js';
 import { roundTripsExactly } from '../http/json-safety.js';
 import { BodyTooLargeError, readBody } from '../http/read-body.js';
-import { forward } from '../upstream/forward.js';
+import { forward, type ForwardResult } from '../upstream/forward.js';
 import type { RouteMatch } from '../upstream/routes.js';
 import { upstreamUrl } from '../upstream/upstreams.js';
 import { UsageTap } from '../usage/usage-tap.js';
@@ -50,6 +50,8 @@ function headerValue(request: IncomingMessage, name: string): string | undefined
 interface MaskedBody {
   body: Buffer | string;
   conversationId?: string;
+  /** The conversation, held (in flight) until the handler releases it. */
+  conversation?: Conversation;
   model?: string;
   prepared?: PreparedRequest;
   /** Why masking was skipped or failed, for the record. */
@@ -81,13 +83,13 @@ function record(
 function failed(
   context: GatewayContext,
   raw: Buffer,
-  conversationId: string,
+  conversation: Conversation,
   error: unknown,
 ): MaskedBody {
   context.log(
     `[toolmask gateway] masking failed; the request goes out unmasked: ${String((error as Error)?.message ?? error)}`,
   );
-  return { body: raw, conversationId, failures: 1 };
+  return { body: raw, conversationId: conversation.id, conversation, failures: 1 };
 }
 
 /**
@@ -101,34 +103,41 @@ async function maskIncrementally(
   route: RouteMatch,
   front: Front,
   raw: Buffer,
+  signal: AbortSignal,
 ): Promise<MaskedBody | undefined> {
   const head = IncrementalBody.head(front.codec, raw);
   if (!head) return undefined;
   const conversationId = keyOf(request, front, raw, head);
-  const conversation = context.conversations.get(conversationId);
+  // Held from here until the handler is done with it (released there, or below when unread).
+  const conversation = context.conversations.get(conversationId).hold();
   try {
     return await conversation.exclusive(async () => {
       const body = conversation.body(front.codec);
       const decoded = body.read(raw, route.model);
       if (!decoded) {
         body.reset();
+        conversation.release();
         return undefined;
       }
       const { model, readToolName } = decoded.description;
       const prepared = await conversation.prepareNow(decoded.contents, {
+        signal,
         ...(readToolName ? { readToolName } : {}),
       });
       record(context, request, conversationId, model, prepared);
       return {
         body: prepared.changedIndices.length > 0 ? body.write(prepared.contents) : raw,
         conversationId,
+        conversation,
         model,
         prepared,
-        failures: prepared.result.failures.length + prepared.unsavedDecisions + decoded.unmaskable,
+        // Tool outputs the front cannot read count once, in the request that brings them.
+        failures:
+          prepared.result.failures.length + prepared.unsavedDecisions + decoded.newUnmaskable,
       };
     });
   } catch (error) {
-    return failed(context, raw, conversationId, error);
+    return failed(context, raw, conversation, error);
   }
 }
 
@@ -140,6 +149,7 @@ async function maskParsed(
   front: Front,
   raw: Buffer,
   parsed: unknown,
+  signal: AbortSignal,
 ): Promise<MaskedBody> {
   const unchanged: MaskedBody = { body: raw, failures: 0 };
   const frontRequest = front.read(parsed, route.model);
@@ -158,13 +168,24 @@ async function maskParsed(
     result.changedIndices.length > 0
       ? frontRequest.write(result.contents, result.changedIndices)
       : raw;
-  try {
-    const conversation = context.conversations.get(conversationId);
-    if (route.action === 'countTokens') {
-      const preview = await conversation.preview(frontRequest.contents);
+  if (route.action === 'countTokens') {
+    try {
+      const preview = await context.conversations
+        .get(conversationId)
+        .preview(frontRequest.contents);
       return { body: written(preview), conversationId, model: frontRequest.model, failures: 0 };
+    } catch (error) {
+      context.log(
+        `[toolmask gateway] countTokens sent unmasked: ${String((error as Error)?.message ?? error)}`,
+      );
+      return { body: raw, failures: 1 };
     }
+  }
+  // Held from here until the handler is done with it.
+  const conversation = context.conversations.get(conversationId).hold();
+  try {
     const prepared = await conversation.prepare(frontRequest.contents, {
+      signal,
       retainedBytes: raw.length,
       ...(frontRequest.readToolName ? { readToolName: frontRequest.readToolName } : {}),
     });
@@ -172,6 +193,7 @@ async function maskParsed(
     return {
       body: written(prepared),
       conversationId,
+      conversation,
       model: frontRequest.model,
       prepared,
       failures:
@@ -180,7 +202,7 @@ async function maskParsed(
         (frontRequest.unmaskable ?? 0),
     };
   } catch (error) {
-    return failed(context, raw, conversationId, error);
+    return failed(context, raw, conversation, error);
   }
 }
 
@@ -218,66 +240,125 @@ export async function handleModelRequest(
     }
   }
 
+  // Armed now: a client that goes away while the pass runs stops it and the upstream call.
+  const controller = new AbortController();
+  const clientGone = () => {
+    if (!response.writableFinished) controller.abort();
+  };
+  response.on('close', clientGone);
   let masked: MaskedBody = { body: raw ?? '', failures: 0 };
-  if (raw && (route.action === 'mask' || route.action === 'countTokens')) {
-    if (!isUtf8(raw)) {
-      masked = { body: raw, failures: 1 };
-    } else {
-      const fast =
-        route.action === 'mask'
-          ? await maskIncrementally(context, request, route, front, raw)
-          : undefined;
-      if (fast) {
-        masked = fast;
-      } else {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(raw.toString('utf8'));
-        } catch (error) {
-          sendError(
-            response,
-            front,
-            400,
-            'MALFORMED_JSON',
-            `the request body is not valid JSON (${(error as Error).message})`,
-          );
-          return;
-        }
-        masked = await maskParsed(context, request, route, front, raw, parsed);
-      }
-    }
-  }
-  const gatewayMs = performance.now() - started;
-
-  const tap = new UsageTap(front.usage);
-  const result = await forward({
-    url: target,
-    method: request.method ?? 'GET',
-    headers: request.headers,
-    ...(hasBody ? { body: masked.body } : {}),
-    response,
-    fetch: context.fetch,
-    onChunk: (chunk) => tap.feed(chunk),
-    ...(route.action === 'listExperiments' && context.disableClientMasking
-      ? { rewriteJson: withClientMaskingOff }
-      : {}),
-    onUnreachable: (error) =>
-      sendError(
+  try {
+    if (raw && (route.action === 'mask' || route.action === 'countTokens')) {
+      const outcome = await maskBody(
+        context,
+        request,
         response,
+        route,
         front,
-        502,
-        'UPSTREAM_UNREACHABLE',
-        `the upstream ${new URL(target).origin} could not be reached (${String((error as Error)?.cause ?? (error as Error)?.message ?? error)})`,
-      ),
-  });
-  if (route.action !== 'mask' || !masked.conversationId) return;
+        raw,
+        controller.signal,
+      );
+      if (!outcome) return;
+      masked = outcome;
+    }
+    const gatewayMs = performance.now() - started;
+    const tap = new UsageTap(front.usage);
+    const recordAnswer = async (result: ForwardResult) => {
+      if (route.action !== 'mask' || !masked.conversation) return;
+      await recordUsage(context, request, front, route, masked, tap, result, arrived, gatewayMs);
+    };
+    let recorded = false;
+    const result = await forward({
+      url: target,
+      method: request.method ?? 'GET',
+      headers: request.headers,
+      ...(hasBody ? { body: masked.body } : {}),
+      response,
+      signal: controller.signal,
+      fetch: context.fetch,
+      onChunk: (chunk) => tap.feed(chunk),
+      ...(route.action === 'listExperiments' && context.disableClientMasking
+        ? { rewriteJson: withClientMaskingOff }
+        : {}),
+      onUnreachable: (error) =>
+        sendError(
+          response,
+          front,
+          502,
+          'UPSTREAM_UNREACHABLE',
+          `the upstream ${new URL(target).origin} could not be reached (${String((error as Error)?.cause ?? (error as Error)?.message ?? error)})`,
+        ),
+      // Recorded before the end reaches the client: its next request finds the record and the
+      // conversation's idle clock as this answer left them.
+      beforeEnd: async (answered) => {
+        recorded = true;
+        await recordAnswer(answered);
+      },
+    });
+    // A request the client abandoned before it went out was never billed: nothing to record.
+    const neverSent = result.outcome === 'client-gone' && result.status === 0;
+    if (!recorded && !neverSent) await recordAnswer(result);
+  } finally {
+    response.off('close', clientGone);
+    masked.conversation?.release();
+  }
+}
 
+/**
+ * The body masked, or undefined when the gateway answered the request itself (400). A body that
+ * is not UTF-8 goes out as it came.
+ */
+async function maskBody(
+  context: GatewayContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: RouteMatch,
+  front: Front,
+  raw: Buffer,
+  signal: AbortSignal,
+): Promise<MaskedBody | undefined> {
+  if (!isUtf8(raw)) return { body: raw, failures: 1 };
+  if (route.action === 'mask') {
+    const fast = await maskIncrementally(context, request, route, front, raw, signal);
+    if (fast) return fast;
+  }
+  let parsed: unknown;
+  try {
+    const text = raw.toString('utf8');
+    // A byte order mark is no part of the JSON text (RFC 8259 lets a parser ignore it).
+    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (error) {
+    sendError(
+      response,
+      front,
+      400,
+      'MALFORMED_JSON',
+      `the request body is not valid JSON (${(error as Error).message})`,
+    );
+    return undefined;
+  }
+  return maskParsed(context, request, route, front, raw, parsed, signal);
+}
+
+/** The usage record of one answered request, and the conversation's state after it. */
+async function recordUsage(
+  context: GatewayContext,
+  request: IncomingMessage,
+  front: Front,
+  route: RouteMatch,
+  masked: MaskedBody,
+  tap: UsageTap,
+  result: ForwardResult,
+  arrived: number,
+  gatewayMs: number,
+): Promise<void> {
+  const conversation = masked.conversation as Conversation;
   const usage = tap.end() ?? {};
   const prepared = masked.prepared;
   const pass = prepared?.result;
   const record: UsageRecord = {
     at: arrived,
-    conversationId: masked.conversationId,
+    conversationId: conversation.id,
     client: clientOf(headerValue(request, 'user-agent')),
     front: front.kind,
     model: masked.model ?? route.model,
@@ -296,16 +377,18 @@ export async function handleModelRequest(
   };
   context.telemetry.recordRequest(record);
   await context.recordUsage(record);
-  const conversation = context.conversations.get(masked.conversationId);
   try {
-    await conversation.finish(usage, {
-      startedAt: conversation.meta?.startedAt ?? arrived,
-      client: record.client,
-      model: record.model,
-    });
+    // In turn with the conversation's passes: the next one sees this answer's time and usage.
+    await conversation.exclusive(() =>
+      conversation.finish(usage, {
+        startedAt: conversation.meta?.startedAt ?? arrived,
+        client: record.client,
+        model: record.model,
+      }),
+    );
   } catch (error) {
     context.log(
-      `[toolmask gateway] could not save the state of conversation ${masked.conversationId}: ${String((error as Error)?.message ?? error)}`,
+      `[toolmask gateway] could not save the state of conversation ${conversation.id}: ${String((error as Error)?.message ?? error)}`,
     );
   }
 }

@@ -83,6 +83,85 @@ describe('streaming', () => {
     });
     await expect.poll(() => upstreamClosed, { timeout: 2_000 }).toBe(true);
   });
+  it('a client gone while the pass runs: nothing goes upstream, nothing hangs', async () => {
+    const upstream = await slowUpstream(3, 10);
+    // A conversation store that takes its time (a first request after a restart loads decisions).
+    let loaded = false;
+    const slowStore = {
+      load: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        loaded = true;
+        return { decisions: [] };
+      },
+      appendDecisions: async () => undefined,
+      saveMeta: async () => undefined,
+      prune: async () => 0,
+    };
+    const running = await gateway(upstream.url, { stores: { conversations: slowStore } });
+    await new Promise<void>((resolve) => {
+      const request = rawRequest(`${running.url}${MODEL}`, BODY, () => undefined);
+      request.on('error', () => undefined);
+      setTimeout(() => {
+        request.destroy();
+        resolve();
+      }, 100);
+    });
+    await expect.poll(() => loaded, { timeout: 2_000 }).toBe(true);
+    await expect.poll(() => running.gateway.inFlight, { timeout: 2_000 }).toBe(0);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('a slow reader of a long stream: every byte, in order, and no listener left behind', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    cleanups.push(async () => void process.off('warning', onWarning));
+    const chunk = 'x'.repeat(64 * 1024);
+    const upstream = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let index = 0; index < 200; index++) response.write(`data: "${index}${chunk}"\r\n\r\n`);
+      response.end();
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
+    const running = await gateway(
+      `http://127.0.0.1:${(upstream.address() as { port: number }).port}`,
+    );
+    const received = await new Promise<string>((resolve, reject) => {
+      rawRequest(`${running.url}${MODEL}`, BODY, (response) => {
+        const pieces: Buffer[] = [];
+        response.on('data', (piece: Buffer) => {
+          pieces.push(piece);
+          // Read slowly: the gateway meets backpressure again and again.
+          response.pause();
+          setTimeout(() => response.resume(), 1);
+        });
+        response.on('end', () => resolve(Buffer.concat(pieces).toString()));
+        response.on('error', reject);
+      });
+    });
+    const expected = Array.from({ length: 200 }, (_, index) => `data: "${index}${chunk}"\r\n\r\n`);
+    expect(received === expected.join('')).toBe(true);
+    expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual(
+      [],
+    );
+  });
+
+  it("the usage record is there when the answer's end reaches the client", async () => {
+    const upstream = await startFakeUpstream(() =>
+      geminiAnswer([{ text: 'ok' }], { prompt: 10, cached: 0 }),
+    );
+    cleanups.push(() => upstream.close());
+    const running = await gateway(upstream.url);
+    for (let request = 1; request <= 5; request++) {
+      const answer = await fetch(`${running.url}${MODEL}`, { method: 'POST', body: BODY });
+      await answer.text();
+      const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
+        sessions: Array<{ requests: number }>;
+      };
+      expect(sessions.sessions[0]?.requests).toBe(request);
+    }
+  });
 });
 
 describe('access', () => {

@@ -153,10 +153,7 @@ export function rawRequest(
   return request;
 }
 
-/**
- * Resolves once the gateway has finished every request: a usage record lands just after the
- * answer's last byte has reached the client.
- */
+/** Resolves once the gateway has no request in flight (one a test did not wait for included). */
 export async function settled(running: RunningGateway, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (running.gateway.inFlight > 0) {

@@ -1,0 +1,97 @@
+/**
+ * Parallel tool results as one turn. Gemini sends the results of one model turn's calls as one
+ * user entry of function responses; the OpenAI shape sends one `tool` message per call, which the
+ * front turns into one entry each. For the pass they are grouped back into one entry, so the
+ * latest-turn rule protects every result of the turn being sent (not just the last one) and the
+ * budget counts turns the same way on both fronts. After the pass the groups are split again,
+ * each member the same object when the pass left its parts alone.
+ */
+import type { Content } from '@toolmask/core';
+
+interface Group {
+  members: Content[];
+  grouped: Content;
+}
+
+function isToolResults(content: Content | undefined): boolean {
+  const parts = content?.parts;
+  return (
+    content?.role === 'user' &&
+    Array.isArray(parts) &&
+    parts.length > 0 &&
+    parts.every((part) => part?.functionResponse !== undefined)
+  );
+}
+
+/** Groups by their first member, kept across requests. */
+export type ToolRunCache = WeakMap<Content, Group>;
+
+export interface GroupedContents {
+  contents: Content[];
+  /** `sent` (the pass's output for `contents`) in the original entries' places. */
+  ungroup(sent: readonly Content[]): Content[];
+}
+
+/**
+ * Groups runs of consecutive tool-result entries. `cache` keeps a group's object stable across
+ * requests while its members are the same objects (core's per-entry caches then hit).
+ */
+export function groupToolRuns(contents: readonly Content[], cache: ToolRunCache): GroupedContents {
+  const grouped: Content[] = [];
+  const groups = new Map<number, Group>();
+  let index = 0;
+  while (index < contents.length) {
+    let end = index;
+    while (end < contents.length && isToolResults(contents[end])) end++;
+    if (end - index < 2) {
+      grouped.push(contents[index] as Content);
+      index++;
+      continue;
+    }
+    const members = contents.slice(index, end);
+    const first = members[0] as Content;
+    let group = cache.get(first);
+    if (
+      !group ||
+      group.members.length !== members.length ||
+      group.members.some((member, at) => member !== members[at])
+    ) {
+      group = {
+        members,
+        grouped: { role: 'user', parts: members.flatMap((member) => member.parts ?? []) },
+      };
+      cache.set(first, group);
+    }
+    groups.set(grouped.length, group);
+    grouped.push(group.grouped);
+    index = end;
+  }
+  if (groups.size === 0) return { contents: grouped, ungroup: (sent) => sent.slice() };
+
+  return {
+    contents: grouped,
+    ungroup(sent) {
+      const out: Content[] = [];
+      sent.forEach((content, at) => {
+        const group = groups.get(at);
+        if (!group) {
+          out.push(content);
+          return;
+        }
+        if (content === group.grouped) {
+          out.push(...group.members);
+          return;
+        }
+        const parts = content.parts ?? [];
+        let offset = 0;
+        for (const member of group.members) {
+          const own = member.parts ?? [];
+          const now = parts.slice(offset, offset + own.length);
+          offset += own.length;
+          out.push(now.every((part, j) => part === own[j]) ? member : { ...member, parts: now });
+        }
+      });
+      return out;
+    },
+  };
+}
