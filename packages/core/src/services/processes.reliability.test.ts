@@ -131,7 +131,7 @@ beforeAll(() => {
     );
   } catch (error) {
     // Someone's work in progress does not compile: run against the last good build.
-    if (!fs.existsSync(path.join(REPO, 'packages/core/dist/services/toolOutputStore.js')))
+    if (!fs.existsSync(path.join(REPO, 'packages/core/dist/storage/toolOutputStore.js')))
       throw error;
     console.warn(`tsc -b packages/core failed; using the existing dist: ${String(error)}`);
   }

@@ -1,6 +1,6 @@
 /**
  * Reading an offloaded output back: the logic behind the `read_tool_output` tool (the tool itself,
- * bound to gemini-cli-core, is integration/readToolOutputTool.ts).
+ * bound to gemini-cli-core, is geminiCliHost/readToolOutputTool.ts).
  *
  * Access is confined to this project's `tool-outputs/` folder: the file must be a regular file
  * directly inside the current session's folder (or, when `allowOtherSessions`, inside another
