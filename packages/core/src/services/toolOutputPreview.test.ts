@@ -75,3 +75,23 @@ describe('buildPreview', () => {
     expect(headTailLines('a\nb\nc', 2, 2)).toBe('a\nb\nc');
   });
 });
+
+describe('cuts never split a surrogate pair (issue 15, item 4)', () => {
+  const isWellFormed = (text: string) =>
+    (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+  it('line cuts and section caps are well-formed wherever the cut falls', () => {
+    // Shifting an emoji-only line by 0..3 characters puts a pair across every cut position.
+    for (let shift = 0; shift < 4; shift++) {
+      const line = `${'x'.repeat(shift)}${'😀'.repeat(200)}`;
+      const text = `${line}\n${numbered(20)}\n${line}`;
+      const preview = buildPreview('read_file', { output: text }, text);
+      expect(isWellFormed(preview), `shift ${shift}: ${preview}`).toBe(true);
+      const error = `${'y'.repeat(shift)}${'🔥'.repeat(3_000)}`;
+      const shell = { output: `Output: ${text}\nError: ${error}\nExit Code: 1` };
+      const shellPreview = buildPreview('run_shell_command', shell, shell.output);
+      expect(isWellFormed(shellPreview), `shell, shift ${shift}`).toBe(true);
+      expect(shellPreview).toMatch(/\[\.\.\. \d+ chars omitted \.\.\.\]/);
+    }
+  });
+});

@@ -4,6 +4,7 @@
  * the first lines (what it was) and the last lines (how it ended), and how much was left out.
  */
 import { formatCount } from '../utils/formatCount.js';
+import { headOf, tailOf } from '../utils/codePoints.js';
 
 export const SHELL_TOOL_NAME = 'run_shell_command';
 
@@ -95,13 +96,17 @@ export function splitShellSections(text: string): ShellSections | undefined {
 function cutLine(line: string, maxChars: number): string {
   if (line.length <= maxChars) return line;
   const keep = Math.floor((maxChars - 20) / 2);
-  return `${line.slice(0, keep)} [... ${line.length - 2 * keep} chars ...] ${line.slice(-keep)}`;
+  const head = headOf(line, keep);
+  const tail = tailOf(line, keep);
+  return `${head} [... ${line.length - head.length - tail.length} chars ...] ${tail}`;
 }
 
 function capSection(text: string, limits: PreviewLimits): string {
   const max = limits.maxSectionChars;
   if (text.length <= max) return text;
-  return `${text.slice(0, max / 2)}\n[... ${text.length - max} chars omitted ...]\n${text.slice(-max / 2)}`;
+  const head = headOf(text, Math.floor(max / 2));
+  const tail = tailOf(text, Math.floor(max / 2));
+  return `${head}\n[... ${text.length - head.length - tail.length} chars omitted ...]\n${tail}`;
 }
 
 /** Head and tail lines of `text`, with a marker saying how many lines were left out. */
