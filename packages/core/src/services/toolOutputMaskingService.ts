@@ -32,6 +32,7 @@ import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPr
 import { createFileToolOutputStore, type ToolOutputStore } from '../storage/toolOutputStore.js';
 import { outputFileName, sessionDirectory } from '../storage/outputLayout.js';
 import { describeError, errorCode, isPlainObject, safeSink } from '../utils/safeCall.js';
+import { isWellFormed } from '../utils/codePoints.js';
 import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
 import { logToolOutputMasking } from '../telemetry/loggers.js';
@@ -129,11 +130,6 @@ function readableHistory(history: readonly Content[]): Content[] {
       return {};
     }
   });
-}
-
-/** `String.prototype.isWellFormed` (Node 20+, not in the ES2023 typings): no lone surrogate. */
-function isWellFormed(text: string): boolean {
-  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
 /**
