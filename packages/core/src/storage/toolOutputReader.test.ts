@@ -172,7 +172,9 @@ describe('pattern mode', () => {
   it('refuses an invalid regular expression with a clear message', async () => {
     const error = await refusal({ file: NAME, pattern: '(unclosed' });
     expect(error.code).toBe('INVALID_PATTERN');
-    expect(error.message).toMatch(/^invalid pattern "\(unclosed": .*JavaScript regular expression/);
+    expect(error.message).toMatch(
+      /^invalid pattern "\(unclosed": .*missing closing \).*RE2 syntax/,
+    );
   });
 });
 
