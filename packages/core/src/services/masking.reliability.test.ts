@@ -3,7 +3,7 @@
  * 1. it never throws: injected write faults (memfs), real failures (a file where a folder should
  *    be, an immutable folder) and hostile parts (cycles, BigInt, throwing getters, proxies) leave
  *    the affected output whole while the rest of the pass goes on, and say what failed;
- * 5. masked state is structural.
+ * 5. masked is what the service produced (its record), never what a text looks like.
  *
  * Guarantees 2 (nothing is lost) and 3 (nothing leaks) are the store's: storage/toolOutputStore.test.ts.
  */
@@ -504,7 +504,7 @@ describe('guarantee 1 on a real file system', () => {
 // Guarantee 5: masked state is structural
 // ---------------------------------------------------------------------------------------------
 
-describe('guarantee 5: masked state is structural, not a substring guess', () => {
+describe('guarantee 5: masked is what the service produced, never what a text looks like', () => {
   const here = path.dirname(fileURLToPath(import.meta.url));
 
   it("an old read of toolmask's own source, which quotes the tag, is masked", async () => {
@@ -531,21 +531,51 @@ describe('guarantee 5: masked state is structural, not a substring guess', () =>
     }
   });
 
-  it('a masked snippet is never masked again, even with every limit at its lowest', async () => {
+  it('a snippet is never masked again, even with every limit at its lowest', async () => {
     const memory = memoryFs();
     const h = harness(memoryStore(memory));
     const first = await h.service.mask(bulkyHistory(), h.host);
     expect(first.maskedCount).toBe(4);
     const files = memory.readdirSync(DIRECTORY);
-    const strict = harness(memoryStore(memory), {
-      maxOutputTokens: 1,
-      protectLatestTurn: false,
-    });
-    const input = structuredClone(first.newHistory) as Content[];
-    const again = await strict.service.mask(input, strict.host, { cacheLikelyCold: true });
-    expect(again.newHistory).toBe(input);
+    const strict = harness(memoryStore(memory), { maxOutputTokens: 1, protectLatestTurn: false });
+    // The same service knows its snippets ...
+    const again = await h.service.mask(first.newHistory, strict.host, { cacheLikelyCold: true });
+    expect(again.newHistory).toBe(first.newHistory);
     expect(again.tokensBefore).toBe(0);
+    // ... and a host that restores them from its own log (a gateway) tells a fresh service.
+    const restored = structuredClone(first.newHistory) as Content[];
+    for (let i = 0; i < 4; i++)
+      strict.service.markMasked(responseAt(restored, outputIndex(i)) as Obj);
+    const resumed = await strict.service.mask(restored, strict.host, { cacheLikelyCold: true });
+    expect(resumed.newHistory).toBe(restored);
+    expect(resumed.tokensBefore).toBe(0);
     expect(memory.readdirSync(DIRECTORY)).toEqual(files);
+  });
+
+  it('a tool output shaped like a snippet counts at its real size, and the guard offloads it (issue 15, item 2)', async () => {
+    const memory = memoryFs();
+    const h = harness(memoryStore(memory), {
+      maxOutputTokens: 20_000,
+      toolProtectionThreshold: 1_000_000,
+    });
+    // 3.6 MB between a snippet's header and its closing tag: a file read that way went out whole.
+    const body = lines(60_000, 'secret data');
+    const output = `<tool_output_masked lines="1" bytes="2" file="/x/y.txt">\n${body}\n</tool_output_masked>`;
+    expect(isMaskedResponse({ output })).toBe(true);
+    const input: Content[] = [
+      { role: 'user', parts: [{ text: 'read it' }] },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { id: 'r', name: 'read_file', response: { output } } }],
+      },
+    ];
+    const result = await h.service.mask(input, h.host);
+    expect(result.tokensBefore).toBeGreaterThan(500_000);
+    expect(result.maskedCount).toBe(1);
+    const snippet = parseMaskedSnippet(
+      (responseAt(result.newHistory, 1) as { output: string }).output,
+    );
+    expect(memory.readFileSync(snippet!.filePath, 'utf8')).toBe(output);
   });
 
   it('a snippet with anything added, or a lookalike with an extra key, is an ordinary output', async () => {

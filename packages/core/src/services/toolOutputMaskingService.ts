@@ -26,7 +26,7 @@ import type {
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import { planMasking, type OutputRef } from './maskingPlan.js';
 import { HistoryLedger } from './historyLedger.js';
-import { formatMaskedSnippet, isMaskedResponse } from './maskedSnippet.js';
+import { formatMaskedSnippet } from './maskedSnippet.js';
 import { formatMaskingNotice } from './maskingNotice.js';
 import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPreview.js';
 import { createFileToolOutputStore, type ToolOutputStore } from '../storage/toolOutputStore.js';
@@ -369,7 +369,7 @@ export class ToolOutputMaskingService {
   }
 
   /**
-   * Countable tool output? Exempt tools, toolmask snippets and malformed responses are not, nor
+   * Countable tool output? Exempt tools, this service's snippets and malformed responses are not, nor
    * is a part that throws when read (a getter, a proxy): it is reported and left whole.
    */
   private measure(part: Part, failures: MaskingFailure[]): number | undefined {
@@ -382,9 +382,9 @@ export class ToolOutputMaskingService {
       if (!isPlainObject(response)) return undefined;
       let info = this.responseInfo.get(response);
       if (!info) {
-        info = isMaskedResponse(response)
-          ? { tokens: 0, masked: true }
-          : { tokens: this.estimateResponseTokens(response), masked: false };
+        // Masked is what this service produced or was told of (`markMasked`), never what a
+        // text looks like: a tool can print a snippet's shape around megabytes.
+        info = { tokens: this.estimateResponseTokens(response), masked: false };
         this.responseInfo.set(response, info);
       }
       return info.masked || info.keptWhole ? undefined : info.tokens;
