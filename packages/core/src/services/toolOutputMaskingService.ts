@@ -30,9 +30,16 @@ import { formatMaskedSnippet } from './maskedSnippet.js';
 import { formatMaskingNotice } from './maskingNotice.js';
 import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPreview.js';
 import { createFileToolOutputStore, type ToolOutputStore } from '../storage/toolOutputStore.js';
-import { outputFileName, sessionDirectory } from '../storage/outputLayout.js';
+import {
+  hashTextInChunks,
+  outputFileNameOfHash,
+  sessionDirectory,
+} from '../storage/outputLayout.js';
 import { describeError, errorCode, isPlainObject, safeSink } from '../utils/safeCall.js';
 import { isWellFormed } from '../utils/codePoints.js';
+import { countLines } from '../utils/textLines.js';
+import { eventLoopPauser, yieldToEventLoop } from '../utils/eventLoop.js';
+import { UTF8_CHUNK_UNITS } from '../utils/utf8Chunks.js';
 import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
 import { logToolOutputMasking } from '../telemetry/loggers.js';
@@ -167,13 +174,6 @@ export function isWorthMasking(
     tokensBefore - tokensAfter >= minSavedTokens &&
     tokensAfter <= tokensBefore * maxKeptRatio
   );
-}
-
-function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let lines = 1;
-  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines++;
-  return lines;
 }
 
 export class ToolOutputMaskingService {
@@ -451,18 +451,19 @@ export class ToolOutputMaskingService {
     } catch (error) {
       return fail('SERIALIZE', describeError(error));
     }
-    const fileName = outputFileName(toolName, callId, text);
+    // Each step over a giant text (hash, size, line count, preview) takes tens of ms: the event
+    // loop gets a turn between them, and one first (the planning just ran).
+    if (text.length > UTF8_CHUNK_UNITS) await yieldToEventLoop();
+    const pause = eventLoopPauser();
+    const fileName = outputFileNameOfHash(toolName, callId, await hashTextInChunks(text));
     const filePath = path.resolve(directory, fileName);
     const bytes = Buffer.byteLength(text, 'utf8');
-    const snippet = formatMaskedSnippet(
-      {
-        lines: countLines(text),
-        bytes,
-        filePath,
-        preview: buildPreview(toolName, response, text, this.previewLimits),
-      },
-      this.readToolName,
-    );
+    await pause();
+    const lines = countLines(text);
+    await pause();
+    const preview = buildPreview(toolName, response, text, this.previewLimits);
+    await pause();
+    const snippet = formatMaskedSnippet({ lines, bytes, filePath, preview }, this.readToolName);
     const maskedResponse = { output: snippet };
     const tokensAfter = this.estimateResponseTokens(maskedResponse);
     // Not worth it (not smaller, or too little saved for what the model loses): leave it whole

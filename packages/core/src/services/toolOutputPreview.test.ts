@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
+  GIANT_TEXT_UNITS,
   PREVIEW_LIMITS,
   buildPreview,
   headTailLines,
@@ -93,5 +94,42 @@ describe('cuts never split a surrogate pair (issue 15, item 4)', () => {
       expect(isWellFormed(shellPreview), `shell, shift ${shift}`).toBe(true);
       expect(shellPreview).toMatch(/\[\.\.\. \d+ chars omitted \.\.\.\]/);
     }
+  });
+});
+
+describe('giant outputs (issue 14, item 4)', () => {
+  /** What a preview of head and tail lines is, stated with a plain split. */
+  function splitPreview(text: string, head: number, tail: number): string[] {
+    const lines = text.split('\n');
+    return [...lines.slice(0, head), ...lines.slice(-tail)];
+  }
+
+  it('previews a giant text from its first and last lines, counting it without splitting it', () => {
+    const body = numbered(GIANT_TEXT_UNITS / 8);
+    const text = `${'é'.repeat(300)}\n${body}\nlast line\n`;
+    expect(text.length).toBeGreaterThan(GIANT_TEXT_UNITS);
+    const split = vi.spyOn(String.prototype, 'split');
+    const preview = headTailLines(text, 3, 2);
+    const splitsOfText = split.mock.contexts.filter((context) => String(context).length > 1e6);
+    split.mockRestore();
+    expect(splitsOfText).toEqual([]);
+    const total = text.split('\n').length;
+    const [first, second, third, fourth, fifth] = splitPreview(text, 3, 2);
+    expect(preview.split('\n')).toEqual([
+      `${'é'.repeat(30)} [... 240 chars ...] ${'é'.repeat(30)}`,
+      second,
+      third,
+      `[... ${(total - 5).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} lines omitted ...]`,
+      fourth,
+      fifth,
+    ]);
+    expect(first).toBe('é'.repeat(300));
+  });
+
+  it('keeps the shell sections of a giant log', () => {
+    const output = `Output: ${numbered(GIANT_TEXT_UNITS / 8)}\nError: boom\nExit Code: 2`;
+    const preview = buildPreview('run_shell_command', { output }, output);
+    expect(preview.split('\n').slice(0, 3)).toEqual(['Error: boom', 'Exit Code: 2', 'Output:']);
+    expect(preview).toMatch(/line 1\nline 2\n\[\.\.\. [\d,]+ of [\d,]+ lines omitted \.\.\.\]\n/);
   });
 });

@@ -14,6 +14,8 @@
  */
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
+import { eventLoopPauser } from '../utils/eventLoop.js';
+import { UTF8_CHUNK_UNITS, utf8Chunks } from '../utils/utf8Chunks.js';
 
 export const TOOL_OUTPUTS_DIR = 'tool-outputs';
 export const SESSION_FOLDER_PREFIX = 'session-';
@@ -39,11 +41,31 @@ export function hashText(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** `<tool>.<callId>.<hash16>.txt` for an output of `toolName` with `callId` whose full text is `text`. */
-export function outputFileName(toolName: unknown, callId: unknown, text: string): string {
+/**
+ * `hashText`, for any size: a giant text is hashed chunk by chunk (utils/utf8Chunks.ts), giving
+ * the event loop a turn between chunks (200 MB: ~150 ms of work, never more than ~20 ms at once).
+ */
+export async function hashTextInChunks(text: string): Promise<string> {
+  if (text.length <= UTF8_CHUNK_UNITS) return hashText(text);
+  const hash = createHash('sha256');
+  const pause = eventLoopPauser();
+  for (const chunk of utf8Chunks(text)) {
+    hash.update(chunk);
+    await pause();
+  }
+  return hash.digest('hex');
+}
+
+/** `<tool>.<callId>.<hash16>.txt` for an output whose text has the SHA-256 `hash` (hex). */
+export function outputFileNameOfHash(toolName: unknown, callId: unknown, hash: string): string {
   const tool = sanitizeNameComponent(toolName, 'tool');
   const id = sanitizeNameComponent(callId, 'call');
-  return `${tool}.${id}.${hashText(text).slice(0, HASH_LENGTH)}.txt`;
+  return `${tool}.${id}.${hash.slice(0, HASH_LENGTH)}.txt`;
+}
+
+/** `<tool>.<callId>.<hash16>.txt` for an output of `toolName` with `callId` whose full text is `text`. */
+export function outputFileName(toolName: unknown, callId: unknown, text: string): string {
+  return outputFileNameOfHash(toolName, callId, hashText(text));
 }
 
 export interface OutputFileName {
