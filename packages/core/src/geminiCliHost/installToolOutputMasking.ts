@@ -12,7 +12,9 @@
  * - per request: the history from `client.getHistory()`, the request being sent as a `Content`,
  *   the middleware, the masked history written back onto the live chat (historyWriteBack.ts) and
  *   the masked request sent in place of the original;
- * - the read-back tool `read_tool_output` (readToolRegistration.ts, readToolOutputTool.ts);
+ * - the read-back tool `read_tool_output` (readToolRegistration.ts, readToolOutputTool.ts), which
+ *   also opens the conversation's earlier session folders after a `config.rotateSessionId(...)`
+ *   (conversationSessions.ts);
  * - retention in the background after install (retentionSchedule.ts);
  * - metrics and observers after each pass.
  */
@@ -33,6 +35,7 @@ import {
 } from './clientPatch.js';
 import { hostCommonAttributes } from './commonAttributes.js';
 import { coreDebug, loadCoreLogger } from './coreLogger.js';
+import { ConversationSessions } from './conversationSessions.js';
 import { CoreMaskingCheck, disableCoreMasking } from './coreMasking.js';
 import type {
   InstallToolOutputMaskingOptions,
@@ -74,15 +77,27 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   /** The core-bound module (read-back tool, `tokenLimit`), once loaded. */
   private coreSide?: CoreSide;
   private readonly coreCheck: CoreMaskingCheck;
+  /** The session ids of this conversation (config.rotateSessionId gives it new ones). */
+  private readonly sessions = new ConversationSessions();
 
   constructor(
     readonly config: Config,
     private readonly options: InstallToolOutputMaskingOptions,
   ) {
-    this.host = withToolOutputMasking(config, {
+    const host = withToolOutputMasking(config, {
       ...options,
       contextWindowTokens: options.contextWindowTokens ?? (() => this.activeContextWindow()),
     });
+    // Every session id the pass, the read-back tool or retention sees is the conversation's.
+    this.host = {
+      ...host,
+      getSessionId: () => {
+        const id = host.getSessionId();
+        this.sessions.observe(id);
+        return id;
+      },
+    };
+    this.host.getSessionId();
     // A throwing debug sink must never reach the host's turn (it is called from every catch).
     this.debug = safeSink(options._internal?.debug ?? coreDebug);
     this.commonAttributes = hostCommonAttributes(config);
@@ -169,10 +184,13 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   /** Where the read-back tool may read, from the live settings and session. */
   private async readAccess() {
     const maskingConfig = await this.host.getToolOutputMaskingConfig();
+    const sessionId = this.host.getSessionId();
     return {
       projectTempDir: this.host.storage.getProjectTempDir(),
-      sessionId: this.host.getSessionId(),
+      sessionId,
       allowOtherSessions: maskingConfig.allowOtherSessions,
+      // Outputs of the conversation before a rotated session id stay readable.
+      earlierSessionIds: this.sessions.earlierThan(sessionId),
     };
   }
 

@@ -88,9 +88,16 @@ export function parseOutputFileName(fileName: string): OutputFileName | undefine
   return { tool: match[1] as string, callId: match[2] as string, hash: match[3] as string };
 }
 
-/** Whether `fileName` is an output of the call `callId` (compared as the name stores it). */
+/**
+ * Whether `fileName` is an output of the call `callId` (compared as the name stores it). The id
+ * may also be the one the model saw: gemini-cli-core keeps a call's id as `<tool>__<id>` in its
+ * history (that is what the name stores) and sends the bare `<id>` to the model.
+ */
 export function isOutputOfCall(fileName: string, callId: unknown): boolean {
-  return parseOutputFileName(fileName)?.callId === sanitizeNameComponent(callId, 'call');
+  const parsed = parseOutputFileName(fileName);
+  if (!parsed) return false;
+  const id = sanitizeNameComponent(callId, 'call');
+  return parsed.callId === id || parsed.callId === `${parsed.tool}_${id}`;
 }
 
 /** `session-<id>`, the id sanitized like file names so a strange session id cannot escape either. */
