@@ -15,7 +15,8 @@
  * - the read-back tool `read_tool_output` (readToolRegistration.ts, readToolOutputTool.ts), which
  *   also opens the conversation's earlier session folders after a `config.rotateSessionId(...)`
  *   (conversationSessions.ts);
- * - retention in the background after install (retentionSchedule.ts);
+ * - retention in the background after install (retentionSchedule.ts), and a heartbeat that keeps
+ *   this conversation's folders from anyone's retention while it runs (sessionHeartbeat.ts);
  * - metrics and observers after each pass.
  */
 import type { Config, GeminiClient } from '@google/gemini-cli-core';
@@ -36,6 +37,8 @@ import {
 import { hostCommonAttributes } from './commonAttributes.js';
 import { coreDebug, loadCoreLogger } from './coreLogger.js';
 import { ConversationSessions } from './conversationSessions.js';
+import { SessionHeartbeat } from './sessionHeartbeat.js';
+import { sessionDirectory } from '../storage/outputLayout.js';
 import { CoreMaskingCheck, disableCoreMasking } from './coreMasking.js';
 import type {
   InstallToolOutputMaskingOptions,
@@ -79,6 +82,8 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   private readonly coreCheck: CoreMaskingCheck;
   /** The session ids of this conversation (config.rotateSessionId gives it new ones). */
   private readonly sessions = new ConversationSessions();
+  /** Keeps the conversation's folders live for retention in any process. */
+  private readonly heartbeat: SessionHeartbeat;
 
   constructor(
     readonly config: Config,
@@ -119,6 +124,13 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
     this.coreCheck = new CoreMaskingCheck(config, this.suppressesCoreMasking, this.debug);
     this.patch = acquireClientPatch(proto, installationOf);
     this.readTool = new ReadToolRegistration(config, () => this.readAccess(), this.debug);
+    this.heartbeat = new SessionHeartbeat(
+      () =>
+        this.sessions
+          .all()
+          .map((id) => sessionDirectory(this.host.storage.getProjectTempDir(), id)),
+      options._internal?.heartbeatMs,
+    );
     this.ready = this.loadCoreSide();
     this.retention =
       options.retention === false
@@ -142,6 +154,7 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
     this.restoreCoreMasking?.();
     this.patch.release();
     this.readTool.unregister();
+    this.heartbeat.stop();
   }
 
   /** The wrapper body for one `sendMessageStream` call of one of our clients. */
@@ -247,6 +260,8 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   }
 
   private report(pass: MaskingPass): void {
+    // A pass that offloaded something may have made a folder: keep it live from now on.
+    if (pass.result.offloaded.length > 0) this.heartbeat.beat();
     if (this.options.metrics !== false) {
       recordMaskingMetrics(pass.result, safeCall(this.commonAttributes) ?? {});
     }

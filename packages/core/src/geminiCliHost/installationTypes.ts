@@ -44,6 +44,8 @@ export interface InstallToolOutputMaskingOptions extends ToolOutputMaskingOption
     debug?: (message: string) => void;
     /** Milliseconds clock for the idle gap. @default Date.now */
     now?: () => number;
+    /** How often the liveness markers are refreshed. @default HEARTBEAT_MS (5 minutes) */
+    heartbeatMs?: number;
   };
 }
 

@@ -2,6 +2,7 @@
  * The on-disk layout of offloaded outputs, the one place that knows it:
  *
  *   <projectTempDir>/tool-outputs/session-<sessionId>/<tool>.<callId>.<hash16>.txt
+ *   <projectTempDir>/tool-outputs/session-<sessionId>.live   (while the session runs)
  *
  * The store writes these names, the reader finds outputs by them, retention and the CLI list them.
  *
@@ -19,6 +20,8 @@ import { UTF8_CHUNK_UNITS, utf8Chunks } from '../utils/utf8Chunks.js';
 
 export const TOOL_OUTPUTS_DIR = 'tool-outputs';
 export const SESSION_FOLDER_PREFIX = 'session-';
+/** Beside a session folder, `session-<id>.live`: refreshed while its session runs (sessionActivity.ts). */
+export const LIVE_MARKER_SUFFIX = '.live';
 
 const MAX_NAME_COMPONENT = 48;
 const HASH_LENGTH = 16;
@@ -116,6 +119,14 @@ export function sessionIdOfFolder(folderName: string): string | undefined {
 /** `<projectTempDir>/tool-outputs`. */
 export function outputsRoot(projectTempDir: string): string {
   return path.join(projectTempDir, TOOL_OUTPUTS_DIR);
+}
+
+/**
+ * The liveness marker of a session folder: beside it, not in it, so that making or removing it is
+ * not a use of the folder (whose modification time is).
+ */
+export function liveMarkerOf(sessionFolder: string): string {
+  return `${sessionFolder}${LIVE_MARKER_SUFFIX}`;
 }
 
 /** `<projectTempDir>/tool-outputs/session-<id>`. */

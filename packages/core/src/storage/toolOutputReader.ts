@@ -37,6 +37,7 @@ import {
   type CompiledPattern,
 } from './readPattern.js';
 import { MatchSlice, READ_LIMITS, RangeSlice, type OutputExtent } from './readSlices.js';
+import { touchSessionFolder } from './sessionActivity.js';
 
 export {
   READ_LIMITS,
@@ -264,9 +265,12 @@ export async function readToolOutput(
   const output = await resolveToolOutput(params.file, access);
   const handle = await openToolOutput(output);
   try {
-    return pattern
+    const result = pattern
       ? await readMatches(handle, params, pattern, output.path, options)
       : await readRange(handle, params, output.path, options.signal);
+    // A read-back is a use of the folder: retention counts from it.
+    touchSessionFolder(output.folder);
+    return result;
   } catch (error) {
     if (error instanceof ToolOutputReadError) throw error;
     if (error instanceof PatternError)

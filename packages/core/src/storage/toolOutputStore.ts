@@ -17,6 +17,7 @@ import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { eventLoopPauser } from '../utils/eventLoop.js';
 import { UTF8_CHUNK_UNITS, utf8Chunks } from '../utils/utf8Chunks.js';
+import { touchSessionFolder, type ActivityFileSystem } from './sessionActivity.js';
 
 /** The subset of `node:fs` the store uses; `memfs` provides it too (for tests). */
 export type StoreFileSystem = Pick<
@@ -31,8 +32,9 @@ export type StoreFileSystem = Pick<
   | 'renameSync'
   | 'unlinkSync'
 > &
-  // Optional: without it, temporary files left by a killed pass are not cleaned up.
-  Partial<Pick<typeof nodeFs, 'readdirSync'>>;
+  // Optional: without readdirSync, temporary files left by a killed pass are not cleaned up;
+  // without utimesSync, a reused file does not count as a use of its folder (retention).
+  Partial<Pick<typeof nodeFs, 'readdirSync' | 'utimesSync'>>;
 
 export interface ToolOutputStore {
   /** Saves `text` durably under `directory/fileName`; returns the absolute path. */
@@ -220,7 +222,10 @@ export function createFileToolOutputStore(
       ensurePrivateDirectory(directory);
       removeStaleTemporaryFiles(directory);
       try {
-        return await writeAtomically(directory, fileName, text, byteLength);
+        const saved = await writeAtomically(directory, fileName, text, byteLength);
+        // A write is a use of the folder, even when the file was already there (retention).
+        if (fs.utimesSync) touchSessionFolder(directory, fs as ActivityFileSystem);
+        return saved;
       } catch (error) {
         // The folder may have been removed since it was checked (gc, a person): check it again once.
         if ((error as { code?: string }).code !== 'ENOENT') throw error;
