@@ -2,7 +2,7 @@
 /**
  * `npm run bench`: the three sections of docs/benchmarks.md from one run, each side by side with
  * gemini-cli's own implementation measured in the same process run.
- *   1. speed and memory of the pass          bench/passSpeed.mjs
+ *   1. speed and memory of the pass          bench/passSpeed.mjs, bench/giantOutputs.mjs (one 200 MB output)
  *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
  *   3. billed tokens under prompt caching    bench/cachingCost.mjs
  * Options: --only 1,2,3   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runPassSpeedBench } from './passSpeed.mjs';
+import { runGiantOutputsBench } from './giantOutputs.mjs';
 import { runTokenAccuracyBench, formatResult } from './tokenAccuracy.mjs';
 import { runCachingCostBench } from './cachingCost.mjs';
 
@@ -47,6 +48,7 @@ if (only.has('1')) {
     sizes: quick ? [100, 1_600] : [100, 1_000, 1_600, 5_000],
     tempDir: argument('temp-dir'),
   });
+  runGiantOutputsBench({ megabytes: quick ? 50 : 200, tempDir: argument('temp-dir') });
 }
 if (only.has('2') && haveTraces) {
   console.log('\n## 2. Token estimates against the Gemma 3 tokenizer');
