@@ -9,7 +9,8 @@
  * - core's own masking switched off through the Config (coreMasking.ts) and at the client;
  * - the configuration from settings files and options (maskingHost.ts), with `maxOutputTokens`
  *   derived from the active model's context window (core's `tokenLimit`) when unset;
- * - per request: the history from `client.getHistory()`, the request being sent as a `Content`,
+ * - per request: the history from `client.getHistory()` (snippets a resumed history brings back
+ *   recorded as the service's own, restoredSnippets.ts), the request being sent as a `Content`,
  *   the middleware, the masked history written back onto the live chat (historyWriteBack.ts) and
  *   the masked request sent in place of the original;
  * - the read-back tool `read_tool_output` (readToolRegistration.ts, readToolOutputTool.ts), which
@@ -37,6 +38,7 @@ import {
 import { hostCommonAttributes } from './commonAttributes.js';
 import { coreDebug, loadCoreLogger } from './coreLogger.js';
 import { ConversationSessions } from './conversationSessions.js';
+import { RestoredSnippets } from './restoredSnippets.js';
 import { SessionHeartbeat } from './sessionHeartbeat.js';
 import { sessionDirectory } from '../storage/outputLayout.js';
 import { CoreMaskingCheck, disableCoreMasking } from './coreMasking.js';
@@ -84,6 +86,8 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   private readonly sessions = new ConversationSessions();
   /** Keeps the conversation's folders live for retention in any process. */
   private readonly heartbeat: SessionHeartbeat;
+  /** Snippets of this installation that a resumed history brings back. */
+  private readonly restored: RestoredSnippets;
 
   constructor(
     readonly config: Config,
@@ -124,6 +128,7 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
     this.coreCheck = new CoreMaskingCheck(config, this.suppressesCoreMasking, this.debug);
     this.patch = acquireClientPatch(proto, installationOf);
     this.readTool = new ReadToolRegistration(config, () => this.readAccess(), this.debug);
+    this.restored = new RestoredSnippets(this.service, () => this.host.storage.getProjectTempDir());
     this.heartbeat = new SessionHeartbeat(
       () =>
         this.sessions
@@ -245,7 +250,9 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   ): Promise<PartListUnion> {
     try {
       if (!(await this.shouldMask(client))) return request;
-      const masked = await maskClientRequest(client, middleware, request, signal);
+      const masked = await maskClientRequest(client, middleware, request, signal, (history) =>
+        this.restored.inspect(client, history),
+      );
       if (masked.writeBack.refused > 0 || masked.writeBack.missed > 0) {
         this.debug(
           `[toolmask] write-back: ${masked.writeBack.refused} replacement(s) refused, ${masked.writeBack.missed} not found in the live history`,

@@ -139,7 +139,6 @@ function wholeBatchFirst(source: string): boolean {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { RE2JS } = require(workerData.enginePath);
-const decoder = new TextDecoder();
 let line;
 let batch;
 parentPort.on('message', (message) => {
@@ -149,16 +148,17 @@ parentPort.on('message', (message) => {
     batch = wholeBatchFirst ? RE2JS.compile(source, flags | RE2JS.MULTILINE) : undefined;
     return;
   }
+  // re2js matches UTF-8 bytes as they are: nothing is decoded, no string is made.
   const { data, count } = message;
-  const text = decoder.decode(data);
   const found = [];
-  if (!batch || batch.test(text.includes('\\r') ? text.replace(/\\r\\n/g, '\\n') : text)) {
+  // The whole batch first, unless a line ends in \\r (\\$ does not match before it).
+  if (!batch || data.includes(13) || batch.test(data)) {
     let start = 0;
     for (let index = 0; index < count; index++) {
-      let end = text.indexOf('\\n', start);
-      if (end === -1) end = text.length;
-      const stop = end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
-      if (line.test(text.slice(start, stop))) found.push(index);
+      let end = data.indexOf(10, start);
+      if (end === -1) end = data.length;
+      const stop = end > start && data[end - 1] === 13 ? end - 1 : end;
+      if (line.test(data.subarray(start, stop))) found.push(index);
       start = end + 1;
     }
   }
@@ -175,7 +175,7 @@ function startWorker(): Worker {
     eval: true,
     workerData: { enginePath: require.resolve('re2js') },
     // It holds one batch at a time: a small heap keeps the host's memory flat on a 200 MB file.
-    resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
+    resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
   });
   // Searches own it; it must never keep a host process alive (a pending match keeps its timer).
   worker.unref();
