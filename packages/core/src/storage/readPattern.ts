@@ -21,7 +21,6 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type * as Re2jsModule from 're2js';
 
 /** The longest pattern accepted (characters): bounds compile time and program size. */
 export const MAX_PATTERN_LENGTH = 1_000;
@@ -30,9 +29,6 @@ export const MAX_PATTERN_LENGTH = 1_000;
 export const MATCH_LINE_BYTES = 1 << 20;
 
 const require = createRequire(import.meta.url);
-// Loaded on first use: importing toolmask stays cheap for hosts that never search.
-let re2js: typeof Re2jsModule | undefined;
-const engine = () => (re2js ??= require('re2js') as typeof Re2jsModule);
 
 /** A pattern the model passed that cannot be used; the message is written for the model. */
 export class PatternError extends Error {
@@ -45,12 +41,16 @@ export class PatternError extends Error {
 const FLAGGED_PATTERN = /^\/([\s\S]+)\/([a-z]*)$/;
 const ALLOWED_FLAGS = /^[imsu]*$/;
 
-export interface CompiledPattern {
-  /** The RE2 source (after translation from JavaScript syntax). */
-  source: string;
-  /** re2js flag bits. */
-  flags: number;
+/** A pattern as the worker compiles it: its body and its flag letters. */
+export interface PatternSpec {
+  body: string;
+  flags: string;
+  /** The pattern as the model wrote it, shortened for messages. */
+  shown: string;
 }
+
+const SYNTAX_HINT =
+  'pattern is a regular expression in RE2 syntax (like JavaScript without lookaround and backreferences), e.g. "error|fail" or "/timeout/i"';
 
 /**
  * What RE2 cannot do, found before compiling (re2js's own messages for these are cryptic, and it
@@ -85,73 +85,69 @@ function describePattern(pattern: string): string {
 }
 
 /**
- * `error|fail` or `/error/i` (flags i, m, s, u; `g` and `y` mean nothing line by line). Throws
- * `PatternError` with a message for the model.
+ * `error|fail` or `/error/i` (flags i, m, s, u; `g` and `y` mean nothing line by line), checked
+ * without the engine: its length, and what RE2 cannot do. The engine itself (and its syntax
+ * errors) lives in the worker only: loading it on the host's thread would block it for tens of
+ * ms. Throws `PatternError` with a message for the model.
  */
-export function compileReadPattern(pattern: string): CompiledPattern {
+export function checkReadPattern(pattern: string): PatternSpec {
   const shown = describePattern(pattern);
-  const syntax =
-    'pattern is a regular expression in RE2 syntax (like JavaScript without lookaround and backreferences), e.g. "error|fail" or "/timeout/i"';
   if (pattern.length > MAX_PATTERN_LENGTH) {
     throw new PatternError(
-      `invalid pattern ${shown}: longer than ${MAX_PATTERN_LENGTH} characters. ${syntax}.`,
+      `invalid pattern ${shown}: longer than ${MAX_PATTERN_LENGTH} characters. ${SYNTAX_HINT}.`,
     );
   }
   const flagged = FLAGGED_PATTERN.exec(pattern);
   const body = flagged && ALLOWED_FLAGS.test(flagged[2] ?? '') ? (flagged[1] ?? '') : pattern;
-  const flagLetters = flagged && body !== pattern ? (flagged[2] ?? '') : '';
+  const flags = flagged && body !== pattern ? (flagged[2] ?? '') : '';
   const unsupported = unsupportedSyntax(body);
   if (unsupported) {
     throw new PatternError(
-      `invalid pattern ${shown}: it uses ${unsupported}, which the linear-time engine read_tool_output uses does not support; match the text itself instead (for "x(?=y)" search "xy"). ${syntax}.`,
+      `invalid pattern ${shown}: it uses ${unsupported}, which the linear-time engine read_tool_output uses does not support; match the text itself instead (for "x(?=y)" search "xy"). ${SYNTAX_HINT}.`,
     );
   }
-  const { RE2JS } = engine();
-  let flags = 0;
-  if (flagLetters.includes('i')) flags |= RE2JS.CASE_INSENSITIVE;
-  if (flagLetters.includes('m')) flags |= RE2JS.MULTILINE;
-  if (flagLetters.includes('s')) flags |= RE2JS.DOTALL;
-  try {
-    const source = RE2JS.translateRegExp(body);
-    RE2JS.compile(source, flags);
-    return { source, flags };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new PatternError(`invalid pattern ${shown}: ${message}. ${syntax}.`);
-  }
+  return { body, flags, shown };
 }
 
 /**
- * Whether a pattern may first be tried on a whole batch at once (multi-line), to skip the batches
- * where no line can match without looking at each line. That is sound when a match inside a
- * line is also a match inside the batch: true for RE2 syntax except the absolute anchors `\A`
- * and `\z` and inline flags that switch multi-line mode off; those go line by line.
- */
-function wholeBatchFirst(source: string): boolean {
-  return !/\\[Az]|\(\?[a-zA-Z]*-/.test(source);
-}
-
-/**
- * The worker. A `pattern` message compiles a pattern; a batch (the UTF-8 bytes of `count` lines,
+ * The worker. A `pattern` message compiles a pattern (translated from JavaScript syntax) and is
+ * answered `{ compiled }` or `{ invalid: message }`; a batch (the UTF-8 bytes of `count` lines,
  * each but the file's last ending in `\n`) is answered with the indices of the lines that match
  * (without their `\n` and a trailing `\r`) and the bytes themselves, to be filled again.
+ *
+ * A batch is first tried whole (multi-line), to skip the batches where no line can match without
+ * looking at each line. That is sound because a match inside a line is also a match inside the
+ * batch, except for the absolute anchors `\A` and `\z` and inline flags that switch multi-line
+ * mode off (those patterns go line by line), and for `$` before a `\r` (such batches too).
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { RE2JS } = require(workerData.enginePath);
 let line;
 let batch;
+function compile({ body, flags }) {
+  let bits = 0;
+  if (flags.includes('i')) bits |= RE2JS.CASE_INSENSITIVE;
+  if (flags.includes('m')) bits |= RE2JS.MULTILINE;
+  if (flags.includes('s')) bits |= RE2JS.DOTALL;
+  const source = RE2JS.translateRegExp(body);
+  line = RE2JS.compile(source, bits);
+  const wholeBatchFirst = !/\\\\[Az]|\\(\\?[a-zA-Z]*-/.test(source);
+  batch = wholeBatchFirst ? RE2JS.compile(source, bits | RE2JS.MULTILINE) : undefined;
+}
 parentPort.on('message', (message) => {
   if (message.pattern) {
-    const { source, flags, wholeBatchFirst } = message.pattern;
-    line = RE2JS.compile(source, flags);
-    batch = wholeBatchFirst ? RE2JS.compile(source, flags | RE2JS.MULTILINE) : undefined;
+    try {
+      compile(message.pattern);
+      parentPort.postMessage({ compiled: true });
+    } catch (error) {
+      parentPort.postMessage({ invalid: String(error && error.message ? error.message : error) });
+    }
     return;
   }
   // re2js matches UTF-8 bytes as they are: nothing is decoded, no string is made.
   const { data, count } = message;
   const found = [];
-  // The whole batch first, unless a line ends in \\r (\\$ does not match before it).
   if (!batch || data.includes(13) || batch.test(data)) {
     let start = 0;
     for (let index = 0; index < count; index++) {
@@ -214,71 +210,64 @@ function giveBackWorker(worker: Worker): void {
 export type BatchOutcome =
   { kind: 'matched'; indices: Uint32Array } | { kind: 'timed-out' } | { kind: 'aborted' };
 
+type Reply = { found: Uint32Array; data: Uint8Array } | { compiled: true } | { invalid: string };
+type Settled = { kind: 'reply'; reply: Reply } | { kind: 'timed-out' } | { kind: 'aborted' };
+
 /** Matches batches of lines of one search in a worker thread. */
 export class LineMatcher {
   private worker: Worker | undefined;
   private failure: Error | undefined;
-  private waiting: ((outcome: BatchOutcome | Error) => void) | undefined;
+  private waiting: ((settled: Settled | Error) => void) | undefined;
+  private compiled = false;
   /** The buffer the worker hands back after each batch, filled again for the next. */
   private spare: ArrayBuffer | undefined;
-  private readonly onMessage = ({ found, data }: { found: Uint32Array; data: Uint8Array }) => {
-    this.spare = data.buffer as ArrayBuffer;
-    this.waiting?.({ kind: 'matched', indices: found });
-  };
+  private readonly onMessage = (reply: Reply) => this.waiting?.({ kind: 'reply', reply });
   private readonly onError = (error: Error) => this.fail(error);
   private readonly onExit = (code: number) =>
     this.fail(new Error(`the pattern worker exited (${code})`));
 
-  constructor(pattern: CompiledPattern) {
+  constructor(private readonly pattern: PatternSpec) {
     const worker = takeWorker();
     this.worker = worker;
     worker.on('message', this.onMessage);
     worker.on('error', this.onError);
     worker.on('exit', this.onExit);
-    worker.postMessage({
-      pattern: { ...pattern, wholeBatchFirst: wholeBatchFirst(pattern.source) },
-    });
   }
 
   /**
    * The indices of the `count` lines in `data` that match, unless the deadline passes or `signal`
-   * aborts first (then the worker is terminated and every later call answers the same).
+   * aborts first (then the worker is terminated and every later call answers the same). The
+   * first call compiles the pattern; a pattern the engine refuses throws `PatternError`.
    */
-  match(
+  async match(
     data: Uint8Array,
     count: number,
     deadline: number,
     signal?: AbortSignal,
   ): Promise<BatchOutcome> {
-    if (signal?.aborted) return Promise.resolve(this.stop({ kind: 'aborted' }));
-    if (!this.worker)
-      return Promise.reject(this.failure ?? new Error('the pattern worker stopped'));
-    const worker = this.worker;
-    return new Promise<BatchOutcome>((resolve, reject) => {
-      const timer = setTimeout(
-        () => finish(this.stop({ kind: 'timed-out' })),
-        Math.max(0, deadline - Date.now()),
-      );
-      const onAbort = () => finish(this.stop({ kind: 'aborted' }));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const finish = (outcome: BatchOutcome | Error) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        this.waiting = undefined;
-        if (outcome instanceof Error) reject(outcome);
-        else resolve(outcome);
-      };
-      this.waiting = finish;
-      // A copy the worker owns (transferred, not cloned), in the buffer it handed back if it fits.
-      const backing =
-        this.spare && this.spare.byteLength >= data.length
-          ? this.spare
-          : new ArrayBuffer(Math.max(data.length, 1 << 20));
-      this.spare = undefined;
-      const buffer = new Uint8Array(backing, 0, data.length);
-      buffer.set(data);
-      worker.postMessage({ data: buffer, count }, [backing]);
-    });
+    if (!this.compiled) {
+      const settled = await this.request({ pattern: this.pattern }, [], deadline, signal);
+      if (settled.kind !== 'reply') return settled;
+      if ('invalid' in settled.reply) {
+        throw new PatternError(
+          `invalid pattern ${this.pattern.shown}: ${settled.reply.invalid}. ${SYNTAX_HINT}.`,
+        );
+      }
+      this.compiled = true;
+    }
+    // A copy the worker owns (transferred, not cloned), in the buffer it handed back if it fits.
+    const backing =
+      this.spare && this.spare.byteLength >= data.length
+        ? this.spare
+        : new ArrayBuffer(Math.max(data.length, 1 << 20));
+    this.spare = undefined;
+    const buffer = new Uint8Array(backing, 0, data.length);
+    buffer.set(data);
+    const settled = await this.request({ data: buffer, count }, [backing], deadline, signal);
+    if (settled.kind !== 'reply') return settled;
+    if (!('found' in settled.reply)) throw new Error('the pattern worker answered out of turn');
+    this.spare = settled.reply.data.buffer as ArrayBuffer;
+    return { kind: 'matched', indices: settled.reply.found };
   }
 
   /** Ends the search: an idle worker waits for the next search, a busy one is terminated. */
@@ -287,6 +276,36 @@ export class LineMatcher {
     if (!worker) return;
     if (this.waiting) void worker.terminate();
     else giveBackWorker(worker);
+  }
+
+  /** One message and its answer, or the deadline or the abort (then the worker is terminated). */
+  private request(
+    message: unknown,
+    transfer: ArrayBuffer[],
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<Settled> {
+    if (signal?.aborted) return Promise.resolve(this.stop({ kind: 'aborted' }));
+    if (!this.worker)
+      return Promise.reject(this.failure ?? new Error('the pattern worker stopped'));
+    const worker = this.worker;
+    return new Promise<Settled>((resolve, reject) => {
+      const timer = setTimeout(
+        () => finish(this.stop({ kind: 'timed-out' })),
+        Math.max(0, deadline - Date.now()),
+      );
+      const onAbort = () => finish(this.stop({ kind: 'aborted' }));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const finish = (settled: Settled | Error) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiting = undefined;
+        if (settled instanceof Error) reject(settled);
+        else resolve(settled);
+      };
+      this.waiting = finish;
+      worker.postMessage(message, transfer);
+    });
   }
 
   private detach(): Worker | undefined {
@@ -299,10 +318,10 @@ export class LineMatcher {
     return worker;
   }
 
-  private stop(outcome: BatchOutcome): BatchOutcome {
+  private stop<T extends Settled>(settled: T): T {
     const worker = this.detach();
     if (worker) void worker.terminate();
-    return outcome;
+    return settled;
   }
 
   private fail(error: Error): void {

@@ -33,8 +33,8 @@ import {
   LineMatcher,
   MATCH_LINE_BYTES,
   PatternError,
-  compileReadPattern,
-  type CompiledPattern,
+  checkReadPattern,
+  type PatternSpec,
 } from './readPattern.js';
 import { MatchSlice, READ_LIMITS, RangeSlice, type OutputExtent } from './readSlices.js';
 import { touchSessionFolder } from './sessionActivity.js';
@@ -104,7 +104,7 @@ export function validateReadToolOutputParams(params: ReadToolOutputParams): stri
       return 'pattern must be a non-empty regular expression.';
     }
     try {
-      compileReadPattern(pattern);
+      checkReadPattern(pattern);
     } catch (error) {
       return (error as Error).message;
     }
@@ -186,7 +186,7 @@ async function readRange(
 async function readMatches(
   handle: FileHandle,
   params: ReadToolOutputParams,
-  pattern: CompiledPattern,
+  pattern: PatternSpec,
   filePath: string,
   options: ReadToolOutputOptions,
 ): Promise<ReadToolOutputResult> {
@@ -261,7 +261,7 @@ export async function readToolOutput(
       invalid,
     );
   }
-  const pattern = params.pattern !== undefined ? compileReadPattern(params.pattern) : undefined;
+  const pattern = params.pattern !== undefined ? checkReadPattern(params.pattern) : undefined;
   const output = await resolveToolOutput(params.file, access);
   const handle = await openToolOutput(output);
   try {
