@@ -37,9 +37,9 @@ import {
 } from '../storage/outputLayout.js';
 import { describeError, errorCode, isPlainObject, safeSink } from '../utils/safeCall.js';
 import { isWellFormed } from '../utils/codePoints.js';
-import { countLines } from '../utils/textLines.js';
+import { countLinesInSlices } from '../utils/textLines.js';
 import { eventLoopPauser, yieldToEventLoop } from '../utils/eventLoop.js';
-import { UTF8_CHUNK_UNITS } from '../utils/utf8Chunks.js';
+import { UTF8_CHUNK_UNITS, utf8LengthInSlices } from '../utils/utf8Chunks.js';
 import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
 import { logToolOutputMasking } from '../telemetry/loggers.js';
@@ -457,10 +457,8 @@ export class ToolOutputMaskingService {
     const pause = eventLoopPauser();
     const fileName = outputFileNameOfHash(toolName, callId, await hashTextInChunks(text));
     const filePath = path.resolve(directory, fileName);
-    const bytes = Buffer.byteLength(text, 'utf8');
-    await pause();
-    const lines = countLines(text);
-    await pause();
+    const bytes = await utf8LengthInSlices(text, pause);
+    const lines = await countLinesInSlices(text, pause);
     const preview = buildPreview(toolName, response, text, this.previewLimits);
     await pause();
     const snippet = formatMaskedSnippet({ lines, bytes, filePath, preview }, this.readToolName);
@@ -475,7 +473,7 @@ export class ToolOutputMaskingService {
     }
 
     try {
-      const savedPath = await this.store.save(directory, fileName, text);
+      const savedPath = await this.store.save(directory, fileName, text, bytes);
       if (savedPath !== filePath)
         return fail('EPATH', `store saved to ${savedPath}, expected ${filePath}`);
     } catch (error) {

@@ -10,6 +10,28 @@ export function countLines(text: string): number {
   return lines;
 }
 
+/**
+ * `countLines` of a giant text in slices, giving the event loop a turn between them (`pause`):
+ * the same count, never one long stretch.
+ */
+export async function countLinesInSlices(
+  text: string,
+  pause: () => Promise<void>,
+  sliceUnits = 1 << 22,
+): Promise<number> {
+  if (text.length <= sliceUnits) return countLines(text);
+  let lines = 1;
+  let index = text.indexOf('\n');
+  for (let end = sliceUnits; index !== -1; end += sliceUnits) {
+    while (index !== -1 && index < end) {
+      lines++;
+      index = text.indexOf('\n', index + 1);
+    }
+    await pause();
+  }
+  return lines;
+}
+
 /** The first `count` lines of `text`, found by position (no split of the whole text). */
 export function firstLines(text: string, count: number): string[] {
   const lines: string[] = [];

@@ -22,3 +22,23 @@ export function* utf8Chunks(text: string, chunkUnits = UTF8_CHUNK_UNITS): Genera
     start = end;
   }
 }
+
+/**
+ * `Buffer.byteLength(text, 'utf8')` of a giant text in slices (cut on code points, so the sum is
+ * exact), giving the event loop a turn between them (`pause`).
+ */
+export async function utf8LengthInSlices(
+  text: string,
+  pause: () => Promise<void>,
+  sliceUnits = 1 << 22,
+): Promise<number> {
+  let bytes = 0;
+  for (let start = 0; start < text.length;) {
+    let end = boundaryAtOrBefore(text, Math.min(text.length, start + sliceUnits));
+    if (end === start) end = start + 2;
+    bytes += Buffer.byteLength(text.slice(start, end), 'utf8');
+    start = end;
+    await pause();
+  }
+  return bytes;
+}
