@@ -33,6 +33,7 @@ import {
   type Operation,
   faultyFs,
 } from '../test-utils/maskingHarness.js';
+import { longestBlock } from '../test-utils/eventLoop.js';
 
 const { SESSION, DIRECTORY } = HARNESS_PLACE;
 
@@ -626,18 +627,7 @@ describe('guarantee 7: a giant output never stalls the host (issue 15 item 9, is
         parts: [{ functionResponse: { id: 'g', name: 'read_file', response: { output } } }],
       },
     ];
-    let blockedMs = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      blockedMs = Math.max(blockedMs, now - last - 5);
-      last = now;
-    }, 5);
-    const result = await h.service.mask(input, h.host).finally(() => {
-      clearInterval(timer);
-      // A pass that never yields is one block, seen only here.
-      blockedMs = Math.max(blockedMs, performance.now() - last - 5);
-    });
+    const { result, blockedMs } = await longestBlock(() => h.service.mask(input, h.host));
     expect(result.maskedCount).toBe(1);
     const snippet = parseMaskedSnippet(
       (responseAt(result.newHistory, 1) as Obj)['output'] as string,

@@ -19,6 +19,7 @@ import {
   type ToolOutputAccess,
 } from './toolOutputReader.js';
 import { openToolOutput, resolveToolOutput } from './outputAccess.js';
+import { longestBlock } from '../test-utils/eventLoop.js';
 
 let root: string;
 let session: string;
@@ -53,25 +54,6 @@ async function refusal(params: ReadToolOutputParams, options?: ReadToolOutputOpt
     return error as ToolOutputReadError;
   }
   throw new Error('expected a refusal');
-}
-
-/** The longest stretch the event loop was blocked while `work` ran (a 5 ms timer's lateness). */
-async function longestBlock<T>(work: () => Promise<T>): Promise<{ result: T; blockedMs: number }> {
-  let blockedMs = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    blockedMs = Math.max(blockedMs, now - last - 5);
-    last = now;
-  }, 5);
-  try {
-    const result = await work();
-    // Work that never yields is one block, seen only here.
-    blockedMs = Math.max(blockedMs, performance.now() - last - 5);
-    return { result, blockedMs };
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 /**

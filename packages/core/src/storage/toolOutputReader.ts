@@ -36,7 +36,13 @@ import {
   checkReadPattern,
   type PatternSpec,
 } from './readPattern.js';
-import { MatchSlice, READ_LIMITS, RangeSlice, type OutputExtent } from './readSlices.js';
+import {
+  MatchSlice,
+  READ_LIMITS,
+  RangeSlice,
+  type OutputExtent,
+  type Slice,
+} from './readSlices.js';
 import { touchSessionFolder } from './sessionActivity.js';
 
 export {
@@ -147,6 +153,25 @@ async function scan(
   return { extent: { bytes: size }, seen };
 }
 
+/** The result of a call: what its slice shows, and what is known of the whole output. */
+function resultOf(
+  slice: Slice,
+  extent: OutputExtent,
+  first: number,
+  filePath: string,
+  summary: string,
+): ReadToolOutputResult {
+  return {
+    text: slice.text,
+    filePath,
+    totalLines: extent.totalLines,
+    firstLine: first,
+    lastLine: slice.lastLine,
+    truncated: slice.truncated,
+    summary,
+  };
+}
+
 async function readRange(
   handle: FileHandle,
   params: ReadToolOutputParams,
@@ -172,15 +197,8 @@ async function readRange(
   if (first > seen) throw pastTheEnd(first, seen);
   const result = slice.finish(extent);
   const of = extent.totalLines !== undefined ? ` of ${extent.totalLines}` : '';
-  return {
-    text: result.text,
-    filePath,
-    totalLines: extent.totalLines,
-    firstLine: first,
-    lastLine: result.lastLine,
-    truncated: result.truncated,
-    summary: `Read lines ${first}-${result.lastLine}${of} from ${path.basename(filePath)}`,
-  };
+  const summary = `Read lines ${first}-${result.lastLine}${of} from ${path.basename(filePath)}`;
+  return resultOf(result, extent, first, filePath, summary);
 }
 
 async function readMatches(
@@ -229,16 +247,11 @@ async function readMatches(
     const count = result.matches ?? result.matchesShown;
     const shown =
       result.matches === undefined || result.truncated ? ` (${result.matchesShown} shown)` : '';
+    const summary = `${count}${result.matches === undefined ? '+' : ''} matching line${count === 1 ? '' : 's'} for ${params.pattern} in ${path.basename(filePath)}${shown}`;
     return {
-      text: result.text,
-      filePath,
-      totalLines: extent.totalLines,
-      firstLine: first,
-      lastLine: result.lastLine,
-      truncated: result.truncated,
+      ...resultOf(result, extent, first, filePath, summary),
       ...(result.matches !== undefined ? { matches: result.matches } : {}),
       matchesShown: result.matchesShown,
-      summary: `${count}${result.matches === undefined ? '+' : ''} matching line${count === 1 ? '' : 's'} for ${params.pattern} in ${path.basename(filePath)}${shown}`,
     };
   } finally {
     matcher.close();
