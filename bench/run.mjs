@@ -2,7 +2,7 @@
 /**
  * `npm run bench`: the three sections of docs/benchmarks.md from one run, each side by side with
  * gemini-cli's own implementation measured in the same process run.
- *   1. speed and memory of the pass          bench/passSpeed.mjs
+ *   1. speed and memory of the pass          bench/passSpeed.mjs, bench/giantOutputs.mjs (one 200 MB output)
  *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
  *   3. billed tokens under prompt caching    bench/cachingCost.mjs
  *   4. the gateway: added latency, throughput, memory (against a direct connection)
@@ -17,6 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runPassSpeedBench } from './passSpeed.mjs';
+import { runGiantOutputsBench } from './giantOutputs.mjs';
 import { runTokenAccuracyBench, formatResult } from './tokenAccuracy.mjs';
 import { runCachingCostBench } from './cachingCost.mjs';
 import { runGatewayBench } from './gatewayBench.mjs';
@@ -53,6 +54,7 @@ if (only.has('1')) {
     sizes: quick ? [100, 1_600] : [100, 1_000, 1_600, 5_000],
     tempDir: argument('temp-dir'),
   });
+  runGiantOutputsBench({ megabytes: quick ? 50 : 200, tempDir: argument('temp-dir') });
 }
 if (only.has('2') && haveTraces) {
   console.log('\n## 2. Token estimates against the Gemma 3 tokenizer');

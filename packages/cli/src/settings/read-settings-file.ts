@@ -1,11 +1,16 @@
 /**
- * `--settings FILE`: a gemini-cli settings.json (comments allowed, read by core's own reader). toolmask reads its block at
- * `experimental.toolOutputMasking`; gemini-cli's own masking thresholds, when set, are read at
+ * `--settings FILE`: a gemini-cli settings.json, read by core's own reader (a regular file of at
+ * most 1 MB, comments allowed, trailing commas not). toolmask reads its block at
+ * `experimental.toolOutputMasking` (an unknown key there is a warning naming the closest known
+ * one); gemini-cli's own masking thresholds, when set, are read at
  * `contextManagement.tools.outputMasking` so the `gemini-cli` strategy runs as that user's would.
  */
-import { promises as fs } from 'node:fs';
 import {
+  SettingsReadError,
+  describeUnknownSettingKey,
   parseSettingsText,
+  readSettingsText,
+  unknownSettingKeys,
   validateToolOutputMaskingSettings,
   type ToolOutputMaskingSettings,
 } from '@toolmask/core/settings';
@@ -15,6 +20,8 @@ import type { GeminiCliMaskingConfig } from '../replay/strategies/gemini-cli.js'
 export interface SettingsFileContents {
   toolmask: ToolOutputMaskingSettings;
   geminiCli: Partial<GeminiCliMaskingConfig>;
+  /** Unknown keys of the toolmask block, one line each (they are ignored). */
+  warnings: string[];
 }
 
 function objectAt(root: unknown, keys: readonly string[]): unknown {
@@ -54,9 +61,13 @@ function readGeminiCliBlock(file: string, block: unknown): Partial<GeminiCliMask
 export async function readSettingsFile(file: string): Promise<SettingsFileContents> {
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = await readSettingsText(file);
   } catch (error) {
-    throw new InputError(file, `cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    const why =
+      error instanceof SettingsReadError && error.code !== 'ENOENT'
+        ? error.message
+        : `cannot be read (${(error as { cause?: { code?: string } }).cause?.code ?? 'ENOENT'})`;
+    throw new InputError(file, why);
   }
   let root: unknown;
   try {
@@ -68,18 +79,18 @@ export async function readSettingsFile(file: string): Promise<SettingsFileConten
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
     throw new InputError(file, 'a settings file must hold a JSON object');
   }
+  const block = objectAt(root, ['experimental', 'toolOutputMasking']);
+  const warnings = unknownSettingKeys(block).map((key) => describeUnknownSettingKey(key, file));
   let toolmask: ToolOutputMaskingSettings;
   try {
-    toolmask = validateToolOutputMaskingSettings(
-      objectAt(root, ['experimental', 'toolOutputMasking']),
-      file,
-    );
+    toolmask = validateToolOutputMaskingSettings(block, file);
   } catch (error) {
     // The message already names the key and the file.
     throw new InputError(file, (error as Error).message.replace(` in ${file}`, ''));
   }
   return {
     toolmask,
+    warnings,
     geminiCli: readGeminiCliBlock(
       file,
       objectAt(root, ['contextManagement', 'tools', 'outputMasking']),

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -5,9 +6,11 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
   SettingsFileError,
   ToolOutputMaskingSettingsFiles,
+  parseSettingsText,
   parseToolOutputMaskingSettings,
   readToolOutputMaskingSettingsFile,
 } from './settingsFile.js';
+import { closestSettingKey } from './unknownSettingKeys.js';
 import { resolveToolOutputMaskingConfig } from './toolOutputMaskingSettings.js';
 
 const FILE = '/project/.gemini/settings.json';
@@ -193,5 +196,122 @@ describe('settings files on disk', () => {
     await expect(files.load()).resolves.toEqual([
       { scope: 'workspace', file: workspace, settings: {} },
     ]);
+  });
+});
+
+describe('settings files that are not what they seem (issue 15, item 5)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-settings-odd-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('a FIFO is reported at once (it used to hang every turn), and a fixed file is picked up', async () => {
+    const file = path.join(dir, 'settings.json');
+    execFileSync('mkfifo', [file]);
+    const errors: SettingsFileError[] = [];
+    const files = new ToolOutputMaskingSettingsFiles({
+      userSettingsPath: null,
+      workspaceSettingsPath: file,
+      onSettingsError: (error) => errors.push(error),
+    });
+    expect(await files.load()).toEqual([{ scope: 'workspace', file, settings: {} }]);
+    expect(errors[0]?.message).toMatch(/it is not a regular file \(a FIFO, socket or device\)/);
+    fs.rmSync(file);
+    fs.writeFileSync(file, '{ "experimental": { "toolOutputMasking": { "enabled": false } } }');
+    expect((await files.load())[0]?.settings).toEqual({ enabled: false });
+  }, 15_000);
+
+  test('a file over 1 MB is refused with a clear error, before it is parsed', async () => {
+    const file = path.join(dir, 'settings.json');
+    // A 50 MB comment took 26.6 s and 2 GB to strip; 2 MB is enough to be refused.
+    fs.writeFileSync(
+      file,
+      `/*${'x'.repeat(2 * 1024 * 1024)}*/ { "experimental": { "toolOutputMasking": { "enabled": false } } }`,
+    );
+    const result = await readToolOutputMaskingSettingsFile(file);
+    expect(result.settings).toEqual({});
+    expect(result.error?.message).toMatch(
+      /^Could not read .*settings\.json: it is 2,097,\d+ bytes, larger than the 1 MB a settings file may be\./,
+    );
+  });
+
+  test('comments cost linear time: a settings file of one 1 MB comment parses at once', () => {
+    const text = `/*${'/* * // '.repeat(130_000)}*/ { "experimental": { "toolOutputMasking": { "enabled": false } } }`;
+    const started = performance.now();
+    expect(parseSettingsText(text)).toEqual({
+      experimental: { toolOutputMasking: { enabled: false } },
+    });
+    // strip-json-comments: ~0.4 s per MB of comment; linear scanning takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(400);
+  });
+
+  test('trailing commas are an error, with the line and column, as gemini-cli reads them', () => {
+    expect(() => parseSettingsText('{\n  "a": 1,\n}')).toThrow(
+      /^PropertyNameExpected at line 3, column 1$/,
+    );
+    expect(() => parseSettingsText('{\n  "a": 1\n  "b": 2\n}')).toThrow(
+      /^CommaExpected at line 3, column 3$/,
+    );
+    expect(() => parseSettingsText('['.repeat(200_000))).toThrow(/nested too deeply/);
+    // JSON semantics: `__proto__` is an ordinary key, the last duplicate wins.
+    const value = parseSettingsText('{ "__proto__": { "x": 1 }, "a": 1, "a": 2 }') as object;
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value)).toEqual(['__proto__', 'a']);
+  });
+});
+
+describe('unknown keys are warnings with the closest known key (issue 16, item 5)', () => {
+  test('a misspelled key: a warning naming the file and the key it meant; the rest applies', () => {
+    const text =
+      '{ "experimental": { "toolOutputMasking": { "toolProtectionThresold": 1000, "enabled": true, "fooBar": 1 } } }';
+    const { settings, error, warnings } = parseToolOutputMaskingSettings(text, FILE, 'user');
+    expect(settings).toEqual({ enabled: true });
+    expect(error).toBeUndefined();
+    expect(warnings).toEqual([
+      {
+        message: `Unknown setting experimental.toolOutputMasking.toolProtectionThresold in ${FILE} (ignored); did you mean toolProtectionThreshold?`,
+        file: FILE,
+        key: 'experimental.toolOutputMasking.toolProtectionThresold',
+        suggestion: 'toolProtectionThreshold',
+        scope: 'user',
+      },
+      {
+        message: expect.stringMatching(
+          /^Unknown setting experimental\.toolOutputMasking\.fooBar in .* \(ignored\); known keys: enabled, toolProtectionThreshold, /,
+        ),
+        file: FILE,
+        key: 'experimental.toolOutputMasking.fooBar',
+        scope: 'user',
+      },
+    ]);
+  });
+
+  test('suggests across case and transposed letters, not for unrelated words', () => {
+    expect(closestSettingKey('retentiondays')).toBe('retentionDays');
+    expect(closestSettingKey('maxOuptutTokens')).toBe('maxOutputTokens');
+    expect(closestSettingKey('exemptTool')).toBe('exemptTools');
+    expect(closestSettingKey('colour')).toBeUndefined();
+  });
+
+  test('the installation is told once per change of the file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-settings-warn-'));
+    try {
+      const file = path.join(dir, 'settings.json');
+      fs.writeFileSync(file, '{ "experimental": { "toolOutputMasking": { "enabeld": false } } }');
+      const warnings: string[] = [];
+      const files = new ToolOutputMaskingSettingsFiles({
+        userSettingsPath: file,
+        workspaceSettingsPath: null,
+        onSettingsWarning: (warning) => warnings.push(warning.message),
+      });
+      await files.load();
+      await files.load();
+      expect(warnings).toEqual([
+        `Unknown setting experimental.toolOutputMasking.enabeld in ${file} (ignored); did you mean enabled?`,
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

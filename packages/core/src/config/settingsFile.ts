@@ -8,11 +8,12 @@
  * as a `SettingsFileError` naming the file and the key, and that file's block is ignored (the
  * other file and the defaults still apply). One exception: an explicit `"enabled": false` in a
  * block that is otherwise invalid is still honoured, because "off" is always safe and is clearly
- * what the author meant.
+ * what the author meant. An unknown key in the block is a `SettingsFileWarning` (with the closest
+ * known key), never an error. Files are read safely (settingsText.ts: regular files of at most
+ * 1 MB, linear-time JSONC).
  */
 import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
-import stripJsonComments from 'strip-json-comments';
 import {
   SETTINGS_PATH,
   ToolOutputMaskingSettingsError,
@@ -20,7 +21,16 @@ import {
   type ToolOutputMaskingSettings,
 } from './toolOutputMaskingSettings.js';
 import { userSettingsPath } from './paths.js';
-import { describeError, isPlainObject } from '../utils/safeCall.js';
+import {
+  SettingsReadError,
+  parseSettingsText,
+  readSettingsText,
+  type SettingsFileSystem,
+} from './settingsText.js';
+import { describeUnknownSettingKey, unknownSettingKeys } from './unknownSettingKeys.js';
+import { describeError, isPlainObject, safeCall } from '../utils/safeCall.js';
+
+export { parseSettingsText, type SettingsFileSystem };
 
 export type SettingsScope = 'user' | 'workspace';
 
@@ -40,46 +50,29 @@ export class SettingsFileError extends Error {
   }
 }
 
+/** A key toolmask does not know under `experimental.toolOutputMasking`: ignored, and said. */
+export interface SettingsFileWarning {
+  message: string;
+  /** Absolute path of the settings file. */
+  file: string;
+  /** Dotted key, e.g. `experimental.toolOutputMasking.toolProtectionThresold`. */
+  key: string;
+  /** The known key it most likely meant. */
+  suggestion?: string;
+  scope?: SettingsScope;
+}
+
 export interface ParsedSettingsBlock {
   /** What to apply from this file: the block, `{}`, or `{ enabled: false }` (see the module comment). */
   settings: ToolOutputMaskingSettings;
   error?: SettingsFileError;
-}
-
-/** Line and column (1-based) of a character offset. */
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, column: offset - before.lastIndexOf('\n') };
-}
-
-function parseErrorMessage(error: unknown, text: string): string {
-  const message = describeError(error);
-  const position = /at position (\d+)/.exec(message);
-  if (!position) return message;
-  const { line, column } = lineAndColumn(text, Number(position[1]));
-  return `${message} (line ${line}, column ${column})`;
+  /** Unknown keys of the block (present only when there are some). */
+  warnings?: SettingsFileWarning[];
 }
 
 /** Whatever the block says about `enabled`, if it says `false` in so many words. */
 function explicitOff(block: unknown): ToolOutputMaskingSettings {
   return isPlainObject(block) && block['enabled'] === false ? { enabled: false } : {};
-}
-
-/**
- * A settings.json text as gemini-cli reads it: `//` and block comments allowed (trailing commas
- * are not), a leading BOM ignored, an empty file is `undefined`. Throws a `SyntaxError` whose
- * message carries the line and column in the original text.
- */
-export function parseSettingsText(text: string): unknown {
-  // Comments become whitespace, so JSON.parse positions still point into the original text.
-  const json = stripJsonComments(text.replace(/^\uFEFF/, ''));
-  if (json.trim() === '') return undefined;
-  try {
-    return JSON.parse(json);
-  } catch (error) {
-    throw new SyntaxError(parseErrorMessage(error, json), { cause: error });
-  }
 }
 
 /**
@@ -132,8 +125,16 @@ export function parseToolOutputMaskingSettings(
     };
   }
   const block = experimental['toolOutputMasking'];
+  const unknown = unknownSettingKeys(block).map((key): SettingsFileWarning => ({
+    message: describeUnknownSettingKey(key, file),
+    file,
+    key: `${SETTINGS_PATH}.${key.key}`,
+    ...(key.suggestion ? { suggestion: key.suggestion } : {}),
+    ...(scope ? { scope } : {}),
+  }));
+  const warnings = unknown.length > 0 ? { warnings: unknown } : {};
   try {
-    return { settings: validateToolOutputMaskingSettings(block, file) };
+    return { settings: validateToolOutputMaskingSettings(block, file), ...warnings };
   } catch (error) {
     const key =
       error instanceof ToolOutputMaskingSettingsError && error.key
@@ -149,11 +150,10 @@ export function parseToolOutputMaskingSettings(
       error: new SettingsFileError(`${describeError(error)} ${fallback}`, file, key, scope, {
         cause: error,
       }),
+      ...warnings,
     };
   }
 }
-
-export type SettingsFileSystem = Pick<typeof nodeFs, 'promises'>;
 
 export interface ReadSettingsFileResult extends ParsedSettingsBlock {
   /** False when there is no such file. */
@@ -168,10 +168,11 @@ export async function readToolOutputMaskingSettingsFile(
 ): Promise<ReadSettingsFileResult> {
   let text: string;
   try {
-    text = await fs.promises.readFile(file, 'utf8');
+    text = await readSettingsText(file, fs);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { exists: false, settings: {} };
+    if (error instanceof SettingsReadError && error.code === 'ENOENT') {
+      return { exists: false, settings: {} };
+    }
     return {
       exists: true,
       settings: {},
@@ -194,6 +195,8 @@ export interface SettingsFilesOptions {
   workspaceSettingsPath?: string | null | (() => string | null);
   /** Told about each problem once (again only after the file changes). */
   onSettingsError?: (error: SettingsFileError) => void;
+  /** Told about each unknown key once (again only after the file changes). */
+  onSettingsWarning?: (warning: SettingsFileWarning) => void;
   /** Default: `node:fs` (tests pass memfs). */
   fs?: SettingsFileSystem;
 }
@@ -262,13 +265,9 @@ export class ToolOutputMaskingSettingsFiles {
     if (cached && cached.stamp === stamp) return cached.result.settings;
     const result = await readToolOutputMaskingSettingsFile(file, scope, this.fs);
     this.cache.set(file, { stamp, result });
-    if (result.error) {
-      try {
-        this.options.onSettingsError?.(result.error);
-      } catch {
-        // A failing reporter must not break the turn either.
-      }
-    }
+    // A failing reporter must not break the turn either.
+    if (result.error) safeCall(this.options.onSettingsError, result.error);
+    for (const warning of result.warnings ?? []) safeCall(this.options.onSettingsWarning, warning);
     return result.settings;
   }
 }

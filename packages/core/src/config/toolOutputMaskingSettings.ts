@@ -133,7 +133,7 @@ export const SETTINGS = {
     type: 'non-negative integer',
     default: 30,
     description:
-      'Session folders of offloaded outputs older than this many days are removed in the background at install time. 0 keeps them forever.',
+      'Session folders of offloaded outputs not used (no write, no read-back) for this many days are removed in the background at install time, never while their session runs. 0 keeps them forever.',
   }),
   allowOtherSessions: declare({
     type: 'boolean',

@@ -22,6 +22,13 @@ export {
   type ToolOutputMaskingConfig,
   type ToolOutputMaskingSettings,
 } from '../config/toolOutputMaskingSettings.js';
+export { readSettingsText, SettingsReadError, MAX_SETTINGS_BYTES } from '../config/settingsText.js';
+export {
+  unknownSettingKeys,
+  closestSettingKey,
+  describeUnknownSettingKey,
+  type UnknownSettingKey,
+} from '../config/unknownSettingKeys.js';
 export {
   parseSettingsText,
   parseToolOutputMaskingSettings,
@@ -31,6 +38,7 @@ export {
   type ParsedSettingsBlock,
   type ReadSettingsFileResult,
   type SettingsFileSystem,
+  type SettingsFileWarning,
   type SettingsFilesOptions,
   type SettingsLayer,
   type SettingsScope,

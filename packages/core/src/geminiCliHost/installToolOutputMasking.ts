@@ -9,11 +9,15 @@
  * - core's own masking switched off through the Config (coreMasking.ts) and at the client;
  * - the configuration from settings files and options (maskingHost.ts), with `maxOutputTokens`
  *   derived from the active model's context window (core's `tokenLimit`) when unset;
- * - per request: the history from `client.getHistory()`, the request being sent as a `Content`,
+ * - per request: the history from `client.getHistory()` (snippets a resumed history brings back
+ *   recorded as the service's own, restoredSnippets.ts), the request being sent as a `Content`,
  *   the middleware, the masked history written back onto the live chat (historyWriteBack.ts) and
  *   the masked request sent in place of the original;
- * - the read-back tool `read_tool_output` (readToolRegistration.ts, readToolOutputTool.ts);
- * - retention in the background after install (retentionSchedule.ts);
+ * - the read-back tool `read_tool_output` (readToolRegistration.ts, readToolOutputTool.ts), which
+ *   also opens the conversation's earlier session folders after a `config.rotateSessionId(...)`
+ *   (conversationSessions.ts);
+ * - retention in the background after install (retentionSchedule.ts), and a heartbeat that keeps
+ *   this conversation's folders from anyone's retention while it runs (sessionHeartbeat.ts);
  * - metrics and observers after each pass.
  */
 import type { Config, GeminiClient } from '@google/gemini-cli-core';
@@ -33,6 +37,10 @@ import {
 } from './clientPatch.js';
 import { hostCommonAttributes } from './commonAttributes.js';
 import { coreDebug, loadCoreLogger } from './coreLogger.js';
+import { ConversationSessions } from './conversationSessions.js';
+import { RestoredSnippets } from './restoredSnippets.js';
+import { SessionHeartbeat } from './sessionHeartbeat.js';
+import { sessionDirectory } from '../storage/outputLayout.js';
 import { CoreMaskingCheck, disableCoreMasking } from './coreMasking.js';
 import type {
   InstallToolOutputMaskingOptions,
@@ -74,15 +82,31 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   /** The core-bound module (read-back tool, `tokenLimit`), once loaded. */
   private coreSide?: CoreSide;
   private readonly coreCheck: CoreMaskingCheck;
+  /** The session ids of this conversation (config.rotateSessionId gives it new ones). */
+  private readonly sessions = new ConversationSessions();
+  /** Keeps the conversation's folders live for retention in any process. */
+  private readonly heartbeat: SessionHeartbeat;
+  /** Snippets of this installation that a resumed history brings back. */
+  private readonly restored: RestoredSnippets;
 
   constructor(
     readonly config: Config,
     private readonly options: InstallToolOutputMaskingOptions,
   ) {
-    this.host = withToolOutputMasking(config, {
+    const host = withToolOutputMasking(config, {
       ...options,
       contextWindowTokens: options.contextWindowTokens ?? (() => this.activeContextWindow()),
     });
+    // Every session id the pass, the read-back tool or retention sees is the conversation's.
+    this.host = {
+      ...host,
+      getSessionId: () => {
+        const id = host.getSessionId();
+        this.sessions.observe(id);
+        return id;
+      },
+    };
+    this.host.getSessionId();
     // A throwing debug sink must never reach the host's turn (it is called from every catch).
     this.debug = safeSink(options._internal?.debug ?? coreDebug);
     this.commonAttributes = hostCommonAttributes(config);
@@ -104,6 +128,14 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
     this.coreCheck = new CoreMaskingCheck(config, this.suppressesCoreMasking, this.debug);
     this.patch = acquireClientPatch(proto, installationOf);
     this.readTool = new ReadToolRegistration(config, () => this.readAccess(), this.debug);
+    this.restored = new RestoredSnippets(this.service, () => this.host.storage.getProjectTempDir());
+    this.heartbeat = new SessionHeartbeat(
+      () =>
+        this.sessions
+          .all()
+          .map((id) => sessionDirectory(this.host.storage.getProjectTempDir(), id)),
+      options._internal?.heartbeatMs,
+    );
     this.ready = this.loadCoreSide();
     this.retention =
       options.retention === false
@@ -127,6 +159,7 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
     this.restoreCoreMasking?.();
     this.patch.release();
     this.readTool.unregister();
+    this.heartbeat.stop();
   }
 
   /** The wrapper body for one `sendMessageStream` call of one of our clients. */
@@ -169,10 +202,13 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   /** Where the read-back tool may read, from the live settings and session. */
   private async readAccess() {
     const maskingConfig = await this.host.getToolOutputMaskingConfig();
+    const sessionId = this.host.getSessionId();
     return {
       projectTempDir: this.host.storage.getProjectTempDir(),
-      sessionId: this.host.getSessionId(),
+      sessionId,
       allowOtherSessions: maskingConfig.allowOtherSessions,
+      // Outputs of the conversation before a rotated session id stay readable.
+      earlierSessionIds: this.sessions.earlierThan(sessionId),
     };
   }
 
@@ -214,7 +250,9 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   ): Promise<PartListUnion> {
     try {
       if (!(await this.shouldMask(client))) return request;
-      const masked = await maskClientRequest(client, middleware, request, signal);
+      const masked = await maskClientRequest(client, middleware, request, signal, (history) =>
+        this.restored.inspect(client, history),
+      );
       if (masked.writeBack.refused > 0 || masked.writeBack.missed > 0) {
         this.debug(
           `[toolmask] write-back: ${masked.writeBack.refused} replacement(s) refused, ${masked.writeBack.missed} not found in the live history`,
@@ -229,6 +267,8 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   }
 
   private report(pass: MaskingPass): void {
+    // A pass that offloaded something may have made a folder: keep it live from now on.
+    if (pass.result.offloaded.length > 0) this.heartbeat.beat();
     if (this.options.metrics !== false) {
       recordMaskingMetrics(pass.result, safeCall(this.commonAttributes) ?? {});
     }

@@ -44,6 +44,10 @@ export interface InstallToolOutputMaskingOptions extends ToolOutputMaskingOption
     debug?: (message: string) => void;
     /** Milliseconds clock for the idle gap. @default Date.now */
     now?: () => number;
+    /** How often the liveness markers are refreshed. @default HEARTBEAT_MS (5 minutes) */
+    heartbeatMs?: number;
+    /** How long a turn waits for the settings files. @default SETTINGS_READ_WAIT_MS (2 s) */
+    settingsWaitMs?: number;
   };
 }
 

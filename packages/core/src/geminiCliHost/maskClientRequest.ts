@@ -35,10 +35,13 @@ export async function maskClientRequest(
   middleware: MaskingMiddleware,
   request: PartListUnion,
   signal: AbortSignal,
+  /** Sees the history before the pass (the installation records restored snippets). */
+  beforePass?: (history: readonly Content[]) => void,
 ): Promise<MaskedClientRequest> {
   const parts = toParts(request);
   const pending: Content = { role: 'user', parts };
   const history = client.getHistory();
+  beforePass?.(history);
   const masked = await middleware.transformRequest({ history, request: pending, signal });
   const writeBack = writeBackMaskedHistory(client.getChat(), history, masked.result);
   let finalRequest: PartListUnion = request;

@@ -7,7 +7,9 @@
  *
  * Settings files are re-read when they change. A broken file or value is reported through
  * `onSettingsError` (default: a warning in core's feedback channel and debug log) and that file's
- * block is ignored; the pass goes on with the rest. The workspace file is read only for a trusted
+ * block is ignored; the pass goes on with the rest. An unknown key is reported through
+ * `onSettingsWarning` (the same channel), with the closest known key. A turn never waits long
+ * for a settings read (config/sharedSettingsLoader.ts). The workspace file is read only for a trusted
  * folder (`config.isTrustedFolder()`), as gemini-cli does.
  */
 import type { Config } from '@google/gemini-cli-core';
@@ -17,7 +19,12 @@ import {
   type ToolOutputMaskingConfig,
   type ToolOutputMaskingSettings,
 } from '../config/toolOutputMaskingSettings.js';
-import { ToolOutputMaskingSettingsFiles, type SettingsFileError } from '../config/settingsFile.js';
+import {
+  ToolOutputMaskingSettingsFiles,
+  type SettingsFileError,
+  type SettingsFileWarning,
+} from '../config/settingsFile.js';
+import { sharedSettingsLoader } from '../config/sharedSettingsLoader.js';
 import { userSettingsPath } from '../config/paths.js';
 import type { MaskingHost } from '../services/maskingTypes.js';
 import { coreWarn } from './coreLogger.js';
@@ -33,12 +40,19 @@ export interface ToolOutputMaskingOptions {
   workspaceSettingsPath?: string | null;
   /** Told about each unusable settings file or value (once per change of the file). */
   onSettingsError?: (error: SettingsFileError) => void;
+  /** Told about each unknown key of the block (once per change of the file). */
+  onSettingsWarning?: (warning: SettingsFileWarning) => void;
   /**
    * The context window of the model about to be called, read at every request; when no layer
    * sets `maxOutputTokens`, it defaults to a quarter of it. `installToolOutputMasking` passes
    * core's `tokenLimit(config.getActiveModel())`. Default: unknown (a quarter of 1,048,576).
    */
   contextWindowTokens?: () => number | undefined;
+  /** Test seams. */
+  _internal?: {
+    /** How long a turn waits for the settings files. @default SETTINGS_READ_WAIT_MS */
+    settingsWaitMs?: number;
+  };
 }
 
 export type ToolOutputMaskingHostConfig = Pick<
@@ -53,6 +67,11 @@ export interface ToolOutputMaskingHost extends MaskingHost {
 /** The default reporter: gemini-cli shows `UserFeedback` warnings to the user; plus a debug line. */
 export function reportSettingsError(error: SettingsFileError): void {
   coreWarn(`toolmask: ${error.message}`, error);
+}
+
+/** The default reporter of unknown keys: the same channel, as a warning. */
+export function reportSettingsWarning(warning: SettingsFileWarning): void {
+  coreWarn(`toolmask: ${warning.message}`);
 }
 
 function workspacePathOf(
@@ -94,18 +113,11 @@ export function withToolOutputMasking(
             options.userSettingsPath === undefined ? userSettingsPath : options.userSettingsPath,
           workspaceSettingsPath: workspacePathOf(config, options.workspaceSettingsPath),
           onSettingsError: options.onSettingsError ?? reportSettingsError,
+          onSettingsWarning: options.onSettingsWarning ?? reportSettingsWarning,
         });
-
-  // One load at a time: callers that overlap (a request, the retention run, the read-back tool)
-  // share it, so a broken file is read, and reported, once.
-  let loading: ReturnType<ToolOutputMaskingSettingsFiles['load']> | undefined;
-  const loadLayers = () => {
-    if (!files) return Promise.resolve([]);
-    loading ??= files.load().finally(() => {
-      loading = undefined;
-    });
-    return loading;
-  };
+  const loadLayers = files
+    ? sharedSettingsLoader(() => files.load(), options._internal?.settingsWaitMs)
+    : () => Promise.resolve([]);
 
   return {
     config,

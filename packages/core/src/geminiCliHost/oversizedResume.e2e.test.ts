@@ -306,6 +306,8 @@ describe('resume', () => {
       for (const copy of copies) expect(copy.output).toBe(snippet);
     }
     const pass = second.passes.at(-1)!;
+    // The installation recorded the restored snippets as its own: they are not even counted.
+    expect(pass.result.tokensBefore).toBe(0);
     for (const offloaded of pass.result.offloaded) {
       expect(maskedBefore.has(bareId(offloaded.toolName, offloaded.callId))).toBe(false);
     }
@@ -339,6 +341,26 @@ describe('retention at install', () => {
     expect(fs.existsSync(old)).toBe(false);
     expect(fs.existsSync(recent)).toBe(true);
     expect(fs.existsSync(current)).toBe(true);
+  });
+
+  test("never removes a running session's folder, however long it was idle; a finished one ages from its last use (issue 15, item 7)", async () => {
+    const config = await start();
+    // Session A runs; its folder is 45 days unused (an idle session, a laptop asleep).
+    const a = await createHostConfig(env, server, {
+      params: { contextManagement: CORE_MASKING_OFF },
+    });
+    const folderA = oldSession(a, a.getSessionId(), 45);
+    const installA = install(a, { retention: false, _internal: { heartbeatMs: 20 } }).installation;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // Session B starts in the same project: its retention leaves A alone.
+    const b = install(config, { settings: { retentionDays: 30 } }).installation;
+    expect(await b.retention).toMatchObject({ removed: [], failed: [] });
+    expect(fs.existsSync(folderA)).toBe(true);
+    b.uninstall();
+    // A ends: its folder now ages from its last use, 45 days ago.
+    installA.uninstall();
+    const c = install(config, { settings: { retentionDays: 30 } }).installation;
+    expect((await c.retention)?.removed.map((folder) => folder.path)).toEqual([folderA]);
   });
 
   test('retentionDays 0 and retention: false keep everything', async () => {

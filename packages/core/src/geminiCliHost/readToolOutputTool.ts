@@ -4,7 +4,7 @@
  *
  * This module imports `@google/gemini-cli-core` at load time (its base classes); the installation
  * loads it lazily, so that importing `@toolmask/core` stays cheap for code that never installs.
- * The logic (access checks, bounded reads) is services/toolOutputReader.ts.
+ * The logic (access checks, bounded reads) is storage/toolOutputReader.ts.
  *
  * The tool is read-only (`Kind.Read`) and confined to the project's tool-outputs folder, so the
  * installation allows it in the policy engine the way core allows `read_file` (default tier,
@@ -19,6 +19,7 @@ import {
   ToolErrorType,
   tokenLimit,
   type Config,
+  type ExecuteOptions,
   type MessageBus,
   type ToolInvocation,
   type ToolLocation,
@@ -71,7 +72,7 @@ const PARAMETER_SCHEMA = {
     pattern: {
       type: 'string',
       description:
-        'Optional JavaScript regular expression, e.g. "error|FAIL" or "/timeout/i" for flags: return only the matching lines.',
+        'Optional regular expression (RE2 syntax: like JavaScript without lookaround or backreferences), e.g. "error|FAIL" or "/timeout/i" for flags: return only the matching lines.',
     },
   },
   required: ['file'],
@@ -91,6 +92,8 @@ function errorType(code: ToolOutputReadErrorCode): ToolErrorType {
       return ToolErrorType.TARGET_IS_DIRECTORY;
     case 'READ_FAILED':
       return ToolErrorType.READ_CONTENT_FAILURE;
+    case 'ABORTED':
+      return ToolErrorType.EXECUTION_FAILED;
   }
 }
 
@@ -118,9 +121,14 @@ class ReadToolOutputInvocation extends BaseToolInvocation<ReadToolOutputParams, 
     return [{ path: this.params.file, line: this.params.offset }];
   }
 
-  async execute(): Promise<ToolResult> {
+  async execute(options?: ExecuteOptions): Promise<ToolResult> {
     try {
-      const result = await readToolOutput(this.params, await this.access());
+      const signal = options?.abortSignal;
+      const result = await readToolOutput(
+        this.params,
+        await this.access(),
+        signal ? { signal } : {},
+      );
       return { llmContent: result.text, returnDisplay: result.summary };
     } catch (error) {
       const readError =

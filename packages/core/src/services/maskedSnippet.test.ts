@@ -22,13 +22,31 @@ describe('masked snippets', () => {
     });
   });
 
-  it('escapes attribute values so odd names cannot break the header', () => {
-    const snippet = formatMaskedSnippet({
-      ...fields,
-      filePath: '/x/"q"<b>\n.txt',
-    });
-    expect(parseMaskedSnippet(snippet)?.filePath).toBe('/x/"q"<b> .txt');
-    expect(snippet.split('\n')[0]).not.toContain('\n');
+  it('escapes only what would break the header, and every path round-trips', () => {
+    const filePath = '/x/"q"<b>\n&amp;\r.txt';
+    const snippet = formatMaskedSnippet({ ...fields, filePath });
+    expect(snippet.split('\n')[0]).toBe(
+      '<tool_output_masked lines="120" bytes="4096" file="/x/&quot;q&quot;<b>&#10;&amp;amp;&#13;.txt">',
+    );
+    expect(parseMaskedSnippet(snippet)?.filePath).toBe(filePath);
+  });
+
+  it('writes &, <, spaces and non-ASCII as they are, so the model copies a path that works', () => {
+    const filePath = '/home/R&D <team>/Données 😀/tool-outputs/session-s/x.c.0123456789abcdef.txt';
+    const snippet = formatMaskedSnippet({ ...fields, filePath });
+    expect(snippet.split('\n')[0]).toContain(`file="${filePath}">`);
+    expect(parseMaskedSnippet(snippet)?.filePath).toBe(filePath);
+  });
+
+  it('reads the file attribute of older snippets, which escaped every &, < and >', () => {
+    const old = `<tool_output_masked lines="1" bytes="2" file="/a&amp;b/&lt;c&gt;/&quot;d&quot;.txt">\nx\n</tool_output_masked>`;
+    expect(parseMaskedSnippet(old)?.filePath).toBe('/a&b/<c>/"d".txt');
+  });
+
+  it('never holds a lone surrogate, even when the tool wrote one (issue 15, item 4)', () => {
+    const snippet = formatMaskedSnippet({ ...fields, preview: 'half \ud83d of an emoji' });
+    expect((snippet as unknown as { isWellFormed(): boolean }).isWellFormed()).toBe(true);
+    expect(snippet).toContain('half \ufffd of an emoji');
   });
 
   it('is structural: an output that merely quotes the tag is not masked', () => {

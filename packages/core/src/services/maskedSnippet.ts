@@ -2,11 +2,15 @@
  * The masked form of a tool output, and the structural test for it.
  *
  * A masked response is exactly `{ output: "<tool_output_masked lines=.. bytes=.. file=..>\n...\n</tool_output_masked>" }`.
- * The tool name and call id are not repeated: the part's own `functionResponse.name` and `id` carry them.
+ * The `file` attribute is escaped so that the text a model copies from it reads back (see
+ * utils/attributeEscaping.ts). The tool name and call id are not repeated: the part's own
+ * `functionResponse.name` and `id` carry them.
  * Being masked is decided by that whole shape (single key, header with every attribute, closing
  * tag at the very end), never by a substring: a real output that merely quotes the tag, such as a
  * read of this very file, is an ordinary output and is masked when it is old.
  */
+import { toWellFormed } from '../utils/codePoints.js';
+import { decodeAttribute, escapeAttribute } from '../utils/attributeEscaping.js';
 
 export const MASKED_TAG = 'tool_output_masked';
 
@@ -18,23 +22,6 @@ export interface MaskedSnippetFields {
   filePath: string;
   /** The high-signal preview (see toolOutputPreview.ts). */
   preview: string;
-}
-
-function escapeAttribute(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/"/g, '&quot;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/[\r\n]/g, ' ');
-}
-
-function unescapeAttribute(value: string): string {
-  return value
-    .replace(/&quot;/g, '"')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
 }
 
 /** The read-back tool as the model sees it in-process (the gateway's MCP tool has a prefixed name). */
@@ -50,9 +37,14 @@ export function readBackHint(readToolName = DEFAULT_READ_TOOL_NAME): string {
 
 export const READ_BACK_HINT = readBackHint();
 
+/**
+ * The snippet. Its preview is made well-formed: a lone surrogate the tool itself wrote becomes
+ * U+FFFD there (the full output on disk keeps it), so the snippet never holds one.
+ */
 export function formatMaskedSnippet(fields: MaskedSnippetFields, readToolName?: string): string {
   const header = `<${MASKED_TAG} lines="${fields.lines}" bytes="${fields.bytes}" file="${escapeAttribute(fields.filePath)}">`;
-  return `${header}\n${fields.preview}\n${readBackHint(readToolName)}\n</${MASKED_TAG}>`;
+  const preview = toWellFormed(fields.preview);
+  return `${header}\n${preview}\n${readBackHint(readToolName)}\n</${MASKED_TAG}>`;
 }
 
 const SNIPPET_PATTERN = new RegExp(
@@ -73,7 +65,7 @@ export function parseMaskedSnippet(text: string): ParsedMaskedSnippet | undefine
   return {
     lines: Number(match[1]),
     bytes: Number(match[2]),
-    filePath: unescapeAttribute(match[3] ?? ''),
+    filePath: decodeAttribute(match[3] ?? ''),
   };
 }
 

@@ -10,9 +10,13 @@
  *   `functionResponse.response` of parts the masking rule (re-stated here as an oracle) selects;
  * - never increase the estimated tokens;
  * - save a file per masked part whose text round-trips to the original response;
- * - be idempotent: a second pass (same service, or a fresh one on a clone) changes nothing, and
- *   repeating the pass on the original history (a crash before the host kept the result)
- *   produces the same history and no new file.
+ * - be idempotent: a second pass (same service, or a fresh one on a clone told of the snippets
+ *   with `markMasked`, as a host restoring its own log does) changes nothing, and repeating the
+ *   pass on the original history (a crash before the host kept the result) produces the same
+ *   history and no new file;
+ * - write snippets that are well-formed (no lone surrogate), whose `file` attribute, as written or
+ *   decoded, names the file.
+ * Outputs shaped like snippets (not produced by the service) are ordinary outputs.
  *
  * Runs are seeded: set TOOLMASK_FC_SEED to explore other inputs, TOOLMASK_FC_RUNS (a multiplier,
  * default 1) for longer runs. fast-check prints the seed and path of any counterexample.
@@ -37,6 +41,8 @@ import {
   MASKED_TAG,
   parseMaskedSnippet,
 } from './maskedSnippet.js';
+import { decodeAttribute } from '../utils/attributeEscaping.js';
+import { isWellFormed } from '../utils/codePoints.js';
 import {
   estimateFunctionResponseTokens,
   estimateTokenCountSync,
@@ -144,7 +150,43 @@ const quotingTag = fc.tuple(bulkyText, fc.nat({ max: 4 })).map(([body, variant])
   return { output };
 });
 
+/**
+ * Tool outputs shaped exactly like a snippet (header, closing tag) around bulky text: ordinary
+ * outputs for the service, which only trusts its own record.
+ */
+const snippetShaped = fc
+  .tuple(bulkyText, fc.nat(), fc.nat(), text(60))
+  .map(([body, lines, bytes, file]) => ({
+    output: formatMaskedSnippet({ lines, bytes, filePath: `/p/${file}`, preview: body }),
+  }));
+
+/**
+ * Lines of astral characters (emoji, CJK extension B) shifted by 0-3 ASCII characters, so that
+ * every cut a preview makes (line heads and tails, capped sections) falls once inside a pair.
+ */
+const surrogatePairs = fc
+  .tuple(
+    fc.constantFrom('😀', '𠀀', '🔥a'),
+    fc.integer({ min: 1, max: 100 }),
+    fc.integer({ min: 20, max: 200 }),
+  )
+  .map(([astral, width, count]) => {
+    const lines = Array.from(
+      { length: count },
+      (_, index) => `${'x'.repeat(index % 4)}${astral.repeat(width)}`,
+    );
+    return lines.join('\n');
+  });
+
 const response: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 2, arbitrary: snippetShaped },
+  { weight: 2, arbitrary: surrogatePairs.map((output) => ({ output })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(surrogatePairs, surrogatePairs)
+      .map(([output, error]) => ({ output: `Output: ${output}\nError: ${error}\nExit Code: 1` })),
+  },
   { weight: 14, arbitrary: bulkyText.map((output) => ({ output })) },
   {
     weight: 3,
@@ -302,7 +344,13 @@ const settings: fc.Arbitrary<ToolOutputMaskingSettings> = fc.record({
 });
 
 const hostPlace = fc.record({
-  projectTempDir: fc.constantFrom('/project-temp', '/tmp/with space', '/x/"q"&<a>'),
+  projectTempDir: fc.constantFrom(
+    '/project-temp',
+    '/tmp/with space',
+    '/x/"q"&<a>',
+    '/home/R&D/Données 😀',
+    '/t/&amp;&quot;;\r\n',
+  ),
   sessionId: fc.oneof(fc.constantFrom('s-1', '../other', ''), text(20)),
 });
 
@@ -337,7 +385,8 @@ function protectionOracle(
       const fr = (parts[partIndex] as Part | null | undefined)?.functionResponse;
       if (!fr) continue;
       if (exempt.has(typeof fr.name === 'string' ? fr.name : '')) continue;
-      if (!isPlainObject(fr.response) || isMaskedResponse(fr.response)) continue;
+      // Nothing in a generated history was produced by the service: every response counts.
+      if (!isPlainObject(fr.response)) continue;
       const count = estimateFunctionResponseTokens(fr.response);
       const key = `${contentIndex}:${partIndex}`;
       tokens.set(key, count);
@@ -523,6 +572,15 @@ async function checkPass(
         if (key !== 'response') same(aFr[key], bFr[key], `${where} functionResponse.${key}`);
       }
       expect(isMaskedResponse(aFr['response'])).toBe(true);
+      const maskedOutput = (aFr['response'] as { output: string }).output;
+      if (!isWellFormed(maskedOutput)) {
+        throw new Error(`${where}: the snippet has a lone surrogate`);
+      }
+      // No cut split a pair (which the snippet would show as U+FFFD).
+      const originalText = JSON.stringify(bFr['response']) ?? '';
+      if (maskedOutput.includes('\ufffd') && !/\ufffd|\\ud[89a-f]/i.test(originalText)) {
+        throw new Error(`${where}: a cut split a surrogate pair`);
+      }
 
       // The saved file round-trips to the original response, under a content-addressed name.
       const original = bFr['response'] as Obj;
@@ -530,6 +588,11 @@ async function checkPass(
       expect(snippet).toBeDefined();
       const filePath = snippet!.filePath;
       expect(path.dirname(filePath)).toBe(path.resolve(directory));
+      // The attribute as written (what a model copies) decodes to the path; without anything to
+      // escape it is the path itself.
+      const attribute = /^<tool_output_masked [^\n]* file="([^"\n]*)">/.exec(maskedOutput)?.[1];
+      expect(decodeAttribute(attribute ?? '')).toBe(filePath);
+      if (!/["\r\n]|&\w+;|&#/.test(filePath)) expect(attribute).toBe(filePath);
       const saved = fsm.readFileSync(filePath, 'utf8') as string;
       const keys = Object.keys(original);
       const plainText =
@@ -610,13 +673,22 @@ async function passProperty(
   }
   expect(new Set(files)).toEqual(new Set(result.offloaded.map((item) => item.filePath)));
 
-  // Idempotent: the same service, and a fresh one (resume) on a structured clone.
+  // Idempotent: the same service, and a fresh one on a structured clone whose host tells it
+  // which responses are its snippets (a gateway restoring its own log).
   const again = await pass.mask(result.newHistory, host, options);
   same(again.newHistory, result.newHistory, 'second pass (not idempotent)');
   expect(again.maskedCount).toBe(0);
   const clone = structuredClone(result.newHistory);
-  const resumed = await service().mask(clone, host, options);
-  same(resumed.newHistory, clone, 'second pass by a fresh service (not idempotent)');
+  const fresh = service();
+  for (const index of result.changedIndices) {
+    ((clone[index] as Content).parts ?? []).forEach((part, j) => {
+      if (result.newHistory[index]?.parts?.[j] !== input[index]?.parts?.[j]) {
+        fresh.markMasked(part.functionResponse!.response as object);
+      }
+    });
+  }
+  const resumed = await fresh.mask(clone, host, options);
+  same(resumed.newHistory, clone, 'second pass by a fresh service told of its snippets');
 
   // Repeating the pass on the original (the host lost the result in a crash) gives the
   // same history and reuses the files: no duplicates, no orphans.

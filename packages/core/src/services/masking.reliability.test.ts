@@ -3,7 +3,7 @@
  * 1. it never throws: injected write faults (memfs), real failures (a file where a folder should
  *    be, an immutable folder) and hostile parts (cycles, BigInt, throwing getters, proxies) leave
  *    the affected output whole while the rest of the pass goes on, and say what failed;
- * 5. masked state is structural.
+ * 5. masked is what the service produced (its record), never what a text looks like.
  *
  * Guarantees 2 (nothing is lost) and 3 (nothing leaks) are the store's: storage/toolOutputStore.test.ts.
  */
@@ -33,6 +33,7 @@ import {
   type Operation,
   faultyFs,
 } from '../test-utils/maskingHarness.js';
+import { longestBlock } from '../test-utils/eventLoop.js';
 
 const { SESSION, DIRECTORY } = HARNESS_PLACE;
 
@@ -504,7 +505,7 @@ describe('guarantee 1 on a real file system', () => {
 // Guarantee 5: masked state is structural
 // ---------------------------------------------------------------------------------------------
 
-describe('guarantee 5: masked state is structural, not a substring guess', () => {
+describe('guarantee 5: masked is what the service produced, never what a text looks like', () => {
   const here = path.dirname(fileURLToPath(import.meta.url));
 
   it("an old read of toolmask's own source, which quotes the tag, is masked", async () => {
@@ -531,21 +532,51 @@ describe('guarantee 5: masked state is structural, not a substring guess', () =>
     }
   });
 
-  it('a masked snippet is never masked again, even with every limit at its lowest', async () => {
+  it('a snippet is never masked again, even with every limit at its lowest', async () => {
     const memory = memoryFs();
     const h = harness(memoryStore(memory));
     const first = await h.service.mask(bulkyHistory(), h.host);
     expect(first.maskedCount).toBe(4);
     const files = memory.readdirSync(DIRECTORY);
-    const strict = harness(memoryStore(memory), {
-      maxOutputTokens: 1,
-      protectLatestTurn: false,
-    });
-    const input = structuredClone(first.newHistory) as Content[];
-    const again = await strict.service.mask(input, strict.host, { cacheLikelyCold: true });
-    expect(again.newHistory).toBe(input);
+    const strict = harness(memoryStore(memory), { maxOutputTokens: 1, protectLatestTurn: false });
+    // The same service knows its snippets ...
+    const again = await h.service.mask(first.newHistory, strict.host, { cacheLikelyCold: true });
+    expect(again.newHistory).toBe(first.newHistory);
     expect(again.tokensBefore).toBe(0);
+    // ... and a host that restores them from its own log (a gateway) tells a fresh service.
+    const restored = structuredClone(first.newHistory) as Content[];
+    for (let i = 0; i < 4; i++)
+      strict.service.markMasked(responseAt(restored, outputIndex(i)) as Obj);
+    const resumed = await strict.service.mask(restored, strict.host, { cacheLikelyCold: true });
+    expect(resumed.newHistory).toBe(restored);
+    expect(resumed.tokensBefore).toBe(0);
     expect(memory.readdirSync(DIRECTORY)).toEqual(files);
+  });
+
+  it('a tool output shaped like a snippet counts at its real size, and the guard offloads it (issue 15, item 2)', async () => {
+    const memory = memoryFs();
+    const h = harness(memoryStore(memory), {
+      maxOutputTokens: 20_000,
+      toolProtectionThreshold: 1_000_000,
+    });
+    // 3.6 MB between a snippet's header and its closing tag: a file read that way went out whole.
+    const body = lines(60_000, 'secret data');
+    const output = `<tool_output_masked lines="1" bytes="2" file="/x/y.txt">\n${body}\n</tool_output_masked>`;
+    expect(isMaskedResponse({ output })).toBe(true);
+    const input: Content[] = [
+      { role: 'user', parts: [{ text: 'read it' }] },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { id: 'r', name: 'read_file', response: { output } } }],
+      },
+    ];
+    const result = await h.service.mask(input, h.host);
+    expect(result.tokensBefore).toBeGreaterThan(500_000);
+    expect(result.maskedCount).toBe(1);
+    const snippet = parseMaskedSnippet(
+      (responseAt(result.newHistory, 1) as { output: string }).output,
+    );
+    expect(memory.readFileSync(snippet!.filePath, 'utf8')).toBe(output);
   });
 
   it('a snippet with anything added, or a lookalike with an extra key, is an ordinary output', async () => {
@@ -567,4 +598,45 @@ describe('guarantee 5: masked state is structural, not a substring guess', () =>
     const result = await h.service.mask(input, h.host);
     expect(result.maskedCount).toBe(3);
   });
+});
+
+describe('guarantee 7: a giant output never stalls the host (issue 15 item 9, issue 14 item 4)', () => {
+  let root: string | undefined;
+  afterEach(() => {
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+    root = undefined;
+  });
+
+  it('a pass over a 64 MB output gives the event loop a turn between steps, and round-trips', async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-giant-'));
+    const place = { project: root, session: 's' };
+    const h = harness(createFileToolOutputStore(), {}, {}, place);
+    // 64 MB of log lines in one flat string, as a host holds a tool result (decoded from bytes),
+    // built without garbage that a GC would collect during the pass and charge to it.
+    const block = Array.from(
+      { length: 100 },
+      (_, i) => `[${i}] compiling src/module_${i}.ts ... ok`,
+    );
+    const output = Buffer.from(`${block.join('\n')}\n`.repeat(16_000).slice(0, -1)).toString();
+    // A small pass first: what runs once per process (loading built-in modules) is not the output's.
+    await h.service.mask(bulkyHistory(), h.host);
+    const input: Content[] = [
+      { role: 'user', parts: [{ text: 'build' }] },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { id: 'g', name: 'read_file', response: { output } } }],
+      },
+    ];
+    const { result, blockedMs } = await longestBlock(() => h.service.mask(input, h.host));
+    expect(result.maskedCount).toBe(1);
+    const snippet = parseMaskedSnippet(
+      (responseAt(result.newHistory, 1) as Obj)['output'] as string,
+    );
+    expect(snippet).toMatchObject({ lines: 1_600_000, bytes: Buffer.byteLength(output) });
+    expect(fs.readFileSync(snippet!.filePath, 'utf8') === output).toBe(true);
+    // Promised: no step over 100 ms (each is 10-30 ms here: a hash or write chunk, the line
+    // count, the preview). Before, the whole pass ran at once: ~2 s on 64 MB. The margin is for
+    // a loaded CI machine, which preempts the process itself.
+    expect(blockedMs).toBeLessThan(250);
+  }, 60_000);
 });

@@ -27,12 +27,20 @@ import type {
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import { planMasking, type OutputRef } from './maskingPlan.js';
 import { HistoryLedger } from './historyLedger.js';
-import { formatMaskedSnippet, isMaskedResponse } from './maskedSnippet.js';
+import { formatMaskedSnippet } from './maskedSnippet.js';
 import { formatMaskingNotice } from './maskingNotice.js';
 import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPreview.js';
 import { createFileToolOutputStore, type ToolOutputStore } from '../storage/toolOutputStore.js';
-import { outputFileName, sessionDirectory } from '../storage/outputLayout.js';
+import {
+  hashTextInChunks,
+  outputFileNameOfHash,
+  sessionDirectory,
+} from '../storage/outputLayout.js';
 import { describeError, errorCode, isPlainObject, safeSink } from '../utils/safeCall.js';
+import { isWellFormed } from '../utils/codePoints.js';
+import { countLinesInSlices } from '../utils/textLines.js';
+import { eventLoopPauser, yieldToEventLoop } from '../utils/eventLoop.js';
+import { UTF8_CHUNK_UNITS, utf8LengthInSlices } from '../utils/utf8Chunks.js';
 import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
 import { logToolOutputMasking } from '../telemetry/loggers.js';
@@ -133,11 +141,6 @@ function readableHistory(history: readonly Content[]): Content[] {
   });
 }
 
-/** `String.prototype.isWellFormed` (Node 20+, not in the ES2023 typings): no lone surrogate. */
-function isWellFormed(text: string): boolean {
-  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
-}
-
 /**
  * The text saved on disk: the `output` string itself when that is the whole response (what the
  * model read, line for line), otherwise the response as pretty JSON. Throws on cycles or BigInt.
@@ -173,13 +176,6 @@ export function isWorthMasking(
     tokensBefore - tokensAfter >= minSavedTokens &&
     tokensAfter <= tokensBefore * maxKeptRatio
   );
-}
-
-function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  let lines = 1;
-  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines++;
-  return lines;
 }
 
 export class ToolOutputMaskingService {
@@ -393,7 +389,7 @@ export class ToolOutputMaskingService {
   }
 
   /**
-   * Countable tool output? Exempt tools, toolmask snippets and malformed responses are not, nor
+   * Countable tool output? Exempt tools, this service's snippets and malformed responses are not, nor
    * is a part that throws when read (a getter, a proxy): it is reported and left whole.
    */
   private measure(part: Part, failures: MaskingFailure[]): number | undefined {
@@ -406,9 +402,9 @@ export class ToolOutputMaskingService {
       if (!isPlainObject(response)) return undefined;
       let info = this.responseInfo.get(response);
       if (!info) {
-        info = isMaskedResponse(response)
-          ? { tokens: 0, masked: true }
-          : { tokens: this.estimateResponseTokens(response), masked: false };
+        // Masked is what this service produced or was told of (`markMasked`), never what a
+        // text looks like: a tool can print a snippet's shape around megabytes.
+        info = { tokens: this.estimateResponseTokens(response), masked: false };
         this.responseInfo.set(response, info);
       }
       return info.masked || info.keptWhole ? undefined : info.tokens;
@@ -475,18 +471,17 @@ export class ToolOutputMaskingService {
     } catch (error) {
       return fail('SERIALIZE', describeError(error));
     }
-    const fileName = outputFileName(toolName, callId, text);
+    // Each step over a giant text (hash, size, line count, preview) takes tens of ms: the event
+    // loop gets a turn between them, and one first (the planning just ran).
+    if (text.length > UTF8_CHUNK_UNITS) await yieldToEventLoop();
+    const pause = eventLoopPauser();
+    const fileName = outputFileNameOfHash(toolName, callId, await hashTextInChunks(text));
     const filePath = path.resolve(directory, fileName);
-    const bytes = Buffer.byteLength(text, 'utf8');
-    const snippet = formatMaskedSnippet(
-      {
-        lines: countLines(text),
-        bytes,
-        filePath,
-        preview: buildPreview(toolName, response, text, this.previewLimits),
-      },
-      this.readToolName(),
-    );
+    const bytes = await utf8LengthInSlices(text, pause);
+    const lines = await countLinesInSlices(text, pause);
+    const preview = buildPreview(toolName, response, text, this.previewLimits);
+    await pause();
+    const snippet = formatMaskedSnippet({ lines, bytes, filePath, preview }, this.readToolName());
     const maskedResponse = { output: snippet };
     const tokensAfter = this.estimateResponseTokens(maskedResponse);
     // Not worth it (not smaller, or too little saved for what the model loses): leave it whole
@@ -498,7 +493,7 @@ export class ToolOutputMaskingService {
     }
 
     try {
-      const savedPath = await this.store.save(directory, fileName, text);
+      const savedPath = await this.store.save(directory, fileName, text, bytes);
       if (savedPath !== filePath)
         return fail('EPATH', `store saved to ${savedPath}, expected ${filePath}`);
     } catch (error) {

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
+  GIANT_TEXT_UNITS,
   PREVIEW_LIMITS,
   buildPreview,
   headTailLines,
@@ -73,5 +74,62 @@ describe('buildPreview', () => {
 
   it('leaves short texts whole', () => {
     expect(headTailLines('a\nb\nc', 2, 2)).toBe('a\nb\nc');
+  });
+});
+
+describe('cuts never split a surrogate pair (issue 15, item 4)', () => {
+  const isWellFormed = (text: string) =>
+    (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+  it('line cuts and section caps are well-formed wherever the cut falls', () => {
+    // Shifting an emoji-only line by 0..3 characters puts a pair across every cut position.
+    for (let shift = 0; shift < 4; shift++) {
+      const line = `${'x'.repeat(shift)}${'😀'.repeat(200)}`;
+      const text = `${line}\n${numbered(20)}\n${line}`;
+      const preview = buildPreview('read_file', { output: text }, text);
+      expect(isWellFormed(preview), `shift ${shift}: ${preview}`).toBe(true);
+      const error = `${'y'.repeat(shift)}${'🔥'.repeat(3_000)}`;
+      const shell = { output: `Output: ${text}\nError: ${error}\nExit Code: 1` };
+      const shellPreview = buildPreview('run_shell_command', shell, shell.output);
+      expect(isWellFormed(shellPreview), `shell, shift ${shift}`).toBe(true);
+      expect(shellPreview).toMatch(/\[\.\.\. \d+ chars omitted \.\.\.\]/);
+    }
+  });
+});
+
+describe('giant outputs (issue 14, item 4)', () => {
+  /** What a preview of head and tail lines is, stated with a plain split. */
+  function splitPreview(text: string, head: number, tail: number): string[] {
+    const lines = text.split('\n');
+    return [...lines.slice(0, head), ...lines.slice(-tail)];
+  }
+
+  it('previews a giant text from its first and last lines, counting it without splitting it', () => {
+    const body = numbered(GIANT_TEXT_UNITS / 8);
+    const text = `${'é'.repeat(300)}\n${body}\nlast line\n`;
+    expect(text.length).toBeGreaterThan(GIANT_TEXT_UNITS);
+    const split = vi.spyOn(String.prototype, 'split');
+    const preview = headTailLines(text, 3, 2);
+    const splitsOfText = split.mock.contexts.filter((context) => String(context).length > 1e6);
+    split.mockRestore();
+    expect(splitsOfText).toEqual([]);
+    const total = text.split('\n').length;
+    const [first, second, third, fourth, fifth] = splitPreview(text, 3, 2);
+    expect(preview.split('\n')).toEqual([
+      `${'é'.repeat(30)} [... 240 chars ...] ${'é'.repeat(30)}`,
+      second,
+      third,
+      `[... ${(total - 5).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} lines omitted ...]`,
+      fourth,
+      fifth,
+    ]);
+    expect(first).toBe('é'.repeat(300));
+  });
+
+  it('keeps the shell sections of a giant log', () => {
+    const output = `Output: ${numbered(GIANT_TEXT_UNITS / 8)}\nError: boom\nExit Code: 2`;
+    const preview = buildPreview('run_shell_command', { output }, output);
+    expect(preview.split('\n').slice(0, 3)).toEqual(['Error: boom', 'Exit Code: 2', 'Output:']);
+    expect(preview).toMatch(/line 1\nline 2\n\[\.\.\. [\d,]+ of [\d,]+ lines omitted \.\.\.\]\n/);
   });
 });

@@ -4,6 +4,8 @@
  * the first lines (what it was) and the last lines (how it ended), and how much was left out.
  */
 import { formatCount } from '../utils/formatCount.js';
+import { headOf, tailOf } from '../utils/codePoints.js';
+import { countLines, firstLines, lastLines } from '../utils/textLines.js';
 
 export const SHELL_TOOL_NAME = 'run_shell_command';
 
@@ -95,13 +97,40 @@ export function splitShellSections(text: string): ShellSections | undefined {
 function cutLine(line: string, maxChars: number): string {
   if (line.length <= maxChars) return line;
   const keep = Math.floor((maxChars - 20) / 2);
-  return `${line.slice(0, keep)} [... ${line.length - 2 * keep} chars ...] ${line.slice(-keep)}`;
+  const head = headOf(line, keep);
+  const tail = tailOf(line, keep);
+  return `${head} [... ${line.length - head.length - tail.length} chars ...] ${tail}`;
 }
 
 function capSection(text: string, limits: PreviewLimits): string {
   const max = limits.maxSectionChars;
   if (text.length <= max) return text;
-  return `${text.slice(0, max / 2)}\n[... ${text.length - max} chars omitted ...]\n${text.slice(-max / 2)}`;
+  const head = headOf(text, Math.floor(max / 2));
+  const tail = tailOf(text, Math.floor(max / 2));
+  return `${head}\n[... ${text.length - head.length - tail.length} chars omitted ...]\n${tail}`;
+}
+
+/**
+ * A text longer than this (4 M code units) is previewed from its first and last lines found by
+ * position, never split whole: splitting 200 MB into lines takes about a second.
+ */
+export const GIANT_TEXT_UNITS = 1 << 22;
+
+/** `headTailLines` of a giant text: the same preview, with the text counted, not split. */
+function giantHeadTailLines(
+  text: string,
+  headLines: number,
+  tailLines: number,
+  limits: PreviewLimits,
+): string {
+  const total = countLines(text);
+  const cut = (line: string) => cutLine(line, limits.maxLineChars);
+  if (total <= headLines + tailLines + 1) return firstLines(text, total).map(cut).join('\n');
+  return [
+    ...firstLines(text, headLines).map(cut),
+    `[... ${formatCount(total - headLines - tailLines)} of ${formatCount(total)} lines omitted ...]`,
+    ...lastLines(text, tailLines).map(cut),
+  ].join('\n');
 }
 
 /** Head and tail lines of `text`, with a marker saying how many lines were left out. */
@@ -111,6 +140,7 @@ export function headTailLines(
   tailLines: number,
   limits: PreviewLimits = PREVIEW_LIMITS,
 ): string {
+  if (text.length > GIANT_TEXT_UNITS) return giantHeadTailLines(text, headLines, tailLines, limits);
   const lines = text.split('\n');
   const maxChars = limits.maxLineChars;
   if (lines.length <= headLines + tailLines + 1) {

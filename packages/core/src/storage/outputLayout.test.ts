@@ -75,6 +75,16 @@ describe('output file names', () => {
     expect(isOutputOfCall(name, 'astropy-14369#0')).toBe(false);
   });
 
+  it("finds a call by the id the model saw: core keeps '<tool>__<id>', sends '<id>'", () => {
+    const name = outputFileName('run_shell_command', 'run_shell_command__call-1', 'x');
+    expect(isOutputOfCall(name, 'call-1')).toBe(true);
+    expect(isOutputOfCall(name, 'run_shell_command__call-1')).toBe(true);
+    expect(isOutputOfCall(name, 'call-2')).toBe(false);
+    expect(
+      isOutputOfCall(outputFileName('read_file', 'run_shell_command__call-1', 'x'), 'call-1'),
+    ).toBe(false);
+  });
+
   it('parse nothing else', () => {
     for (const other of [
       'run_shell_command_call-1_0123456789abcdef.txt', // an older toolmask name

@@ -2,6 +2,7 @@
  * The on-disk layout of offloaded outputs, the one place that knows it:
  *
  *   <projectTempDir>/tool-outputs/session-<sessionId>/<tool>.<callId>.<hash16>.txt
+ *   <projectTempDir>/tool-outputs/session-<sessionId>.live   (while the session runs)
  *
  * The store writes these names, the reader finds outputs by them, retention and the CLI list them.
  *
@@ -14,9 +15,13 @@
  */
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
+import { eventLoopPauser } from '../utils/eventLoop.js';
+import { UTF8_CHUNK_UNITS, utf8Chunks } from '../utils/utf8Chunks.js';
 
 export const TOOL_OUTPUTS_DIR = 'tool-outputs';
 export const SESSION_FOLDER_PREFIX = 'session-';
+/** Beside a session folder, `session-<id>.live`: refreshed while its session runs (sessionActivity.ts). */
+export const LIVE_MARKER_SUFFIX = '.live';
 
 const MAX_NAME_COMPONENT = 48;
 const HASH_LENGTH = 16;
@@ -39,11 +44,31 @@ export function hashText(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** `<tool>.<callId>.<hash16>.txt` for an output of `toolName` with `callId` whose full text is `text`. */
-export function outputFileName(toolName: unknown, callId: unknown, text: string): string {
+/**
+ * `hashText`, for any size: a giant text is hashed chunk by chunk (utils/utf8Chunks.ts), giving
+ * the event loop a turn between chunks (200 MB: ~150 ms of work, never more than ~20 ms at once).
+ */
+export async function hashTextInChunks(text: string): Promise<string> {
+  if (text.length <= UTF8_CHUNK_UNITS) return hashText(text);
+  const hash = createHash('sha256');
+  const pause = eventLoopPauser();
+  for (const chunk of utf8Chunks(text)) {
+    hash.update(chunk);
+    await pause();
+  }
+  return hash.digest('hex');
+}
+
+/** `<tool>.<callId>.<hash16>.txt` for an output whose text has the SHA-256 `hash` (hex). */
+export function outputFileNameOfHash(toolName: unknown, callId: unknown, hash: string): string {
   const tool = sanitizeNameComponent(toolName, 'tool');
   const id = sanitizeNameComponent(callId, 'call');
-  return `${tool}.${id}.${hashText(text).slice(0, HASH_LENGTH)}.txt`;
+  return `${tool}.${id}.${hash.slice(0, HASH_LENGTH)}.txt`;
+}
+
+/** `<tool>.<callId>.<hash16>.txt` for an output of `toolName` with `callId` whose full text is `text`. */
+export function outputFileName(toolName: unknown, callId: unknown, text: string): string {
+  return outputFileNameOfHash(toolName, callId, hashText(text));
 }
 
 export interface OutputFileName {
@@ -66,9 +91,16 @@ export function parseOutputFileName(fileName: string): OutputFileName | undefine
   return { tool: match[1] as string, callId: match[2] as string, hash: match[3] as string };
 }
 
-/** Whether `fileName` is an output of the call `callId` (compared as the name stores it). */
+/**
+ * Whether `fileName` is an output of the call `callId` (compared as the name stores it). The id
+ * may also be the one the model saw: gemini-cli-core keeps a call's id as `<tool>__<id>` in its
+ * history (that is what the name stores) and sends the bare `<id>` to the model.
+ */
 export function isOutputOfCall(fileName: string, callId: unknown): boolean {
-  return parseOutputFileName(fileName)?.callId === sanitizeNameComponent(callId, 'call');
+  const parsed = parseOutputFileName(fileName);
+  if (!parsed) return false;
+  const id = sanitizeNameComponent(callId, 'call');
+  return parsed.callId === id || parsed.callId === `${parsed.tool}_${id}`;
 }
 
 /** `session-<id>`, the id sanitized like file names so a strange session id cannot escape either. */
@@ -87,6 +119,14 @@ export function sessionIdOfFolder(folderName: string): string | undefined {
 /** `<projectTempDir>/tool-outputs`. */
 export function outputsRoot(projectTempDir: string): string {
   return path.join(projectTempDir, TOOL_OUTPUTS_DIR);
+}
+
+/**
+ * The liveness marker of a session folder: beside it, not in it, so that making or removing it is
+ * not a use of the folder (whose modification time is).
+ */
+export function liveMarkerOf(sessionFolder: string): string {
+  return `${sessionFolder}${LIVE_MARKER_SUFFIX}`;
 }
 
 /** `<projectTempDir>/tool-outputs/session-<id>`. */

@@ -3,6 +3,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAY_MS, applyRetention, findExpiredSessionFolders } from './retention.js';
+import { LIVE_WINDOW_MS } from './sessionActivity.js';
+import { readToolOutput } from './toolOutputReader.js';
+import { createFileToolOutputStore } from './toolOutputStore.js';
 
 const NOW = Date.UTC(2026, 2, 1, 12);
 let root: string;
@@ -134,5 +137,58 @@ describe('applyRetention', () => {
       now: () => NOW,
     });
     expect(report).toMatchObject({ removed: [], failed: [], bytesFreed: 0 });
+  });
+});
+
+describe('last use and liveness (issue 15, item 7)', () => {
+  /** The liveness marker of a running session, last refreshed `minutes` before NOW. */
+  function live(folder: string, minutes: number): void {
+    const marker = `${folder}.live`;
+    fs.writeFileSync(marker, '');
+    const time = (NOW - minutes * 60_000) / 1000;
+    fs.utimesSync(marker, time, time);
+  }
+
+  it("never removes a running session's folder, however long it was idle", async () => {
+    const idle = session('idle-but-running', 45);
+    live(idle, 1);
+    const report = await applyRetention({
+      projectTempDir: tempDir,
+      retentionDays: 30,
+      now: () => NOW,
+    });
+    expect(report.removed).toEqual([]);
+    expect(fs.existsSync(idle)).toBe(true);
+  });
+
+  it('a crashed session (its marker stale) ages from its last use; the marker is no use', async () => {
+    const crashed = session('crashed', 45);
+    live(crashed, LIVE_WINDOW_MS / 60_000 + 1);
+    const stillUsed = session('crashed-but-used', 45);
+    live(stillUsed, LIVE_WINDOW_MS / 60_000 + 1);
+    age(stillUsed, 2);
+    const expired = await findExpiredSessionFolders(tempDir, 30 * DAY_MS, NOW);
+    expect(expired.map((folder) => folder.path)).toEqual([crashed]);
+    expect(expired[0]?.files).toBe(1);
+  });
+
+  it('a read-back is a use: the folder is kept for retentionDays from it', async () => {
+    const folder = session('read', 45);
+    const [name] = fs.readdirSync(folder);
+    const access = { projectTempDir: tempDir, sessionId: 'read', allowOtherSessions: false };
+    await readToolOutput({ file: name as string }, access);
+    expect(await findExpiredSessionFolders(tempDir, 30 * DAY_MS, Date.now())).toEqual([]);
+  });
+
+  it('a write is a use, even of a file that was already there (content-addressed)', async () => {
+    const folder = session('write', 45);
+    const [name] = fs.readdirSync(folder);
+    // A private copy with the same content: the store reuses it rather than writing it again.
+    fs.chmodSync(path.join(folder, name as string), 0o600);
+    age(path.join(folder, name as string), 45);
+    age(folder, 45);
+    await createFileToolOutputStore().save(folder, name as string, 'output 0');
+    expect(fs.statSync(path.join(folder, name as string)).mtimeMs).toBeLessThan(NOW);
+    expect(await findExpiredSessionFolders(tempDir, 30 * DAY_MS, Date.now())).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
 /**
- * Retention of offloaded outputs: session folders under `<projectTempDir>/tool-outputs/` whose
- * newest file is older than a limit are removed. The one rule, shared by the installation (at
- * install time, in the background, `retentionDays`) and the CLI (`toolmask outputs gc`).
+ * Retention of offloaded outputs: session folders under `<projectTempDir>/tool-outputs/` not used
+ * for longer than a limit are removed, never the folder of a session that is still running. The
+ * one rule, shared by the installation (at install time, in the background, `retentionDays`) and
+ * the CLI (`toolmask outputs gc`). A folder's last use is its newest write or read-back (both
+ * touch the folder); a running session keeps a fresh marker in it (sessionActivity.ts).
  *
  * Only direct `session-*` children that are real folders are candidates (a symlink is never
  * followed, whatever it points to); the `tool-outputs` folder itself must be a real folder; each
@@ -12,6 +14,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describeError } from '../utils/safeCall.js';
 import { outputsRoot, sessionFolderName, sessionIdOfFolder } from './outputLayout.js';
+import { isSessionLive } from './sessionActivity.js';
 export const DAY_MS = 86_400_000;
 
 export interface SessionFolder {
@@ -20,7 +23,10 @@ export interface SessionFolder {
   path: string;
   files: number;
   bytes: number;
-  /** Newest modification time of the folder or anything in it (links not followed). */
+  /**
+   * Last use: the newest modification time of the folder (touched by writes and read-backs) or
+   * anything in it (links not followed).
+   */
   newestMs: number;
 }
 
@@ -63,7 +69,10 @@ async function realOutputsRoot(projectTempDir: string): Promise<string | undefin
   }
 }
 
-/** Session folders whose newest file is more than `olderThanMs` old at `nowMs`, oldest first. */
+/**
+ * Session folders not used for more than `olderThanMs` at `nowMs` and not live (a running
+ * session's marker is fresh), oldest first.
+ */
 export async function findExpiredSessionFolders(
   projectTempDir: string,
   olderThanMs: number,
@@ -85,6 +94,7 @@ export async function findExpiredSessionFolders(
     if (!entry.isDirectory() || sessionIdOfFolder(entry.name) === undefined) continue;
     if (keep.has(entry.name)) continue;
     const folder = path.join(root, entry.name);
+    if (await isSessionLive(folder, nowMs)) continue;
     try {
       const measured = await measure(folder);
       if (nowMs - measured.newestMs > olderThanMs) {
@@ -117,6 +127,10 @@ export async function removeSessionFolder(
   ) {
     throw new Error(`${folder.path} is not a session folder inside ${root}; left alone`);
   }
+  // A session that started meanwhile (a resumed one) keeps its folder.
+  if (await isSessionLive(real, Date.now())) {
+    throw new Error(`${folder.path} belongs to a running session; left alone`);
+  }
   // fs.rm removes links found inside as links; it never follows them.
   await fs.rm(real, { recursive: true, force: true });
 }
@@ -134,7 +148,7 @@ export interface RetentionOptions {
   projectTempDir: string;
   /** 0 (or less) keeps everything. */
   retentionDays: number;
-  /** Never removed, whatever their age: the current session. */
+  /** Never removed, whatever their age: the current session (and its conversation's earlier ones). */
   keepSessions?: readonly string[];
   now?: () => number;
 }

@@ -1,44 +1,59 @@
 /**
  * Reading an offloaded output back: the logic behind the `read_tool_output` tool (the tool itself,
- * bound to gemini-cli-core, is integration/readToolOutputTool.ts).
+ * bound to gemini-cli-core, is geminiCliHost/readToolOutputTool.ts).
  *
- * Access is confined to this project's `tool-outputs/` folder: the file must be a regular file
- * directly inside the current session's folder (or, when `allowOtherSessions`, inside another
- * `session-*` folder of the same project). The argument is checked as written (no NUL, no `..`)
- * and as it really is on disk (`realpath`: a symlink leading out is refused; the folders on the
- * way must be real folders, not links). Every refusal says what to do instead, so the model can
- * recover on its own.
+ * - Access (outputAccess.ts): only outputs of this session (and of the conversation's earlier
+ *   sessions, or, when allowed, of the project's other sessions); what is opened is checked after
+ *   the open, so a folder swapped for a link, a hard link or a FIFO is refused, not read.
+ * - Bounded: at most `READ_LIMITS.maxLines` lines and `READ_LIMITS.maxBytes` bytes per call,
+ *   each line cut at `READ_LIMITS.maxLineChars` characters, with a footer that says which lines
+ *   were shown and how to get the rest (readSlices.ts).
+ * - Streaming (lineStream.ts): the file is read chunk by chunk, and a call stops as soon as it has
+ *   what it shows (outputs up to `READ_LIMITS.fullScanBytes` are read to the end for exact
+ *   counts). Reading one line of a 200 MB output costs one chunk.
+ * - Patterns (readPattern.ts) run on a linear-time engine in a worker thread: any pattern, any
+ *   line, in bounded time (`READ_LIMITS.searchTimeMs` per call), the host's event loop never
+ *   blocked, an abort honoured at once.
  *
- * A read is bounded: at most `READ_LIMITS.maxLines` lines and `READ_LIMITS.maxBytes` bytes per
- * call, each line cut at `READ_LIMITS.maxLineChars` characters, with a footer that says which
- * lines were shown and how to get the rest.
+ * Every refusal says what to do instead, so the model can recover on its own.
  */
-import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import type { FileHandle } from 'node:fs/promises';
 import {
-  isOutputOfCall,
-  outputsRoot,
-  sessionDirectory,
-  sessionIdOfFolder,
-} from './outputLayout.js';
-import { formatCount } from '../utils/formatCount.js';
+  ToolOutputReadError,
+  describeArgument,
+  openToolOutput,
+  resolveToolOutput,
+  resolveToolOutputFile,
+  type ToolOutputAccess,
+  type ToolOutputReadErrorCode,
+} from './outputAccess.js';
+import { lineBatches, type LineBatch } from './lineStream.js';
+import {
+  LineMatcher,
+  MATCH_LINE_BYTES,
+  PatternError,
+  checkReadPattern,
+  type PatternSpec,
+} from './readPattern.js';
+import {
+  MatchSlice,
+  READ_LIMITS,
+  RangeSlice,
+  type OutputExtent,
+  type Slice,
+} from './readSlices.js';
+import { touchSessionFolder } from './sessionActivity.js';
+
+export {
+  READ_LIMITS,
+  ToolOutputReadError,
+  resolveToolOutputFile,
+  type ToolOutputAccess,
+  type ToolOutputReadErrorCode,
+};
 
 export const READ_TOOL_OUTPUT_TOOL_NAME = 'read_tool_output';
-
-export const READ_LIMITS = {
-  /** Lines per call in range mode (also the default `limit`). */
-  maxLines: 2_000,
-  /** UTF-8 bytes of returned text per call. */
-  maxBytes: 64 * 1024,
-  /** Characters kept of a single line. */
-  maxLineChars: 2_000,
-  /** Lines of context around each match in pattern mode. */
-  contextLines: 2,
-  /** Matching lines per call in pattern mode (`limit` is capped here). */
-  maxMatches: 500,
-  /** Default `limit` in pattern mode. */
-  defaultMatches: 100,
-} as const;
 
 export interface ReadToolOutputParams {
   /** The `file` path of a masked snippet, a file name in the session's folder, or a call id. */
@@ -47,35 +62,15 @@ export interface ReadToolOutputParams {
   offset?: number;
   /** Lines to return (range mode) or matching lines to return (pattern mode). */
   limit?: number;
-  /** A JavaScript regular expression (`error|fail`, or `/timeout/i` with flags). */
+  /** A regular expression (`error|fail`, or `/timeout/i` with flags), RE2 syntax. */
   pattern?: string;
 }
 
-/** Where the outputs of the current session are, and whether other sessions may be read. */
-export interface ToolOutputAccess {
-  projectTempDir: string;
-  sessionId: string;
-  allowOtherSessions: boolean;
-}
-
-export type ToolOutputReadErrorCode =
-  | 'INVALID_PARAMS'
-  | 'INVALID_PATTERN'
-  | 'OUTSIDE'
-  | 'OTHER_SESSION'
-  | 'NOT_FOUND'
-  | 'NOT_A_FILE'
-  | 'READ_FAILED';
-
-/** A refusal or failure, with a message written for the model. */
-export class ToolOutputReadError extends Error {
-  constructor(
-    readonly code: ToolOutputReadErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ToolOutputReadError';
-  }
+export interface ReadToolOutputOptions {
+  /** The tool call's abort signal: an aborted read stops at once (`ABORTED`). */
+  signal?: AbortSignal;
+  /** Time limit of a search. @default READ_LIMITS.searchTimeMs */
+  searchTimeMs?: number;
 }
 
 export interface ReadToolOutputResult {
@@ -83,40 +78,18 @@ export interface ReadToolOutputResult {
   text: string;
   /** The real path that was read. */
   filePath: string;
-  totalLines: number;
+  /** Lines of the output; undefined when the call stopped before the end of a large output. */
+  totalLines: number | undefined;
   /** 1-based range of lines shown (range mode) or searched (pattern mode). */
   firstLine: number;
   lastLine: number;
   /** More lines (or matches) follow than were shown. */
   truncated: boolean;
-  /** Pattern mode: matching lines in the searched range, and how many are shown. */
+  /** Pattern mode: matching lines in the searched range (when it was searched to the end). */
   matches?: number;
   matchesShown?: number;
   /** A short line for the person (the tool's `returnDisplay`). */
   summary: string;
-}
-
-const FLAGGED_PATTERN = /^\/([\s\S]+)\/([a-z]*)$/;
-const ALLOWED_FLAGS = /^[imsu]*$/;
-
-function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value.slice(0, 200)) : String(value);
-}
-
-/** `error|fail` or `/error/i`; `g` and `y` are refused (they make `test` stateful). */
-export function compileReadPattern(pattern: string): RegExp {
-  const flagged = FLAGGED_PATTERN.exec(pattern);
-  try {
-    if (flagged && ALLOWED_FLAGS.test(flagged[2] ?? '')) {
-      return new RegExp(flagged[1] ?? '', flagged[2]);
-    }
-    return new RegExp(pattern);
-  } catch (error) {
-    throw new ToolOutputReadError(
-      'INVALID_PATTERN',
-      `invalid pattern ${describe(pattern)}: ${(error as Error).message}. pattern is a JavaScript regular expression, e.g. "error|fail" or "/timeout/i".`,
-    );
-  }
 }
 
 /** Checks the parameters without touching the disk; null when they are usable. */
@@ -127,17 +100,17 @@ export function validateReadToolOutputParams(params: ReadToolOutputParams): stri
   }
   if (file.includes('\0')) return 'file must not contain a NUL character.';
   if (offset !== undefined && (!Number.isInteger(offset) || offset < 1)) {
-    return `offset must be a whole number of at least 1 (the first line is 1), got ${describe(offset)}.`;
+    return `offset must be a whole number of at least 1 (the first line is 1), got ${describeArgument(offset)}.`;
   }
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-    return `limit must be a whole number of at least 1, got ${describe(limit)}.`;
+    return `limit must be a whole number of at least 1, got ${describeArgument(limit)}.`;
   }
   if (pattern !== undefined) {
     if (typeof pattern !== 'string' || pattern.length === 0) {
       return 'pattern must be a non-empty regular expression.';
     }
     try {
-      compileReadPattern(pattern);
+      checkReadPattern(pattern);
     } catch (error) {
       return (error as Error).message;
     }
@@ -145,368 +118,154 @@ export function validateReadToolOutputParams(params: ReadToolOutputParams): stri
   return null;
 }
 
-function hasParentSegment(file: string): boolean {
-  return file.split(/[\\/]+/).some((segment) => segment === '..');
-}
-
-async function lstatOrUndefined(target: string) {
-  try {
-    return await fs.lstat(target);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A real folder (not a symlink); undefined when missing. Throws when it is something else. */
-async function checkRealFolder(folder: string, what: string): Promise<boolean> {
-  const stats = await lstatOrUndefined(folder);
-  if (!stats) return false;
-  if (stats.isSymbolicLink() || !stats.isDirectory()) {
-    throw new ToolOutputReadError(
-      'OUTSIDE',
-      `${what} ${folder} is not a plain folder (a symlink or a file); toolmask does not read through it.`,
-    );
-  }
-  return true;
-}
-
-/** Output files of `folder` for this call id (outputLayout.ts names them). */
-async function filesForCallId(folder: string, callId: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await fs.readdir(folder);
-  } catch {
-    return [];
-  }
-  return names
-    .filter((name) => isOutputOfCall(name, callId))
-    .sort()
-    .map((name) => path.join(folder, name));
-}
-
-async function otherSessionFolders(root: string, current: string): Promise<string[]> {
-  try {
-    const entries = await fs.readdir(root, { withFileTypes: true });
-    return entries
-      .filter((entry) => entry.isDirectory() && sessionIdOfFolder(entry.name) !== undefined)
-      .map((entry) => path.join(root, entry.name))
-      .filter((folder) => folder !== current);
-  } catch {
-    return [];
-  }
-}
-
-/** A call id (no separator, not a file name): the one file of the session that carries it. */
-async function resolveCallId(
-  callId: string,
-  root: string,
-  sessionFolder: string,
-  access: ToolOutputAccess,
-): Promise<string> {
-  let found = await filesForCallId(sessionFolder, callId);
-  if (found.length === 0 && access.allowOtherSessions) {
-    for (const folder of await otherSessionFolders(root, sessionFolder)) {
-      found = found.concat(await filesForCallId(folder, callId));
-    }
-  }
-  if (found.length === 1) return found[0] as string;
-  if (found.length === 0) {
-    throw new ToolOutputReadError(
-      'NOT_FOUND',
-      `no offloaded output for ${describe(callId)} in this session; pass the exact file path from the snippet's file="..." attribute.`,
-    );
-  }
-  throw new ToolOutputReadError(
+function pastTheEnd(offset: number, total: number): ToolOutputReadError {
+  return new ToolOutputReadError(
     'INVALID_PARAMS',
-    `${describe(callId)} matches ${found.length} outputs; pass one of these paths as file: ${found.join(', ')}`,
+    `offset ${offset} is past the end: the output has ${total} line${total === 1 ? '' : 's'}.`,
   );
 }
 
-/**
- * A path given in its real form (symlinks of the temp dir resolved, e.g. macOS `/private/var/...`
- * for `/var/...`) is mapped back onto `root` as the snippets write it; anything else as it is.
- */
-async function asWrittenUnder(root: string, projectTempDir: string, candidate: string) {
-  if (candidate.startsWith(`${root}${path.sep}`)) return candidate;
-  try {
-    const realRoot = outputsRoot(await fs.realpath(projectTempDir));
-    if (realRoot !== root && candidate.startsWith(`${realRoot}${path.sep}`)) {
-      return path.join(root, path.relative(realRoot, candidate));
-    }
-  } catch {
-    // No temp dir yet: nothing to map.
-  }
-  return candidate;
+const aborted = () => new ToolOutputReadError('ABORTED', 'the read was cancelled.');
+
+interface Scan {
+  extent: OutputExtent;
+  /** Lines of the output seen so far (all of them when `extent.totalLines` is set). */
+  seen: number;
 }
 
-/**
- * The real path of the output `file` names, after every access check (see the module comment).
- * Throws `ToolOutputReadError` with a message for the model.
- */
-export async function resolveToolOutputFile(
-  file: string,
-  access: ToolOutputAccess,
-): Promise<string> {
-  const argument = file.trim();
-  if (argument.length === 0 || argument.includes('\0')) {
-    throw new ToolOutputReadError(
-      'INVALID_PARAMS',
-      'file must be the path from the snippet, without NUL characters.',
-    );
+/** Streams the file into `take` until `done()` and the output is larger than a full scan. */
+async function scan(
+  handle: FileHandle,
+  keepBytes: number,
+  signal: AbortSignal | undefined,
+  take: (batch: LineBatch) => Promise<boolean>,
+  done: () => boolean,
+): Promise<Scan> {
+  const { size } = await handle.stat();
+  const scanAll = size <= READ_LIMITS.fullScanBytes;
+  let seen = 0;
+  for await (const batch of lineBatches(handle, { keepBytes, ...(signal ? { signal } : {}) })) {
+    seen = batch.first + batch.count - 1;
+    if (!(await take(batch))) return { extent: { bytes: size }, seen };
+    if (batch.last) return { extent: { bytes: size, totalLines: seen }, seen };
+    if (done() && !scanAll) return { extent: { bytes: size }, seen };
   }
-  const root = path.resolve(outputsRoot(access.projectTempDir));
-  const sessionFolder = path.resolve(sessionDirectory(access.projectTempDir, access.sessionId));
-  const useSnippetPath = `use the exact path from the snippet's file="..." attribute`;
-  if (hasParentSegment(argument)) {
-    throw new ToolOutputReadError(
-      'OUTSIDE',
-      `".." is not allowed in file: ${useSnippetPath} (this session's outputs are in ${sessionFolder}).`,
-    );
-  }
-
-  let candidate: string;
-  if (path.isAbsolute(argument)) {
-    candidate = await asWrittenUnder(root, access.projectTempDir, path.resolve(argument));
-  } else if (!/[\\/]/.test(argument)) {
-    candidate = argument.endsWith('.txt')
-      ? path.join(sessionFolder, argument)
-      : await resolveCallId(argument, root, sessionFolder, access);
-  } else {
-    // `session-<id>/<name>.txt`: relative to the tool-outputs folder.
-    candidate = path.resolve(root, argument);
-  }
-
-  // As written: directly inside this session's folder, or inside another session's folder.
-  const folder = path.dirname(candidate);
-  const inOtherSession =
-    folder !== sessionFolder &&
-    path.dirname(folder) === root &&
-    sessionIdOfFolder(path.basename(folder)) !== undefined;
-  if (folder !== sessionFolder && !inOtherSession) {
-    throw new ToolOutputReadError(
-      'OUTSIDE',
-      `${candidate} is not an offloaded tool output of this session: read_tool_output only reads files in ${sessionFolder}; ${useSnippetPath}.`,
-    );
-  }
-  if (inOtherSession && !access.allowOtherSessions) {
-    throw new ToolOutputReadError(
-      'OTHER_SESSION',
-      `${candidate} belongs to another session (${path.basename(folder)}); reading other sessions' outputs is off (setting experimental.toolOutputMasking.allowOtherSessions). Only files in ${sessionFolder} can be read.`,
-    );
-  }
-
-  // As it is on disk: real folders on the way, and the file really inside its folder.
-  const rootExists = await checkRealFolder(root, 'the tool-outputs folder');
-  const folderExists = rootExists && (await checkRealFolder(folder, 'the session folder'));
-  if (!folderExists) {
-    throw new ToolOutputReadError(
-      'NOT_FOUND',
-      `no offloaded outputs exist in ${folder}${inOtherSession ? '' : ' yet'}; ${useSnippetPath}.`,
-    );
-  }
-  let real: string;
-  let realFolder: string;
-  try {
-    realFolder = await fs.realpath(folder);
-    real = await fs.realpath(candidate);
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') {
-      throw new ToolOutputReadError(
-        'NOT_FOUND',
-        `${candidate} does not exist: it may have been removed (session folders older than retentionDays are deleted) or the path is mistyped; ${useSnippetPath}.`,
-      );
-    }
-    throw new ToolOutputReadError(
-      'READ_FAILED',
-      `cannot open ${candidate}: ${(error as Error).message}`,
-    );
-  }
-  if (path.dirname(real) !== realFolder) {
-    throw new ToolOutputReadError(
-      'OUTSIDE',
-      `${candidate} is a link that leads outside its session folder; refused.`,
-    );
-  }
-  return real;
+  return { extent: { bytes: size }, seen };
 }
 
-async function readText(filePath: string): Promise<string> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    // O_NOFOLLOW: a link swapped in after the checks is not followed.
-    handle = await fs.open(filePath, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
-    const stats = await handle.stat();
-    if (!stats.isFile()) {
-      throw new ToolOutputReadError(
-        'NOT_A_FILE',
-        `${filePath} is ${stats.isDirectory() ? 'a folder' : 'not a regular file'}, not an output file.`,
-      );
-    }
-    return await handle.readFile({ encoding: 'utf8' });
-  } catch (error) {
-    if (error instanceof ToolOutputReadError) throw error;
-    const code = (error as { code?: string }).code;
-    if (code === 'EISDIR') {
-      throw new ToolOutputReadError('NOT_A_FILE', `${filePath} is a folder, not an output file.`);
-    }
-    if (code === 'ELOOP') {
-      throw new ToolOutputReadError('OUTSIDE', `${filePath} became a symlink; refused.`);
-    }
-    throw new ToolOutputReadError(
-      'READ_FAILED',
-      `cannot read ${filePath}: ${(error as Error).message}`,
-    );
-  } finally {
-    await handle?.close();
-  }
-}
-
-/** Lines as the snippet header counts them: split at `\n`, a trailing `\r` dropped. */
-function splitLines(text: string): string[] {
-  return text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
-}
-
-interface Cut {
-  text: string;
-  cut: boolean;
-}
-
-function cutLine(line: string): Cut {
-  if (line.length <= READ_LIMITS.maxLineChars) return { text: line, cut: false };
-  return {
-    text: `${line.slice(0, READ_LIMITS.maxLineChars)} … [${formatCount(line.length - READ_LIMITS.maxLineChars)} more characters cut]`,
-    cut: true,
-  };
-}
-
-/** Collects lines while they fit in the byte budget (the first one always fits). */
-class Budget {
-  private used = 0;
-  readonly lines: string[] = [];
-  add(line: string): boolean {
-    const bytes = Buffer.byteLength(line, 'utf8') + 1;
-    if (this.lines.length > 0 && this.used + bytes > READ_LIMITS.maxBytes) return false;
-    this.used += bytes;
-    this.lines.push(line);
-    return true;
-  }
-}
-
-function readRange(
-  lines: readonly string[],
-  params: ReadToolOutputParams,
+/** The result of a call: what its slice shows, and what is known of the whole output. */
+function resultOf(
+  slice: Slice,
+  extent: OutputExtent,
+  first: number,
   filePath: string,
+  summary: string,
 ): ReadToolOutputResult {
-  const total = lines.length;
-  const first = params.offset ?? 1;
-  const limit = Math.min(params.limit ?? READ_LIMITS.maxLines, READ_LIMITS.maxLines);
-  const budget = new Budget();
-  let anyCut = false;
-  let last = first - 1;
-  for (let number = first; number <= total && number < first + limit; number++) {
-    const cut = cutLine(lines[number - 1] as string);
-    if (!budget.add(cut.text)) break;
-    anyCut ||= cut.cut;
-    last = number;
-  }
-  const truncated = last < total;
-  let footer = `[read_tool_output: lines ${first}-${last} of ${total}`;
-  if (truncated) {
-    const why =
-      last < first + limit - 1 ? ` (${formatCount(READ_LIMITS.maxBytes)}-byte limit per call)` : '';
-    footer += `${why}; call again with offset=${last + 1} for more`;
-  } else {
-    footer += ', end of output';
-  }
-  if (anyCut)
-    footer += `; lines longer than ${formatCount(READ_LIMITS.maxLineChars)} characters were cut, use pattern to search them`;
-  footer += ']';
   return {
-    text: [...budget.lines, footer].join('\n'),
+    text: slice.text,
     filePath,
-    totalLines: total,
+    totalLines: extent.totalLines,
     firstLine: first,
-    lastLine: last,
-    truncated,
-    summary: `Read lines ${first}-${last} of ${total} from ${path.basename(filePath)}`,
+    lastLine: slice.lastLine,
+    truncated: slice.truncated,
+    summary,
   };
 }
 
-function readMatches(
-  lines: readonly string[],
+async function readRange(
+  handle: FileHandle,
   params: ReadToolOutputParams,
   filePath: string,
-): ReadToolOutputResult {
-  const regex = compileReadPattern(params.pattern as string);
-  const total = lines.length;
+  signal: AbortSignal | undefined,
+): Promise<ReadToolOutputResult> {
+  const first = params.offset ?? 1;
+  const slice = new RangeSlice(
+    first,
+    Math.min(params.limit ?? READ_LIMITS.maxLines, READ_LIMITS.maxLines),
+  );
+  const { extent, seen } = await scan(
+    handle,
+    // A UTF-8 character takes at most 3 bytes per UTF-16 code unit: enough to show a cut line.
+    3 * READ_LIMITS.maxLineChars,
+    signal,
+    async (batch) => {
+      slice.take(batch);
+      return true;
+    },
+    () => slice.complete,
+  );
+  if (first > seen) throw pastTheEnd(first, seen);
+  const result = slice.finish(extent);
+  const of = extent.totalLines !== undefined ? ` of ${extent.totalLines}` : '';
+  const summary = `Read lines ${first}-${result.lastLine}${of} from ${path.basename(filePath)}`;
+  return resultOf(result, extent, first, filePath, summary);
+}
+
+async function readMatches(
+  handle: FileHandle,
+  params: ReadToolOutputParams,
+  pattern: PatternSpec,
+  filePath: string,
+  options: ReadToolOutputOptions,
+): Promise<ReadToolOutputResult> {
+  const { signal } = options;
   const first = params.offset ?? 1;
   const wanted = Math.min(params.limit ?? READ_LIMITS.defaultMatches, READ_LIMITS.maxMatches);
-  const matching: number[] = [];
-  for (let number = first; number <= total; number++) {
-    if (regex.test(lines[number - 1] as string)) matching.push(number);
+  const slice = new MatchSlice(first, wanted, params.pattern as string);
+  const deadline = Date.now() + (options.searchTimeMs ?? READ_LIMITS.searchTimeMs);
+  const matcher = new LineMatcher(pattern);
+  try {
+    const { extent, seen } = await scan(
+      handle,
+      MATCH_LINE_BYTES,
+      signal,
+      async (batch) => {
+        // Only the lines from `first` on are searched.
+        const skip = Math.max(0, first - batch.first);
+        if (skip >= batch.count) return true;
+        const outcome = await matcher.match(
+          batch.bytesFrom(skip),
+          batch.count - skip,
+          deadline,
+          signal,
+        );
+        if (outcome.kind === 'aborted') throw aborted();
+        if (outcome.kind === 'timed-out') {
+          slice.end('time');
+          return false;
+        }
+        const matched = new Set<number>();
+        for (const index of outcome.indices) matched.add(index + skip);
+        slice.take(batch, matched);
+        return true;
+      },
+      () => slice.complete,
+    );
+    if (first > seen && extent.totalLines !== undefined) throw pastTheEnd(first, seen);
+    slice.end();
+    const result = slice.finish(extent);
+    const count = result.matches ?? result.matchesShown;
+    const shown =
+      result.matches === undefined || result.truncated ? ` (${result.matchesShown} shown)` : '';
+    const summary = `${count}${result.matches === undefined ? '+' : ''} matching line${count === 1 ? '' : 's'} for ${params.pattern} in ${path.basename(filePath)}${shown}`;
+    return {
+      ...resultOf(result, extent, first, filePath, summary),
+      ...(result.matches !== undefined ? { matches: result.matches } : {}),
+      matchesShown: result.matchesShown,
+    };
+  } finally {
+    matcher.close();
   }
-  const isMatch = new Set(matching);
-
-  // grep -n style: `n:` a matching line, `n-` context, `--` between groups that do not touch.
-  const budget = new Budget();
-  const context = READ_LIMITS.contextLines;
-  let printedUpTo = first - 1;
-  let shown = 0;
-  let hitByteLimit = false;
-  for (const number of matching) {
-    if (shown >= wanted) break;
-    const start = Math.max(first, number - context, printedUpTo + 1);
-    const end = Math.min(total, number + context);
-    if (end <= printedUpTo) continue; // printed whole as context of the group before
-    const group: string[] = [];
-    if (budget.lines.length > 0 && start > printedUpTo + 1) group.push('--');
-    for (let line = start; line <= end; line++) {
-      group.push(
-        `${line}${isMatch.has(line) ? ':' : '-'}${cutLine(lines[line - 1] as string).text}`,
-      );
-    }
-    const before = budget.lines.length;
-    if (!group.every((line) => budget.add(line))) {
-      // A group is shown whole or not at all.
-      budget.lines.splice(before);
-      hitByteLimit = true;
-      break;
-    }
-    printedUpTo = end;
-    // `matching` is ascending and printedUpTo only grows: count on from where the last group ended.
-    while (shown < matching.length && (matching[shown] as number) <= printedUpTo) shown++;
-  }
-  const truncated = shown < matching.length;
-  let footer: string;
-  if (matching.length === 0) {
-    footer = `[read_tool_output: no line matches ${params.pattern} in lines ${first}-${total} of ${total}]`;
-  } else {
-    footer = `[read_tool_output: ${shown} of ${matching.length} matching lines in lines ${first}-${total} of ${total}`;
-    if (truncated) {
-      const why = hitByteLimit
-        ? `the ${formatCount(READ_LIMITS.maxBytes)}-byte limit per call`
-        : `limit=${wanted}`;
-      footer += `; stopped at ${why}: call again with the same pattern and offset=${printedUpTo + 1} for more`;
-    }
-    footer += ']';
-  }
-  return {
-    text: [...budget.lines, footer].join('\n'),
-    filePath,
-    totalLines: total,
-    firstLine: first,
-    lastLine: total,
-    truncated,
-    matches: matching.length,
-    matchesShown: shown,
-    summary: `${matching.length} matching line${matching.length === 1 ? '' : 's'} for ${params.pattern} in ${path.basename(filePath)}${truncated ? ` (${shown} shown)` : ''}`,
-  };
 }
 
-/** Reads a bounded slice (or the matching lines) of an offloaded output. Throws `ToolOutputReadError`. */
+/**
+ * Reads a bounded slice (or the matching lines) of an offloaded output. Throws
+ * `ToolOutputReadError` (code `ABORTED` when `options.signal` aborts).
+ */
 export async function readToolOutput(
   params: ReadToolOutputParams,
   access: ToolOutputAccess,
+  options: ReadToolOutputOptions = {},
 ): Promise<ReadToolOutputResult> {
   const invalid = validateReadToolOutputParams(params);
   if (invalid) {
@@ -515,16 +274,26 @@ export async function readToolOutput(
       invalid,
     );
   }
-  const filePath = await resolveToolOutputFile(params.file, access);
-  const lines = splitLines(await readText(filePath));
-  const offset = params.offset ?? 1;
-  if (offset > lines.length) {
+  const pattern = params.pattern !== undefined ? checkReadPattern(params.pattern) : undefined;
+  const output = await resolveToolOutput(params.file, access);
+  const handle = await openToolOutput(output);
+  try {
+    const result = pattern
+      ? await readMatches(handle, params, pattern, output.path, options)
+      : await readRange(handle, params, output.path, options.signal);
+    // A read-back is a use of the folder: retention counts from it.
+    touchSessionFolder(output.folder);
+    return result;
+  } catch (error) {
+    if (error instanceof ToolOutputReadError) throw error;
+    if (error instanceof PatternError)
+      throw new ToolOutputReadError('INVALID_PATTERN', error.message);
+    if (options.signal?.aborted) throw aborted();
     throw new ToolOutputReadError(
-      'INVALID_PARAMS',
-      `offset ${offset} is past the end: the output has ${lines.length} line${lines.length === 1 ? '' : 's'}.`,
+      'READ_FAILED',
+      `cannot read ${output.path}: ${(error as Error).message}`,
     );
+  } finally {
+    await handle.close();
   }
-  return params.pattern !== undefined
-    ? readMatches(lines, params, filePath)
-    : readRange(lines, params, filePath);
 }

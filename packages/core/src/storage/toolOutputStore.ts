@@ -15,6 +15,9 @@
 import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
+import { eventLoopPauser } from '../utils/eventLoop.js';
+import { UTF8_CHUNK_UNITS, utf8Chunks } from '../utils/utf8Chunks.js';
+import { touchSessionFolder, type ActivityFileSystem } from './sessionActivity.js';
 
 /** The subset of `node:fs` the store uses; `memfs` provides it too (for tests). */
 export type StoreFileSystem = Pick<
@@ -29,12 +32,16 @@ export type StoreFileSystem = Pick<
   | 'renameSync'
   | 'unlinkSync'
 > &
-  // Optional: without it, temporary files left by a killed pass are not cleaned up.
-  Partial<Pick<typeof nodeFs, 'readdirSync'>>;
+  // Optional: without readdirSync, temporary files left by a killed pass are not cleaned up;
+  // without utimesSync, a reused file does not count as a use of its folder (retention).
+  Partial<Pick<typeof nodeFs, 'readdirSync' | 'utimesSync'>>;
 
 export interface ToolOutputStore {
-  /** Saves `text` durably under `directory/fileName`; returns the absolute path. */
-  save(directory: string, fileName: string, text: string): Promise<string>;
+  /**
+   * Saves `text` durably under `directory/fileName`; returns the absolute path. `byteLength`, when
+   * the caller knows it, is `Buffer.byteLength(text, 'utf8')` (spares measuring a giant text twice).
+   */
+  save(directory: string, fileName: string, text: string, byteLength?: number): Promise<string>;
 }
 
 /** Random once per process (random bytes per file showed up in profiles); a counter does the rest. */
@@ -73,7 +80,8 @@ const TEMPORARY_NAME = /^\..+\.txt\.\d+\.[0-9a-f]+\.tmp$/;
 /**
  * The file store. Its I/O is synchronous on purpose: the pass is awaited by the turn anyway, and
  * a handful of small synchronous calls (~0.06 ms a file) is several times faster than the same
- * calls through the thread pool.
+ * calls through the thread pool. A giant output is written in chunks, with the event loop given
+ * a turn between them, so writing 200 MB never blocks it for long.
  */
 export function createFileToolOutputStore(
   options: FileToolOutputStoreOptions = {},
@@ -140,10 +148,39 @@ export function createFileToolOutputStore(
     }
   }
 
-  function writeAtomically(directory: string, fileName: string, data: Buffer): string {
+  /** Writes all of `bytes` at the descriptor's position. */
+  function writeAll(descriptor: number, bytes: Uint8Array): void {
+    let written = 0;
+    while (written < bytes.length) {
+      written += fs.writeSync(descriptor, bytes, written, bytes.length - written);
+    }
+  }
+
+  /**
+   * The text's bytes into an open file: at once when small; a giant text chunk by chunk
+   * (utils/utf8Chunks.ts, no copy of the whole), giving the event loop a turn between chunks.
+   */
+  async function writeText(descriptor: number, text: string): Promise<void> {
+    if (text.length <= UTF8_CHUNK_UNITS) {
+      writeAll(descriptor, Buffer.from(text, 'utf8'));
+      return;
+    }
+    const pause = eventLoopPauser();
+    for (const chunk of utf8Chunks(text)) {
+      writeAll(descriptor, chunk);
+      await pause();
+    }
+  }
+
+  async function writeAtomically(
+    directory: string,
+    fileName: string,
+    text: string,
+    byteLength: number,
+  ): Promise<string> {
     const finalPath = path.resolve(directory, fileName);
     // Content-addressed: the same name means the same text (the hash is in the name).
-    if (existingCopy(finalPath, data.length)) return finalPath;
+    if (existingCopy(finalPath, byteLength)) return finalPath;
     // Unique per process and call; O_EXCL below catches any clash anyway.
     const temporaryPath = path.join(
       directory,
@@ -154,10 +191,7 @@ export function createFileToolOutputStore(
     // Closed exactly once: a second close could hit a descriptor number the host reused meanwhile.
     let open = true;
     try {
-      let written = 0;
-      while (written < data.length) {
-        written += fs.writeSync(descriptor, data, written, data.length - written);
-      }
+      await writeText(descriptor, text);
       if (fsync) fs.fsyncSync(descriptor);
       open = false;
       fs.closeSync(descriptor);
@@ -182,16 +216,19 @@ export function createFileToolOutputStore(
   }
 
   return {
-    async save(directory, fileName, text) {
+    async save(directory, fileName, text, knownByteLength) {
       if (fileName !== path.basename(fileName) || fileName.startsWith('.')) {
         throw new StoreError(`refusing file name ${JSON.stringify(fileName)}`, 'EINVAL');
       }
-      const data = Buffer.from(text, 'utf8');
+      const byteLength = knownByteLength ?? Buffer.byteLength(text, 'utf8');
       ensurePrivateDirectory(path.dirname(directory));
       ensurePrivateDirectory(directory);
       removeStaleTemporaryFiles(directory);
       try {
-        return writeAtomically(directory, fileName, data);
+        const saved = await writeAtomically(directory, fileName, text, byteLength);
+        // A write is a use of the folder, even when the file was already there (retention).
+        if (fs.utimesSync) touchSessionFolder(directory, fs as ActivityFileSystem);
+        return saved;
       } catch (error) {
         // The folder may have been removed since it was checked (gc, a person): check it again once.
         if ((error as { code?: string }).code !== 'ENOENT') throw error;
@@ -199,7 +236,7 @@ export function createFileToolOutputStore(
         checkedDirectories.delete(path.dirname(directory));
         ensurePrivateDirectory(path.dirname(directory));
         ensurePrivateDirectory(directory);
-        return writeAtomically(directory, fileName, data);
+        return await writeAtomically(directory, fileName, text, byteLength);
       }
     },
   };

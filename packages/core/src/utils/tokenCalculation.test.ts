@@ -6,6 +6,7 @@ import {
   estimateFunctionResponseTokens,
   estimateTextTokens,
   estimateTokenCountSync,
+  SAMPLED_ABOVE_UNITS,
   TOKEN_MODEL,
 } from './tokenCalculation.js';
 
@@ -113,6 +114,43 @@ describe('estimateTextTokens', () => {
     expect(tokens).toBeGreaterThan(big.length / 6);
     // >= 100 MB/s is the benchmark target; allow a loaded CI machine 10x slack here.
     expect(ms).toBeLessThan(1000);
+  });
+});
+
+describe('giant strings (issue 14, item 4)', () => {
+  /** ~12 M code units of varied content: build logs, JSON, CJK, emoji, a base64 blob in the middle. */
+  function varied(): string {
+    const pieces: string[] = [];
+    let size = 0;
+    for (let i = 0; size < SAMPLED_ABOVE_UNITS * 1.5; i++) {
+      const piece =
+        i % 5000 === 2500
+          ? 'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo'.repeat(3_000)
+          : [
+              `[${i}] compiling src/module_${i % 97}.ts ... ok (${i % 1000} ms)`,
+              JSON.stringify({ id: i, path: `/srv/app/${i}.json`, ok: i % 3 === 0 }),
+              `    def handler_${i}(self, request):  # 处理请求 ${i}`,
+              `✓ test ${i} passed 🎉`,
+            ][i % 4]!;
+      pieces.push(piece);
+      size += piece.length + 1;
+    }
+    return pieces.join('\n');
+  }
+
+  it('estimates a string above the sampling threshold within 3% of counting every code unit', () => {
+    const text = varied();
+    // The exact count, piece by piece below the threshold (chunk edges cost a token or two).
+    let exact = 0;
+    for (let at = 0; at < text.length; at += SAMPLED_ABOVE_UNITS / 4) {
+      exact += estimateTextTokens(text.slice(at, at + SAMPLED_ABOVE_UNITS / 4));
+    }
+    const sampled = estimateTextTokens(text);
+    expect(Math.abs(sampled / exact - 1)).toBeLessThan(0.03);
+    // Deterministic, and the same for the JSON walk of a response.
+    expect(estimateTextTokens(text)).toBe(sampled);
+    const response = estimateFunctionResponseTokens({ output: text });
+    expect(Math.abs(response / exact - 1)).toBeLessThan(0.1);
   });
 });
 

@@ -12,10 +12,12 @@
  * look-ups per code unit (hundreds of MB/s).
  *
  * The ASCII part of the table (7 x 7 classes) is fitted, the non-ASCII costs are set by hand; see
- * {@link TOKEN_MODEL} for how. Accuracy and speed are measured by `node bench/tokenAccuracy.mjs`
+ * {@link TOKEN_MODEL} for how. A giant string (over {@link SAMPLED_ABOVE_UNITS} code units) is
+ * estimated from 32 evenly spaced windows of it, scaled to its length. Accuracy and speed are measured by `node bench/tokenAccuracy.mjs`
  * (docs/benchmarks.md, section 2).
  */
 import type { Part } from '@google/gemini-cli-core';
+import { sliceCodePoints } from './codePoints.js';
 
 /**
  * Character classes of the model. The first seven are ASCII classes whose pair costs are fitted;
@@ -221,7 +223,7 @@ function feedClass(t: Tally, cls: number): void {
 }
 
 /** Feeds the code units of a plain text. This loop is the hot path. */
-function feedText(t: Tally, s: string): void {
+function feedTextExact(t: Tally, s: string): void {
   let prev = t.prev;
   let tokens = t.tokens;
   for (let i = 0, n = s.length; i < n; i++) {
@@ -237,7 +239,7 @@ function feedText(t: Tally, s: string): void {
  * Feeds the code units of `s` as they appear inside a JSON string literal: `"`, `\` and control
  * characters replaced by their escape sequences (the quotes around the literal are not fed here).
  */
-function feedJsonChars(t: Tally, s: string): void {
+function feedJsonCharsExact(t: Tally, s: string): void {
   let prev = t.prev;
   let tokens = t.tokens;
   for (let i = 0, n = s.length; i < n; i++) {
@@ -268,6 +270,51 @@ function feedJsonChars(t: Tally, s: string): void {
   }
   t.prev = prev;
   t.tokens = tokens;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Giant strings: estimated from samples
+
+/**
+ * A string longer than this (8 M code units, ~8 MB of logs) is estimated from samples: walking
+ * every code unit of a 200 MB output costs seconds, and its estimate only decides that it is
+ * far above any threshold. Below it, every code unit is counted.
+ */
+export const SAMPLED_ABOVE_UNITS = 1 << 23;
+/** Evenly spaced windows (the first at the start, the last at the end) of this many code units. */
+const SAMPLE_WINDOWS = 32;
+const SAMPLE_WINDOW_UNITS = 1 << 14;
+
+/**
+ * Feeds `s` with `feed` exactly, or, when it is giant, feeds 32 windows of it (512 K code units,
+ * a few ms; never splitting a surrogate pair) and scales their tokens to its length. Deterministic: the
+ * same string always gets the same estimate. The last window ends the string, so the class of
+ * the last code unit carries on as if every unit had been fed.
+ */
+function feedMaybeSampled(t: Tally, s: string, feed: (t: Tally, s: string) => void): void {
+  if (s.length <= SAMPLED_ABOVE_UNITS) {
+    feed(t, s);
+    return;
+  }
+  const sample: Tally = { prev: t.prev, tokens: 0 };
+  const step = (s.length - SAMPLE_WINDOW_UNITS) / (SAMPLE_WINDOWS - 1);
+  let sampledUnits = 0;
+  for (let window = 0; window < SAMPLE_WINDOWS; window++) {
+    const start = Math.round(window * step);
+    const piece = sliceCodePoints(s, start, start + SAMPLE_WINDOW_UNITS);
+    feed(sample, piece);
+    sampledUnits += piece.length;
+  }
+  t.tokens += sampledUnits > 0 ? sample.tokens * (s.length / sampledUnits) : 0;
+  t.prev = sample.prev;
+}
+
+function feedText(t: Tally, s: string): void {
+  feedMaybeSampled(t, s, feedTextExact);
+}
+
+function feedJsonChars(t: Tally, s: string): void {
+  feedMaybeSampled(t, s, feedJsonCharsExact);
 }
 
 /** Feeds a JSON string literal: quote, escaped content, quote. */

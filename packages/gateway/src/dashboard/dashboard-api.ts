@@ -43,6 +43,8 @@ const READ_ERROR_STATUS: Record<ToolOutputReadErrorCode, number> = {
   NOT_FOUND: 404,
   NOT_A_FILE: 400,
   READ_FAILED: 500,
+  // The page went away mid-read (the request's own abort): nobody reads the status.
+  ABORTED: 499,
 };
 
 function json(response: ServerResponse, status: number, value: unknown): void {

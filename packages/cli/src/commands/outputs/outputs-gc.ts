@@ -1,4 +1,7 @@
-/** `toolmask outputs gc`: removes session folders of offloaded outputs older than a limit. */
+/**
+ * `toolmask outputs gc`: removes session folders of offloaded outputs not used (no write, no
+ * read-back) for longer than a limit, never the folder of a session that is still running.
+ */
 import { EXIT_FAILURE, EXIT_OK } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { findExpiredSessionFolders, removeSessionFolder } from '../../outputs/collect-garbage.js';
@@ -35,7 +38,7 @@ export async function runOutputsGc(options: OutputsGcOptions, io: CliIo): Promis
     freed += folder.bytes;
     io.stdout.write(
       `${verb} ${folder.path} (${formatInteger(folder.files)} files, ` +
-        `${formatInteger(folder.bytes)} bytes, last written ${formatAge(now - folder.newestMs)} ago)\n`,
+        `${formatInteger(folder.bytes)} bytes, last used ${formatAge(now - folder.newestMs)} ago)\n`,
     );
   }
   const summary = options.dryRun

@@ -205,6 +205,30 @@ describe('toolmask outputs gc', () => {
     expect(existsSync(join(tempDir, 'logs.json'))).toBe(true);
   });
 
+  it("never removes a running session's folder, and says when the others were last used", async () => {
+    // What a running installation keeps beside its folder (refreshed every 5 minutes).
+    const marker = join(outputs, 'session-old1.live');
+    writeFileSync(marker, '');
+    const running = (NOW - 60_000) / 1000;
+    utimesSync(marker, running, running);
+    const run = await runCliCaptured(['outputs', 'gc', '--older-than', '36h'], {
+      cwd: projectRoot,
+      env,
+      now: NOW,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Removed 0 session folders, freed 0 bytes.');
+    expect(existsSync(join(outputs, 'session-old1'))).toBe(true);
+    const dry = await runCliCaptured(['outputs', 'gc', '--dry-run'], {
+      cwd: projectRoot,
+      env,
+      now: NOW + 31 * 60_000,
+    });
+    expect(dry.stdout).toMatch(
+      /would remove .*session-old1 \(1 files, 16 bytes, last used 45d ago\)/,
+    );
+  });
+
   it('rejects a bad duration with exit 2', async () => {
     const run = await runCliCaptured(['outputs', 'gc', '--older-than', 'soon'], { env });
     expect(run.code).toBe(2);

@@ -56,12 +56,15 @@ export function selectStrategies(options: ReplayCommandOptions): StrategyName[] 
 export interface ResolvedSettings {
   toolmask: ToolOutputMaskingConfig;
   geminiCli: Partial<GeminiCliMaskingConfig>;
+  /** Warnings about the settings file (unknown keys), one line each. */
+  warnings: string[];
 }
 
 export async function resolveSettings(options: ReplayCommandOptions): Promise<ResolvedSettings> {
-  let fromFile = { toolmask: {}, geminiCli: {} } as {
+  let fromFile = { toolmask: {}, geminiCli: {}, warnings: [] } as {
     toolmask: ToolOutputMaskingSettings;
     geminiCli: Partial<GeminiCliMaskingConfig>;
+    warnings: string[];
   };
   if (options.settings) {
     try {
@@ -80,5 +83,6 @@ export async function resolveSettings(options: ReplayCommandOptions): Promise<Re
   return {
     toolmask: resolveToolOutputMaskingConfig(fromFile.toolmask, flags),
     geminiCli: fromFile.geminiCli,
+    warnings: fromFile.warnings,
   };
 }

@@ -374,6 +374,34 @@ describe('toolmask replay inputs and bad input', () => {
     expect(run.stderr).toContain(`${settings}: not valid JSON`);
   });
 
+  it('warns about a misspelled key in --settings, naming the file and the closest key (issue 16, item 5)', async () => {
+    const settings = join(work, 'typo.json');
+    writeFileSync(
+      settings,
+      '{ "experimental": { "toolOutputMasking": { "toolProtectionThresold": 1000, "maxOutputTokens": 5000 } } }\n',
+    );
+    const run = await runCliCaptured(['replay', '--settings', settings, '--json', SMALL]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      `toolmask: warning: Unknown setting experimental.toolOutputMasking.toolProtectionThresold in ${settings} (ignored); did you mean toolProtectionThreshold?\n`,
+    );
+    const report = JSON.parse(run.stdout) as { settings: { toolmask: Record<string, unknown> } };
+    expect(report.settings.toolmask['maxOutputTokens']).toBe(5000);
+  });
+
+  it('refuses a --settings that is not a regular file, or larger than 1 MB (issue 15, item 5)', async () => {
+    const folder = join(work, 'a-folder.json');
+    mkdirSync(folder, { recursive: true });
+    const notAFile = await runCliCaptured(['replay', '--settings', folder, SMALL]);
+    expect(notAFile.code).toBe(2);
+    expect(notAFile.stderr).toContain(`${folder}: it is not a regular file`);
+    const huge = join(work, 'huge.json');
+    writeFileSync(huge, `/*${'x'.repeat(2 * 1024 * 1024)}*/ {}`);
+    const tooLarge = await runCliCaptured(['replay', '--settings', huge, SMALL]);
+    expect(tooLarge.code).toBe(2);
+    expect(tooLarge.stderr).toContain('larger than the 1 MB a settings file may be');
+  });
+
   it('reads settings from a settings.json with comments', async () => {
     const settings = join(work, 'good-settings.json');
     writeFileSync(

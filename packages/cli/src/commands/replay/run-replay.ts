@@ -76,6 +76,7 @@ export async function runReplay(
 ): Promise<number> {
   const names = selectStrategies(options);
   const settings = await resolveSettings(options);
+  for (const warning of settings.warnings) io.stderr.write(`toolmask: warning: ${warning}\n`);
   const builtinExample = paths.length === 0;
   const inputPaths = builtinExample ? [BUILTIN_EXAMPLE_PATH] : [...paths];
 

@@ -1,0 +1,376 @@
+/**
+ * Which offloaded output a `read_tool_output` argument names, and opening it so that nothing
+ * outside the session's folder can ever be read (docs/reliability.md, guarantee 3).
+ *
+ * Naming: the `file` attribute of a snippet (as written, or with its entities decoded: the model
+ * may copy either), a bare file name or `session-<id>/<name>`, or a call id. Readable folders are
+ * the current session's, the conversation's earlier sessions' (a host that rotated its session id
+ * keeps the conversation), and, when `allowOtherSessions`, any `session-*` folder of the project.
+ * The argument is checked as written (no NUL, no `..`, directly inside a readable folder).
+ *
+ * Opening (`openToolOutput`), on Linux, closes the gap between checking a path and reading it:
+ * the file is opened with `O_NOFOLLOW | O_NONBLOCK` (a symlink at the name is refused; a FIFO or
+ * device cannot block the open), the open descriptor must be a regular file with one link (a
+ * hard link to a file elsewhere is refused), and the descriptor's own path (`/proc/self/fd/N`)
+ * must be inside the session folder as it really is on disk: a folder swapped for a symlink
+ * between the checks and the open is caught after the open, where no later swap can change what
+ * is read. Elsewhere (`/proc` missing) the real path is checked just before the open, a smaller
+ * window that a same-user process could still race.
+ */
+import { constants as fsConstants, promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import * as path from 'node:path';
+import {
+  TOOL_OUTPUTS_DIR,
+  isOutputOfCall,
+  outputsRoot,
+  sessionDirectory,
+  sessionFolderName,
+  sessionIdOfFolder,
+} from './outputLayout.js';
+import { decodeAttribute } from '../utils/attributeEscaping.js';
+import { errorCode } from '../utils/safeCall.js';
+
+/** Where the outputs of the current session are, and what else may be read. */
+export interface ToolOutputAccess {
+  projectTempDir: string;
+  sessionId: string;
+  allowOtherSessions: boolean;
+  /**
+   * Earlier session ids of the same conversation (before a host rotated the session id, as
+   * gemini-cli-core's `config.rotateSessionId` does): their outputs are as readable as the
+   * current session's.
+   */
+  earlierSessionIds?: readonly string[];
+}
+
+export type ToolOutputReadErrorCode =
+  | 'INVALID_PARAMS'
+  | 'INVALID_PATTERN'
+  | 'OUTSIDE'
+  | 'OTHER_SESSION'
+  | 'NOT_FOUND'
+  | 'NOT_A_FILE'
+  | 'READ_FAILED'
+  | 'ABORTED';
+
+/** A refusal or failure, with a message written for the model. */
+export class ToolOutputReadError extends Error {
+  constructor(
+    readonly code: ToolOutputReadErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ToolOutputReadError';
+  }
+}
+
+export function describeArgument(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value.slice(0, 200)) : String(value);
+}
+
+const USE_SNIPPET_PATH = `use the exact path from the snippet's file="..." attribute`;
+
+function hasParentSegment(file: string): boolean {
+  return file.split(/[\\/]+/).some((segment) => segment === '..');
+}
+
+/** The folders a read may use, by where they are on disk (as the store writes them). */
+interface Place {
+  root: string;
+  current: string;
+  /** The current folder and the conversation's earlier ones, newest first. */
+  conversation: string[];
+}
+
+function placeOf(access: ToolOutputAccess): Place {
+  const root = path.resolve(outputsRoot(access.projectTempDir));
+  const current = path.resolve(sessionDirectory(access.projectTempDir, access.sessionId));
+  const earlier = [...(access.earlierSessionIds ?? [])]
+    .reverse()
+    .map((id) => path.join(root, sessionFolderName(id)));
+  return { root, current, conversation: [...new Set([current, ...earlier])] };
+}
+
+/** A real folder (not a symlink); false when missing. Throws when it is something else. */
+async function checkRealFolder(folder: string, what: string): Promise<boolean> {
+  let stats;
+  try {
+    stats = await fs.lstat(folder);
+  } catch {
+    return false;
+  }
+  if (stats.isSymbolicLink() || !stats.isDirectory()) {
+    throw new ToolOutputReadError(
+      'OUTSIDE',
+      `${what} ${folder} is not a plain folder (a symlink or a file); toolmask does not read through it.`,
+    );
+  }
+  return true;
+}
+
+async function filesForCallId(folder: string, callId: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(folder);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => isOutputOfCall(name, callId))
+    .sort()
+    .map((name) => path.join(folder, name));
+}
+
+async function otherSessionFolders(place: Place): Promise<string[]> {
+  try {
+    const entries = await fs.readdir(place.root, { withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isDirectory() && sessionIdOfFolder(entry.name) !== undefined)
+      .map((entry) => path.join(place.root, entry.name))
+      .filter((folder) => !place.conversation.includes(folder));
+  } catch {
+    return [];
+  }
+}
+
+/** A call id: the one output of the conversation (or, when allowed, the project) that carries it. */
+async function resolveCallId(callId: string, place: Place, access: ToolOutputAccess) {
+  let found: string[] = [];
+  // The newest session of the conversation that has it wins: a call id is unique per session.
+  for (const folder of place.conversation) {
+    found = await filesForCallId(folder, callId);
+    if (found.length > 0) break;
+  }
+  if (found.length === 0 && access.allowOtherSessions) {
+    for (const folder of await otherSessionFolders(place)) {
+      found = found.concat(await filesForCallId(folder, callId));
+    }
+  }
+  if (found.length === 1) return found[0] as string;
+  if (found.length === 0) {
+    throw new ToolOutputReadError(
+      'NOT_FOUND',
+      `no offloaded output for ${describeArgument(callId)} in this session; pass the exact file path from the snippet's file="..." attribute.`,
+    );
+  }
+  throw new ToolOutputReadError(
+    'INVALID_PARAMS',
+    `${describeArgument(callId)} matches ${found.length} outputs; pass one of these paths as file: ${found.join(', ')}`,
+  );
+}
+
+/**
+ * A path given in its real form (symlinks of the temp dir resolved, e.g. macOS `/private/var/...`
+ * for `/var/...`) is mapped back onto `root` as the snippets write it; anything else as it is.
+ */
+async function asWrittenUnder(root: string, projectTempDir: string, candidate: string) {
+  if (candidate.startsWith(`${root}${path.sep}`)) return candidate;
+  try {
+    const realRoot = outputsRoot(await fs.realpath(projectTempDir));
+    if (realRoot !== root && candidate.startsWith(`${realRoot}${path.sep}`)) {
+      return path.join(root, path.relative(realRoot, candidate));
+    }
+  } catch {
+    // No temp dir yet: nothing to map.
+  }
+  return candidate;
+}
+
+/** The checks on `argument` as written; returns the path it names (not yet checked on disk). */
+async function candidateOf(argument: string, place: Place, access: ToolOutputAccess) {
+  if (hasParentSegment(argument)) {
+    throw new ToolOutputReadError(
+      'OUTSIDE',
+      `".." is not allowed in file: ${USE_SNIPPET_PATH} (this session's outputs are in ${place.current}).`,
+    );
+  }
+  let candidate: string;
+  if (path.isAbsolute(argument)) {
+    candidate = await asWrittenUnder(place.root, access.projectTempDir, path.resolve(argument));
+  } else if (!/[\\/]/.test(argument)) {
+    candidate = argument.endsWith('.txt')
+      ? path.join(place.current, argument)
+      : await resolveCallId(argument, place, access);
+  } else {
+    // `session-<id>/<name>.txt`: relative to the tool-outputs folder.
+    candidate = path.resolve(place.root, argument);
+  }
+  const folder = path.dirname(candidate);
+  const inProject =
+    path.dirname(folder) === place.root && sessionIdOfFolder(path.basename(folder)) !== undefined;
+  if (!inProject) {
+    throw new ToolOutputReadError(
+      'OUTSIDE',
+      `${candidate} is not an offloaded tool output of this session: read_tool_output only reads files in ${place.current}; ${USE_SNIPPET_PATH}.`,
+    );
+  }
+  if (!place.conversation.includes(folder) && !access.allowOtherSessions) {
+    throw new ToolOutputReadError(
+      'OTHER_SESSION',
+      `${candidate} belongs to another session (${path.basename(folder)}); reading other sessions' outputs is off (setting experimental.toolOutputMasking.allowOtherSessions). Only files in ${place.current} can be read.`,
+    );
+  }
+  return { candidate, folder };
+}
+
+/** An output to open: its real path, and the real path of the session folder it must be in. */
+export interface ResolvedOutput {
+  path: string;
+  folder: string;
+}
+
+/**
+ * The session folder as it really is on disk: the real project temp dir joined with the layout's
+ * names, never resolved through `tool-outputs/` or the session folder themselves (either could
+ * have been swapped for a link).
+ */
+async function realSessionFolder(access: ToolOutputAccess, folder: string): Promise<string> {
+  const realTempDir = await fs.realpath(access.projectTempDir);
+  return path.join(realTempDir, TOOL_OUTPUTS_DIR, path.basename(folder));
+}
+
+/** The checks on disk: real folders on the way, the file really inside its folder. */
+async function checkOnDisk(
+  candidate: string,
+  folder: string,
+  place: Place,
+  access: ToolOutputAccess,
+): Promise<ResolvedOutput> {
+  const rootExists = await checkRealFolder(place.root, 'the tool-outputs folder');
+  const folderExists = rootExists && (await checkRealFolder(folder, 'the session folder'));
+  if (!folderExists) {
+    const yet = place.conversation.includes(folder) ? ' yet' : '';
+    throw new ToolOutputReadError(
+      'NOT_FOUND',
+      `no offloaded outputs exist in ${folder}${yet}; ${USE_SNIPPET_PATH}.`,
+    );
+  }
+  let real: string;
+  let realFolder: string;
+  try {
+    realFolder = await realSessionFolder(access, folder);
+    real = await fs.realpath(candidate);
+  } catch (error) {
+    if (errorCode(error, '') === 'ENOENT') {
+      throw new ToolOutputReadError(
+        'NOT_FOUND',
+        `${candidate} does not exist: it may have been removed (session folders unused for retentionDays are deleted) or the path is mistyped; ${USE_SNIPPET_PATH}.`,
+      );
+    }
+    throw new ToolOutputReadError('READ_FAILED', `cannot open ${candidate}: ${String(error)}`);
+  }
+  if (path.dirname(real) !== realFolder) {
+    throw new ToolOutputReadError(
+      'OUTSIDE',
+      `${candidate} is a link that leads outside its session folder; refused.`,
+    );
+  }
+  return { path: real, folder: realFolder };
+}
+
+/** Codes after which the decoded form of an argument is worth a try. */
+const TRY_DECODED = new Set<ToolOutputReadErrorCode>(['OUTSIDE', 'OTHER_SESSION', 'NOT_FOUND']);
+
+/**
+ * The output `file` names, after every check on the argument and on disk (see the module
+ * comment). Throws `ToolOutputReadError` with a message for the model.
+ */
+export async function resolveToolOutput(
+  file: string,
+  access: ToolOutputAccess,
+): Promise<ResolvedOutput> {
+  const argument = file.trim();
+  if (argument.length === 0 || argument.includes('\0')) {
+    throw new ToolOutputReadError(
+      'INVALID_PARAMS',
+      'file must be the path from the snippet, without NUL characters.',
+    );
+  }
+  const place = placeOf(access);
+  const resolve = async (text: string) => {
+    const { candidate, folder } = await candidateOf(text, place, access);
+    return checkOnDisk(candidate, folder, place, access);
+  };
+  try {
+    return await resolve(argument);
+  } catch (error) {
+    // The attribute as the snippet wrote it, entities and all (`&quot;` for `"`): decode it.
+    const decoded = decodeAttribute(argument);
+    if (decoded === argument || !(error instanceof ToolOutputReadError)) throw error;
+    if (!TRY_DECODED.has(error.code)) throw error;
+    try {
+      return await resolve(decoded);
+    } catch {
+      throw error;
+    }
+  }
+}
+
+/** The real path of the output `file` names (see `resolveToolOutput`). */
+export async function resolveToolOutputFile(file: string, access: ToolOutputAccess) {
+  return (await resolveToolOutput(file, access)).path;
+}
+
+/** Where `/proc/self/fd/N` says an open descriptor is; undefined without `/proc`. */
+async function descriptorPath(handle: FileHandle): Promise<string | undefined> {
+  try {
+    return await fs.readlink(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Opens an output found by `resolveToolOutput` for reading, and checks what was opened (see the
+ * module comment). The caller closes the handle.
+ */
+export async function openToolOutput(output: ResolvedOutput): Promise<FileHandle> {
+  const real = output.path;
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(
+      real,
+      fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0),
+    );
+  } catch (error) {
+    const code = errorCode(error, '');
+    if (code === 'ELOOP') {
+      throw new ToolOutputReadError('OUTSIDE', `${real} became a symlink; refused.`);
+    }
+    if (code === 'EISDIR') {
+      throw new ToolOutputReadError('NOT_A_FILE', `${real} is a folder, not an output file.`);
+    }
+    if (code === 'ENOENT') {
+      throw new ToolOutputReadError('NOT_FOUND', `${real} was removed; ${USE_SNIPPET_PATH}.`);
+    }
+    throw new ToolOutputReadError('READ_FAILED', `cannot open ${real}: ${String(error)}`);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new ToolOutputReadError(
+        'NOT_A_FILE',
+        `${real} is ${stats.isDirectory() ? 'a folder' : 'not a regular file'}, not an output file.`,
+      );
+    }
+    if (stats.nlink !== 1) {
+      throw new ToolOutputReadError(
+        'OUTSIDE',
+        `${real} has ${stats.nlink} hard links; an output file toolmask wrote has one. Refused.`,
+      );
+    }
+    // Without /proc, the weaker check: where the path leads just before reading.
+    const opened = (await descriptorPath(handle)) ?? (await fs.realpath(real));
+    if (path.dirname(opened) !== output.folder) {
+      throw new ToolOutputReadError(
+        'OUTSIDE',
+        `${real} resolved to a file outside its session folder when opened; refused.`,
+      );
+    }
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}

@@ -1,0 +1,333 @@
+/**
+ * The `pattern` of `read_tool_output`: a regular expression the model chooses, run on offloaded
+ * outputs line by line, in bounded time and without ever blocking the host's event loop.
+ *
+ * Two layers, each for one of the guarantees (docs/reliability.md, guarantee 8):
+ * - **A linear-time engine**: re2js (a pure-JS port of RE2, no native code, no install script).
+ *   Matching time grows linearly with the line, never exponentially as JavaScript's backtracking
+ *   `RegExp` does (`(a+)+$` on 40 `a`s and a `b`, or `(\w+\s?)+=` on an ordinary log line, never
+ *   finish there). So a search gives an answer, not a timeout. RE2 syntax has no lookaround and
+ *   no backreferences; such a pattern is refused with a message that says so.
+ * - **A worker thread**: linear is not cheap. The cost also grows with the pattern (`a.{1000}c$`
+ *   takes ~10 s on one 1 MB line), so the lines are matched in a worker. The host's event loop
+ *   only reads and splits the file (a few ms per MB); an abort, or the time limit of a call,
+ *   terminates the worker at once (~10 ms).
+ *
+ * A search has a worker to itself; once done, the worker waits 30 s (unref'd) for the next search,
+ * since starting one costs ~40-60 ms, most of it loading re2js. Batches whose lines cannot match
+ * are skipped with one test on the whole batch. The worker runs a few lines of plain JavaScript
+ * given as source, so that it runs the same from the TypeScript sources (tests) and from `dist`. A pattern is matched against each line (without its `\n` and a trailing
+ * `\r`), up to the first `MATCH_LINE_BYTES` of it.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** The longest pattern accepted (characters): bounds compile time and program size. */
+export const MAX_PATTERN_LENGTH = 1_000;
+
+/** How much of a line a pattern sees: its first 1 MiB of UTF-8. */
+export const MATCH_LINE_BYTES = 1 << 20;
+
+const require = createRequire(import.meta.url);
+
+/** A pattern the model passed that cannot be used; the message is written for the model. */
+export class PatternError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PatternError';
+  }
+}
+
+const FLAGGED_PATTERN = /^\/([\s\S]+)\/([a-z]*)$/;
+const ALLOWED_FLAGS = /^[imsu]*$/;
+
+/** A pattern as the worker compiles it: its body and its flag letters. */
+export interface PatternSpec {
+  body: string;
+  flags: string;
+  /** The pattern as the model wrote it, shortened for messages. */
+  shown: string;
+}
+
+const SYNTAX_HINT =
+  'pattern is a regular expression in RE2 syntax (like JavaScript without lookaround and backreferences), e.g. "error|fail" or "/timeout/i"';
+
+/**
+ * What RE2 cannot do, found before compiling (re2js's own messages for these are cryptic, and it
+ * would read `\k<name>` as plain text): lookaround and backreferences, outside character classes.
+ */
+function unsupportedSyntax(source: string): string | undefined {
+  let inClass = false;
+  for (let index = 0; index < source.length; index++) {
+    const char = source[index];
+    if (char === '\\') {
+      const next = source[index + 1] ?? '';
+      if (!inClass && /[1-9]/.test(next)) return `a backreference (\\${next})`;
+      if (!inClass && next === 'k' && source[index + 2] === '<')
+        return 'a named backreference (\\k<...>)';
+      index++;
+    } else if (inClass) {
+      if (char === ']') inClass = false;
+    } else if (char === '[') {
+      inClass = true;
+    } else if (char === '(') {
+      const ahead = source.slice(index + 1, index + 4);
+      if (ahead.startsWith('?=') || ahead.startsWith('?!'))
+        return `a lookahead (${ahead.slice(0, 2)})`;
+      if (ahead === '?<=' || ahead === '?<!') return `a lookbehind (${ahead})`;
+    }
+  }
+  return undefined;
+}
+
+function describePattern(pattern: string): string {
+  return JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern);
+}
+
+/**
+ * `error|fail` or `/error/i` (flags i, m, s, u; `g` and `y` mean nothing line by line), checked
+ * without the engine: its length, and what RE2 cannot do. The engine itself (and its syntax
+ * errors) lives in the worker only: loading it on the host's thread would block it for tens of
+ * ms. Throws `PatternError` with a message for the model.
+ */
+export function checkReadPattern(pattern: string): PatternSpec {
+  const shown = describePattern(pattern);
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw new PatternError(
+      `invalid pattern ${shown}: longer than ${MAX_PATTERN_LENGTH} characters. ${SYNTAX_HINT}.`,
+    );
+  }
+  const flagged = FLAGGED_PATTERN.exec(pattern);
+  const body = flagged && ALLOWED_FLAGS.test(flagged[2] ?? '') ? (flagged[1] ?? '') : pattern;
+  const flags = flagged && body !== pattern ? (flagged[2] ?? '') : '';
+  const unsupported = unsupportedSyntax(body);
+  if (unsupported) {
+    throw new PatternError(
+      `invalid pattern ${shown}: it uses ${unsupported}, which the linear-time engine read_tool_output uses does not support; match the text itself instead (for "x(?=y)" search "xy"). ${SYNTAX_HINT}.`,
+    );
+  }
+  return { body, flags, shown };
+}
+
+/**
+ * The worker. A `pattern` message compiles a pattern (translated from JavaScript syntax) and is
+ * answered `{ compiled }` or `{ invalid: message }`; a batch (the UTF-8 bytes of `count` lines,
+ * each but the file's last ending in `\n`) is answered with the indices of the lines that match
+ * (without their `\n` and a trailing `\r`) and the bytes themselves, to be filled again.
+ *
+ * A batch is first tried whole (multi-line), to skip the batches where no line can match without
+ * looking at each line. That is sound because a match inside a line is also a match inside the
+ * batch, except for the absolute anchors `\A` and `\z` and inline flags that switch multi-line
+ * mode off (those patterns go line by line), and for `$` before a `\r` (such batches too).
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { RE2JS } = require(workerData.enginePath);
+let line;
+let batch;
+function compile({ body, flags }) {
+  let bits = 0;
+  if (flags.includes('i')) bits |= RE2JS.CASE_INSENSITIVE;
+  if (flags.includes('m')) bits |= RE2JS.MULTILINE;
+  if (flags.includes('s')) bits |= RE2JS.DOTALL;
+  const source = RE2JS.translateRegExp(body);
+  line = RE2JS.compile(source, bits);
+  const wholeBatchFirst = !/\\\\[Az]|\\(\\?[a-zA-Z]*-/.test(source);
+  batch = wholeBatchFirst ? RE2JS.compile(source, bits | RE2JS.MULTILINE) : undefined;
+}
+parentPort.on('message', (message) => {
+  if (message.pattern) {
+    try {
+      compile(message.pattern);
+      parentPort.postMessage({ compiled: true });
+    } catch (error) {
+      parentPort.postMessage({ invalid: String(error && error.message ? error.message : error) });
+    }
+    return;
+  }
+  // re2js matches UTF-8 bytes as they are: nothing is decoded, no string is made.
+  const { data, count } = message;
+  const found = [];
+  if (!batch || data.includes(13) || batch.test(data)) {
+    let start = 0;
+    for (let index = 0; index < count; index++) {
+      let end = data.indexOf(10, start);
+      if (end === -1) end = data.length;
+      const stop = end > start && data[end - 1] === 13 ? end - 1 : end;
+      if (line.test(data.subarray(start, stop))) found.push(index);
+      start = end + 1;
+    }
+  }
+  parentPort.postMessage({ found: Uint32Array.from(found), data }, [data.buffer]);
+});
+`;
+
+/** After a search, its worker waits this long for the next one (unref'd), then ends. */
+const IDLE_WORKER_MS = 30_000;
+let idleWorker: { worker: Worker; timer: NodeJS.Timeout } | undefined;
+
+function startWorker(): Worker {
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { enginePath: require.resolve('re2js') },
+    // It holds one batch at a time: a small heap keeps the host's memory flat on a 200 MB file.
+    resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
+  });
+  // Searches own it; it must never keep a host process alive (a pending match keeps its timer).
+  worker.unref();
+  worker.on('exit', () => {
+    if (idleWorker?.worker === worker) {
+      clearTimeout(idleWorker.timer);
+      idleWorker = undefined;
+    }
+  });
+  return worker;
+}
+
+/** A warm worker when one is idle (loading re2js is most of a worker's start), else a new one. */
+function takeWorker(): Worker {
+  const idle = idleWorker;
+  if (!idle) return startWorker();
+  idleWorker = undefined;
+  clearTimeout(idle.timer);
+  return idle.worker;
+}
+
+function giveBackWorker(worker: Worker): void {
+  if (idleWorker) {
+    void worker.terminate();
+    return;
+  }
+  const timer = setTimeout(() => {
+    if (idleWorker?.worker !== worker) return;
+    idleWorker = undefined;
+    void worker.terminate();
+  }, IDLE_WORKER_MS);
+  timer.unref();
+  idleWorker = { worker, timer };
+}
+
+export type BatchOutcome =
+  { kind: 'matched'; indices: Uint32Array } | { kind: 'timed-out' } | { kind: 'aborted' };
+
+type Reply = { found: Uint32Array; data: Uint8Array } | { compiled: true } | { invalid: string };
+type Settled = { kind: 'reply'; reply: Reply } | { kind: 'timed-out' } | { kind: 'aborted' };
+
+/** Matches batches of lines of one search in a worker thread. */
+export class LineMatcher {
+  private worker: Worker | undefined;
+  private failure: Error | undefined;
+  private waiting: ((settled: Settled | Error) => void) | undefined;
+  private compiled = false;
+  /** The buffer the worker hands back after each batch, filled again for the next. */
+  private spare: ArrayBuffer | undefined;
+  private readonly onMessage = (reply: Reply) => this.waiting?.({ kind: 'reply', reply });
+  private readonly onError = (error: Error) => this.fail(error);
+  private readonly onExit = (code: number) =>
+    this.fail(new Error(`the pattern worker exited (${code})`));
+
+  constructor(private readonly pattern: PatternSpec) {
+    const worker = takeWorker();
+    this.worker = worker;
+    worker.on('message', this.onMessage);
+    worker.on('error', this.onError);
+    worker.on('exit', this.onExit);
+  }
+
+  /**
+   * The indices of the `count` lines in `data` that match, unless the deadline passes or `signal`
+   * aborts first (then the worker is terminated and every later call answers the same). The
+   * first call compiles the pattern; a pattern the engine refuses throws `PatternError`.
+   */
+  async match(
+    data: Uint8Array,
+    count: number,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<BatchOutcome> {
+    if (!this.compiled) {
+      const settled = await this.request({ pattern: this.pattern }, [], deadline, signal);
+      if (settled.kind !== 'reply') return settled;
+      if ('invalid' in settled.reply) {
+        throw new PatternError(
+          `invalid pattern ${this.pattern.shown}: ${settled.reply.invalid}. ${SYNTAX_HINT}.`,
+        );
+      }
+      this.compiled = true;
+    }
+    // A copy the worker owns (transferred, not cloned), in the buffer it handed back if it fits.
+    const backing =
+      this.spare && this.spare.byteLength >= data.length
+        ? this.spare
+        : new ArrayBuffer(Math.max(data.length, 1 << 20));
+    this.spare = undefined;
+    const buffer = new Uint8Array(backing, 0, data.length);
+    buffer.set(data);
+    const settled = await this.request({ data: buffer, count }, [backing], deadline, signal);
+    if (settled.kind !== 'reply') return settled;
+    if (!('found' in settled.reply)) throw new Error('the pattern worker answered out of turn');
+    this.spare = settled.reply.data.buffer as ArrayBuffer;
+    return { kind: 'matched', indices: settled.reply.found };
+  }
+
+  /** Ends the search: an idle worker waits for the next search, a busy one is terminated. */
+  close(): void {
+    const worker = this.detach();
+    if (!worker) return;
+    if (this.waiting) void worker.terminate();
+    else giveBackWorker(worker);
+  }
+
+  /** One message and its answer, or the deadline or the abort (then the worker is terminated). */
+  private request(
+    message: unknown,
+    transfer: ArrayBuffer[],
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<Settled> {
+    if (signal?.aborted) return Promise.resolve(this.stop({ kind: 'aborted' }));
+    if (!this.worker)
+      return Promise.reject(this.failure ?? new Error('the pattern worker stopped'));
+    const worker = this.worker;
+    return new Promise<Settled>((resolve, reject) => {
+      const timer = setTimeout(
+        () => finish(this.stop({ kind: 'timed-out' })),
+        Math.max(0, deadline - Date.now()),
+      );
+      const onAbort = () => finish(this.stop({ kind: 'aborted' }));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const finish = (settled: Settled | Error) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiting = undefined;
+        if (settled instanceof Error) reject(settled);
+        else resolve(settled);
+      };
+      this.waiting = finish;
+      worker.postMessage(message, transfer);
+    });
+  }
+
+  private detach(): Worker | undefined {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.failure ??= new Error('the pattern worker was closed');
+    worker?.off('message', this.onMessage);
+    worker?.off('error', this.onError);
+    worker?.off('exit', this.onExit);
+    return worker;
+  }
+
+  private stop<T extends Settled>(settled: T): T {
+    const worker = this.detach();
+    if (worker) void worker.terminate();
+    return settled;
+  }
+
+  private fail(error: Error): void {
+    if (!this.worker) return;
+    this.detach();
+    this.failure = error;
+    this.waiting?.(error);
+  }
+}
