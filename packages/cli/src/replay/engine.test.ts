@@ -111,6 +111,18 @@ describe('replaySessions', () => {
     expect(flags).toEqual([true, false, false, false, false, false]);
   });
 
+  it('prices a request after an idle gap cold and tells the strategy', async () => {
+    const flags: boolean[] = [];
+    const result = await replaySessions([single], [maskOnThirdRequest(flags)], {
+      ...options,
+      idleGaps: new Map([['replay-1', new Set([2])]]),
+    });
+    const third = result.strategies[0]!.requests[2]!;
+    // The pass edits content 2 at a cold request: nothing cached, and no cache break.
+    expect(third).toMatchObject({ cacheCold: true, cachedTokens: 0, cacheBreak: false });
+    expect(flags).toEqual([true, false, true]);
+  });
+
   it('replays each strategy on the same input and reports progress', async () => {
     const progress: number[] = [];
     const result = await replaySessions(

@@ -3,7 +3,9 @@
  * the same input. It is given a minimal stand-in for its `Config`: the masking thresholds, the
  * session id, the project temp dir, and usage statistics off (so nothing is sent anywhere).
  * Its result carries no file list, so the bytes it wrote are measured on disk after each pass
- * that changed something (it also writes files for outputs it then leaves unmasked).
+ * that changed something (it also writes files for outputs it then leaves unmasked), in the
+ * session's own folder only, so a scratch folder shared by many sessions does not make every
+ * pass walk all of them.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -42,6 +44,13 @@ function loadServiceModule() {
   return import('@google/gemini-cli-core/dist/src/context/toolOutputMaskingService.js');
 }
 
+/** Where gemini-cli writes a session's outputs: `<tool-outputs>/session-<sanitized id>`. */
+async function sessionOutputsFolder(outputsFolder: string, sessionId: string): Promise<string> {
+  const { sanitizeFilenamePart } =
+    await import('@google/gemini-cli-core/dist/src/utils/fileUtils.js');
+  return path.join(outputsFolder, `session-${sanitizeFilenamePart(sessionId)}`);
+}
+
 export async function resolveGeminiCliMaskingConfig(
   overrides: Partial<GeminiCliMaskingConfig> = {},
 ): Promise<GeminiCliMaskingConfig> {
@@ -78,7 +87,10 @@ export function createGeminiCliStrategy(options: GeminiCliStrategyOptions): Repl
       const module = await loadServiceModule();
       const maskingConfig = await resolveGeminiCliMaskingConfig(options.config);
       const service = new module.ToolOutputMaskingService();
-      const outputsFolder = path.join(options.projectTempDir, module.TOOL_OUTPUTS_DIR);
+      const outputsFolder = await sessionOutputsFolder(
+        path.join(options.projectTempDir, module.TOOL_OUTPUTS_DIR),
+        sessionId,
+      );
       const standInConfig = {
         getToolOutputMaskingConfig: async () => maskingConfig,
         getSessionId: () => sessionId,
