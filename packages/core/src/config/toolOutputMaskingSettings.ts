@@ -90,6 +90,17 @@ export const SETTINGS = {
       help: 'toolmask: newest tool tokens never masked',
     },
   }),
+  coldCacheProtectionThreshold: declare({
+    type: 'non-negative integer',
+    default: 50_000,
+    description:
+      'At a cold-cache moment (a new prompt after an idle gap, or a host that knows the prompt cache is cold), estimated tokens of the newest tool outputs kept whole; every older output is masked then, below minPrunableTokensThreshold too, as a cache break costs nothing at that moment. Capped at toolProtectionThreshold, which alone decides every other pass.',
+    flag: {
+      name: 'cold-protection-threshold',
+      argument: 'tokens',
+      help: 'toolmask: newest tool tokens kept whole at a cold-cache moment',
+    },
+  }),
   minPrunableTokensThreshold: declare({
     type: 'non-negative integer',
     default: 30_000,
