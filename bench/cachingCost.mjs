@@ -28,6 +28,7 @@ const GEMINI_LIKE_PREVIEWS = {
   shellTailLines: 10,
   maxLineChars: 1_000,
   maxSectionChars: 10_000,
+  lineBudgetChars: 0,
 };
 const geminiLikeEstimate = (response) => {
   try {
