@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { ToolOutputMaskingService } from '../../dist/services/toolOutputMaskingService.js';
-import { createFileToolOutputStore } from '../../dist/services/toolOutputStore.js';
+import { createFileToolOutputStore } from '../../dist/storage/toolOutputStore.js';
 import { resolveToolOutputMaskingConfig } from '../../dist/config/toolOutputMaskingSettings.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
