@@ -4,7 +4,9 @@
  * gemini-cli's own implementation measured in the same process run.
  *   1. speed and memory of the pass          bench/passSpeed.mjs
  *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
- *   3. billed tokens under prompt caching    bench/cachingCost.mjs
+ *   3. billed tokens under prompt caching    bench/cachingCost.mjs (with the offline optimum),
+ *      information kept                      bench/informationKept.mjs,
+ *      the policy frontier                   bench/policyFrontier.mjs
  * Options: --only 1,2,3   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
  *          --temp-dir DIR (where section 1 writes output files; default the OS temp dir)
  */
@@ -15,6 +17,9 @@ import { fileURLToPath } from 'node:url';
 import { runPassSpeedBench } from './passSpeed.mjs';
 import { runTokenAccuracyBench, formatResult } from './tokenAccuracy.mjs';
 import { runCachingCostBench } from './cachingCost.mjs';
+import { runInformationKeptBench } from './informationKept.mjs';
+import { runPolicyFrontierBench } from './policyFrontier.mjs';
+import { loadFolders } from './replayStudy.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argument = (name) => {
@@ -40,7 +45,7 @@ if (!haveTraces)
 let failed = false;
 if (only.has('1')) {
   console.log(
-    '\n## 1. Speed of the pass (total, p50, p99 and steady-state p99 pass time; peak RSS over baseline)',
+    '\n## 1. Speed of the pass (total, p50, p99; p99 of passes that mask and of passes that do not; peak RSS over baseline)',
   );
   runPassSpeedBench({
     tracesDir: haveTraces ? tracesDir : undefined,
@@ -61,6 +66,18 @@ if (only.has('3') && haveTraces) {
   console.log(
     '\n## 3. Cost under prompt caching (replay of the shared traces, 8 sessions chained)',
   );
-  await runCachingCostBench({ tracesDir, quick });
+  const cli = await import('@toolmask/cli');
+  const core = await import('@toolmask/core');
+  const folders = await loadFolders(cli, tracesDir);
+  const costResults = await runCachingCostBench({ tracesDir, folders, quick });
+  const information = await runInformationKeptBench({ cli, core, folders, costResults });
+  await runPolicyFrontierBench({
+    cli,
+    core,
+    folders,
+    quick,
+    quotesOf: information.quotesOf,
+    earlyReference: information.early,
+  });
 }
 process.exitCode = failed ? 1 : 0;
