@@ -44,7 +44,8 @@ describe('buildPreview', () => {
     const response = {
       output: `Output: ${output}\nError: ${error}\nExit Code: 1\nProcess Group PGID: 42`,
     };
-    const preview = buildPreview('run_shell_command', response, response.output);
+    const headAndTail = { ...PREVIEW_LIMITS, lineBudgetChars: 0 };
+    const preview = buildPreview('run_shell_command', response, response.output, headAndTail);
     expect(preview).toContain(`Error: ${error}`);
     expect(preview).toContain('Exit Code: 1');
     expect(preview).toContain('Process Group PGID: 42');
@@ -113,7 +114,10 @@ describe('budgetedLines', () => {
 
   it('fills previews when the limits give a budget', () => {
     const response = { output: `Output: ${numbered(200)}\nExit Code: 1` };
-    const plain = buildPreview('run_shell_command', response, response.output, PREVIEW_LIMITS);
+    const plain = buildPreview('run_shell_command', response, response.output, {
+      ...PREVIEW_LIMITS,
+      lineBudgetChars: 0,
+    });
     const filled = buildPreview('run_shell_command', response, response.output, {
       ...PREVIEW_LIMITS,
       lineBudgetChars: 300,

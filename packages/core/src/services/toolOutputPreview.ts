@@ -37,7 +37,7 @@ export const PREVIEW_LIMITS: Readonly<PreviewLimits> = {
   maxLineChars: 80,
   /** Whole sections kept verbatim (errors) are capped at this many characters. */
   maxSectionChars: 2_000,
-  lineBudgetChars: 0,
+  lineBudgetChars: 700,
 } as const;
 
 /** How far from the end a single-line section, or the Error section, may start. */

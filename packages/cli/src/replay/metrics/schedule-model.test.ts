@@ -11,16 +11,19 @@ import { withColdSignal } from '../strategies/cold-signal.js';
 import { text, toolResponse } from '../../test-data/engine-fixtures.js';
 import { buildScheduleModel, observedStates } from './schedule-model.js';
 import { optimalSchedule, scheduleCost } from './optimal-schedule.js';
-import type { Content, ReplaySession, ReplayTask } from '../types.js';
+import type { Content, ReplaySession, ReplayTask, RequestRow, StrategyReplay } from '../types.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'toolmask-schedule-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A task of `outputs` shell outputs of ~3,000 characters each. */
+/** A task of `outputs` shell outputs of ~5,000 characters each. */
 function task(label: string, outputs: number): ReplayTask {
   const contents: Content[] = [text('user', `task ${label}`)];
   for (let index = 0; index < outputs; index++) {
-    const lines = Array.from({ length: 60 }, (_, line) => `${label}${index} line ${line} of a log`);
+    const lines = Array.from(
+      { length: 200 },
+      (_, line) => `${label}${index} line ${line} of a log`,
+    );
     contents.push(
       text('model', `step ${index}`),
       toolResponse(`${label}-${index}`, lines.join('\n')),
@@ -36,9 +39,9 @@ const session: ReplaySession = {
   tasks: [task('a', 9), task('b', 9)],
 };
 const config = resolveToolOutputMaskingConfig({
-  toolProtectionThreshold: 2_000,
-  minPrunableTokensThreshold: 2_500,
-  coldCacheProtectionThreshold: 1_000,
+  toolProtectionThreshold: 6_000,
+  minPrunableTokensThreshold: 7_000,
+  coldCacheProtectionThreshold: 3_000,
 });
 const toolmask = (name: string) =>
   createToolmaskStrategy({ config, projectTempDir: scratch, name });
@@ -69,21 +72,21 @@ describe('buildScheduleModel on a replay of the real pass', () => {
     // The cold-moment window reaches further at the second task's start (request 10).
     expect(model.coldEventEnds[10]).toBeGreaterThan(model.warmEventEnds[10] as number);
 
-    const [none, masked] = result.strategies;
+    const [none, masked] = result.strategies as [StrategyReplay, StrategyReplay];
     const states = observedStates(model, real.moments('replay-1'));
     expect(states.at(-1)).toBeGreaterThan(0);
     for (const discount of [0.1, 0.25]) {
-      const billed = (rows: typeof masked.requests) =>
+      const billed = (rows: readonly RequestRow[]) =>
         rows.reduce((sum, row) => sum + row.contextTokens - (1 - discount) * row.cachedTokens, 0);
       const modelled = scheduleCost(model, states, discount);
-      expect(modelled.billedTokens).toBeCloseTo(billed(masked!.requests), 6);
-      expect(modelled.inputTokens).toBeCloseTo(masked!.summary.totalInputTokens, 6);
+      expect(modelled.billedTokens).toBeCloseTo(billed(masked.requests), 6);
+      expect(modelled.inputTokens).toBeCloseTo(masked.summary.totalInputTokens, 6);
       const never = scheduleCost(
         model,
         states.map(() => 0),
         discount,
       );
-      expect(never.billedTokens).toBeCloseTo(billed(none!.requests), 6);
+      expect(never.billedTokens).toBeCloseTo(billed(none.requests), 6);
       const best = optimalSchedule(model, discount);
       expect(best.billedTokens).toBeLessThanOrEqual(modelled.billedTokens + 1e-6);
       expect(best.billedTokens).toBeLessThan(never.billedTokens);
