@@ -2,29 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { observeMasking } from './masking-moments.js';
 import { withColdSignal } from './strategies/cold-signal.js';
 import { replaySessions } from './engine.js';
-import { countCharacters, smallTask, toolResponse } from '../test-data/engine-fixtures.js';
-import type { Content, ReplayStrategy } from './types.js';
+import { countCharacters, maskFirstOutput, smallTask } from '../test-data/engine-fixtures.js';
 
-/** Masks the first tool output (content 2) at the third request, or at once when told cold. */
-function masker(flags: boolean[]): ReplayStrategy {
-  return {
-    name: 'fake',
-    startSession() {
-      let calls = 0;
-      return {
-        async mask(history, pending, request) {
-          flags.push(request.cacheLikelyCold);
-          const contents: Content[] = [...history, pending];
-          const now = ++calls === 3 || (request.cacheLikelyCold && contents.length > 2);
-          if (now && contents[2]?.parts?.[0]?.functionResponse?.response?.['output'] !== 'm') {
-            contents[2] = toolResponse('call-1', 'm');
-          }
-          return { contents, maskedCount: 0, offloadedBytes: 0, failures: 0 };
-        },
-      };
-    },
-  };
-}
+const masker = (flags: boolean[]) => maskFirstOutput(flags, { whenCold: true });
 
 const session = { id: 'replay-1', label: 'one', tasks: [smallTask()] };
 

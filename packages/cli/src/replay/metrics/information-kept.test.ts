@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { informationKept, keptShare, keptShareOfAll } from './information-kept.js';
 import { candidateLines, quotableText } from './quoted-lines.js';
 import type { MaskingMoment } from '../masking-moments.js';
-import type { Content, Part, ReplaySession } from '../types.js';
+import { sessionOf } from '../../test-data/engine-fixtures.js';
+import type { Content, Part } from '../types.js';
 
 const output = [
   'def parse_header(line):',
@@ -24,41 +25,31 @@ const model = (parts: Part[]): Content => ({ role: 'model', parts });
  * r0 prompt · model calls · r1 the output (content 2) · model answers · r2 · model quotes two
  * lines, one in its text and one in an edit's arguments. A second task quotes a third line.
  */
-const session: ReplaySession = {
-  id: 's',
-  label: 's',
-  tasks: [
-    {
-      label: 'one',
-      contents: [
-        { role: 'user', parts: [{ text: 'fix the parser' }] },
-        model([
-          { functionCall: { id: 'c1', name: 'run_shell_command', args: { command: 'cat io.py' } } },
-        ]),
-        { role: 'user', parts: [toolPart(output)] },
-        model([{ text: 'Reading `def parse_header(line):` next.' }]),
-        { role: 'user', parts: [{ text: 'go on' }] },
-        model([
-          { text: 'The test FAILED tests/test_io.py::test_header above.' },
-          {
-            functionCall: {
-              id: 'c2',
-              name: 'replace',
-              args: { old_string: '    return line.split(":", 1)', new_string: 'x' },
-            },
-          },
-        ]),
-      ],
-    },
-    {
-      label: 'two',
-      contents: [
-        { role: 'user', parts: [{ text: 'next task' }] },
-        model([{ text: 'return None  # nothing to do' }]),
-      ],
-    },
+const session = sessionOf(
+  [
+    { role: 'user', parts: [{ text: 'fix the parser' }] },
+    model([
+      { functionCall: { id: 'c1', name: 'run_shell_command', args: { command: 'cat io.py' } } },
+    ]),
+    { role: 'user', parts: [toolPart(output)] },
+    model([{ text: 'Reading `def parse_header(line):` next.' }]),
+    { role: 'user', parts: [{ text: 'go on' }] },
+    model([
+      { text: 'The test FAILED tests/test_io.py::test_header above.' },
+      {
+        functionCall: {
+          id: 'c2',
+          name: 'replace',
+          args: { old_string: '    return line.split(":", 1)', new_string: 'x' },
+        },
+      },
+    ]),
   ],
-};
+  [
+    { role: 'user', parts: [{ text: 'next task' }] },
+    model([{ text: 'return None  # nothing to do' }]),
+  ],
+);
 
 const maskedAt = (request: number, snippet: string): MaskingMoment => ({
   request,
