@@ -12,6 +12,9 @@
  *   previews are compared on every output and every later use. Outputs a strategy would leave
  *   whole count apart; the share over all outputs (whole ones fully visible) and the bytes of what
  *   is sent for them compare strategies that mask different outputs.
+ *
+ * First, how far back the agents reach (replay/metrics/reach-back.ts): the tokens of newer tool
+ * output between an output and the last turn that quotes a line of it, what a window must span.
  */
 import {
   createScratch,
@@ -25,6 +28,7 @@ import {
 } from './replayStudy.mjs';
 
 export const IDLE_GAP_SEED = 1;
+const REACH_WINDOWS = [20_000, 30_000, 40_000, 50_000];
 
 /** toolmask's and gemini-cli's passes with nothing protected and no minimum: mask at once. */
 function earlyStrategies(cli, core, scratchPath, tuning) {
@@ -100,7 +104,12 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
         cli.createToolmaskStrategy({ config: defaults, projectTempDir: scratchPath }),
     },
   ]);
-  const results = { settings: {}, inTask };
+  const results = { settings: {}, inTask, reach: {} };
+  for (const { folder, sessions } of folders) {
+    results.reach[folder] = sessions
+      .flatMap((session) => cli.reachBacks(session))
+      .sort((a, b) => a - b);
+  }
   for (const { folder, sessions } of folders) {
     const fromReplay = async (byFolder) =>
       Object.fromEntries(
@@ -130,6 +139,23 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
 }
 
 function printResults(cli, results, log) {
+  log(
+    '\nHow far back the agents reach: tokens of newer tool output between an output and the last quote of one of its lines (same task)',
+  );
+  const reachRows = [
+    ['folder', 'lines', 'p50', 'p90', 'p99', 'max', ...REACH_WINDOWS.map((w) => `> ${integer(w)}`)],
+  ];
+  for (const [folder, reaches] of Object.entries(results.reach)) {
+    reachRows.push([
+      folder,
+      integer(reaches.length),
+      ...[0.5, 0.9, 0.99].map((q) => integer(cli.quantile(reaches, q))),
+      integer(reaches.at(-1) ?? 0),
+      ...REACH_WINDOWS.map((w) => percent(reaches.filter((r) => r > w).length / reaches.length)),
+    ]);
+  }
+  log(formatTable(reachRows));
+
   log(
     '\nInformation kept: lines of a masked output quoted later in its task, and how many its snippet shows',
   );

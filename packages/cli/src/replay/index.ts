@@ -48,3 +48,4 @@ export {
   type InformationKept,
 } from './metrics/information-kept.js';
 export { earlyMaskingMoments } from './metrics/early-masking.js';
+export { reachBacks, quantile } from './metrics/reach-back.js';
