@@ -4,7 +4,9 @@
  * gemini-cli's own implementation measured in the same process run.
  *   1. speed and memory of the pass          bench/passSpeed.mjs, bench/giantOutputs.mjs (one 200 MB output)
  *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
- *   3. billed tokens under prompt caching    bench/cachingCost.mjs
+ *   3. billed tokens under prompt caching    bench/cachingCost.mjs (with the offline optimum),
+ *      information kept                      bench/informationKept.mjs,
+ *      the policy frontier                   bench/policyFrontier.mjs
  *   4. the gateway: added latency, throughput, memory (against a direct connection)
  *                                            bench/gatewayBench.mjs
  *      and gemini-cli's own masking with and without it (the real gemini binary)
@@ -22,6 +24,9 @@ import { runTokenAccuracyBench, formatResult } from './tokenAccuracy.mjs';
 import { runCachingCostBench } from './cachingCost.mjs';
 import { runGatewayBench } from './gatewayBench.mjs';
 import { runClientMaskingBench } from './clientMaskingBench.mjs';
+import { runInformationKeptBench } from './informationKept.mjs';
+import { runPolicyFrontierBench } from './policyFrontier.mjs';
+import { loadFolders } from './replayStudy.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argument = (name) => {
@@ -47,7 +52,7 @@ if (!haveTraces)
 let failed = false;
 if (only.has('1')) {
   console.log(
-    '\n## 1. Speed of the pass (total, p50, p99 and steady-state p99 pass time; peak RSS over baseline)',
+    '\n## 1. Speed of the pass (total, p50, p99; p99 of passes that mask and of passes that do not; peak RSS over baseline)',
   );
   runPassSpeedBench({
     tracesDir: haveTraces ? tracesDir : undefined,
@@ -69,7 +74,19 @@ if (only.has('3') && haveTraces) {
   console.log(
     '\n## 3. Cost under prompt caching (replay of the shared traces, 8 sessions chained)',
   );
-  await runCachingCostBench({ tracesDir, quick });
+  const cli = await import('@toolmask/cli');
+  const core = await import('@toolmask/core');
+  const folders = await loadFolders(cli, tracesDir);
+  const costResults = await runCachingCostBench({ tracesDir, folders, quick });
+  const information = await runInformationKeptBench({ cli, core, folders, costResults });
+  await runPolicyFrontierBench({
+    cli,
+    core,
+    folders,
+    quick,
+    quotesOf: information.quotesOf,
+    earlyReference: information.early,
+  });
 }
 if (only.has('4')) {
   console.log(

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { replaySessions } from './engine.js';
 import { createNoneStrategy } from './strategies/none.js';
-import { countCharacters, smallTask, toolResponse } from '../test-data/engine-fixtures.js';
-import type { Content, ReplaySession, ReplayStrategy } from './types.js';
+import { countCharacters, maskFirstOutput, smallTask } from '../test-data/engine-fixtures.js';
+import type { ReplaySession } from './types.js';
 
 const single: ReplaySession = { id: 'replay-1', label: 'one', tasks: [smallTask()] };
 const chained: ReplaySession = {
@@ -12,32 +12,7 @@ const chained: ReplaySession = {
 };
 const options = { countTokens: countCharacters, clock: () => 0 };
 
-/** Masks the first tool output (index 2) before the third request; records the cold flags. */
-function maskOnThirdRequest(coldFlags: boolean[]): ReplayStrategy {
-  return {
-    name: 'fake',
-    startSession() {
-      let calls = 0;
-      return {
-        async mask(history, pending, request) {
-          coldFlags.push(request.cacheLikelyCold);
-          calls++;
-          if (calls !== 3) {
-            return {
-              contents: [...history, pending],
-              maskedCount: 0,
-              offloadedBytes: 0,
-              failures: 0,
-            };
-          }
-          const contents: Content[] = [...history, pending];
-          contents[2] = toolResponse('call-1', 'm');
-          return { contents, maskedCount: 1, offloadedBytes: 10, failures: 0, notice: 'masked 1' };
-        },
-      };
-    },
-  };
-}
+const maskOnThirdRequest = (coldFlags: boolean[]) => maskFirstOutput(coldFlags);
 
 describe('replaySessions', () => {
   it('prices each request from the cached prefix (hand-computed)', async () => {
@@ -109,6 +84,18 @@ describe('replaySessions', () => {
     expect(fourth).toMatchObject({ cacheCold: false, contextTokens: 35, cachedTokens: 29 });
     expect(fourth.billedTokens).toBeCloseTo(6 + 2.9);
     expect(flags).toEqual([true, false, false, false, false, false]);
+  });
+
+  it('prices a request after an idle gap cold and tells the strategy', async () => {
+    const flags: boolean[] = [];
+    const result = await replaySessions([single], [maskOnThirdRequest(flags)], {
+      ...options,
+      idleGaps: new Map([['replay-1', new Set([2])]]),
+    });
+    const third = result.strategies[0]!.requests[2]!;
+    // The pass edits content 2 at a cold request: nothing cached, and no cache break.
+    expect(third).toMatchObject({ cacheCold: true, cachedTokens: 0, cacheBreak: false });
+    expect(flags).toEqual([true, false, true]);
   });
 
   it('replays each strategy on the same input and reports progress', async () => {

@@ -9,7 +9,8 @@
  * - cached tokens are the tokens of the longest prefix of contents unchanged since the previous
  *   request; billed tokens are `uncached + cacheDiscount * cached`;
  * - the first request of a session is cold; so is the first request of every chained task after
- *   the first (the person read the result, the cache expired), unless `warmTaskStarts`. Strategies
+ *   the first (the person read the result, the cache expired), unless `warmTaskStarts`, and every
+ *   request after an idle gap (`idleGaps`: the person paused in the middle of a task). Strategies
  *   are told through `cacheLikelyCold`, as a host would know from the request and the clock.
  *
  * - where a transcript recorded the provider's cached tokens for a request, that request is
@@ -18,7 +19,8 @@
  * Token figures come from one estimator for every strategy (`estimateTokenCountSync` of
  * @toolmask/core unless `countTokens` is given), whatever a strategy counts internally.
  */
-import { findRequestPoints, flattenSession } from './request-points.js';
+import { findRequestPoints, flattenSession, isColdRequest } from './request-points.js';
+import type { IdleGaps } from './idle-gaps.js';
 import { summarizeRequests } from './summary.js';
 import { ContentMeter, type ContentTokenCounter } from './content-meter.js';
 import { recordedCachedTokens, recordedRequests, summarizeRecorded } from './recorded-usage.js';
@@ -42,6 +44,11 @@ export interface ReplayOptions {
    * @default false
    */
   warmTaskStarts?: boolean;
+  /**
+   * Requests that follow an idle gap inside a task, per session id: priced cold, and the strategy
+   * is told. @default none
+   */
+  idleGaps?: IdleGaps;
   /** Tokens of one content. @default estimateTokenCountSync(content.parts) */
   countTokens?: ContentTokenCounter;
   /** Called after each request of each strategy with the requests done and the total. */
@@ -85,8 +92,10 @@ export async function replaySessions(
         );
         const pending = (flat[point.index] as { content: Content }).content;
         consumed = point.index + 1;
-        const cacheCold =
-          previousRequest === undefined || (point.firstOfTask && point.task > 0 && !warmTaskStarts);
+        const cacheCold = isColdRequest(point, requestIndex, {
+          warmTaskStarts,
+          idleGaps: options.idleGaps?.get(session.id),
+        });
 
         const started = clock();
         const outcome = await run.mask(history, pending, { cacheLikelyCold: cacheCold });

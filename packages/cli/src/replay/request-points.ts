@@ -40,6 +40,29 @@ export function findRequestPoints(flat: readonly FlatContent[]): RequestPoint[] 
   return points;
 }
 
+/** What makes a request cache-cold in a replay, besides being the first of its session. */
+export interface ColdRequestRule {
+  /** Chained task starts go on at once (warm). @default false */
+  warmTaskStarts?: boolean;
+  /** Request indices of this session that follow an idle gap (see idle-gaps.ts). */
+  idleGaps?: ReadonlySet<number>;
+}
+
+/**
+ * Whether request `requestIndex` (at `point`) finds the prompt cache cold: the first request of a
+ * session, the first request of every chained task after the first unless task starts are warm,
+ * and any request after an idle gap.
+ */
+export function isColdRequest(
+  point: RequestPoint,
+  requestIndex: number,
+  rule: ColdRequestRule = {},
+): boolean {
+  if (requestIndex === 0) return true;
+  if (point.firstOfTask && point.task > 0 && rule.warmTaskStarts !== true) return true;
+  return rule.idleGaps?.has(requestIndex) === true;
+}
+
 /** Requests a session makes (per strategy). */
 export function countRequests(session: ReplaySession): number {
   return findRequestPoints(flattenSession(session)).length;

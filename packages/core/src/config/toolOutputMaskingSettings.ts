@@ -83,11 +83,22 @@ export const SETTINGS = {
     type: 'non-negative integer',
     default: 50_000,
     description:
-      'Estimated tokens of the newest tool outputs that are never masked. The output that crosses this line and every older one are prunable.',
+      'Estimated tokens of the newest tool outputs that are never masked while the prompt cache is warm (at a cold-cache moment, coldCacheProtectionThreshold applies when it is smaller). The output that crosses this line and every older one are prunable.',
     flag: {
       name: 'protection-threshold',
       argument: 'tokens',
       help: 'toolmask: newest tool tokens never masked',
+    },
+  }),
+  coldCacheProtectionThreshold: declare({
+    type: 'non-negative integer',
+    default: 30_000,
+    description:
+      'At a cold-cache moment (a new prompt after an idle gap, or a host that knows the prompt cache is cold), estimated tokens of the newest tool outputs kept whole; every older output is masked then, below minPrunableTokensThreshold too, as a cache break costs nothing at that moment. Capped at toolProtectionThreshold, which alone decides every other pass; set it to toolProtectionThreshold or more to keep one window at all times.',
+    flag: {
+      name: 'cold-protection-threshold',
+      argument: 'tokens',
+      help: 'toolmask: newest tool tokens kept whole at a cold-cache moment',
     },
   }),
   minPrunableTokensThreshold: declare({

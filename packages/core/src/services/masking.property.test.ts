@@ -337,6 +337,7 @@ const history = fc
 
 const settings: fc.Arbitrary<ToolOutputMaskingSettings> = fc.record({
   toolProtectionThreshold: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 40_000 })),
+  coldCacheProtectionThreshold: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 60_000 })),
   minPrunableTokensThreshold: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 40_000 })),
   protectLatestTurn: fc.boolean(),
   maxOutputTokens: fc.constantFrom(0, 3_000, 20_000, 200_000),
@@ -361,7 +362,8 @@ const hostPlace = fc.record({
 /**
  * The protection rule, re-stated from docs/settings.md, as `contentIndex:partIndex` keys:
  * `prunable` = countable outputs outside the protected window (older than the newest
- * `toolProtectionThreshold` tokens, never in the latest entry when it is protected), `oversized` =
+ * `toolProtectionThreshold` tokens, or at a cold-cache moment `coldCacheProtectionThreshold` when
+ * smaller; never in the latest entry when it is protected), `oversized` =
  * countable outputs above `maxOutputTokens`. Whether a pass masks the prunable batch at all is a
  * cost decision (thresholds, cache state) that this oracle leaves to the planner's own tests; what
  * it pins down is that nothing else is ever masked, and that the batch is all or nothing.
@@ -369,7 +371,11 @@ const hostPlace = fc.record({
 function protectionOracle(
   entries: readonly Content[],
   config: ToolOutputMaskingConfig,
+  cacheLikelyCold: boolean,
 ): { prunable: Set<string>; oversized: Set<string>; tokens: Map<string, number> } {
+  const window = cacheLikelyCold
+    ? Math.min(config.toolProtectionThreshold, config.coldCacheProtectionThreshold)
+    : config.toolProtectionThreshold;
   const exempt = new Set(config.exemptTools);
   const maxOutput = config.maxOutputTokens > 0 ? config.maxOutputTokens : Infinity;
   const scanEnd = config.protectLatestTurn ? entries.length - 1 : entries.length;
@@ -392,7 +398,7 @@ function protectionOracle(
       tokens.set(key, count);
       if (count > maxOutput) oversized.add(key);
       else if (contentIndex >= scanEnd) continue;
-      else if (!crossed && protectedTokens + count <= config.toolProtectionThreshold) {
+      else if (!crossed && protectedTokens + count <= window) {
         protectedTokens += count;
       } else {
         crossed = true;
@@ -528,10 +534,11 @@ async function checkPass(
   config: ToolOutputMaskingConfig,
   fsm: MemoryFs,
   directory: string,
+  cacheLikelyCold: boolean,
 ): Promise<void> {
   const output = result.newHistory;
   expect(output.length).toBe(input.length);
-  const { prunable, oversized, tokens } = protectionOracle(input, config);
+  const { prunable, oversized, tokens } = protectionOracle(input, config, cacheLikelyCold);
   const changedIndices = new Set(result.changedIndices);
   const maskedKeys: string[] = [];
 
@@ -658,7 +665,7 @@ async function passProperty(
   // Input untouched, deep and at every level the pass works on.
   sameSnapshot(shallowSnapshot(input), identity, 'input');
   same(fingerprint(input), before, 'input fingerprint (the pass mutated its input)');
-  await checkPass(input, result, config, fsm, directory);
+  await checkPass(input, result, config, fsm, directory, cacheLikelyCold);
   const files = listFiles(fsm, place.projectTempDir);
   // Files 0600 in 0700 folders, all inside the session folder, no temporary leftovers.
   for (const file of files) {

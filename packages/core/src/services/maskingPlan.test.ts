@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Content, Part } from './maskingTypes.js';
-import { planMasking, type PlanConfig } from './maskingPlan.js';
+import { planMasking, protectionBudget, type PlanConfig } from './maskingPlan.js';
 import { viewHistory } from './historyLedger.js';
 
 /** Each output's token count is its `output` length, so tests can reason in exact numbers. */
@@ -55,6 +55,26 @@ describe('planMasking', () => {
     const cold = plan(small, config, { cacheLikelyCold: true });
     expect(cold.trigger).toBe('cold_cache');
     expect(cold.targets.map((target) => target.contentIndex)).toEqual([1]);
+  });
+
+  it('uses the cold-moment window at a cold moment only, never above toolProtectionThreshold', () => {
+    const withCold = { ...config, coldCacheProtectionThreshold: 40 };
+    // newest first 40 | 50 | 30 | 60: warm, 40 + 50 fit in 100; cold, only 40 fits in 40.
+    const entries = history(60, 30, 50, 40);
+    expect(plan(entries, withCold).targets.map((target) => target.contentIndex)).toEqual([1, 3]);
+    const cold = plan(entries, withCold, { cacheLikelyCold: true });
+    expect(cold.protectedTokens).toBe(40);
+    expect(cold.totalPrunableTokens).toBe(140);
+    expect(cold.targets.map((target) => target.contentIndex)).toEqual([1, 3, 5]);
+    // A cold window larger than toolProtectionThreshold protects no more than it.
+    const larger = plan(
+      entries,
+      { ...config, coldCacheProtectionThreshold: 500 },
+      { cacheLikelyCold: true },
+    );
+    expect(larger.protectedTokens).toBe(90);
+    expect(protectionBudget({ ...config, coldCacheProtectionThreshold: 500 }, true)).toBe(100);
+    expect(protectionBudget(withCold, false)).toBe(100);
   });
 
   it('skips the last entry when protectLatestTurn', () => {

@@ -6,7 +6,10 @@
  * `toolProtectionThreshold` are protected; the output that crosses that line and every older
  * one are prunable. Masking is batched: it happens only when the prunable total reaches
  * `minPrunableTokensThreshold`, so every prompt-cache break frees a lot — or when the cache is
- * most likely cold anyway (`cacheLikelyCold`), where a break costs nothing. Independently, an
+ * most likely cold anyway (`cacheLikelyCold`), where a break costs nothing. At such a cold moment
+ * the protected window is `coldCacheProtectionThreshold` when that is smaller (the pass is free
+ * then, and what stays whole is paid for on every request until the next cold moment); every
+ * other pass uses `toolProtectionThreshold`. Independently, an
  * output larger than `maxOutputTokens` is always masked, even the newest, so one giant log cannot
  * wedge a session.
  *
@@ -38,7 +41,8 @@ export interface MaskingPlan {
 export type PlanConfig = Pick<
   ToolOutputMaskingConfig,
   'toolProtectionThreshold' | 'minPrunableTokensThreshold' | 'protectLatestTurn'
->;
+> &
+  Partial<Pick<ToolOutputMaskingConfig, 'coldCacheProtectionThreshold'>>;
 
 /** Where the protected window ends: the crossing output and everything before it are prunable. */
 interface Crossing {
@@ -47,37 +51,54 @@ interface Crossing {
   outputPosition: number;
 }
 
-export function planMasking(
+/** The protected window of `budget` tokens over entries [0, scanEnd), newest first. */
+function protectedWindow(
   view: HistoryView,
-  config: PlanConfig,
-  options: { cacheLikelyCold?: boolean } = {},
-): MaskingPlan {
-  const scanEnd = Math.max(0, config.protectLatestTurn ? view.length - 1 : view.length);
+  scanEnd: number,
+  budget: number,
+): { protectedTokens: number; crossing?: Crossing } {
   const scannedTokens = view.tokensBefore(scanEnd);
   // Entries [firstProtected, scanEnd) fit whole in the budget: binary search on prefix sums.
   let low = 0;
   let high = scanEnd;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (scannedTokens - view.tokensBefore(middle) <= config.toolProtectionThreshold) high = middle;
+    if (scannedTokens - view.tokensBefore(middle) <= budget) high = middle;
     else low = middle + 1;
   }
   const firstProtected = low;
   let protectedTokens = scannedTokens - view.tokensBefore(firstProtected);
-  let crossing: Crossing | undefined;
   if (firstProtected > 0) {
     // The entry before holds the crossing output; some of its newer outputs may still fit.
     const contentIndex = firstProtected - 1;
     const outputs = view.summary(contentIndex).outputs;
     for (let position = outputs.length - 1; position >= 0; position--) {
       const tokens = (outputs[position] as { tokens: number }).tokens;
-      if (protectedTokens + tokens > config.toolProtectionThreshold) {
-        crossing = { contentIndex, outputPosition: position };
-        break;
+      if (protectedTokens + tokens > budget) {
+        return { protectedTokens, crossing: { contentIndex, outputPosition: position } };
       }
       protectedTokens += tokens;
     }
   }
+  return { protectedTokens };
+}
+
+/** The window of a pass: `toolProtectionThreshold`, or the cold-moment one when smaller. */
+export function protectionBudget(config: PlanConfig, cacheLikelyCold = false): number {
+  const cold = config.coldCacheProtectionThreshold;
+  return cacheLikelyCold && cold !== undefined
+    ? Math.min(cold, config.toolProtectionThreshold)
+    : config.toolProtectionThreshold;
+}
+
+export function planMasking(
+  view: HistoryView,
+  config: PlanConfig,
+  options: { cacheLikelyCold?: boolean } = {},
+): MaskingPlan {
+  const scanEnd = Math.max(0, config.protectLatestTurn ? view.length - 1 : view.length);
+  const budget = protectionBudget(config, options.cacheLikelyCold);
+  const { protectedTokens, crossing } = protectedWindow(view, scanEnd, budget);
 
   let totalPrunableTokens = 0;
   if (crossing) {

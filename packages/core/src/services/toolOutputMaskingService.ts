@@ -75,8 +75,8 @@ export interface ToolOutputMaskingServiceDeps {
 }
 
 export interface MaskingTuning {
-  /** Preview sizes. Default: `PREVIEW_LIMITS`. */
-  previewLimits?: PreviewLimits;
+  /** Preview sizes, over `PREVIEW_LIMITS` (the keys given replace the defaults). */
+  previewLimits?: Partial<PreviewLimits>;
   /** Smallest saving worth a snippet. Default: `MIN_SAVED_TOKENS`. */
   minSavedTokens?: number;
   /** Largest share of an output its snippet may keep. Default: `MAX_KEPT_RATIO`. */
@@ -207,7 +207,7 @@ export class ToolOutputMaskingService {
     const readToolName = deps.readToolName;
     this.readToolName = typeof readToolName === 'function' ? readToolName : () => readToolName;
     const tuning = deps._internal?.tuning;
-    this.previewLimits = tuning?.previewLimits ?? PREVIEW_LIMITS;
+    this.previewLimits = { ...PREVIEW_LIMITS, ...tuning?.previewLimits };
     this.minSavedTokens = tuning?.minSavedTokens ?? MIN_SAVED_TOKENS;
     this.maxKeptRatio = tuning?.maxKeptRatio ?? MAX_KEPT_RATIO;
     this.estimateResponseTokens = tuning?.estimateResponseTokens ?? estimateFunctionResponseTokens;

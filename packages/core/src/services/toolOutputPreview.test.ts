@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   GIANT_TEXT_UNITS,
   PREVIEW_LIMITS,
+  budgetedLines,
   buildPreview,
   headTailLines,
   splitShellSections,
@@ -44,7 +45,8 @@ describe('buildPreview', () => {
     const response = {
       output: `Output: ${output}\nError: ${error}\nExit Code: 1\nProcess Group PGID: 42`,
     };
-    const preview = buildPreview('run_shell_command', response, response.output);
+    const headAndTail = { ...PREVIEW_LIMITS, lineBudgetChars: 0 };
+    const preview = buildPreview('run_shell_command', response, response.output, headAndTail);
     expect(preview).toContain(`Error: ${error}`);
     expect(preview).toContain('Exit Code: 1');
     expect(preview).toContain('Process Group PGID: 42');
@@ -131,5 +133,55 @@ describe('giant outputs (issue 14, item 4)', () => {
     const preview = buildPreview('run_shell_command', { output }, output);
     expect(preview.split('\n').slice(0, 3)).toEqual(['Error: boom', 'Exit Code: 2', 'Output:']);
     expect(preview).toMatch(/line 1\nline 2\n\[\.\.\. [\d,]+ of [\d,]+ lines omitted \.\.\.\]\n/);
+  });
+});
+
+describe('budgetedLines', () => {
+  const limits = { ...PREVIEW_LIMITS, lineBudgetChars: 60, maxLineChars: 80 };
+
+  it('keeps the head and tail lines, then more from both ends while the budget lasts', () => {
+    // "line N" costs 7 or 8 characters with its newline: 2 + 2 kept, then 4 more fit in 60.
+    expect(budgetedLines(numbered(30), 2, 2, limits)).toBe(
+      ['line 1', 'line 2', 'line 3', 'line 4', '[... 22 of 30 lines omitted ...]']
+        .concat(['line 27', 'line 28', 'line 29', 'line 30'])
+        .join('\n'),
+    );
+  });
+
+  it('always keeps the head and tail lines, whatever the budget', () => {
+    const long = Array.from({ length: 10 }, (_, index) => `${index}`.repeat(200)).join('\n');
+    const preview = budgetedLines(long, 1, 1, { ...limits, lineBudgetChars: 10 });
+    expect(preview.split('\n')).toHaveLength(3);
+    expect(preview).toContain('[... 8 of 10 lines omitted ...]');
+  });
+
+  it('counts a line by its cut length and shows short texts whole', () => {
+    expect(budgetedLines('a\nb\nc', 1, 1, limits)).toBe('a\nb\nc');
+    const wide = ['line 1', 'x'.repeat(500), 'y'.repeat(500), 'line 2', 'line 3'].join('\n');
+    // A 500-character line costs 81 characters once cut: over the budget, so it stops that side.
+    expect(budgetedLines(wide, 1, 1, limits)).toBe(
+      ['line 1', '[... 2 of 5 lines omitted ...]', 'line 2', 'line 3'].join('\n'),
+    );
+  });
+
+  it('shows a single left-out line instead of a marker, and matches headTailLines at zero', () => {
+    expect(budgetedLines(numbered(5), 2, 2, { ...limits, lineBudgetChars: 0 })).toBe(numbered(5));
+    const zero = { ...PREVIEW_LIMITS, lineBudgetChars: 0 };
+    expect(budgetedLines(numbered(40), 3, 2, zero)).toBe(headTailLines(numbered(40), 3, 2, zero));
+  });
+
+  it('fills previews when the limits give a budget', () => {
+    const response = { output: `Output: ${numbered(200)}\nExit Code: 1` };
+    const plain = buildPreview('run_shell_command', response, response.output, {
+      ...PREVIEW_LIMITS,
+      lineBudgetChars: 0,
+    });
+    const filled = buildPreview('run_shell_command', response, response.output, {
+      ...PREVIEW_LIMITS,
+      lineBudgetChars: 300,
+    });
+    expect(filled.length).toBeGreaterThan(plain.length);
+    expect(filled).toContain('Exit Code: 1');
+    expect(filled).toContain('line 200');
   });
 });

@@ -18,6 +18,11 @@ export interface PreviewLimits {
   maxLineChars: number;
   /** Whole sections kept verbatim (errors) are capped at this many characters. */
   maxSectionChars: number;
+  /**
+   * Characters of lines a preview may show: beyond the head and tail lines, more lines are
+   * added from both ends, alternately, while they fit (see `budgetedLines`). 0: head and tail only.
+   */
+  lineBudgetChars: number;
 }
 
 /**
@@ -34,6 +39,7 @@ export const PREVIEW_LIMITS: Readonly<PreviewLimits> = {
   maxLineChars: 80,
   /** Whole sections kept verbatim (errors) are capped at this many characters. */
   maxSectionChars: 2_000,
+  lineBudgetChars: 700,
 } as const;
 
 /** How far from the end a single-line section, or the Error section, may start. */
@@ -154,6 +160,91 @@ export function headTailLines(
   ].join('\n');
 }
 
+/**
+ * The lines a preview keeps, as characters rather than a count of lines: a line is paid for by
+ * its length (cut at `maxLineChars`), so a budget holds many short lines (most code) and few
+ * long ones. The first `headLines` and last `tailLines` are always kept; then lines are added
+ * from the head and the tail in turn while the total stays within `lineBudgetChars`, until a
+ * side's next line no longer fits or nothing is left out. What was left out is one marker with
+ * its line count, as in `headTailLines` (a single line is shown instead). Only the lines it keeps are read, from both ends, so a
+ * giant output is never split whole.
+ *
+ * Measured on the shared traces (docs/benchmarks.md, section 3): the lines an agent quotes later
+ * are mostly code lines it read, anywhere in the output; ranking lines by look (errors, paths,
+ * test names) or dropping repeated ones changed the share kept by less than a point, so the
+ * budget decides how much is kept and the ends decide which.
+ */
+export function budgetedLines(
+  text: string,
+  headLines: number,
+  tailLines: number,
+  limits: PreviewLimits = PREVIEW_LIMITS,
+): string {
+  let total = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) total++;
+  const head: string[] = [];
+  const tail: string[] = [];
+  let headStart = 0; // offset of the next head line
+  let tailEnd = text.length; // end (exclusive) of the next tail line
+  let used = 0;
+  const left = () => total - head.length - tail.length;
+  const cost = (line: string) => Math.min(line.length, limits.maxLineChars) + 1;
+  const peekHead = () => {
+    const end = text.indexOf('\n', headStart);
+    return text.slice(headStart, end === -1 ? text.length : end);
+  };
+  const peekTail = () => text.slice(text.lastIndexOf('\n', tailEnd - 1) + 1, tailEnd);
+  const takeHead = () => {
+    const line = peekHead();
+    head.push(line);
+    headStart += line.length + 1;
+    used += cost(line);
+  };
+  const takeTail = () => {
+    const line = peekTail();
+    tail.push(line);
+    tailEnd -= line.length + 1;
+    used += cost(line);
+  };
+  while (head.length < headLines && left() > 0) takeHead();
+  while (tail.length < tailLines && left() > 0) takeTail();
+  let headFits = true;
+  let tailFits = true;
+  while (left() > 0 && (headFits || tailFits)) {
+    const fromHead = headFits && (!tailFits || head.length <= tail.length);
+    const line = fromHead ? peekHead() : peekTail();
+    if (used + cost(line) > limits.lineBudgetChars) {
+      if (fromHead) headFits = false;
+      else tailFits = false;
+      continue;
+    }
+    if (fromHead) takeHead();
+    else takeTail();
+  }
+  // One line left out costs as much as the marker that would say so.
+  if (left() === 1) takeHead();
+  const omitted = left();
+  return [
+    ...head.map((line) => cutLine(line, limits.maxLineChars)),
+    ...(omitted > 0
+      ? [`[... ${formatCount(omitted)} of ${formatCount(total)} lines omitted ...]`]
+      : []),
+    ...tail.reverse().map((line) => cutLine(line, limits.maxLineChars)),
+  ].join('\n');
+}
+
+/** The output's lines in a preview: head and tail, filled up to the character budget if any. */
+function previewLines(
+  text: string,
+  headLines: number,
+  tailLines: number,
+  limits: PreviewLimits,
+): string {
+  return limits.lineBudgetChars > 0
+    ? budgetedLines(text, headLines, tailLines, limits)
+    : headTailLines(text, headLines, tailLines, limits);
+}
+
 /** Root-level status fields of a response (`error`, a non-zero exit code) kept whole. */
 function rootStatusLines(response: unknown, limits: PreviewLimits): string[] {
   if (response === null || typeof response !== 'object' || Array.isArray(response)) return [];
@@ -184,7 +275,7 @@ function shellPreview(sections: ShellSections, limits: PreviewLimits): string {
     parts.push(`${section.name}: ${capSection(section.value, limits)}`);
   }
   parts.push(
-    `Output:\n${headTailLines(sections.output, limits.shellHeadLines, limits.shellTailLines, limits)}`,
+    `Output:\n${previewLines(sections.output, limits.shellHeadLines, limits.shellTailLines, limits)}`,
   );
   // Bookkeeping sections last: rarely needed, still kept whole.
   for (const section of sections.trailing) {
@@ -218,6 +309,6 @@ export function buildPreview(
       : undefined;
   const body = sections
     ? shellPreview(sections, limits)
-    : headTailLines(fullText, limits.headLines, limits.tailLines, limits);
+    : previewLines(fullText, limits.headLines, limits.tailLines, limits);
   return [...status, body].join('\n');
 }

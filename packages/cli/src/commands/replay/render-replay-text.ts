@@ -62,7 +62,8 @@ function heading(report: ReplayReport): string {
 
 function settingsLine(config: ToolOutputMaskingConfig): string {
   return (
-    `toolmask settings: protect ${formatInteger(config.toolProtectionThreshold)} tokens, ` +
+    `toolmask settings: protect ${formatInteger(config.toolProtectionThreshold)} tokens ` +
+    `(${formatInteger(Math.min(config.coldCacheProtectionThreshold, config.toolProtectionThreshold))} at cold moments), ` +
     `mask when >= ${formatInteger(config.minPrunableTokensThreshold)} prunable, ` +
     `protect latest turn ${config.protectLatestTurn ? 'on' : 'off'}, ` +
     `max output ${formatInteger(config.maxOutputTokens)} tokens` +
