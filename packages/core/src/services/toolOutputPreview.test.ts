@@ -5,38 +5,10 @@ import {
   budgetedLines,
   buildPreview,
   headTailLines,
-  splitShellSections,
 } from './toolOutputPreview.js';
 
 const numbered = (count: number, prefix = 'line') =>
   Array.from({ length: count }, (_, index) => `${prefix} ${index + 1}`).join('\n');
-
-describe('splitShellSections', () => {
-  it('splits every trailing section and keeps Output apart', () => {
-    const text = `Output: ${numbered(3)}\nError: boom\nsecond error line\nExit Code: 2\nSignal: SIGTERM\nBackground PIDs: 11, 12\nProcess Group PGID: 99`;
-    const sections = splitShellSections(text);
-    expect(sections?.output).toBe(numbered(3));
-    expect(sections?.trailing).toEqual([
-      { name: 'Error', value: 'boom\nsecond error line' },
-      { name: 'Exit Code', value: '2' },
-      { name: 'Signal', value: 'SIGTERM' },
-      { name: 'Background PIDs', value: '11, 12' },
-      { name: 'Process Group PGID', value: '99' },
-    ]);
-  });
-
-  it('does not take an "Exit Code:" line printed by the command inside Output for a section', () => {
-    const text = `Output: Exit Code: 7\nstill output\nmore`;
-    expect(splitShellSections(text)).toEqual({
-      output: text.slice('Output: '.length),
-      trailing: [],
-    });
-  });
-
-  it('returns undefined for text that is not a shell result', () => {
-    expect(splitShellSections('hello')).toBeUndefined();
-  });
-});
 
 describe('buildPreview', () => {
   it('keeps every shell section but Output whole, Output as head and tail with the omitted count', () => {
@@ -132,7 +104,7 @@ describe('giant outputs (issue 14, item 4)', () => {
     const output = `Output: ${numbered(GIANT_TEXT_UNITS / 8)}\nError: boom\nExit Code: 2`;
     const preview = buildPreview('run_shell_command', { output }, output);
     expect(preview.split('\n').slice(0, 3)).toEqual(['Error: boom', 'Exit Code: 2', 'Output:']);
-    expect(preview).toMatch(/line 1\nline 2\n\[\.\.\. [\d,]+ of [\d,]+ lines omitted \.\.\.\]\n/);
+    expect(preview).toMatch(/^Output:\nline 1\nline 2\n(line \d+\n)*\[\.\.\. [\d,]+ of [\d,]+ lines omitted \.\.\.\]\n/m);
   });
 });
 
@@ -183,5 +155,35 @@ describe('budgetedLines', () => {
     expect(filled.length).toBeGreaterThan(plain.length);
     expect(filled).toContain('Exit Code: 1');
     expect(filled).toContain('line 200');
+  });
+});
+
+describe('shell results as the gemini and qwen commands write them', () => {
+  const log = numbered(300);
+
+  it('gemini: the untrusted_context wrapper is kept around the preview, the status found inside', () => {
+    const output = `<untrusted_context>\nOutput: ${log}\nExit Code: 3\nProcess Group PGID: 11418\n</untrusted_context>`;
+    const preview = buildPreview('run_shell_command', { output }, output);
+    expect(preview.split('\n')[0]).toBe('<untrusted_context>');
+    expect(preview.split('\n')[1]).toBe('Exit Code: 3');
+    expect(preview).toContain('line 300\nProcess Group PGID: 11418\n</untrusted_context>');
+    expect(preview).toMatch(/\[\.\.\. \d+ of 300 lines omitted \.\.\.\]/);
+  });
+
+  it('gemini: its own truncation notice (where the full text is) stays first', () => {
+    const notice =
+      'Output too large. Showing first 8,000 and last 32,000 characters. For full output see: /home/u/.gemini/tmp/p/tool-outputs/session-s/run_shell_command__c1.txt';
+    const output = `${notice}\n<untrusted_context>\nOutput: ${log}\nProcess Group PGID: 10863\n</untrusted_context>`;
+    const preview = buildPreview('run_shell_command', { output }, output);
+    expect(preview.split('\n').slice(0, 3)).toEqual([notice, '<untrusted_context>', 'Output:']);
+  });
+
+  it('qwen: the command first, the (none) sections left out, the directory with the bookkeeping', () => {
+    const output = `Command: make test\nDirectory: (root)\nOutput: ${log}\nError: (none)\nExit Code: 2\nSignal: (none)\nProcess Group PGID: (none)`;
+    const preview = buildPreview('run_shell_command', { output }, output);
+    const lines = preview.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['Command: make test', 'Exit Code: 2', 'Output:']);
+    expect(lines.at(-1)).toBe('Directory: (root)');
+    expect(preview).not.toContain('(none)');
   });
 });

@@ -6,6 +6,9 @@
 import { formatCount } from '../utils/formatCount.js';
 import { headOf, tailOf } from '../utils/codePoints.js';
 import { countLines, firstLines, lastLines } from '../utils/textLines.js';
+import { splitShellSections, type ShellSections } from './shellOutput.js';
+
+export { splitShellSections, type ShellSections } from './shellOutput.js';
 
 export const SHELL_TOOL_NAME = 'run_shell_command';
 
@@ -41,64 +44,6 @@ export const PREVIEW_LIMITS: Readonly<PreviewLimits> = {
   maxSectionChars: 2_000,
   lineBudgetChars: 700,
 } as const;
-
-/** How far from the end a single-line section, or the Error section, may start. */
-const LINE_SEARCH_WINDOW = 1_024;
-const ERROR_SEARCH_WINDOW = 64 * 1_024;
-
-/** Sections the shell tool appends after `Output:`, in the order it writes them. */
-const SHELL_TRAILING_SECTIONS = [
-  'Error',
-  'Exit Code',
-  'Signal',
-  'Background PIDs',
-  'Process Group PGID',
-] as const;
-
-export interface ShellSections {
-  output: string;
-  /** Trailing sections in order, as `Name: value` lines (the Error value may span lines). */
-  trailing: Array<{ name: string; value: string }>;
-}
-
-/**
- * Splits a shell tool result into its `Output:` body and trailing sections. The trailing
- * sections are found from the end, each at most once and in the shell tool's order, so a line
- * such as `Exit Code: 3` printed by the command itself inside Output is not mistaken for one.
- */
-/** Last index of `marker` that starts within the final `window` characters of `text`, or -1. */
-function lastIndexWithin(text: string, marker: string, window: number): number {
-  let found = -1;
-  for (
-    let at = text.indexOf(marker, Math.max(0, text.length - window));
-    at !== -1;
-    at = text.indexOf(marker, at + 1)
-  ) {
-    found = at;
-  }
-  return found;
-}
-
-export function splitShellSections(text: string): ShellSections | undefined {
-  if (!text.startsWith('Output:')) return undefined;
-  let rest = text;
-  const trailing: Array<{ name: string; value: string }> = [];
-  for (let index = SHELL_TRAILING_SECTIONS.length - 1; index >= 0; index--) {
-    const name = SHELL_TRAILING_SECTIONS[index] as string;
-    const marker = `\n${name}: `;
-    // Sections sit at the end: search only the tail, not a 20 MB log.
-    const window = name === 'Error' ? ERROR_SEARCH_WINDOW : LINE_SEARCH_WINDOW;
-    const at = lastIndexWithin(rest, marker, window);
-    if (at < 0) continue;
-    const value = rest.slice(at + marker.length);
-    // Single-line sections must really be a single line; otherwise this was part of Output.
-    if (name !== 'Error' && value.includes('\n')) continue;
-    trailing.unshift({ name, value });
-    rest = rest.slice(0, at);
-  }
-  const output = rest.slice('Output:'.length).replace(/^ /, '');
-  return { output, trailing };
-}
 
 function cutLine(line: string, maxChars: number): string {
   if (line.length <= maxChars) return line;
@@ -268,21 +213,33 @@ function rootStatusLines(response: unknown, limits: PreviewLimits): string[] {
   return lines;
 }
 
+/** Sections that are bookkeeping: rarely needed, kept whole, shown last. */
+const BOOKKEEPING = new Set(['Process Group PGID', 'Background PIDs', 'Directory']);
+
+/** qwen-code writes `(none)` for a section that does not apply: nothing to keep. */
+const isEmptySection = (value: string) => value === '(none)';
+
 function shellPreview(sections: ShellSections, limits: PreviewLimits): string {
   const parts: string[] = [];
-  for (const section of sections.trailing) {
-    if (section.name === 'Process Group PGID' || section.name === 'Background PIDs') continue;
-    parts.push(`${section.name}: ${capSection(section.value, limits)}`);
+  if (sections.preamble) parts.push(capSection(sections.preamble, limits));
+  if (sections.wrapper) parts.push(`<${sections.wrapper}>`);
+  const body: string[] = [];
+  const all = [...sections.leading, ...sections.trailing];
+  for (const section of all) {
+    if (BOOKKEEPING.has(section.name) || isEmptySection(section.value)) continue;
+    body.push(`${section.name}: ${capSection(section.value, limits)}`);
   }
-  parts.push(
+  body.push(
     `Output:\n${previewLines(sections.output, limits.shellHeadLines, limits.shellTailLines, limits)}`,
   );
-  // Bookkeeping sections last: rarely needed, still kept whole.
-  for (const section of sections.trailing) {
-    if (section.name === 'Process Group PGID' || section.name === 'Background PIDs') {
-      parts.push(`${section.name}: ${section.value}`);
+  for (const section of all) {
+    if (BOOKKEEPING.has(section.name) && !isEmptySection(section.value)) {
+      body.push(`${section.name}: ${section.value}`);
     }
   }
+  parts.push(...body);
+  // The host's wrapper closes the preview too: what the model reads of it stays marked untrusted.
+  if (sections.wrapper) parts.push(`</${sections.wrapper}>`);
   return parts.join('\n');
 }
 
