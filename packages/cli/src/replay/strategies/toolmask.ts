@@ -22,7 +22,8 @@ export interface ToolmaskStrategyOptions {
   name?: string;
   /**
    * The project temp dir that snippets and notices name, so that figures do not depend on where
-   * the files are written. @default `/toolmask-replay/<name>`
+   * the files are written. @default `/toolmask-replay/toolmask`, whatever the name: variants of
+   * the pass under other names (the bench's) write the same bytes for the same decisions.
    */
   shownProjectTempDir?: string;
   /** Design knobs, for the bench's lever ablations. @default none */
@@ -31,7 +32,7 @@ export interface ToolmaskStrategyOptions {
 
 export function createToolmaskStrategy(options: ToolmaskStrategyOptions): ReplayStrategy {
   const name = options.name ?? 'toolmask';
-  const shown = options.shownProjectTempDir ?? shownProjectTempDir(name);
+  const shown = options.shownProjectTempDir ?? shownProjectTempDir('toolmask');
   // The replay writes to a scratch folder: no fsync, a crash loses nothing that matters.
   const store = createRelocatedStore(
     createFileToolOutputStore({ fsync: false }),
