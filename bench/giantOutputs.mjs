@@ -23,6 +23,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPassService } from './passService.mjs';
 
 const RESULT_MARKER = 'GIANT_OUTPUT_RESULT ';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -92,30 +93,10 @@ function bulkyOutput(index) {
 async function passChild(impl, file) {
   for (const method of ['log', 'debug', 'info', 'warn']) console[method] = () => undefined;
   const temp = fs.mkdtempSync(path.join(argument('temp-dir', os.tmpdir()), 'toolmask-giant-'));
-  const host = {
-    getSessionId: () => 'giant',
-    storage: { getProjectTempDir: () => temp },
-    getExperiments: () => undefined,
-    getContentGeneratorConfig: () => undefined,
-    isInteractive: () => false,
-    getUsageStatisticsEnabled: () => false,
-  };
-  let service;
-  if (impl === 'ours') {
-    const core = await import('@toolmask/core');
-    const config = core.resolveToolOutputMaskingConfig();
-    host.getToolOutputMaskingConfig = async () => config;
-    service = new core.ToolOutputMaskingService({ telemetry: () => undefined });
-  } else {
-    const upstream =
-      await import('@google/gemini-cli-core/dist/src/context/toolOutputMaskingService.js');
-    host.getToolOutputMaskingConfig = async () => ({
-      protectionThresholdTokens: 50_000,
-      minPrunableThresholdTokens: 30_000,
-      protectLatestTurn: true,
-    });
-    service = new upstream.ToolOutputMaskingService();
-  }
+  const { host, service } = await createPassService(impl, {
+    sessionId: 'giant',
+    projectTempDir: temp,
+  });
   // The output as a host holds it: one flat string (decoded from the tool's bytes).
   const giant = fs.readFileSync(file, 'utf8');
   const history = [{ role: 'user', parts: [{ text: 'build everything' }] }];

@@ -17,6 +17,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPassService } from './passService.mjs';
 
 const RESULT_MARKER = 'PASS_SPEED_RESULT ';
 /** Passes that mask (files included) should stay under this at 1,600 and 5,000 requests. */
@@ -102,31 +103,10 @@ async function runChild(impl) {
   // Where both implementations write their files (--temp-dir; default the OS temp dir). File
   // creation dominates masking passes and its cost depends a lot on the folder (docs/benchmarks.md).
   const temp = fs.mkdtempSync(path.join(argument('temp-dir', os.tmpdir()), 'toolmask-bench-'));
-  const host = {
-    getSessionId: () => 'bench',
-    storage: { getProjectTempDir: () => temp },
-    // What gemini-cli's service and its telemetry call on a Config.
-    getExperiments: () => undefined,
-    getContentGeneratorConfig: () => undefined,
-    isInteractive: () => false,
-    getUsageStatisticsEnabled: () => false,
-  };
-  let service;
-  if (impl === 'ours') {
-    const core = await import('@toolmask/core');
-    const config = core.resolveToolOutputMaskingConfig();
-    host.getToolOutputMaskingConfig = async () => config;
-    service = new core.ToolOutputMaskingService({ telemetry: () => undefined });
-  } else {
-    const upstream =
-      await import('@google/gemini-cli-core/dist/src/context/toolOutputMaskingService.js');
-    host.getToolOutputMaskingConfig = async () => ({
-      protectionThresholdTokens: 50_000,
-      minPrunableThresholdTokens: 30_000,
-      protectLatestTurn: true,
-    });
-    service = new upstream.ToolOutputMaskingService();
-  }
+  const { host, service } = await createPassService(impl, {
+    sessionId: 'bench',
+    projectTempDir: temp,
+  });
 
   global.gc?.();
   const baselineRss = process.memoryUsage().rss;
