@@ -104,7 +104,9 @@ describe('giant outputs (issue 14, item 4)', () => {
     const output = `Output: ${numbered(GIANT_TEXT_UNITS / 8)}\nError: boom\nExit Code: 2`;
     const preview = buildPreview('run_shell_command', { output }, output);
     expect(preview.split('\n').slice(0, 3)).toEqual(['Error: boom', 'Exit Code: 2', 'Output:']);
-    expect(preview).toMatch(/^Output:\nline 1\nline 2\n(line \d+\n)*\[\.\.\. [\d,]+ of [\d,]+ lines omitted \.\.\.\]\n/m);
+    expect(preview).toMatch(
+      /^Output:\nline 1\nline 2\n(line \d+\n)*\[\.\.\. [\d,]+ of [\d,]+ lines omitted \.\.\.\]\n/m,
+    );
   });
 });
 
