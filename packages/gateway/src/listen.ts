@@ -22,6 +22,12 @@ export interface ListenOptions extends GatewayOptions {
   host?: string;
   /** 0 picks a free port. @default 8787 */
   port?: number;
+  /**
+   * Say where it listens in `<stateDir>/gateway.json`, for launchers to reuse. A launcher's own
+   * gateway lives only as long as the launcher, so it is not announced (launch-client.ts).
+   * @default true
+   */
+  announce?: boolean;
 }
 
 export interface RunningGateway {
@@ -62,7 +68,7 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   };
   // The first gateway of a state folder is the one launchers find; a second one (other upstreams)
   // leaves that file alone.
-  const announced = !(await findRunningGateway(gateway.stateDir));
+  const announced = options.announce !== false && !(await findRunningGateway(gateway.stateDir));
   if (announced) await writeAtomically(runningFile, JSON.stringify(running) + '\n');
 
   let closing: Promise<void> | undefined;

@@ -102,6 +102,14 @@ describe('findRunningGateway', () => {
     expect(await findRunningGateway(stateDir)).toBeUndefined();
   });
 
+  it("a gateway started with announce: false (a launcher's own) writes no gateway.json", async () => {
+    const { stateDir, settingsFile } = await stateFolder();
+    const quiet = await startTestGateway({ stateDir, settingsFile, announce: false });
+    cleanups.push(() => quiet.close());
+    await expect(fs.stat(path.join(stateDir, RUNNING_FILE))).rejects.toThrow();
+    expect(await findRunningGateway(stateDir)).toBeUndefined();
+  });
+
   it('close() removes gateway.json only while it is still its own', async () => {
     const { stateDir, settingsFile } = await stateFolder();
     const announced = await startTestGateway({ stateDir, settingsFile });

@@ -1,10 +1,19 @@
 /**
  * Runs a person's own agent CLI (`gemini`, `qwen`) through the gateway for one session: reuse the
- * gateway already running for this state folder, or start one in this process on a free loopback
- * port (its log goes to `<stateDir>/gateway.log`, never to the terminal the agent draws on); set
- * the client up (by environment, see gemini-launch.ts and qwen-launch.ts); run it with the
- * terminal inherited, so the interactive UI works; stop the gateway it started when the client
- * exits, and exit with the client's code.
+ * standalone gateway running for this state folder (`toolmask gateway`, announced in
+ * `gateway.json`), or start a private one in this process on a free loopback port (its log goes
+ * to `<stateDir>/gateway.log`, never to the terminal the agent draws on); set the client up (by
+ * environment, see gemini-launch.ts and qwen-launch.ts); run it with the terminal inherited, so
+ * the interactive UI works; stop the gateway it started when the client exits, and exit with the
+ * client's code.
+ *
+ * Why private: a gateway a launcher starts runs inside the launcher's process, so it ends when
+ * that client exits. Shared with a second launcher, it would take the second client's model API
+ * and read-back down with it; keeping it alive instead would make the first terminal wait for the
+ * other session. So a launcher's gateway is never announced, and only a standalone gateway, which
+ * outlives every launcher, is ever reused. Several gateways on one state folder are safe: each
+ * launch has its own session id, hence its own conversations (decisions, meta, offloaded outputs),
+ * and the shared files are appended whole lines at a time (usage days, the log).
  *
  * Signals: Ctrl-C reaches the client directly (it shares the terminal's process group), which
  * decides what it means (gemini cancels a request, then exits); the launcher ignores it meanwhile.
@@ -64,6 +73,7 @@ async function ensureGateway(
   const logFile = path.join(options.stateDir, 'gateway.log');
   const running = await listenGateway({
     port: 0,
+    announce: false,
     stateDir: options.stateDir,
     upstreams: options.upstreams,
     ...(options.gatewaySettingsFile ? { settingsFile: options.gatewaySettingsFile } : {}),
