@@ -31,6 +31,8 @@ import type { Environment } from './gemini-launch.js';
 
 export interface ClientSetup {
   env: Environment;
+  /** The client's arguments, when the setup changed them; default the person's own. */
+  args?: readonly string[];
   /** One line for the person before the client starts. */
   summary: string;
   /** Undoes what the setup made for this run (overlays); returns warnings. */
@@ -102,16 +104,20 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
   try {
     setup = await options.setup(gateway.url, randomUUID());
     options.say(setup.summary);
-    return await runChild(options, setup.env);
+    return await runChild(options, setup.env, setup.args ?? options.args);
   } finally {
     for (const warning of (await setup?.cleanup()) ?? []) options.say(`toolmask: ${warning}`);
     await gateway.running?.close();
   }
 }
 
-function runChild(options: LaunchOptions, env: Environment): Promise<number> {
+function runChild(
+  options: LaunchOptions,
+  env: Environment,
+  args: readonly string[],
+): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(options.bin, [...options.args], {
+    const child = spawn(options.bin, [...args], {
       stdio: 'inherit',
       env: env as NodeJS.ProcessEnv,
       cwd: options.cwd,
