@@ -17,6 +17,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ensurePrivateDirectory } from '../state/private-files.js';
 import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
+import { ensureOwnDirectory, linkTarget, writeOwnFile } from './own-files.js';
 import { sameJson } from '../conversation/same-json.js';
 
 export interface SettingsInjection {
@@ -128,17 +129,15 @@ async function restoreOverlay(overlayRoot: string): Promise<string[]> {
         if (now === undefined || now === owner.written) continue;
         const realFile = path.join(owner.realDir, SETTINGS);
         const realText = (await readText(realFile)) ?? '';
-        await fs.writeFile(
+        await writeOwnFile(
           realFile,
           mergeBack(realText, owner.written, now, owner.injections, realFile),
-          {
-            mode: 0o600,
-          },
         );
         continue;
       }
-      // Created by this run, or written by replacing our link: the newest copy is this one.
-      await moveInto(inOverlay, path.join(owner.realDir, name));
+      // Created by this run, or written by replacing our link: the newest copy is this one. An
+      // entry of the person's that is a link (dotfiles) gets it at the link's target.
+      await moveInto(inOverlay, await linkTarget(path.join(owner.realDir, name)));
     } catch (error) {
       warnings.push(
         `could not bring back ${inOverlay}: ${String((error as Error)?.message ?? error)}`,
@@ -185,7 +184,9 @@ export async function createGeminiHomeOverlay(options: {
   injections: readonly SettingsInjection[];
 }): Promise<GeminiHomeOverlay> {
   await restoreAbandonedOverlays(options.launchDir);
-  await ensurePrivateDirectory(options.realDir);
+  // The person's folder (maybe a link into their dotfiles): made if missing, never checked or
+  // changed like toolmask's own private folders.
+  await ensureOwnDirectory(options.realDir);
   const root = path.join(
     options.launchDir,
     `gemini-${process.pid}-${randomBytes(4).toString('hex')}`,

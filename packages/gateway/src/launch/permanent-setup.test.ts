@@ -104,4 +104,37 @@ describe('toolmask setup', () => {
     expect(await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8')).toBe('{ "ui": ');
     await expect(fs.stat(path.join(stateDir, 'setup-gemini.json'))).rejects.toThrow();
   });
+
+  it('a ~/.qwen that is a link, with linked files: written through, the links kept', async () => {
+    const { stateDir } = await folders();
+    const dotfiles = path.join(root, 'dotfiles', 'qwen');
+    await fs.mkdir(dotfiles, { recursive: true });
+    await fs.writeFile(path.join(root, 'dotfiles', 'qwen-settings.json'), '{}\n');
+    await fs.writeFile(path.join(root, 'dotfiles', 'qwen.env'), 'OPENAI_API_KEY=k\n');
+    await fs.symlink('../qwen-settings.json', path.join(dotfiles, 'settings.json'));
+    await fs.symlink('../qwen.env', path.join(dotfiles, '.env'));
+    const clientDir = path.join(root, '.qwen');
+    await fs.symlink(dotfiles, clientDir);
+    await applySetup({ client: 'qwen', clientDir, gatewayUrl: 'http://127.0.0.1:8787', stateDir });
+    for (const link of [
+      clientDir,
+      path.join(dotfiles, 'settings.json'),
+      path.join(dotfiles, '.env'),
+    ])
+      expect((await fs.lstat(link)).isSymbolicLink()).toBe(true);
+    expect(
+      JSON.parse(await fs.readFile(path.join(root, 'dotfiles', 'qwen-settings.json'), 'utf8')),
+    ).toMatchObject({ mcpServers: { toolmask: { httpUrl: 'http://127.0.0.1:8787/mcp' } } });
+    expect(await fs.readFile(path.join(root, 'dotfiles', 'qwen.env'), 'utf8')).toBe(
+      'OPENAI_API_KEY=k\nOPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1\n',
+    );
+    await undoSetup({ client: 'qwen', stateDir });
+    expect((await fs.lstat(path.join(dotfiles, 'settings.json'))).isSymbolicLink()).toBe(true);
+    expect(
+      JSON.parse(await fs.readFile(path.join(root, 'dotfiles', 'qwen-settings.json'), 'utf8')),
+    ).toEqual({});
+    expect(await fs.readFile(path.join(root, 'dotfiles', 'qwen.env'), 'utf8')).toBe(
+      'OPENAI_API_KEY=k\n',
+    );
+  });
 });

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { parseEnv } from 'node:util';
 import { sameJson } from '../conversation/same-json.js';
 import { ensurePrivateDirectory, readIfExists, writeAtomically } from '../state/private-files.js';
+import { ensureOwnDirectory, writeOwnFile } from './own-files.js';
 import { CLIENT_MASKING_OFF_FLAGS } from '../fronts/client-masking.js';
 import { SESSION_HEADER } from '../conversation/conversation-key.js';
 import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
@@ -191,7 +192,9 @@ export async function applySetup(options: {
       JSON.stringify({ flags: CLIENT_MASKING_OFF_FLAGS, experimentIds: [] }) + '\n',
     );
   }
-  await ensurePrivateDirectory(clientDir);
+  // The client's folder and files are the person's (maybe links into their dotfiles): written
+  // through links, never checked like toolmask's own state folder.
+  await ensureOwnDirectory(clientDir);
   const lines: string[] = [];
   const settingsBackup = await backupOnce(settingsFile, settingsText);
   let text = settingsText ?? '';
@@ -201,14 +204,14 @@ export async function applySetup(options: {
       `${settingsFile}: ${change.path.join('.')} ${describe(change.before)} → ${describe(change.after)}`,
     );
   }
-  await writeAtomically(settingsFile, text);
+  await writeOwnFile(settingsFile, text);
   const envBackup = await backupOnce(envFile, envText === '' ? undefined : envText);
   let env = envText;
   for (const change of record.env) {
     env = setEnvLine(env, change.name, change.after);
     lines.push(`${envFile}: ${change.name} ${change.before ?? '(unset)'} → ${change.after}`);
   }
-  await writeAtomically(envFile, env);
+  await writeOwnFile(envFile, env);
   for (const backup of [settingsBackup, envBackup]) if (backup) lines.push(`backup: ${backup}`);
   lines.push(
     `Now keep a gateway running at ${gatewayUrl} (\`toolmask gateway\`; docs/gateway.md shows a systemd user service).`,
@@ -252,7 +255,7 @@ export async function undoSetup(options: {
         text = setInText(text, change.created, undefined);
       }
     }
-    await writeAtomically(record.settingsFile, text);
+    await writeOwnFile(record.settingsFile, text);
   }
   const envText = await readIfExists(record.envFile);
   if (envText !== undefined) {
@@ -266,10 +269,12 @@ export async function undoSetup(options: {
       env = setEnvLine(env, change.name, change.before);
       lines.push(`${record.envFile}: ${change.name} → ${change.before ?? '(unset)'}`);
     }
-    if (env === '' && !record.env.some((change) => change.before !== undefined)) {
+    // A file setup created goes again; a link (dotfiles) stays, emptied.
+    const isLink = (await fs.lstat(record.envFile)).isSymbolicLink();
+    if (env === '' && !isLink && !record.env.some((change) => change.before !== undefined)) {
       await fs.rm(record.envFile, { force: true });
     } else {
-      await writeAtomically(record.envFile, env);
+      await writeOwnFile(record.envFile, env);
     }
   }
   await fs.rm(file, { force: true });
