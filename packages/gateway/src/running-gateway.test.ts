@@ -3,13 +3,13 @@
  * answers with the file's instance id. A file a killed gateway left behind, whose port another
  * service now answers on, is not a running gateway.
  */
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from './test-utils/cleanups.js';
+import { deadPid } from './test-utils/dead-pid.js';
 import { gatewayFixture, startTestGateway } from './test-utils/gemini-client.js';
 import { findRunningGateway, RUNNING_FILE, type RunningFile } from './listen.js';
 
@@ -30,13 +30,6 @@ async function answersEverything(body: unknown): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** The pid of a process that has exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
-  await new Promise((resolve) => child.on('exit', resolve));
-  return child.pid!;
 }
 
 async function readRunningFile(stateDir: string): Promise<RunningFile> {

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { deadPid } from '../test-utils/dead-pid.js';
 import { planQwenLaunch, prepareQwenLaunch } from './qwen-launch.js';
 
 const cleanups = cleanUpAfterEach();
@@ -97,5 +98,27 @@ describe('toolmask qwen and the base URL', () => {
       [],
     );
     expect(fromEnv.upstreams.openai).toBe('https://from-env.example/v1');
+  });
+});
+
+describe('qwen layers left behind', () => {
+  it("a killed launcher's layer (it may hold an API key) is removed by the next launch", async () => {
+    const paths = await folders();
+    const launchDir = path.join(paths.stateDir, 'launch');
+    await fs.mkdir(launchDir, { recursive: true });
+    const killed = path.join(launchDir, `qwen-${await deadPid()}-0123abcd.json`);
+    const running = path.join(launchDir, `qwen-${process.pid}-4567cdef.json`);
+    await fs.writeFile(killed, '{"security":{"auth":{"apiKey":"secret"}}}');
+    await fs.writeFile(running, '{}');
+    const { launch } = await prepare(paths, ['-p', 'hi'], {
+      OPENAI_BASE_URL: 'https://from-env.example/v1',
+    });
+    await expect(fs.stat(killed)).rejects.toThrow();
+    expect((await fs.stat(running)).isFile()).toBe(true);
+    // Its own layer is there while it runs, and gone after.
+    const own = launch.env['QWEN_CODE_SYSTEM_SETTINGS_PATH']!;
+    expect((await fs.stat(own)).isFile()).toBe(true);
+    await launch.cleanup();
+    await expect(fs.stat(own)).rejects.toThrow();
   });
 });

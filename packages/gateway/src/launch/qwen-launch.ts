@@ -21,7 +21,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SESSION_HEADER } from '../conversation/conversation-key.js';
@@ -30,6 +29,7 @@ import type { UpstreamUrls } from '../upstream/upstreams.js';
 import { readDotEnv } from './dotenv.js';
 import type { Environment } from './gemini-launch.js';
 import { parseSettings, valueAt } from './jsonc-settings.js';
+import { launchEntryName, sweepQwenLayers } from './launch-leftovers.js';
 import { flagValue, withFlagValue } from './qwen-args.js';
 
 const DEFAULT_SYSTEM_SETTINGS = '/etc/qwen-code/settings.json';
@@ -227,7 +227,8 @@ export async function prepareQwenLaunch(options: {
   }
   const folder = path.join(options.stateDir, 'launch');
   await ensurePrivateDirectory(folder);
-  const file = path.join(folder, `qwen-${process.pid}-${randomBytes(4).toString('hex')}.json`);
+  await sweepQwenLayers(folder);
+  const file = path.join(folder, launchEntryName('qwen'));
   await fs.writeFile(file, JSON.stringify(layer, null, 2) + '\n', { mode: 0o600 });
 
   const childEnv: Environment = {
