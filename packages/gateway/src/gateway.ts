@@ -11,6 +11,7 @@
  * that header is the client's credential for the provider, forwarded untouched), and for the
  * dashboard and `/metrics` the cookie a browser gets from `/?token=<token>`.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import { createFileToolOutputStore, type ToolOutputStore } from '@toolmask/core/storage';
@@ -77,6 +78,8 @@ export interface Gateway {
   close(timeoutMs?: number): Promise<void>;
   readonly stateDir: string;
   readonly version: string;
+  /** Random per gateway, answered by `/healthz`: tells this gateway from whatever else answers. */
+  readonly instanceId: string;
   /** Requests being handled now. */
   readonly inFlight: number;
   /** Memory kept for conversations, for tests and the bench. */
@@ -93,6 +96,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? (() => undefined);
   const now = options._internal?.now ?? Date.now;
   const stateDir = path.resolve(options.stateDir);
+  const instanceId = randomUUID();
   const telemetry = createGatewayTelemetry({
     serviceVersion: GATEWAY_VERSION,
     ...(options.otlpEndpoint ? { otlpEndpoint: options.otlpEndpoint } : {}),
@@ -206,7 +210,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (pathname === '/healthz') {
       response
         .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ status: 'ok', version: GATEWAY_VERSION }));
+        .end(JSON.stringify({ status: 'ok', version: GATEWAY_VERSION, instanceId }));
       return;
     }
     if (dashboard.owns(pathname)) {
@@ -243,6 +247,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     stateDir,
     version: GATEWAY_VERSION,
+    instanceId,
     get inFlight() {
       return inFlight;
     },

@@ -1,9 +1,9 @@
 /**
  * `listenGateway(options)`: the gateway on a real port. Binds to loopback unless told otherwise;
  * any other address needs an auth token. A port in use is a `GatewayStartError` (the CLI exits 2).
- * While it listens, `<stateDir>/gateway.json` says where (so `toolmask gemini` can reuse it);
- * `close()` stops accepting, lets requests in flight and their streams finish, flushes telemetry,
- * and removes that file.
+ * While it listens, `<stateDir>/gateway.json` says where (so `toolmask gemini` can reuse it;
+ * running-gateway.ts); `close()` stops accepting, lets requests in flight and their streams
+ * finish, flushes telemetry, and removes that file.
  */
 import { promises as fs } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -11,16 +11,23 @@ import * as path from 'node:path';
 import { createGateway, type Gateway, type GatewayOptions } from './gateway.js';
 import { checkBindable, GatewayStartError, listenOn } from './http/listen-on.js';
 import { isLoopbackHost } from './http/loopback.js';
+import { findRunningGateway, RUNNING_FILE, type RunningFile } from './running-gateway.js';
 import { writeAtomically } from './state/private-files.js';
-import type { UpstreamUrls } from './upstream/upstreams.js';
 
 export { GatewayStartError };
+export { findRunningGateway, RUNNING_FILE, type RunningFile };
 
 export interface ListenOptions extends GatewayOptions {
   /** @default 127.0.0.1 */
   host?: string;
   /** 0 picks a free port. @default 8787 */
   port?: number;
+  /**
+   * Say where it listens in `<stateDir>/gateway.json`, for launchers to reuse. A launcher's own
+   * gateway lives only as long as the launcher, so it is not announced (launch-client.ts).
+   * @default true
+   */
+  announce?: boolean;
 }
 
 export interface RunningGateway {
@@ -33,17 +40,6 @@ export interface RunningGateway {
 }
 
 export const DEFAULT_PORT = 8787;
-/** Where a running gateway says where it listens. */
-export const RUNNING_FILE = 'gateway.json';
-
-export interface RunningFile {
-  url: string;
-  pid: number;
-  version: string;
-  startedAt: number;
-  /** The upstreams it was started with (launchers reuse a gateway only if they match). */
-  upstreams?: Partial<UpstreamUrls>;
-}
 
 export async function listenGateway(options: ListenOptions): Promise<RunningGateway> {
   const host = options.host ?? '127.0.0.1';
@@ -67,11 +63,12 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
     pid: process.pid,
     version: gateway.version,
     startedAt: Date.now(),
+    instanceId: gateway.instanceId,
     ...(options.upstreams ? { upstreams: options.upstreams } : {}),
   };
   // The first gateway of a state folder is the one launchers find; a second one (other upstreams)
   // leaves that file alone.
-  const announced = !(await findRunningGateway(gateway.stateDir));
+  const announced = options.announce !== false && !(await findRunningGateway(gateway.stateDir));
   if (announced) await writeAtomically(runningFile, JSON.stringify(running) + '\n');
 
   let closing: Promise<void> | undefined;
@@ -87,27 +84,20 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
         await gateway.close(timeoutMs);
         server.closeAllConnections();
         await stopped;
-        if (announced) await fs.rm(runningFile, { force: true });
+        if (announced) await removeIfOurs(runningFile, gateway.instanceId);
       })();
       return closing;
     },
   };
 }
 
-/** The gateway another process runs for this state folder, if it answers its health check. */
-export async function findRunningGateway(stateDir: string): Promise<RunningFile | undefined> {
-  let running: RunningFile;
+/** Removes `gateway.json` unless another gateway has announced itself there since. */
+async function removeIfOurs(runningFile: string, instanceId: string): Promise<void> {
   try {
-    running = JSON.parse(
-      await fs.readFile(path.join(stateDir, RUNNING_FILE), 'utf8'),
-    ) as RunningFile;
+    const current = JSON.parse(await fs.readFile(runningFile, 'utf8')) as Partial<RunningFile>;
+    if (current.instanceId !== instanceId) return;
   } catch {
-    return undefined;
+    // Unreadable or torn: not another gateway's announcement either.
   }
-  try {
-    const answer = await fetch(`${running.url}/healthz`, { signal: AbortSignal.timeout(1_000) });
-    return answer.ok ? running : undefined;
-  } catch {
-    return undefined;
-  }
+  await fs.rm(runningFile, { force: true });
 }

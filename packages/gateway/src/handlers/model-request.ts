@@ -21,7 +21,7 @@ import { roundTripsExactly } from '../http/json-safety.js';
 import { BodyTooLargeError, readBody } from '../http/read-body.js';
 import { forward, type ForwardResult } from '../upstream/forward.js';
 import type { RouteMatch } from '../upstream/routes.js';
-import { upstreamUrl } from '../upstream/upstreams.js';
+import { upstreamTarget } from '../upstream/upstreams.js';
 import { UsageTap } from '../usage/usage-tap.js';
 import { clientOf, type UsageRecord } from '../usage/usage-record.js';
 import type { GatewayContext } from '../gateway-context.js';
@@ -213,8 +213,8 @@ export async function handleModelRequest(
   route: RouteMatch,
 ): Promise<void> {
   const front = FRONTS[route.front];
-  const target = upstreamUrl(context.upstreams, route);
-  if (!target) {
+  const upstream = upstreamTarget(context.upstreams, route);
+  if (upstream.kind === 'none') {
     sendError(
       response,
       front,
@@ -224,6 +224,21 @@ export async function handleModelRequest(
     );
     return;
   }
+  if (upstream.kind === 'bad-location') {
+    sendError(
+      response,
+      front,
+      400,
+      'BAD_LOCATION',
+      `${JSON.stringify(upstream.location)} is not a Vertex AI location (lowercase letters, digits and dashes, like us-central1)`,
+    );
+    return;
+  }
+  if (upstream.kind === 'bad-path') {
+    sendError(response, front, 400, 'BAD_PATH', 'the request path would leave the upstream');
+    return;
+  }
+  const target = upstream.url;
   const arrived = context.now();
   const started = performance.now();
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';

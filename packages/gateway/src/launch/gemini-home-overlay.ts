@@ -12,11 +12,12 @@
  * toolmask's own additions. An overlay left by a launcher that was killed is restored and removed
  * by the next launch.
  */
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { ensurePrivateDirectory } from '../state/private-files.js';
+import { ensurePrivateDirectory, writeAtomically } from '../state/private-files.js';
 import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
+import { abandonedEntries, launchEntryName } from './launch-leftovers.js';
+import { ensureOwnDirectory, linkTarget, writeOwnFile } from './own-files.js';
 import { sameJson } from '../conversation/same-json.js';
 
 export interface SettingsInjection {
@@ -106,12 +107,12 @@ function setPath(target: Record<string, unknown>, jsonPath: JsonPath, value: unk
 async function restoreOverlay(overlayRoot: string): Promise<string[]> {
   const warnings: string[] = [];
   const overlayDir = path.join(overlayRoot, '.gemini');
-  const ownerText = await readText(path.join(overlayRoot, OWNER_FILE));
-  if (!ownerText) {
+  const owner = await readOwner(overlayRoot);
+  if (!owner) {
+    // No owner file (written whole, before the client starts): gemini never ran in this view.
     await fs.rm(overlayRoot, { recursive: true, force: true });
     return warnings;
   }
-  const owner = JSON.parse(ownerText) as OverlayOwner;
   let entries: string[];
   try {
     entries = await fs.readdir(overlayDir);
@@ -128,17 +129,15 @@ async function restoreOverlay(overlayRoot: string): Promise<string[]> {
         if (now === undefined || now === owner.written) continue;
         const realFile = path.join(owner.realDir, SETTINGS);
         const realText = (await readText(realFile)) ?? '';
-        await fs.writeFile(
+        await writeOwnFile(
           realFile,
           mergeBack(realText, owner.written, now, owner.injections, realFile),
-          {
-            mode: 0o600,
-          },
         );
         continue;
       }
-      // Created by this run, or written by replacing our link: the newest copy is this one.
-      await moveInto(inOverlay, path.join(owner.realDir, name));
+      // Created by this run, or written by replacing our link: the newest copy is this one. An
+      // entry of the person's that is a link (dotfiles) gets it at the link's target.
+      await moveInto(inOverlay, await linkTarget(path.join(owner.realDir, name)));
     } catch (error) {
       warnings.push(
         `could not bring back ${inOverlay}: ${String((error as Error)?.message ?? error)}`,
@@ -149,32 +148,32 @@ async function restoreOverlay(overlayRoot: string): Promise<string[]> {
   return warnings;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
-}
-
-/** Restores and removes overlays whose launcher is gone (killed before it could). */
+/**
+ * Restores and removes overlays whose launcher is gone (killed before it could). Never throws: a
+ * leftover that cannot be handled must not stop this launch; returns warnings.
+ */
 export async function restoreAbandonedOverlays(launchDir: string): Promise<string[]> {
   const warnings: string[] = [];
-  let names: string[];
-  try {
-    names = await fs.readdir(launchDir);
-  } catch {
-    return warnings;
-  }
-  for (const name of names.filter((entry) => entry.startsWith('gemini-'))) {
-    const root = path.join(launchDir, name);
-    const owner = await readText(path.join(root, OWNER_FILE));
-    const pid = owner ? (JSON.parse(owner) as OverlayOwner).pid : undefined;
-    if (pid !== undefined && isAlive(pid)) continue;
-    warnings.push(...(await restoreOverlay(root)));
+  for (const root of await abandonedEntries(launchDir, 'gemini')) {
+    warnings.push(...(await restoreOverlay(root).catch((error: unknown) => [String(error)])));
   }
   return warnings;
+}
+
+/** The owner file of an overlay; undefined when it is missing or not one (never throws). */
+async function readOwner(overlayRoot: string): Promise<OverlayOwner | undefined> {
+  const text = await readText(path.join(overlayRoot, OWNER_FILE));
+  if (text === undefined) return undefined;
+  try {
+    const owner = JSON.parse(text) as Partial<OverlayOwner> | null;
+    return typeof owner?.realDir === 'string' &&
+      typeof owner.written === 'string' &&
+      Array.isArray(owner.injections)
+      ? (owner as OverlayOwner)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function createGeminiHomeOverlay(options: {
@@ -185,11 +184,10 @@ export async function createGeminiHomeOverlay(options: {
   injections: readonly SettingsInjection[];
 }): Promise<GeminiHomeOverlay> {
   await restoreAbandonedOverlays(options.launchDir);
-  await ensurePrivateDirectory(options.realDir);
-  const root = path.join(
-    options.launchDir,
-    `gemini-${process.pid}-${randomBytes(4).toString('hex')}`,
-  );
+  // The person's folder (maybe a link into their dotfiles): made if missing, never checked or
+  // changed like toolmask's own private folders.
+  await ensureOwnDirectory(options.realDir);
+  const root = path.join(options.launchDir, launchEntryName('gemini'));
   const overlayDir = path.join(root, '.gemini');
   await ensurePrivateDirectory(overlayDir);
   for (const name of await fs.readdir(options.realDir)) {
@@ -210,7 +208,8 @@ export async function createGeminiHomeOverlay(options: {
     written,
     injections: [...options.injections],
   };
-  await fs.writeFile(path.join(root, OWNER_FILE), JSON.stringify(owner), { mode: 0o600 });
+  // Whole or not at all: a launcher killed mid-write must not leave a torn owner file.
+  await writeAtomically(path.join(root, OWNER_FILE), JSON.stringify(owner));
   let restored: Promise<string[]> | undefined;
   return {
     home: root,

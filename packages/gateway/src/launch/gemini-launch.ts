@@ -27,7 +27,8 @@ import { CLIENT_MASKING_OFF_FLAGS } from '../fronts/client-masking.js';
 import type { UpstreamUrls } from '../upstream/upstreams.js';
 import { SESSION_HEADER } from '../conversation/conversation-key.js';
 import { readDotEnv } from './dotenv.js';
-import { parseSettings, valueAt } from './jsonc-settings.js';
+import { geminiAuthOf, type GeminiAuth } from './gemini-auth.js';
+import { parseSettings } from './jsonc-settings.js';
 import {
   createGeminiHomeOverlay,
   type GeminiHomeOverlay,
@@ -35,17 +36,7 @@ import {
 } from './gemini-home-overlay.js';
 
 export type Environment = Record<string, string | undefined>;
-
-export type GeminiAuth =
-  'gemini-api-key' | 'vertex-ai' | 'oauth-personal' | 'compute-default-credentials' | 'cloud-shell';
-
-const KNOWN_AUTH = new Set<string>([
-  'gemini-api-key',
-  'vertex-ai',
-  'oauth-personal',
-  'compute-default-credentials',
-  'cloud-shell',
-]);
+export { geminiAuthOf, type GeminiAuth };
 
 /** The person's own base URLs: where the gateway should send each API. */
 export function geminiUpstreamsFrom(env: Environment, cwd: string): Partial<UpstreamUrls> {
@@ -59,25 +50,6 @@ export function geminiUpstreamsFrom(env: Environment, cwd: string): Partial<Upst
   if (vertex) upstreams.vertex = vertex;
   if (codeAssist) upstreams.codeAssist = codeAssist;
   return upstreams;
-}
-
-/** The auth type gemini will use, as its own selection does (settings first, then the environment). */
-export function geminiAuthOf(
-  settings: Record<string, unknown>,
-  env: Environment,
-  dotEnv: Record<string, string>,
-): { auth?: GeminiAuth; chosenBySettings: boolean } {
-  const selected = valueAt(settings, ['security', 'auth', 'selectedType']);
-  if (typeof selected === 'string' && KNOWN_AUTH.has(selected)) {
-    return { auth: selected as GeminiAuth, chosenBySettings: true };
-  }
-  const get = (name: string) => env[name] ?? dotEnv[name];
-  if (get('GOOGLE_GENAI_USE_GCA') === 'true')
-    return { auth: 'oauth-personal', chosenBySettings: false };
-  if (get('GOOGLE_GENAI_USE_VERTEXAI') === 'true')
-    return { auth: 'vertex-ai', chosenBySettings: false };
-  if (get('GEMINI_API_KEY')) return { auth: 'gemini-api-key', chosenBySettings: false };
-  return { chosenBySettings: false };
 }
 
 function appendList(value: string | undefined, items: string[], separator: string): string {

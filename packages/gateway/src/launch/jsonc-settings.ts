@@ -3,7 +3,17 @@
  * comments or formatting: values are read with a JSONC parser and written back as minimal edits
  * of the original text (jsonc-parser, the parser VS Code uses; linear time).
  */
-import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import {
+  applyEdits,
+  createScanner,
+  findNodeAtLocation,
+  modify,
+  parse,
+  parseTree,
+  printParseErrorCode,
+  SyntaxKind,
+  type ParseError,
+} from 'jsonc-parser';
 
 export type JsonPath = Array<string | number>;
 
@@ -54,8 +64,40 @@ export function valueAt(settings: unknown, path: JsonPath): unknown {
   return value;
 }
 
+/**
+ * jsonc-parser removes the first property of an object up to the start of the next one, and with
+ * it any comment above that next one. Setup inserts its keys first, so its --undo would take the
+ * person's comment: such a property is removed up to its comma instead (with its line, when it
+ * has one of its own). Undefined when that does not apply.
+ */
+function removeFirstProperty(text: string, path: JsonPath): string | undefined {
+  const root = parseTree(text);
+  const property = root ? findNodeAtLocation(root, path)?.parent : undefined;
+  const object = property?.parent;
+  if (property?.type !== 'property' || object?.children?.[0] !== property) return undefined;
+  if (object.children.length < 2) return undefined;
+  const scanner = createScanner(text, true);
+  scanner.setPosition(property.offset + property.length);
+  let token = scanner.scan();
+  while (token === SyntaxKind.LineCommentTrivia || token === SyntaxKind.BlockCommentTrivia) {
+    token = scanner.scan();
+  }
+  if (token !== SyntaxKind.CommaToken) return undefined;
+  let start = property.offset;
+  let end = scanner.getTokenOffset() + scanner.getTokenLength();
+  const rest = /^[ \t]*(\r?\n)?/.exec(text.slice(end))?.[0] ?? '';
+  end += rest.length;
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  if (rest.endsWith('\n') && text.slice(lineStart, start).trim() === '') start = lineStart;
+  return text.slice(0, start) + text.slice(end);
+}
+
 /** `text` with `path` set to `value` (undefined removes it), comments and layout kept. */
 export function setInText(text: string, path: JsonPath, value: unknown): string {
+  if (value === undefined) {
+    const removed = removeFirstProperty(text, path);
+    if (removed !== undefined) return removed;
+  }
   const base = text.trim() === '' ? '{}\n' : text;
   const edits = modify(base, path, value, {
     formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' },

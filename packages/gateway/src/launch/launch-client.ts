@@ -1,10 +1,19 @@
 /**
  * Runs a person's own agent CLI (`gemini`, `qwen`) through the gateway for one session: reuse the
- * gateway already running for this state folder, or start one in this process on a free loopback
- * port (its log goes to `<stateDir>/gateway.log`, never to the terminal the agent draws on); set
- * the client up (by environment, see gemini-launch.ts and qwen-launch.ts); run it with the
- * terminal inherited, so the interactive UI works; stop the gateway it started when the client
- * exits, and exit with the client's code.
+ * standalone gateway running for this state folder (`toolmask gateway`, announced in
+ * `gateway.json`), or start a private one in this process on a free loopback port (its log goes
+ * to `<stateDir>/gateway.log`, never to the terminal the agent draws on); set the client up (by
+ * environment, see gemini-launch.ts and qwen-launch.ts); run it with the terminal inherited, so
+ * the interactive UI works; stop the gateway it started when the client exits, and exit with the
+ * client's code.
+ *
+ * Why private: a gateway a launcher starts runs inside the launcher's process, so it ends when
+ * that client exits. Shared with a second launcher, it would take the second client's model API
+ * and read-back down with it; keeping it alive instead would make the first terminal wait for the
+ * other session. So a launcher's gateway is never announced, and only a standalone gateway, which
+ * outlives every launcher, is ever reused. Several gateways on one state folder are safe: each
+ * launch has its own session id, hence its own conversations (decisions, meta, offloaded outputs),
+ * and the shared files are appended whole lines at a time (usage days, the log).
  *
  * Signals: Ctrl-C reaches the client directly (it shares the terminal's process group), which
  * decides what it means (gemini cancels a request, then exits); the launcher ignores it meanwhile.
@@ -22,6 +31,8 @@ import type { Environment } from './gemini-launch.js';
 
 export interface ClientSetup {
   env: Environment;
+  /** The client's arguments, when the setup changed them; default the person's own. */
+  args?: readonly string[];
   /** One line for the person before the client starts. */
   summary: string;
   /** Undoes what the setup made for this run (overlays); returns warnings. */
@@ -64,6 +75,7 @@ async function ensureGateway(
   const logFile = path.join(options.stateDir, 'gateway.log');
   const running = await listenGateway({
     port: 0,
+    announce: false,
     stateDir: options.stateDir,
     upstreams: options.upstreams,
     ...(options.gatewaySettingsFile ? { settingsFile: options.gatewaySettingsFile } : {}),
@@ -92,16 +104,20 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
   try {
     setup = await options.setup(gateway.url, randomUUID());
     options.say(setup.summary);
-    return await runChild(options, setup.env);
+    return await runChild(options, setup.env, setup.args ?? options.args);
   } finally {
     for (const warning of (await setup?.cleanup()) ?? []) options.say(`toolmask: ${warning}`);
     await gateway.running?.close();
   }
 }
 
-function runChild(options: LaunchOptions, env: Environment): Promise<number> {
+function runChild(
+  options: LaunchOptions,
+  env: Environment,
+  args: readonly string[],
+): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(options.bin, [...options.args], {
+    const child = spawn(options.bin, [...args], {
       stdio: 'inherit',
       env: env as NodeJS.ProcessEnv,
       cwd: options.cwd,

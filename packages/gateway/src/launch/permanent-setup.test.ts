@@ -41,11 +41,15 @@ describe('toolmask setup', () => {
       clientDir,
       gatewayUrl: 'http://127.0.0.1:8787',
       stateDir,
+      env: {},
     });
     const settings = await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8');
     expect(settings).toContain('// my theme, keep it');
     expect(settings).toContain('"other"');
     expect(settings).toMatch(/"toolmask": \{[^}]*"httpUrl": "http:\/\/127\.0\.0\.1:8787\/mcp"/);
+    // No auth type chosen, an API key in .env: the API key is chosen, or gemini would refuse
+    // GOOGLE_GEMINI_BASE_URL.
+    expect(settings).toMatch(/"selectedType": "gemini-api-key"/);
     const env = await fs.readFile(path.join(clientDir, '.env'), 'utf8');
     expect(env).toBe(
       [
@@ -61,8 +65,17 @@ describe('toolmask setup', () => {
       ORIGINAL,
     );
     expect(report.lines.join('\n')).toContain('mcpServers.toolmask (unset) →');
+    expect(report.lines.join('\n')).toContain(
+      'security.auth.selectedType (unset) → "gemini-api-key"',
+    );
     await expect(
-      applySetup({ client: 'gemini', clientDir, gatewayUrl: 'http://127.0.0.1:8787', stateDir }),
+      applySetup({
+        client: 'gemini',
+        clientDir,
+        gatewayUrl: 'http://127.0.0.1:8787',
+        stateDir,
+        env: {},
+      }),
     ).rejects.toThrow(/already/);
 
     // A later edit of the person's own stays.
@@ -79,7 +92,13 @@ describe('toolmask setup', () => {
   it('qwen: a missing settings file and .env are created and removed again', async () => {
     const { stateDir } = await folders();
     const clientDir = path.join(root, '.qwen');
-    await applySetup({ client: 'qwen', clientDir, gatewayUrl: 'http://127.0.0.1:8787', stateDir });
+    await applySetup({
+      client: 'qwen',
+      clientDir,
+      gatewayUrl: 'http://127.0.0.1:8787',
+      stateDir,
+      env: {},
+    });
     const settings = JSON.parse(await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8'));
     expect(settings).toMatchObject({
       mcpServers: { toolmask: { httpUrl: 'http://127.0.0.1:8787/mcp', alwaysLoadTools: true } },
@@ -99,9 +118,93 @@ describe('toolmask setup', () => {
     const { clientDir, stateDir } = await folders();
     await fs.writeFile(path.join(clientDir, 'settings.json'), '{ "ui": ');
     await expect(
-      applySetup({ client: 'gemini', clientDir, gatewayUrl: 'http://127.0.0.1:8787', stateDir }),
+      applySetup({
+        client: 'gemini',
+        clientDir,
+        gatewayUrl: 'http://127.0.0.1:8787',
+        stateDir,
+        env: {},
+      }),
     ).rejects.toThrow(/settings\.json: not valid JSON/);
     expect(await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8')).toBe('{ "ui": ');
     await expect(fs.stat(path.join(stateDir, 'setup-gemini.json'))).rejects.toThrow();
+  });
+
+  it('a ~/.qwen that is a link, with linked files: written through, the links kept', async () => {
+    const { stateDir } = await folders();
+    const dotfiles = path.join(root, 'dotfiles', 'qwen');
+    await fs.mkdir(dotfiles, { recursive: true });
+    await fs.writeFile(path.join(root, 'dotfiles', 'qwen-settings.json'), '{}\n');
+    await fs.writeFile(path.join(root, 'dotfiles', 'qwen.env'), 'OPENAI_API_KEY=k\n');
+    await fs.symlink('../qwen-settings.json', path.join(dotfiles, 'settings.json'));
+    await fs.symlink('../qwen.env', path.join(dotfiles, '.env'));
+    const clientDir = path.join(root, '.qwen');
+    await fs.symlink(dotfiles, clientDir);
+    await applySetup({
+      client: 'qwen',
+      clientDir,
+      gatewayUrl: 'http://127.0.0.1:8787',
+      stateDir,
+      env: {},
+    });
+    for (const link of [
+      clientDir,
+      path.join(dotfiles, 'settings.json'),
+      path.join(dotfiles, '.env'),
+    ])
+      expect((await fs.lstat(link)).isSymbolicLink()).toBe(true);
+    expect(
+      JSON.parse(await fs.readFile(path.join(root, 'dotfiles', 'qwen-settings.json'), 'utf8')),
+    ).toMatchObject({ mcpServers: { toolmask: { httpUrl: 'http://127.0.0.1:8787/mcp' } } });
+    expect(await fs.readFile(path.join(root, 'dotfiles', 'qwen.env'), 'utf8')).toBe(
+      'OPENAI_API_KEY=k\nOPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1\n',
+    );
+    await undoSetup({ client: 'qwen', stateDir });
+    expect((await fs.lstat(path.join(dotfiles, 'settings.json'))).isSymbolicLink()).toBe(true);
+    expect(
+      JSON.parse(await fs.readFile(path.join(root, 'dotfiles', 'qwen-settings.json'), 'utf8')),
+    ).toEqual({});
+    expect(await fs.readFile(path.join(root, 'dotfiles', 'qwen.env'), 'utf8')).toBe(
+      'OPENAI_API_KEY=k\n',
+    );
+  });
+
+  it('gemini with no auth type and no API key: no GOOGLE_GEMINI_BASE_URL, and it says why', async () => {
+    const { clientDir, stateDir } = await folders();
+    const report = await applySetup({
+      client: 'gemini',
+      clientDir,
+      gatewayUrl: 'http://127.0.0.1:8787',
+      stateDir,
+      env: {},
+    });
+    const env = await fs.readFile(path.join(clientDir, '.env'), 'utf8');
+    expect(env).not.toContain('GOOGLE_GEMINI_BASE_URL');
+    expect(env).toContain('CODE_ASSIST_ENDPOINT=http://127.0.0.1:8787/code-assist');
+    const settings = JSON.parse(await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8'));
+    expect(settings).not.toHaveProperty('security');
+    expect(report.lines.join('\n')).toContain('GOOGLE_GEMINI_BASE_URL is left out');
+  });
+
+  it('gemini with an auth type chosen: that choice is left alone', async () => {
+    for (const selectedType of ['gemini-api-key', 'oauth-personal'] as const) {
+      const { clientDir, stateDir } = await folders();
+      await fs.writeFile(
+        path.join(clientDir, 'settings.json'),
+        JSON.stringify({ security: { auth: { selectedType } } }, null, 2),
+      );
+      await applySetup({
+        client: 'gemini',
+        clientDir,
+        gatewayUrl: 'http://127.0.0.1:8787',
+        stateDir,
+        env: { GEMINI_API_KEY: 'k' },
+      });
+      const settings = JSON.parse(await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8'));
+      expect(settings.security.auth.selectedType).toBe(selectedType);
+      const env = await fs.readFile(path.join(clientDir, '.env'), 'utf8');
+      expect(env.includes('GOOGLE_GEMINI_BASE_URL')).toBe(selectedType === 'gemini-api-key');
+      await fs.rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -12,8 +12,10 @@ import * as path from 'node:path';
 import { parseEnv } from 'node:util';
 import { sameJson } from '../conversation/same-json.js';
 import { ensurePrivateDirectory, readIfExists, writeAtomically } from '../state/private-files.js';
+import { ensureOwnDirectory, writeOwnFile } from './own-files.js';
 import { CLIENT_MASKING_OFF_FLAGS } from '../fronts/client-masking.js';
 import { SESSION_HEADER } from '../conversation/conversation-key.js';
+import { geminiAuthOf } from './gemini-auth.js';
 import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
 
 export type SetupClient = 'gemini' | 'qwen';
@@ -96,25 +98,48 @@ function setEnvLine(text: string, name: string, value: string | undefined): stri
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }
 
+interface Wanted {
+  settings: Array<{ path: JsonPath; value: unknown }>;
+  env: Record<string, string>;
+  /** Lines for the person about what was left out, and why. */
+  notes: string[];
+}
+
+/**
+ * gemini: `GOOGLE_GEMINI_BASE_URL` with no auth type chosen makes gemini 0.61.0 pick a "gateway"
+ * auth type its CLI refuses ("Invalid auth method selected."). So that variable is set only for the
+ * API key: chosen in the settings, or about to be chosen by the key in the environment or `.env`,
+ * in which case setup chooses `gemini-api-key` in the settings too, as the launcher does for a run
+ * (a recorded change, put back by --undo). With no auth at all, it is left out.
+ */
 function wanted(
   client: SetupClient,
   gatewayUrl: string,
   settings: Record<string, unknown>,
   experimentsFile: string,
-): { settings: Array<{ path: JsonPath; value: unknown }>; env: Record<string, string> } {
+  auth: ReturnType<typeof geminiAuthOf>,
+): Wanted {
   if (client === 'gemini') {
     const selected = valueAt(settings, ['security', 'auth', 'selectedType']);
+    const apiKey = auth.auth === 'gemini-api-key';
     return {
       settings: [
         {
           path: ['mcpServers', 'toolmask'],
           value: { httpUrl: `${gatewayUrl}/mcp`, trust: true, timeout: 10_000 },
         },
+        ...(apiKey && !auth.chosenBySettings
+          ? [{ path: ['security', 'auth', 'selectedType'], value: 'gemini-api-key' }]
+          : []),
       ],
+      notes:
+        auth.auth === undefined
+          ? [
+              'gemini has no auth type chosen and no GEMINI_API_KEY: GOOGLE_GEMINI_BASE_URL is left out (with no auth type, gemini would refuse it). Once you have signed in with an API key, run `toolmask setup gemini --undo` and `toolmask setup gemini` again.',
+            ]
+          : [],
       env: {
-        ...(selected === undefined || selected === 'gemini-api-key'
-          ? { GOOGLE_GEMINI_BASE_URL: `${gatewayUrl}/gemini` }
-          : {}),
+        ...(apiKey ? { GOOGLE_GEMINI_BASE_URL: `${gatewayUrl}/gemini` } : {}),
         GOOGLE_VERTEX_BASE_URL: `${gatewayUrl}/vertex`,
         CODE_ASSIST_ENDPOINT: `${gatewayUrl}/code-assist`,
         ...(selected !== 'oauth-personal' ? { GEMINI_EXP: experimentsFile } : {}),
@@ -136,6 +161,7 @@ function wanted(
       { path: ['context', 'clearContextOnIdle', 'toolResultsTotalCharsThreshold'], value: -1 },
     ],
     env: { OPENAI_BASE_URL: `${gatewayUrl}/openai/v1` },
+    notes: [],
   };
 }
 
@@ -145,6 +171,8 @@ export async function applySetup(options: {
   clientDir: string;
   gatewayUrl: string;
   stateDir: string;
+  /** The environment the client will run in (gemini: tells its auth type). @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
 }): Promise<SetupReport> {
   const { client, clientDir, gatewayUrl, stateDir } = options;
   if ((await readIfExists(recordFile(stateDir, client))) !== undefined) {
@@ -159,7 +187,13 @@ export async function applySetup(options: {
   const envText = (await readIfExists(envFile)) ?? '';
   const envBefore = parseEnv(envText) as Record<string, string>;
   const experimentsFile = path.join(stateDir, 'gemini-experiments.json');
-  const plan = wanted(client, gatewayUrl, settings, experimentsFile);
+  const plan = wanted(
+    client,
+    gatewayUrl,
+    settings,
+    experimentsFile,
+    geminiAuthOf(settings, options.env ?? process.env, envBefore),
+  );
 
   // Remember before changing anything, so an interrupted setup can always be undone.
   const record: SetupRecord = {
@@ -191,7 +225,9 @@ export async function applySetup(options: {
       JSON.stringify({ flags: CLIENT_MASKING_OFF_FLAGS, experimentIds: [] }) + '\n',
     );
   }
-  await ensurePrivateDirectory(clientDir);
+  // The client's folder and files are the person's (maybe links into their dotfiles): written
+  // through links, never checked like toolmask's own state folder.
+  await ensureOwnDirectory(clientDir);
   const lines: string[] = [];
   const settingsBackup = await backupOnce(settingsFile, settingsText);
   let text = settingsText ?? '';
@@ -201,15 +237,16 @@ export async function applySetup(options: {
       `${settingsFile}: ${change.path.join('.')} ${describe(change.before)} → ${describe(change.after)}`,
     );
   }
-  await writeAtomically(settingsFile, text);
+  await writeOwnFile(settingsFile, text);
   const envBackup = await backupOnce(envFile, envText === '' ? undefined : envText);
   let env = envText;
   for (const change of record.env) {
     env = setEnvLine(env, change.name, change.after);
     lines.push(`${envFile}: ${change.name} ${change.before ?? '(unset)'} → ${change.after}`);
   }
-  await writeAtomically(envFile, env);
+  await writeOwnFile(envFile, env);
   for (const backup of [settingsBackup, envBackup]) if (backup) lines.push(`backup: ${backup}`);
+  lines.push(...plan.notes);
   lines.push(
     `Now keep a gateway running at ${gatewayUrl} (\`toolmask gateway\`; docs/gateway.md shows a systemd user service).`,
     `${client === 'gemini' ? 'gemini' : 'qwen'} reads ${envFile} only where it finds no other .env first (docs/gateway.md).`,
@@ -252,7 +289,7 @@ export async function undoSetup(options: {
         text = setInText(text, change.created, undefined);
       }
     }
-    await writeAtomically(record.settingsFile, text);
+    await writeOwnFile(record.settingsFile, text);
   }
   const envText = await readIfExists(record.envFile);
   if (envText !== undefined) {
@@ -266,10 +303,12 @@ export async function undoSetup(options: {
       env = setEnvLine(env, change.name, change.before);
       lines.push(`${record.envFile}: ${change.name} → ${change.before ?? '(unset)'}`);
     }
-    if (env === '' && !record.env.some((change) => change.before !== undefined)) {
+    // A file setup created goes again; a link (dotfiles) stays, emptied.
+    const isLink = (await fs.lstat(record.envFile)).isSymbolicLink();
+    if (env === '' && !isLink && !record.env.some((change) => change.before !== undefined)) {
       await fs.rm(record.envFile, { force: true });
     } else {
-      await writeAtomically(record.envFile, env);
+      await writeOwnFile(record.envFile, env);
     }
   }
   await fs.rm(file, { force: true });

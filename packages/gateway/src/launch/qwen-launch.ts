@@ -3,11 +3,14 @@
  * talks through the gateway's OpenAI-compatible front, by environment and one extra settings layer
  * (their files are not edited):
  *
- * - **Routing.** `OPENAI_BASE_URL=<gateway>/openai/v1`; the person's own base URL (environment or
- *   `.env`) is the gateway's upstream. A `modelProviders` entry's `baseUrl` wins over that variable
- *   in qwen, so each provider gets a route of its own (`<gateway>/openai/~p<n>`) in the extra layer,
- *   which replaces the list (qwen merges `modelProviders` by replacing it). A DashScope upstream keeps
- *   qwen's DashScope behaviour (`DASHSCOPE_PROXY_BASE_URL` names the gateway route).
+ * - **Routing.** `OPENAI_BASE_URL=<gateway>/openai/v1`; the person's own base URL (the
+ *   `--openai-base-url` flag, the environment or `.env`, or `security.auth.baseUrl` in the
+ *   settings, in qwen's order) is the gateway's upstream, and a flag's value is replaced by the
+ *   gateway route in the arguments qwen gets (the flag wins over the variable in qwen). A
+ *   `modelProviders` entry's `baseUrl` wins over both in qwen, so each provider gets a route of its
+ *   own (`<gateway>/openai/~p<n>`) in the extra layer, which replaces the list (qwen merges
+ *   `modelProviders` by replacing it). A DashScope upstream keeps qwen's DashScope behaviour
+ *   (`DASHSCOPE_PROXY_BASE_URL` names the gateway route).
  * - **The extra layer** is qwen's system settings file (`QWEN_CODE_SYSTEM_SETTINGS_PATH`, highest
  *   precedence; a system file the machine already has is folded in): the MCP server
  *   (Streamable HTTP, loaded up front, trusted: it is read-only and confined), a session header,
@@ -18,7 +21,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SESSION_HEADER } from '../conversation/conversation-key.js';
@@ -27,6 +29,8 @@ import type { UpstreamUrls } from '../upstream/upstreams.js';
 import { readDotEnv } from './dotenv.js';
 import type { Environment } from './gemini-launch.js';
 import { parseSettings, valueAt } from './jsonc-settings.js';
+import { launchEntryName, sweepQwenLayers } from './launch-leftovers.js';
+import { flagValue, withFlagValue } from './qwen-args.js';
 
 const DEFAULT_SYSTEM_SETTINGS = '/etc/qwen-code/settings.json';
 const DEFAULT_SYSTEM_DEFAULTS = '/etc/qwen-code/system-defaults.json';
@@ -84,13 +88,6 @@ function effective(layers: QwenLayers, jsonPath: string[]): unknown {
   return undefined;
 }
 
-function argValue(args: readonly string[], flag: string): string | undefined {
-  const index = args.indexOf(flag);
-  if (index >= 0) return args[index + 1];
-  const inline = args.find((arg) => arg.startsWith(`${flag}=`));
-  return inline?.slice(flag.length + 1);
-}
-
 /** A provider route name for each distinct base URL of `modelProviders`. */
 function providerRoutes(providers: ModelProviders | undefined): Map<string, string> {
   const routes = new Map<string, string>();
@@ -109,13 +106,15 @@ export interface QwenPlan {
   layers: QwenLayers;
   /** Base URL → route name, for `modelProviders` entries. */
   routes: Map<string, string>;
+  /** qwen's arguments as the person gave them. */
+  args: readonly string[];
 }
 
 /** Where the person's qwen sends its requests: the gateway's upstreams for this run. */
 export function planQwenLaunch(env: Environment, cwd: string, args: readonly string[]): QwenPlan {
   const layers = readLayers(env, cwd);
   const authType =
-    argValue(args, '--auth-type') ??
+    flagValue(args, 'auth-type') ??
     (effective(layers, ['security', 'auth', 'selectedType']) as string | undefined);
   if (authType === 'qwen-oauth') {
     throw new QwenLaunchError(
@@ -128,13 +127,19 @@ export function planQwenLaunch(env: Environment, cwd: string, args: readonly str
     );
   }
   const dotEnv = readDotEnv(cwd, '.qwen');
+  // qwen's own precedence (after modelProviders, handled below): the flag, the environment (its
+  // .env included), then the settings' security.auth.baseUrl.
+  const settingsBaseUrl = effective(layers, ['security', 'auth', 'baseUrl']);
   const baseUrl =
-    argValue(args, '--openai-base-url') ?? env['OPENAI_BASE_URL'] ?? dotEnv['OPENAI_BASE_URL'];
+    flagValue(args, 'openai-base-url') ??
+    env['OPENAI_BASE_URL'] ??
+    dotEnv['OPENAI_BASE_URL'] ??
+    (typeof settingsBaseUrl === 'string' && settingsBaseUrl !== '' ? settingsBaseUrl : undefined);
   const providers = effective(layers, ['modelProviders']) as ModelProviders | undefined;
   const routes = providerRoutes(providers);
   if (!baseUrl && routes.size === 0) {
     throw new QwenLaunchError(
-      "qwen has no OpenAI-compatible base URL: set OPENAI_BASE_URL (your provider's …/v1 URL) or modelProviders in ~/.qwen/settings.json",
+      "qwen has no OpenAI-compatible base URL: set OPENAI_BASE_URL (your provider's …/v1 URL), or security.auth.baseUrl or modelProviders in ~/.qwen/settings.json",
     );
   }
   const upstreams: Partial<UpstreamUrls> = {};
@@ -142,7 +147,7 @@ export function planQwenLaunch(env: Environment, cwd: string, args: readonly str
   if (routes.size > 0) {
     upstreams.openaiNamed = Object.fromEntries([...routes].map(([url, name]) => [name, url]));
   }
-  return { upstreams, layers, routes };
+  return { upstreams, layers, routes, args: [...args] };
 }
 
 function isDashScope(url: string | undefined): boolean {
@@ -163,6 +168,8 @@ function appendList(value: string | undefined, items: string[]): string {
 
 export interface QwenLaunch {
   env: Environment;
+  /** qwen's arguments, with a base URL given there replaced by the gateway route. */
+  args: string[];
   summary: string;
   cleanup(): Promise<string[]>;
 }
@@ -220,7 +227,8 @@ export async function prepareQwenLaunch(options: {
   }
   const folder = path.join(options.stateDir, 'launch');
   await ensurePrivateDirectory(folder);
-  const file = path.join(folder, `qwen-${process.pid}-${randomBytes(4).toString('hex')}.json`);
+  await sweepQwenLayers(folder);
+  const file = path.join(folder, launchEntryName('qwen'));
   await fs.writeFile(file, JSON.stringify(layer, null, 2) + '\n', { mode: 0o600 });
 
   const childEnv: Environment = {
@@ -241,6 +249,9 @@ export async function prepareQwenLaunch(options: {
   }
   return {
     env: childEnv,
+    // `--openai-base-url` wins over OPENAI_BASE_URL in qwen: left as given, it would bypass the
+    // gateway. Its value is the upstream (planQwenLaunch); qwen gets the gateway route instead.
+    args: withFlagValue(plan.args, 'openai-base-url', `${route}/v1`),
     summary: `toolmask: qwen → ${plan.upstreams.openai ?? `${plan.routes.size} model provider(s)`} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${gatewayUrl}/`,
     async cleanup() {
       await fs.rm(file, { force: true });

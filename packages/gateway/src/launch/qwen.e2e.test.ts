@@ -219,4 +219,70 @@ describe('toolmask qwen with the real qwen binary', () => {
       JSON.parse(await fs.readFile(path.join(home, '.qwen', 'settings.json'), 'utf8')),
     ).not.toHaveProperty('mcpServers');
   }, 180_000);
+
+  // qwen takes --openai-base-url over OPENAI_BASE_URL: a flag left as given would skip the gateway.
+  it('--openai-base-url=URL on the command line goes through the gateway too', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-qwen-e2e-'));
+    cleanups.push(() => fs.rm(root, { recursive: true, force: true }));
+    const home = path.join(root, 'home');
+    const project = path.join(root, 'project');
+    const state = path.join(root, 'state');
+    await fs.mkdir(path.join(home, '.qwen'), { recursive: true });
+    await fs.mkdir(project);
+    await fs.writeFile(
+      path.join(home, '.qwen', 'settings.json'),
+      JSON.stringify({
+        $version: 4,
+        tools: { useRipgrep: false },
+        memory: { enableManagedAutoMemory: false },
+      }),
+    );
+    const upstream = await startFakeUpstream(() => openAiAnswer({ content: 'hello' }));
+    cleanups.push(() => upstream.close());
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'qwen',
+        '--qwen-bin',
+        QWEN,
+        '--state-dir',
+        state,
+        `--openai-base-url=${upstream.url}/v1`,
+        '-p',
+        'say hello',
+        '--auth-type',
+        'openai',
+      ],
+      {
+        cwd: project,
+        env: {
+          PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+          HOME: home,
+          TERM: 'dumb',
+          NO_COLOR: '1',
+          OPENAI_API_KEY: 'fake-openai-key',
+          OPENAI_MODEL: 'qwen3-coder-plus',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('hello');
+    const main = upstream.requests.filter((request) =>
+      isMain(((request.json as { messages?: Message[] })?.messages ?? []) as Message[]),
+    );
+    expect(main.length).toBeGreaterThan(0);
+    // Through the gateway: it removes its own session header before forwarding, and records usage.
+    for (const request of upstream.requests) {
+      expect(request.headers['x-toolmask-session']).toBeUndefined();
+      expect(request.headers['authorization']).toBe('Bearer fake-openai-key');
+    }
+    expect(await fs.readdir(path.join(state, 'usage'))).toHaveLength(1);
+  }, 180_000);
 });

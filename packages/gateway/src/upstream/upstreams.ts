@@ -24,6 +24,18 @@ export const DEFAULT_UPSTREAMS: UpstreamUrls = {
   codeAssist: 'https://cloudcode-pa.googleapis.com',
 };
 
+/**
+ * A Vertex AI location as Google names them (`us-central1`, `europe-west4`, `global`): it becomes
+ * part of a host name, so nothing else is let through (a `\` or `:` would move the request to a
+ * host of the caller's choosing).
+ */
+const VERTEX_LOCATION = /^[a-z0-9-]{1,63}$/;
+
+export function isVertexLocation(location: string): boolean {
+  return VERTEX_LOCATION.test(location);
+}
+
+/** The regional endpoint of a location (global, or none: the global endpoint). */
 function vertexDefault(location: string | undefined): string {
   return !location || location === 'global'
     ? 'https://aiplatform.googleapis.com'
@@ -34,12 +46,24 @@ function trimSlash(url: string): string {
   return url.endsWith('/') ? url.slice(0, -1) : url;
 }
 
+export type UpstreamTarget =
+  | { kind: 'url'; url: string }
+  /** That API has no upstream (OpenAI without `--openai-upstream`). */
+  | { kind: 'none' }
+  /** The path names a Vertex AI location that is not one. */
+  | { kind: 'bad-location'; location: string }
+  /** The path would leave the upstream's origin (never for a path that starts with `/`). */
+  | { kind: 'bad-path' };
+
 /**
- * The full upstream URL of a request, or undefined when that API has no upstream. The OpenAI
- * base conventionally ends in `/v1` and chat paths start with `/v1/chat/...` or `/chat/...`:
- * the `/v1` is not doubled.
+ * The full upstream URL of a request. The OpenAI base conventionally ends in `/v1` and chat paths
+ * start with `/v1/chat/...` or `/chat/...`: the `/v1` is not doubled. The URL is parsed and must
+ * keep the upstream's origin, so no part of a request's path can choose the host.
  */
-export function upstreamUrl(upstreams: UpstreamUrls, route: RouteMatch): string | undefined {
+export function upstreamTarget(upstreams: UpstreamUrls, route: RouteMatch): UpstreamTarget {
+  if (route.location !== undefined && !isVertexLocation(route.location)) {
+    return { kind: 'bad-location', location: route.location };
+  }
   const base: Record<UpstreamName, string | undefined> = {
     gemini: upstreams.gemini,
     vertex: upstreams.vertex ?? vertexDefault(route.location),
@@ -47,10 +71,19 @@ export function upstreamUrl(upstreams: UpstreamUrls, route: RouteMatch): string 
     openai: route.openaiRoute ? upstreams.openaiNamed?.[route.openaiRoute] : upstreams.openai,
   };
   const root = base[route.upstream];
-  if (!root) return undefined;
+  if (!root) return { kind: 'none' };
   let path = route.upstreamPath;
   if (route.upstream === 'openai' && /\/v1$/.test(trimSlash(root)) && path.startsWith('/v1/')) {
     path = path.slice(3);
   }
-  return trimSlash(root) + path;
+  let rootUrl: URL;
+  let url: URL;
+  try {
+    rootUrl = new URL(root);
+    url = new URL(trimSlash(root) + path);
+  } catch {
+    // An upstream that is not a URL (a person's setting): fetch reports it as unreachable.
+    return { kind: 'url', url: trimSlash(root) + path };
+  }
+  return url.origin === rootUrl.origin ? { kind: 'url', url: url.href } : { kind: 'bad-path' };
 }

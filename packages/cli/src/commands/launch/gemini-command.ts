@@ -1,8 +1,8 @@
 /**
  * `toolmask gemini [gemini args...]`: the person's own `gemini`, routed through the gateway for
- * this run (started here, or the one already running for the state folder), with read-back over
- * MCP; nothing in their files is edited. Everything after the command goes to gemini as it is
- * (`toolmask gemini -- --help` shows gemini's help).
+ * this run (a private one started here, or a `toolmask gateway` running for the state folder),
+ * with read-back over MCP; nothing in their files is edited. Everything after the command goes to
+ * gemini as it is (`toolmask gemini -- --help` shows gemini's help).
  */
 import type { Command } from 'commander';
 import { GeminiLaunchError, geminiUpstreamsFrom, prepareGeminiLaunch } from '@toolmask/gateway';

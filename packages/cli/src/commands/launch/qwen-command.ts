@@ -16,9 +16,10 @@ Examples:
   $ toolmask qwen -- --help
       qwen's own help
 
-Routes the openai auth type (OPENAI_BASE_URL, or modelProviders in ~/.qwen/settings.json). Qwen OAuth
-cannot be routed. qwen's microcompaction is switched off for the run (it would clear old results
-for good, at moments of its own); --keep-microcompaction leaves it on. The model reads masked outputs
+Routes the openai auth type (--openai-base-url, OPENAI_BASE_URL, security.auth.baseUrl or
+modelProviders in ~/.qwen/settings.json). Qwen OAuth cannot be routed. qwen's microcompaction is
+switched off for the run (it would clear old results for good, at moments of its own);
+--keep-microcompaction leaves it on. The model reads masked outputs
 back with mcp__toolmask__read_tool_output. Exit code: qwen's own (127 when qwen is not installed).`;
 
 export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void): Command {

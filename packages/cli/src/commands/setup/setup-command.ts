@@ -23,8 +23,9 @@ Examples:
   $ toolmask setup qwen --gateway http://127.0.0.1:9000
   $ toolmask setup gemini --undo
 
-gemini: ~/.gemini/settings.json gets the MCP server; ~/.gemini/.env the base URLs of the gateway
-(API key, Vertex AI, Login with Google) and GEMINI_EXP (gemini's own masking off).
+gemini: ~/.gemini/settings.json gets the MCP server (and the API key as the auth type when none is
+chosen and GEMINI_API_KEY is set); ~/.gemini/.env the base URLs of the gateway (API key, Vertex AI,
+Login with Google) and GEMINI_EXP (gemini's own masking off).
 qwen: ~/.qwen/settings.json gets the MCP server, a session header and microcompaction off;
 ~/.qwen/.env gets OPENAI_BASE_URL. Start the gateway with --openai-upstream <your provider's URL>.`;
 
@@ -63,6 +64,7 @@ export function createSetupCommand(io: CliIo, setExitCode: (code: number) => voi
                 clientDir,
                 gatewayUrl: options.gateway.replace(/\/$/, ''),
                 stateDir,
+                env: io.env,
               });
           for (const line of report.lines) io.stdout.write(`${line}\n`);
           setExitCode(EXIT_OK);

@@ -1,0 +1,112 @@
+/**
+ * The one-run view of `~/.gemini`: when the person's folder, or files in it, are links into a
+ * dotfiles repository, the launch works, and what gemini wrote during the run reaches the
+ * dotfiles, with the links left in place. Views left by launchers that were killed are swept by
+ * the next launch (whatever state their owner file is in); those of running launchers are not.
+ */
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { deadPid } from '../test-utils/dead-pid.js';
+import { prepareGeminiLaunch } from './gemini-launch.js';
+
+const cleanups = cleanUpAfterEach();
+
+async function linkedHome() {
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-overlay-'));
+  cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
+  const dotfiles = path.join(home, 'dotfiles', 'gemini');
+  const settingsTarget = path.join(home, 'dotfiles', 'gemini-settings.json');
+  await fs.mkdir(dotfiles, { recursive: true });
+  await fs.writeFile(
+    settingsTarget,
+    '{\n  // mine\n  "security": { "auth": { "selectedType": "gemini-api-key" } }\n}\n',
+  );
+  await fs.writeFile(path.join(dotfiles, 'history.txt'), 'old\n');
+  await fs.writeFile(path.join(home, 'dotfiles', 'trusted.json'), '{}');
+  // ~/.gemini is a link; in it, settings.json and trustedFolders.json are links too.
+  await fs.symlink(settingsTarget, path.join(dotfiles, 'settings.json'));
+  await fs.symlink(path.join(home, 'dotfiles', 'trusted.json'), path.join(dotfiles, 'trust.json'));
+  await fs.symlink(dotfiles, path.join(home, '.gemini'));
+  return { home, dotfiles, settingsTarget, stateDir: path.join(home, 'state') };
+}
+
+describe('the gemini home overlay and a symlinked ~/.gemini', () => {
+  it('launches, and brings back what the run wrote through the links', async () => {
+    const paths = await linkedHome();
+    const launch = await prepareGeminiLaunch({
+      env: { HOME: paths.home, GEMINI_CLI_HOME: paths.home, GEMINI_API_KEY: 'k' },
+      cwd: paths.home,
+      gatewayUrl: 'http://127.0.0.1:1',
+      stateDir: paths.stateDir,
+      sessionId: 's',
+    });
+    const overlay = path.join(launch.overlay.home, '.gemini');
+    expect(await fs.readFile(path.join(overlay, 'history.txt'), 'utf8')).toBe('old\n');
+    // What gemini does during the run: a setting changed, a new file, a linked file replaced.
+    const settings = await fs.readFile(path.join(overlay, 'settings.json'), 'utf8');
+    await fs.writeFile(
+      path.join(overlay, 'settings.json'),
+      settings.replace('{', '{\n  "ui": { "theme": "Dracula" },'),
+    );
+    await fs.writeFile(path.join(overlay, 'new.json'), 'new');
+    await fs.rm(path.join(overlay, 'trust.json'));
+    await fs.writeFile(path.join(overlay, 'trust.json'), '{"replaced":true}');
+    expect(await launch.overlay.restore()).toEqual([]);
+
+    expect((await fs.lstat(path.join(paths.home, '.gemini'))).isSymbolicLink()).toBe(true);
+    expect((await fs.lstat(path.join(paths.dotfiles, 'settings.json'))).isSymbolicLink()).toBe(
+      true,
+    );
+    const saved = await fs.readFile(paths.settingsTarget, 'utf8');
+    expect(saved).toContain('// mine');
+    expect(saved).toContain('"Dracula"');
+    expect(saved).not.toContain('toolmask');
+    expect(await fs.readFile(path.join(paths.dotfiles, 'new.json'), 'utf8')).toBe('new');
+    expect((await fs.lstat(path.join(paths.dotfiles, 'trust.json'))).isSymbolicLink()).toBe(true);
+    expect(await fs.readFile(path.join(paths.home, 'dotfiles', 'trusted.json'), 'utf8')).toBe(
+      '{"replaced":true}',
+    );
+  });
+});
+
+describe('overlays left behind', () => {
+  async function plainHome() {
+    const home = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-overlay-'));
+    cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
+    await fs.mkdir(path.join(home, '.gemini'));
+    return { home, launchDir: path.join(home, 'state', 'launch') };
+  }
+
+  function launch(home: string) {
+    return prepareGeminiLaunch({
+      env: { HOME: home, GEMINI_CLI_HOME: home, GEMINI_API_KEY: 'k' },
+      cwd: home,
+      gatewayUrl: 'http://127.0.0.1:1',
+      stateDir: path.join(home, 'state'),
+      sessionId: 's',
+    });
+  }
+
+  it("a killed launcher's overlay with a torn owner file is swept, not a failure", async () => {
+    const { home, launchDir } = await plainHome();
+    const leftover = path.join(launchDir, `gemini-${await deadPid()}-0123abcd`);
+    await fs.mkdir(path.join(leftover, '.gemini'), { recursive: true });
+    await fs.writeFile(path.join(leftover, '.toolmask-overlay.json'), '{"pid": 12, "realD');
+    const next = await launch(home);
+    cleanups.push(async () => void (await next.overlay.restore()));
+    await expect(fs.stat(leftover)).rejects.toThrow();
+  });
+
+  it('the overlay of a running launcher is left alone, even before its owner file exists', async () => {
+    const { home, launchDir } = await plainHome();
+    // This process is alive: as if another launcher were still setting its view up.
+    const running = path.join(launchDir, `gemini-${process.pid}-0123abcd`);
+    await fs.mkdir(path.join(running, '.gemini'), { recursive: true });
+    const next = await launch(home);
+    cleanups.push(async () => void (await next.overlay.restore()));
+    expect((await fs.stat(running)).isDirectory()).toBe(true);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * `<stateDir>/gateway.json`: where a standalone gateway (`toolmask gateway`) of a state folder
+ * listens, so launchers can send their clients there. The file outlives a gateway that was killed
+ * (SIGKILL, an OOM kill, a reboot), and by then another service may own its port; a launcher that
+ * trusted any answer there would hand the client, and its API keys, to that service. So a gateway
+ * counts as running only when the pid in the file is alive and `GET /healthz` answers with the
+ * random instance id the file holds (the file is 0600 in a 0700 folder: only its owner knows the
+ * id).
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { isProcessAlive } from './state/process-alive.js';
+import type { UpstreamUrls } from './upstream/upstreams.js';
+
+/** Where a running gateway says where it listens. */
+export const RUNNING_FILE = 'gateway.json';
+
+export interface RunningFile {
+  url: string;
+  pid: number;
+  version: string;
+  startedAt: number;
+  /** Random per gateway start; `/healthz` answers with it. */
+  instanceId: string;
+  /** The upstreams it was started with (launchers reuse a gateway only if they match). */
+  upstreams?: Partial<UpstreamUrls>;
+}
+
+/** What `GET /healthz` answers. */
+export interface HealthAnswer {
+  status: 'ok';
+  version: string;
+  instanceId: string;
+}
+
+const HEALTH_TIMEOUT_MS = 1_000;
+
+function isRunningFile(value: unknown): value is RunningFile {
+  const file = value as Partial<RunningFile> | null;
+  return (
+    typeof file === 'object' &&
+    file !== null &&
+    typeof file.url === 'string' &&
+    typeof file.pid === 'number' &&
+    typeof file.instanceId === 'string' &&
+    file.instanceId !== ''
+  );
+}
+
+/** The gateway another process runs for this state folder, if it is really that gateway. */
+export async function findRunningGateway(stateDir: string): Promise<RunningFile | undefined> {
+  let running: unknown;
+  try {
+    running = JSON.parse(await fs.readFile(path.join(stateDir, RUNNING_FILE), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isRunningFile(running) || !isProcessAlive(running.pid)) return undefined;
+  try {
+    const answer = await fetch(`${running.url}/healthz`, {
+      signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
+      redirect: 'error',
+    });
+    if (!answer.ok) return undefined;
+    const health = (await answer.json()) as Partial<HealthAnswer> | null;
+    return health?.status === 'ok' && health.instanceId === running.instanceId
+      ? running
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
