@@ -186,6 +186,21 @@ const GEMINI_ARGS = [
 ];
 
 /** Everything the issue asks of the requests the upstream saw. */
+/** `toolmask gemini` with the masking settings of the workspace and the headless arguments. */
+function launchArgs(paths: { state: string; maskingSettings: string }): string[] {
+  return [
+    CLI,
+    'gemini',
+    '--gemini-bin',
+    GEMINI,
+    '--state-dir',
+    paths.state,
+    '--masking-settings',
+    paths.maskingSettings,
+    ...GEMINI_ARGS,
+  ];
+}
+
 async function checkSession(upstream: FakeUpstream, stdout: string) {
   const requests = upstream
     .matching(/:streamGenerateContent$/)
@@ -240,17 +255,7 @@ describe('toolmask gemini with the real gemini binary', () => {
     const upstream = await scriptedGemini();
     const { done } = run(
       process.execPath,
-      [
-        CLI,
-        'gemini',
-        '--gemini-bin',
-        GEMINI,
-        '--state-dir',
-        paths.state,
-        '--masking-settings',
-        paths.maskingSettings,
-        ...GEMINI_ARGS,
-      ],
+      launchArgs(paths),
       baseEnv(paths, upstream),
       paths.project,
     );
@@ -280,17 +285,7 @@ describe('toolmask gemini with the real gemini binary', () => {
       const upstream = await scriptedGemini();
       const { done } = run(
         process.execPath,
-        [
-          CLI,
-          'gemini',
-          '--gemini-bin',
-          GEMINI,
-          '--state-dir',
-          paths.state,
-          '--masking-settings',
-          paths.maskingSettings,
-          ...GEMINI_ARGS,
-        ],
+        launchArgs(paths),
         baseEnv(paths, upstream),
         paths.project,
         NOBODY,

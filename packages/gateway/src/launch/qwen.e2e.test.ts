@@ -4,7 +4,7 @@
  * the model runs a bulky shell command several times, reads one masked output back through the
  * gateway's MCP tool, then answers.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type SpawnOptions } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -43,6 +43,23 @@ function textOf(content: unknown): string {
   return Array.isArray(content)
     ? content.map((part) => (part as { text?: string }).text ?? '').join('')
     : '';
+}
+
+/** Runs the `toolmask` command to its end; its exit code and what it printed. */
+async function runToolmask(
+  args: string[],
+  options: Pick<SpawnOptions, 'cwd' | 'env'>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    ...options,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr };
 }
 
 /** The main conversation (not a side request such as a summary): qwen's own system prompt. */
@@ -134,10 +151,8 @@ describe('toolmask qwen with the real qwen binary', () => {
       }),
     );
     const upstream = await scriptedQwen();
-    const child = spawn(
-      process.execPath,
+    const { code, stdout, stderr } = await runToolmask(
       [
-        CLI,
         'qwen',
         '--qwen-bin',
         QWEN,
@@ -163,14 +178,8 @@ describe('toolmask qwen with the real qwen binary', () => {
           OPENAI_MODEL: 'qwen3-coder-plus',
           QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
         },
-        stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, stderr).toBe(0);
 
     const requests = upstream.requests
@@ -239,10 +248,8 @@ describe('toolmask qwen with the real qwen binary', () => {
     );
     const upstream = await startFakeUpstream(() => openAiAnswer({ content: 'hello' }));
     cleanups.push(() => upstream.close());
-    const child = spawn(
-      process.execPath,
+    const { code, stdout, stderr } = await runToolmask(
       [
-        CLI,
         'qwen',
         '--qwen-bin',
         QWEN,
@@ -264,14 +271,8 @@ describe('toolmask qwen with the real qwen binary', () => {
           OPENAI_API_KEY: 'fake-openai-key',
           OPENAI_MODEL: 'qwen3-coder-plus',
         },
-        stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, stderr).toBe(0);
     expect(stdout).toContain('hello');
     const main = upstream.requests.filter((request) =>
