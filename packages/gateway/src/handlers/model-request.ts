@@ -391,7 +391,20 @@ async function recordUsage(
     gatewayMs,
   };
   context.telemetry.recordRequest(record);
-  await context.recordUsage(record);
+  // The record and the conversation's state are separate files: written side by side.
+  await Promise.all([
+    context.recordUsage(record),
+    finishConversation(context, conversation, usage, record, arrived),
+  ]);
+}
+
+async function finishConversation(
+  context: GatewayContext,
+  conversation: Conversation,
+  usage: { promptTokens?: number; cachedTokens?: number },
+  record: UsageRecord,
+  arrived: number,
+): Promise<void> {
   try {
     // In turn with the conversation's passes: the next one sees this answer's time and usage.
     await conversation.exclusive(() =>

@@ -10,32 +10,57 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
+/**
+ * Folders this process has made or checked. Every answered request writes a record and a
+ * conversation's state, so each folder is checked once, not twice per write (the calls go through
+ * libuv's thread pool and showed up in the gateway's latency). A folder removed since (retention
+ * prunes old conversations) is made again on the write that finds it gone.
+ */
+const checked = new Set<string>();
+
 export async function ensurePrivateDirectory(directory: string): Promise<void> {
+  if (checked.has(directory)) return;
   await fs.mkdir(directory, { recursive: true, mode: 0o700 });
   const stats = await fs.lstat(directory);
   if (!stats.isDirectory() || stats.isSymbolicLink()) {
     throw Object.assign(new Error(`${directory} is not a plain directory`), { code: 'ENOTDIR' });
   }
   if ((stats.mode & 0o077) !== 0) await fs.chmod(directory, 0o700);
+  checked.add(directory);
+}
+
+/** Runs `write` in the private folder of `file`, made again once if it went away meanwhile. */
+async function inPrivateDirectory(file: string, write: () => Promise<void>): Promise<void> {
+  const directory = path.dirname(file);
+  await ensurePrivateDirectory(directory);
+  try {
+    await write();
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOENT' || !checked.delete(directory)) throw error;
+    await ensurePrivateDirectory(directory);
+    await write();
+  }
 }
 
 /** Appends `text` (whole lines) to `file`, created 0600. */
 export async function appendLines(file: string, text: string): Promise<void> {
-  await ensurePrivateDirectory(path.dirname(file));
-  await fs.appendFile(file, text, { encoding: 'utf8', mode: 0o600 });
+  await inPrivateDirectory(file, () =>
+    fs.appendFile(file, text, { encoding: 'utf8', mode: 0o600 }),
+  );
 }
 
 /** Replaces `file` with `text` all at once (temp file in the same folder, then rename). */
 export async function writeAtomically(file: string, text: string): Promise<void> {
-  await ensurePrivateDirectory(path.dirname(file));
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await fs.writeFile(temporary, text, { mode: 0o600, flag: 'wx' });
-    await fs.rename(temporary, file);
-  } catch (error) {
-    await fs.rm(temporary, { force: true });
-    throw error;
-  }
+  await inPrivateDirectory(file, async () => {
+    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await fs.writeFile(temporary, text, { mode: 0o600, flag: 'wx' });
+      await fs.rename(temporary, file);
+    } catch (error) {
+      await fs.rm(temporary, { force: true });
+      throw error;
+    }
+  });
 }
 
 /** The text of `file`, or undefined when it does not exist. */
