@@ -31,7 +31,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     // Options after a launcher's name (toolmask gemini -m x) belong to the launched command.
     .enablePositionalOptions()
     .description(
-      'See what tool-output masking does before turning it on, tune its settings, and find offloaded outputs again.',
+      'Mask old tool outputs for the stock gemini and qwen commands (a local gateway), see what masking does before turning it on, and find offloaded outputs again.',
     )
     .version(CLI_VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
