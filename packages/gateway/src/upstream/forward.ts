@@ -111,8 +111,9 @@ export async function forward(request: ForwardRequest): Promise<ForwardResult> {
 }
 
 /**
- * A small JSON answer read whole and rewritten; a new body takes its own length. An encoded answer (upstream ignored `accept-encoding: identity`) or one that is not the
- * JSON expected goes on as the bytes it was, with its own headers.
+ * A small JSON answer read whole and rewritten; a new body takes its own length. An encoded answer
+ * (upstream ignored `accept-encoding: identity`) or one that is not the JSON expected goes on as
+ * the bytes it was, with its own headers.
  */
 async function sendRewritten(
   upstream: Dispatcher.ResponseData,
