@@ -1,4 +1,5 @@
 /** What every handler of one gateway shares. */
+import type { Dispatcher } from 'undici';
 import type { ConversationRegistry } from './conversation/conversation-registry.js';
 import type { UsageStore } from './state/stores.js';
 import type { GatewayTelemetry } from './telemetry/gateway-telemetry.js';
@@ -10,7 +11,8 @@ export interface GatewayContext {
   conversations: ConversationRegistry;
   usage: UsageStore;
   telemetry: GatewayTelemetry;
-  fetch: typeof fetch;
+  /** Where upstream requests go through; undici's global dispatcher when undefined. */
+  dispatcher?: Dispatcher;
   now: () => number;
   maxBodyBytes: number;
   disableClientMasking: boolean;

@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import { createFileToolOutputStore, type ToolOutputStore } from '@toolmask/core/storage';
+import type { Dispatcher } from 'undici';
 import { ConversationRegistry } from './conversation/conversation-registry.js';
 import { createDashboardHandler } from './dashboard/dashboard-handler.js';
 import { createGatewaySource } from './dashboard/gateway-source.js';
@@ -67,8 +68,8 @@ export interface GatewayOptions {
   log?: (line: string) => void;
   /** Alternative state stores (shared storage); default the file system under `stateDir`. */
   stores?: { conversations?: ConversationStore; usage?: UsageStore; outputs?: ToolOutputStore };
-  /** Test seams. */
-  _internal?: { fetch?: typeof fetch; now?: () => number };
+  /** Test seams: `dispatcher` takes the upstream requests (an undici `MockAgent`). */
+  _internal?: { dispatcher?: Dispatcher; now?: () => number };
 }
 
 export interface Gateway {
@@ -175,7 +176,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     conversations,
     usage,
     telemetry,
-    fetch: options._internal?.fetch ?? fetch,
+    ...(options._internal?.dispatcher ? { dispatcher: options._internal.dispatcher } : {}),
     now,
     maxBodyBytes,
     disableClientMasking,

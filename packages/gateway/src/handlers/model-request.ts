@@ -290,7 +290,7 @@ export async function handleModelRequest(
       ...(hasBody ? { body: masked.body } : {}),
       response,
       signal: controller.signal,
-      fetch: context.fetch,
+      ...(context.dispatcher ? { dispatcher: context.dispatcher } : {}),
       onChunk: (chunk) => tap.feed(chunk),
       ...(route.action === 'listExperiments' && context.disableClientMasking
         ? { rewriteJson: withClientMaskingOff }

@@ -5,8 +5,14 @@
  * never reaches upstream); an upstream that cuts the stream cuts the client's too (its headers are
  * already sent, so there is no status left to change). Upstream errors come back with their own
  * status and body.
+ *
+ * The call is undici's `request`, not `fetch`: the body goes out as the Buffer it is (fetch copied
+ * it into a web stream first) and the answer is read as a Node stream, without web streams' extra
+ * hops per chunk. It follows no redirect and decodes no content-encoding: the answer's bytes reach
+ * the client as upstream sent them, with their own encoding and length headers.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { type Dispatcher, request as undiciRequest } from 'undici';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers.js';
 
 export type ForwardOutcome = 'complete' | 'client-gone' | 'upstream-cut' | 'unreachable';
@@ -19,7 +25,8 @@ export interface ForwardRequest {
   response: ServerResponse;
   /** Aborted when the client goes away (armed by the caller when the request arrived). */
   signal: AbortSignal;
-  fetch: typeof fetch;
+  /** Where the request goes through; undici's global dispatcher when undefined (tests: a MockAgent). */
+  dispatcher?: Dispatcher;
   /** Sees every chunk after it was written to the client (usage taps). */
   onChunk?: (chunk: Uint8Array) => void;
   /** Rewrites a whole (small) JSON answer before it is sent; used for nothing else. */
@@ -57,69 +64,85 @@ function drainedOrClosed(response: ServerResponse): Promise<void> {
 export async function forward(request: ForwardRequest): Promise<ForwardResult> {
   const { response, signal } = request;
   if (signal.aborted || response.destroyed) return { status: 0, outcome: 'client-gone' };
-  let upstream: Response;
+  let upstream: Dispatcher.ResponseData;
   try {
-    upstream = await request.fetch(request.url, {
-      method: request.method,
+    upstream = await undiciRequest(request.url, {
+      method: request.method as Dispatcher.HttpMethod,
       headers: upstreamRequestHeaders(request.headers),
       ...(request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
         ? {
-            // A string body would be checked for lone surrogates by fetch, character by
-            // character; bytes go as they are (encoding is one native call).
+            // Bytes go out as they are; a string is encoded once (one native call).
             body:
               typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body,
           }
         : {}),
-      redirect: 'manual',
       signal,
+      ...(request.dispatcher ? { dispatcher: request.dispatcher } : {}),
     });
   } catch (error) {
     if (signal.aborted) return { status: 0, outcome: 'client-gone' };
     request.onUnreachable(error);
     return { status: 0, outcome: 'unreachable' };
   }
+  const status = upstream.statusCode;
   const headers = clientResponseHeaders(upstream.headers);
-  if (request.rewriteJson && upstream.ok && upstream.body) {
-    return await sendRewritten(upstream, headers, request, response);
+  if (request.rewriteJson && status >= 200 && status < 300) {
+    return await sendRewritten(upstream, status, headers, request, response);
   }
-  response.writeHead(upstream.status, headers);
+  response.writeHead(status, headers);
   // Headers go out at once: a streaming client sees the answer start as soon as upstream does.
   response.flushHeaders();
-  const result: ForwardResult = { status: upstream.status, outcome: 'complete' };
-  if (upstream.body) {
-    try {
-      for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) {
-        result.firstByteAt ??= Date.now();
-        if (!response.write(chunk)) await drainedOrClosed(response);
-        if (response.destroyed) return { ...result, outcome: 'client-gone' };
-        request.onChunk?.(chunk);
-      }
-    } catch {
-      if (signal.aborted || response.destroyed) return { ...result, outcome: 'client-gone' };
-      response.destroy();
-      return { ...result, outcome: 'upstream-cut' };
+  const result: ForwardResult = { status, outcome: 'complete' };
+  try {
+    for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
+      result.firstByteAt ??= Date.now();
+      if (!response.write(chunk)) await drainedOrClosed(response);
+      if (response.destroyed) return { ...result, outcome: 'client-gone' };
+      request.onChunk?.(chunk);
     }
+  } catch {
+    if (signal.aborted || response.destroyed) return { ...result, outcome: 'client-gone' };
+    response.destroy();
+    return { ...result, outcome: 'upstream-cut' };
   }
   await request.beforeEnd?.(result);
   response.end();
   return result;
 }
 
+/**
+ * A small JSON answer read whole and rewritten; a new body takes its own length. An encoded answer
+ * (upstream ignored `accept-encoding: identity`) or one that is not the JSON expected goes on as
+ * the bytes it was, with its own headers.
+ */
 async function sendRewritten(
-  upstream: Response,
+  upstream: Dispatcher.ResponseData,
+  status: number,
   headers: ReturnType<typeof clientResponseHeaders>,
   request: ForwardRequest,
   response: ServerResponse,
 ): Promise<ForwardResult> {
-  const text = await upstream.text();
-  let body = text;
+  let bytes: Buffer;
   try {
-    body = JSON.stringify(request.rewriteJson?.(JSON.parse(text)));
+    bytes = Buffer.from(await upstream.body.arrayBuffer());
   } catch {
-    // Not the JSON we expected: pass it on untouched.
+    if (request.signal.aborted || response.destroyed) return { status, outcome: 'client-gone' };
+    response.destroy();
+    return { status, outcome: 'upstream-cut' };
   }
-  response.writeHead(upstream.status, headers);
+  let body = bytes;
+  const encoding = headers['content-encoding'];
+  if (encoding === undefined || encoding === 'identity') {
+    try {
+      body = Buffer.from(JSON.stringify(request.rewriteJson?.(JSON.parse(bytes.toString('utf8')))));
+      headers['content-length'] = String(body.length);
+    } catch {
+      // Not the JSON we expected: pass it on untouched.
+    }
+  }
+  if (response.destroyed) return { status, outcome: 'client-gone' };
+  response.writeHead(status, headers);
   response.end(body);
-  request.onChunk?.(Buffer.from(body));
-  return { status: upstream.status, outcome: 'complete', firstByteAt: Date.now() };
+  request.onChunk?.(body);
+  return { status, outcome: 'complete', firstByteAt: Date.now() };
 }

@@ -2,8 +2,10 @@
  * Headers across the gateway. Requests keep every header the client sent (API keys and tokens
  * included: forwarded, never logged or stored) except the hop-by-hop ones, the gateway's own
  * `x-toolmask-*`, and `accept-encoding`: the gateway asks for an uncompressed answer so it can
- * read the usage report as the answer streams through. Responses drop hop-by-hop headers and any
- * encoding or length (fetch has already decoded the body).
+ * read the usage report as the answer streams through. Responses drop hop-by-hop headers only:
+ * the answer's bytes go to the client as upstream sent them (undici's `request` decodes nothing),
+ * so its `content-encoding` and `content-length` still describe them. The one answer the gateway
+ * changes, a rewritten JSON one (forward.ts), takes its new length.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
@@ -29,14 +31,19 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders): Record<st
   return headers;
 }
 
-export function clientResponseHeaders(upstream: Headers): OutgoingHttpHeaders {
+/**
+ * Response headers as undici's `request` gives them: names in lower case, a repeated header as an
+ * array. `set-cookie` stays one per cookie; any other repeated header is joined with `, ` (as
+ * fetch's `Headers` did).
+ */
+export function clientResponseHeaders(
+  upstream: Record<string, string | string[] | undefined>,
+): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
-  upstream.forEach((value, name) => {
-    if (HOP_BY_HOP.has(name) || name === 'content-encoding' || name === 'content-length') return;
-    if (name === 'set-cookie') return; // Headers joins them; re-added below, one per cookie
-    headers[name] = value;
-  });
-  const cookies = upstream.getSetCookie?.() ?? [];
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  for (const [name, value] of Object.entries(upstream)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    if (name === 'set-cookie') headers[name] = Array.isArray(value) ? value : [value];
+    else headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
   return headers;
 }

@@ -3,6 +3,7 @@
  * only a real location name gets there; nothing in a path can move a request to another host.
  */
 import * as net from 'node:net';
+import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { listenGateway } from '../listen.js';
 import { cleanUpAfterEach } from '../test-utils/cleanups.js';
@@ -58,20 +59,23 @@ describe('the gateway and a Vertex AI location in the path', () => {
   it('answers 400 to a location that would pick the host, and fetches nothing', async () => {
     const fixture = await gatewayFixture();
     cleanups.push(fixture.cleanup);
-    const fetched: string[] = [];
+    // Nothing reaches the network: a request no interceptor matches fails, and every call is noted.
+    const upstream = new MockAgent({ enableCallHistory: true });
+    upstream.disableNetConnect();
+    upstream
+      .get('https://europe-west4-aiplatform.googleapis.com')
+      .intercept({ path: () => true, method: 'POST' })
+      .reply(200, '{}', { headers: { 'content-type': 'application/json' } });
+    cleanups.push(() => upstream.close());
+    const fetched = () => upstream.getCallHistory()?.calls() ?? [];
     const running = await listenGateway({
       port: 0,
       stateDir: fixture.stateDir,
       settingsFile: fixture.settingsFile,
-      _internal: {
-        fetch: async (url) => {
-          fetched.push(String(url));
-          return new Response('{}', { headers: { 'content-type': 'application/json' } });
-        },
-      },
+      _internal: { dispatcher: upstream },
     });
     cleanups.push(() => running.close());
-    // fetch would normalize the backslash: the request line goes out as it is.
+    // A client's fetch would normalize the backslash: the request line goes out as it is.
     const send = (path: string) =>
       new Promise<string>((resolve, reject) => {
         const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
@@ -89,11 +93,9 @@ describe('the gateway and a Vertex AI location in the path', () => {
     const refused = await send(VERTEX_PATH('127.0.0.1:9999\\'));
     expect(refused.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
     expect(refused).toContain('is not a Vertex AI location');
-    expect(fetched).toEqual([]);
+    expect(fetched()).toEqual([]);
     const sent = await send(VERTEX_PATH('europe-west4'));
     expect(sent.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
-    expect(fetched.map((url) => new URL(url).host)).toEqual([
-      'europe-west4-aiplatform.googleapis.com',
-    ]);
+    expect(fetched().map((call) => call.host)).toEqual(['europe-west4-aiplatform.googleapis.com']);
   });
 });

@@ -82,7 +82,8 @@ export function upstreamTarget(upstreams: UpstreamUrls, route: RouteMatch): Upst
     rootUrl = new URL(root);
     url = new URL(trimSlash(root) + path);
   } catch {
-    // An upstream that is not a URL (a person's setting): fetch reports it as unreachable.
+    // An upstream that is not a URL (a person's setting): the request fails and the
+    // client gets the 502 for an unreachable upstream.
     return { kind: 'url', url: trimSlash(root) + path };
   }
   return url.origin === rootUrl.origin ? { kind: 'url', url: url.href } : { kind: 'bad-path' };
