@@ -18,15 +18,13 @@
  *   (conversationSessions.ts);
  * - retention in the background after install (retentionSchedule.ts), and a heartbeat that keeps
  *   this conversation's folders from anyone's retention while it runs (sessionHeartbeat.ts);
- * - metrics and observers after each pass.
+ * - the pass of each request, and metrics and observers after it (requestPasses.ts).
  */
 import type { Config, GeminiClient } from '@google/gemini-cli-core';
 import type { Attributes } from '@opentelemetry/api';
 import { ToolOutputMaskingService } from '../services/toolOutputMaskingService.js';
-import { createMaskingMiddleware, type MaskingMiddleware } from '../services/maskingMiddleware.js';
 import type { RetentionReport } from '../storage/retention.js';
-import { recordMaskingMetrics } from '../telemetry/metrics.js';
-import { describeError, safeCall, safeSink } from '../utils/safeCall.js';
+import { describeError, safeSink } from '../utils/safeCall.js';
 import {
   acquireClientPatch,
   ownerPrototype,
@@ -48,8 +46,8 @@ import type {
   ToolOutputMaskingInstallation,
 } from './installationTypes.js';
 import { withToolOutputMasking, type ToolOutputMaskingHost } from './maskingHost.js';
-import { maskClientRequest, type PartListUnion } from './maskClientRequest.js';
 import { ReadToolRegistration, type CoreSide } from './readToolRegistration.js';
+import { RequestPasses } from './requestPasses.js';
 import { scheduleRetention } from './retentionSchedule.js';
 
 export type { InstallToolOutputMaskingOptions, MaskingPass, ToolOutputMaskingInstallation };
@@ -75,7 +73,6 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   private active = true;
   private readonly patch: ClientPatch;
   private readonly restoreCoreMasking?: () => void;
-  private readonly middlewares = new WeakMap<object, MaskingMiddleware>();
   private readonly commonAttributes: () => Attributes;
   private readonly debug: (message: string) => void;
   private readonly readTool: ReadToolRegistration;
@@ -86,8 +83,8 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
   private readonly sessions = new ConversationSessions();
   /** Keeps the conversation's folders live for retention in any process. */
   private readonly heartbeat: SessionHeartbeat;
-  /** Snippets of this installation that a resumed history brings back. */
-  private readonly restored: RestoredSnippets;
+  /** The pass of each model request (one middleware per client). */
+  private readonly passes: RequestPasses;
 
   constructor(
     readonly config: Config,
@@ -128,7 +125,6 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
     this.coreCheck = new CoreMaskingCheck(config, this.suppressesCoreMasking, this.debug);
     this.patch = acquireClientPatch(proto, installationOf);
     this.readTool = new ReadToolRegistration(config, () => this.readAccess(), this.debug);
-    this.restored = new RestoredSnippets(this.service, () => this.host.storage.getProjectTempDir());
     this.heartbeat = new SessionHeartbeat(
       () =>
         this.sessions
@@ -136,6 +132,16 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
           .map((id) => sessionDirectory(this.host.storage.getProjectTempDir(), id)),
       options._internal?.heartbeatMs,
     );
+    this.passes = new RequestPasses({
+      service: this.service,
+      host: this.host,
+      options,
+      debug: this.debug,
+      commonAttributes: this.commonAttributes,
+      restored: new RestoredSnippets(this.service, () => this.host.storage.getProjectTempDir()),
+      heartbeat: this.heartbeat,
+      shouldMask: (client) => this.shouldMask(client),
+    });
     this.ready = this.loadCoreSide();
     this.retention =
       options.retention === false
@@ -169,8 +175,14 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
     args: SendArgs,
   ): ReturnType<SendMessageStream> {
     const [request, signal, promptId, ...rest] = args;
-    const middleware = this.middlewareOf(client);
-    const finalRequest = await this.beforeRequest(client, middleware, request, signal, promptId);
+    const middleware = this.passes.middlewareOf(client);
+    const finalRequest = await this.passes.beforeRequest(
+      client,
+      middleware,
+      request,
+      signal,
+      promptId,
+    );
     try {
       return yield* original.call(client, finalRequest, signal, promptId, ...rest);
     } finally {
@@ -212,24 +224,6 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
     };
   }
 
-  /** One middleware per client: the idle gap is that conversation's. */
-  private middlewareOf(client: GeminiClient): MaskingMiddleware {
-    let middleware = this.middlewares.get(client);
-    if (!middleware) {
-      const { onNotice } = this.options;
-      middleware = createMaskingMiddleware(this.service, {
-        host: this.host,
-        ...(this.options.idleGapMs !== undefined ? { idleGapMs: this.options.idleGapMs } : {}),
-        maskPendingRequest: this.options.maskPendingRequest !== false,
-        onNotice: onNotice ?? ((notice) => this.debug(notice)),
-        debug: this.debug,
-        _internal: { now: this.options._internal?.now ?? Date.now },
-      });
-      this.middlewares.set(client, middleware);
-    }
-    return middleware;
-  }
-
   /** Whether the pass should run for this request at all (host-level switches). */
   private async shouldMask(client: GeminiClient): Promise<boolean> {
     if (!this.active || !client.isInitialized()) return false;
@@ -238,42 +232,6 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
     await this.readTool.refreshClient(client);
     if (!(await this.coreCheck.allowsToolmask())) return false;
     return (await this.host.getToolOutputMaskingConfig()).enabled;
-  }
-
-  /** Runs the middleware and writes its result back; returns the request to send. Never throws. */
-  private async beforeRequest(
-    client: GeminiClient,
-    middleware: MaskingMiddleware,
-    request: PartListUnion,
-    signal: AbortSignal,
-    promptId: string,
-  ): Promise<PartListUnion> {
-    try {
-      if (!(await this.shouldMask(client))) return request;
-      const masked = await maskClientRequest(client, middleware, request, signal, (history) =>
-        this.restored.inspect(client, history),
-      );
-      if (masked.writeBack.refused > 0 || masked.writeBack.missed > 0) {
-        this.debug(
-          `[toolmask] write-back: ${masked.writeBack.refused} replacement(s) refused, ${masked.writeBack.missed} not found in the live history`,
-        );
-      }
-      this.report({ promptId, ...masked.pass });
-      return masked.request;
-    } catch (error) {
-      this.debug(`[toolmask] pass skipped: ${describeError(error)}`);
-      return request;
-    }
-  }
-
-  private report(pass: MaskingPass): void {
-    // A pass that offloaded something may have made a folder: keep it live from now on.
-    if (pass.result.offloaded.length > 0) this.heartbeat.beat();
-    if (this.options.metrics !== false) {
-      recordMaskingMetrics(pass.result, safeCall(this.commonAttributes) ?? {});
-    }
-    // Observers never break a turn.
-    safeCall(this.options.onPass, pass);
   }
 }
 
