@@ -32,7 +32,7 @@ let server: FakeGeminiServer;
 let config: Config;
 let outfile: string;
 let passes: MaskingPass[] = [];
-let dashboard: { url: string; stop(): Promise<number> };
+let dashboard: { url: string; stderr(): string; stop(): Promise<number> };
 
 /** Runs `toolmask dashboard ...` in-process until `stop()`; resolves once it listens. */
 async function startDashboard(args: string[]): Promise<typeof dashboard> {
@@ -61,6 +61,7 @@ async function startDashboard(args: string[]): Promise<typeof dashboard> {
   ]);
   return {
     url,
+    stderr: () => stderr,
     stop: () => {
       stop('SIGTERM');
       return exit;
@@ -91,6 +92,20 @@ afterAll(async () => {
 });
 
 describe('toolmask dashboard over a telemetry outfile of the in-process installation', () => {
+  it('an outfile that does not exist yet: a note says so, and the dashboard waits for it', async () => {
+    const missing = path.join(path.dirname(outfile), 'not-written-yet.log');
+    const waiting = await startDashboard(['--telemetry-outfile', missing, '--port', '0']);
+    try {
+      expect(waiting.stderr()).toContain(`${missing} does not exist yet`);
+      expect(dashboard.stderr()).not.toContain('does not exist yet');
+      const answer = await fetch(`${waiting.url}/api/sessions`);
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { sessions: unknown[] }).sessions).toEqual([]);
+    } finally {
+      expect(await waiting.stop()).toBe(0);
+    }
+  });
+
   it('lists the session with the provider’s numbers and toolmask’s masking', async () => {
     const report = await getJson<SessionsReport>('/api/sessions');
     expect(report.sessions).toHaveLength(1);

@@ -3,6 +3,7 @@
  * outfile of the in-process installation until SIGINT or SIGTERM. Prints `listening on
  * http://HOST:PORT` on stdout once it accepts connections; notes go to stderr.
  */
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { findProjectTempDir, geminiDir } from '@toolmask/core/storage';
 import { GatewayStartError, listenDashboard } from '@toolmask/gateway';
@@ -57,6 +58,13 @@ export async function runDashboard(options: DashboardCommandOptions, io: CliIo):
   io.stderr.write(
     `toolmask dashboard: ${outfile} at ${running.url}/${authToken ? ' (open it once as /?token=<your token>)' : ''}\n`,
   );
+  // Not an error: gemini creates the file with its first telemetry. But a mistyped path would
+  // otherwise show an empty dashboard with no word why.
+  if (!existsSync(outfile)) {
+    io.stderr.write(
+      `toolmask dashboard: ${outfile} does not exist yet; its sessions appear once gemini writes it (telemetry.outfile in settings.json)\n`,
+    );
+  }
   const signal = await (io.shutdownSignal?.() ?? new Promise<string>(() => undefined));
   io.stderr.write(`toolmask dashboard: ${signal}: stopping\n`);
   source.close();
