@@ -54,25 +54,22 @@ export {
 } from './settings/masking-settings.js';
 export { defaultStateDir } from './launch/state-dir.js';
 export { launchClient, type ClientSetup, type LaunchOptions } from './launch/launch-client.js';
+export { LaunchError } from './launch/launch-error.js';
 export {
   applySetup,
   undoSetup,
-  SetupError,
   type SetupClient,
   type SetupReport,
 } from './launch/permanent-setup.js';
 export {
   planQwenLaunch,
   prepareQwenLaunch,
-  QwenLaunchError,
   type QwenPlan,
   type QwenLaunch,
 } from './launch/qwen-launch.js';
 export {
   prepareGeminiLaunch,
   geminiUpstreamsFrom,
-  geminiAuthOf,
-  GeminiLaunchError,
   type GeminiLaunch,
   type GeminiAuth,
 } from './launch/gemini-launch.js';

@@ -34,9 +34,10 @@ import {
   type GeminiHomeOverlay,
   type SettingsInjection,
 } from './gemini-home-overlay.js';
+import { LaunchError } from './launch-error.js';
 
 export type Environment = Record<string, string | undefined>;
-export { geminiAuthOf, type GeminiAuth };
+export type { GeminiAuth };
 
 /** The person's own base URLs: where the gateway should send each API. */
 export function geminiUpstreamsFrom(env: Environment, cwd: string): Partial<UpstreamUrls> {
@@ -60,7 +61,7 @@ function appendList(value: string | undefined, items: string[], separator: strin
   return [...existing, ...items.filter((item) => !existing.includes(item))].join(separator);
 }
 
-export class GeminiLaunchError extends Error {}
+export class GeminiLaunchError extends LaunchError {}
 
 export interface GeminiLaunch {
   env: Environment;

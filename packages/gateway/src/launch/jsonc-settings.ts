@@ -14,10 +14,11 @@ import {
   SyntaxKind,
   type ParseError,
 } from 'jsonc-parser';
+import { LaunchError } from './launch-error.js';
 
 export type JsonPath = Array<string | number>;
 
-export class SettingsTextError extends Error {
+export class SettingsTextError extends LaunchError {
   constructor(
     readonly file: string,
     message: string,

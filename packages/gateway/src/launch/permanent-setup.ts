@@ -17,6 +17,7 @@ import { CLIENT_MASKING_OFF_FLAGS } from '../fronts/client-masking.js';
 import { SESSION_HEADER } from '../conversation/conversation-key.js';
 import { geminiAuthOf } from './gemini-auth.js';
 import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
+import { LaunchError } from './launch-error.js';
 
 export type SetupClient = 'gemini' | 'qwen';
 
@@ -67,7 +68,7 @@ export interface SetupReport {
   lines: string[];
 }
 
-export class SetupError extends Error {}
+export class SetupError extends LaunchError {}
 
 function recordFile(stateDir: string, client: SetupClient): string {
   return path.join(stateDir, `setup-${client}.json`);

@@ -31,11 +31,12 @@ import type { Environment } from './gemini-launch.js';
 import { parseSettings, valueAt } from './jsonc-settings.js';
 import { launchEntryName, sweepQwenLayers } from './launch-leftovers.js';
 import { flagValue, withFlagValue } from './qwen-args.js';
+import { LaunchError } from './launch-error.js';
 
 const DEFAULT_SYSTEM_SETTINGS = '/etc/qwen-code/settings.json';
 const DEFAULT_SYSTEM_DEFAULTS = '/etc/qwen-code/system-defaults.json';
 
-export class QwenLaunchError extends Error {}
+export class QwenLaunchError extends LaunchError {}
 
 interface ProviderEntry {
   id?: string;

@@ -5,7 +5,7 @@
  * gemini as it is (`toolmask gemini -- --help` shows gemini's help).
  */
 import type { Command } from 'commander';
-import { GeminiLaunchError, geminiUpstreamsFrom, prepareGeminiLaunch } from '@toolmask/gateway';
+import { LaunchError, geminiUpstreamsFrom, prepareGeminiLaunch } from '@toolmask/gateway';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { launcherCommand, runLauncher, type LauncherOptions } from './launcher-command.js';
@@ -60,7 +60,7 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
           ),
         );
       } catch (error) {
-        if (error instanceof GeminiLaunchError) throw usageError(error.message);
+        if (error instanceof LaunchError) throw usageError(error.message);
         throw error;
       }
     });

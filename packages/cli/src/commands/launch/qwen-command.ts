@@ -4,7 +4,7 @@
  * Everything after the command goes to qwen as it is (`toolmask qwen -- --help` shows qwen's help).
  */
 import type { Command } from 'commander';
-import { QwenLaunchError, planQwenLaunch, prepareQwenLaunch } from '@toolmask/gateway';
+import { LaunchError, planQwenLaunch, prepareQwenLaunch } from '@toolmask/gateway';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { launcherCommand, runLauncher, type LauncherOptions } from './launcher-command.js';
@@ -52,7 +52,7 @@ export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void
             ),
           );
         } catch (error) {
-          if (error instanceof QwenLaunchError) throw usageError(error.message);
+          if (error instanceof LaunchError) throw usageError(error.message);
           throw error;
         }
       },

@@ -10,7 +10,7 @@ import { geminiDir } from '@toolmask/core/storage';
 import {
   applySetup,
   defaultStateDir,
-  SetupError,
+  LaunchError,
   undoSetup,
   type SetupClient,
 } from '@toolmask/gateway';
@@ -69,7 +69,7 @@ export function createSetupCommand(io: CliIo, setExitCode: (code: number) => voi
           for (const line of report.lines) io.stdout.write(`${line}\n`);
           setExitCode(EXIT_OK);
         } catch (error) {
-          if (error instanceof SetupError) throw usageError(error.message);
+          if (error instanceof LaunchError) throw usageError(error.message);
           throw error;
         }
       },

@@ -1,0 +1,61 @@
+/**
+ * What a person must fix before a launch or a setup (here: a settings file that is not valid)
+ * is a clear line and exit 2 for every command, never "unexpected error" with a stack.
+ */
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../program.js';
+
+let root: string | undefined;
+afterEach(async () => {
+  if (root) await fs.rm(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+async function run(args: string[], env: Record<string, string>, cwd: string) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env,
+    cwd,
+  });
+  return { code, stdout, stderr };
+}
+
+describe('a settings file that is not valid JSON', () => {
+  it.each([
+    ['setup gemini', ['setup', 'gemini'], '.gemini'],
+    ['gemini', ['gemini', '--gemini-bin', '/bin/true', '-p', 'hi'], '.gemini'],
+    ['qwen', ['qwen', '--qwen-bin', '/bin/true', '-p', 'hi'], '.qwen'],
+  ])('toolmask %s: names the file, exit 2', async (_name, args, folder) => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-launch-errors-'));
+    const home = path.join(root, 'home');
+    const settings = path.join(home, folder, 'settings.json');
+    await fs.mkdir(path.dirname(settings), { recursive: true });
+    await fs.writeFile(settings, '{ "a": 1,, }');
+    // Every home the commands know points into the temp folder: nothing of this machine's.
+    const env = {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: home,
+      GEMINI_CLI_HOME: home,
+      QWEN_HOME: path.join(home, '.qwen'),
+      TOOLMASK_HOME: path.join(root, 'toolmask'),
+      GEMINI_API_KEY: 'x',
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_API_KEY: 'x',
+    };
+    const result = await run(args, env, root);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(settings);
+    expect(result.stderr).not.toContain('unexpected error');
+    // Nothing was set up or left behind.
+    await expect(fs.readFile(settings, 'utf8')).resolves.toBe('{ "a": 1,, }');
+    await expect(
+      fs.stat(path.join(root, 'toolmask', 'gateway', 'setup-gemini.json')),
+    ).rejects.toThrow(/ENOENT/);
+  });
+});
