@@ -22,6 +22,7 @@ import {
   type ContentLike,
 } from './test-utils/gemini-client.js';
 import type { RunningGateway } from './listen.js';
+import { shellSessionThroughGateway } from './test-utils/shell-session.js';
 
 const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent';
 const SNIPPET = /^<tool_output_masked lines="\d+" bytes="\d+" file="([^"]+)">/;
@@ -229,6 +230,28 @@ describe('the gateway in front of a Gemini API upstream', () => {
     }
     const usageFiles = await fs.readdir(path.join(fixture.stateDir, 'usage'));
     expect(usageFiles).toHaveLength(1);
+  });
+});
+
+describe('the memory bound', () => {
+  // A conversation over the bound on its own drops its history after each request; the request
+  // being handled must still be written from it, masked, with no failure counted.
+  it('a conversation over the bound still goes out masked, with no failure', async () => {
+    const { running } = await shellSessionThroughGateway(
+      {
+        settings: { toolProtectionThreshold: 4_000, minPrunableTokensThreshold: 2_000 },
+        steps: 7,
+        gateway: { maxRetainedBytes: 1 },
+      },
+      cleanups,
+    );
+    const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
+      totals: { requests: number; maskedOutputs: number; failures: number };
+    };
+    expect(sessions.totals.requests).toBeGreaterThan(0);
+    expect(sessions.totals.maskedOutputs).toBeGreaterThan(0);
+    expect(sessions.totals.failures).toBe(0);
+    expect(running.gateway.stats().retainedBytes).toBe(0);
   });
 });
 

@@ -67,11 +67,9 @@ function keyOf(request: IncomingMessage, front: Front, raw: Buffer, head: Buffer
 function record(
   context: GatewayContext,
   request: IncomingMessage,
-  conversationId: string,
   model: string,
   prepared: PreparedRequest,
 ): void {
-  context.conversations.trim();
   // No session id on metrics: a label per conversation would grow the exporter's memory and
   // a Prometheus server's series without bound (the masking log event carries it).
   context.telemetry.recordPass(prepared.result, {
@@ -124,7 +122,7 @@ async function maskIncrementally(
         signal,
         ...(readToolName ? { readToolName } : {}),
       });
-      record(context, request, conversationId, model, prepared);
+      record(context, request, model, prepared);
       return {
         body: prepared.changedIndices.length > 0 ? body.write(prepared.contents) : raw,
         conversationId,
@@ -189,7 +187,7 @@ async function maskParsed(
       retainedBytes: raw.length,
       ...(frontRequest.readToolName ? { readToolName: frontRequest.readToolName } : {}),
     });
-    record(context, request, conversationId, frontRequest.model, prepared);
+    record(context, request, frontRequest.model, prepared);
     return {
       body: written(prepared),
       conversationId,
@@ -275,6 +273,9 @@ export async function handleModelRequest(
       );
       if (!outcome) return;
       masked = outcome;
+      // Memory is bounded once the body is written: trimming between the read and the write
+      // would drop the history the write still needs (the request would go out unmasked).
+      context.conversations.trim();
     }
     const gatewayMs = performance.now() - started;
     const tap = new UsageTap(front.usage);
