@@ -26,7 +26,6 @@ export {
   READ_LIMITS,
   READ_TOOL_OUTPUT_TOOL_NAME,
   readToolOutput,
-  resolveToolOutputFile,
   validateReadToolOutputParams,
   ToolOutputReadError,
   type ReadToolOutputParams,
@@ -34,6 +33,7 @@ export {
   type ToolOutputAccess,
   type ToolOutputReadErrorCode,
 } from '../storage/toolOutputReader.js';
+export { openToolOutputFile } from '../storage/outputAccess.js';
 export {
   applyRetention,
   findExpiredSessionFolders,

@@ -312,6 +312,14 @@ export async function resolveToolOutputFile(file: string, access: ToolOutputAcce
   return (await resolveToolOutput(file, access)).path;
 }
 
+/**
+ * The output `file` names, found, confined and opened as `read_tool_output` opens it; for other
+ * readers (the gateway's dashboard). The caller closes the handle.
+ */
+export async function openToolOutputFile(file: string, access: ToolOutputAccess) {
+  return openToolOutput(await resolveToolOutput(file, access));
+}
+
 /** Where `/proc/self/fd/N` says an open descriptor is; undefined without `/proc`. */
 async function descriptorPath(handle: FileHandle): Promise<string | undefined> {
   try {

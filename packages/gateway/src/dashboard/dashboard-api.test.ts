@@ -6,6 +6,7 @@
  * bearer or the `?token=` cookie) hold for the page and the API; a usage record sends a `change`
  * event to open streams.
  */
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
@@ -110,6 +111,11 @@ describe('the dashboard API', () => {
     expect(await read('../x', outputs[0]!.file)).toBe(400);
     await fs.symlink(settingsFile, path.join(folder, 'link.call.0123456789abcdef.txt'));
     expect(await read(id, path.join(folder, 'link.call.0123456789abcdef.txt'))).toBe(403);
+    // A hard link to a file elsewhere, and a FIFO that would block an open: refused, no hang.
+    await fs.link(settingsFile, path.join(folder, 'hard.call.0123456789abcdef.txt'));
+    expect(await read(id, path.join(folder, 'hard.call.0123456789abcdef.txt'))).toBe(403);
+    execFileSync('mkfifo', [path.join(folder, 'fifo.call.0123456789abcdef.txt')]);
+    expect(await read(id, path.join(folder, 'fifo.call.0123456789abcdef.txt'))).toBe(400);
     expect(
       (await fetch(`${running.url}/api/outputs?session=${id}`, { method: 'POST' })).status,
     ).toBe(405);

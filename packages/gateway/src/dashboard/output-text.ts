@@ -1,12 +1,12 @@
 /**
- * Reading an offloaded output for the dashboard: found and confined by core's resolver, the one
- * `read_tool_output` uses (only a regular file directly inside the session's `tool-outputs/`
- * folder; no `..`, no link leading out), opened without following a link swapped in since, and
- * read in bounded slices: a page asks for the next slice by byte offset. A slice never ends in
- * the middle of a UTF-8 character, so slices put together are the file's exact text.
+ * Reading an offloaded output for the dashboard: found, confined and opened by core, as
+ * `read_tool_output` opens it (only a regular file with one link directly inside the session's
+ * `tool-outputs/` folder; no `..`, no link leading out, no FIFO that would block the open, the
+ * opened descriptor checked to be where the path led), and read in bounded slices: a page asks
+ * for the next slice by byte offset. A slice never ends in the middle of a UTF-8 character, so
+ * slices put together are the file's exact text.
  */
-import { constants as fsConstants, promises as fs } from 'node:fs';
-import { resolveToolOutputFile, type ToolOutputAccess } from '@toolmask/core/storage';
+import { openToolOutputFile, type ToolOutputAccess } from '@toolmask/core/storage';
 import type { OutputSlice } from './api-types.js';
 
 /** Bytes per slice. */
@@ -17,12 +17,9 @@ const PREVIEW_BYTES = 600;
 const PREVIEW_LINES = 6;
 
 async function openConfined(file: string, access: ToolOutputAccess) {
-  const real = await resolveToolOutputFile(file, access);
-  const handle = await fs.open(real, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
+  const handle = await openToolOutputFile(file, access);
   try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new Error(`${real} is not a regular file`);
-    return { handle, size: stats.size };
+    return { handle, size: (await handle.stat()).size };
   } catch (error) {
     await handle.close();
     throw error;
