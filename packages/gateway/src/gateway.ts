@@ -11,6 +11,7 @@
  * that header is the client's credential for the provider, forwarded untouched), and for the
  * dashboard and `/metrics` the cookie a browser gets from `/?token=<token>`.
  */
+import { describeError } from '@toolmask/core/errors';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as path from 'node:path';
@@ -186,9 +187,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         await usage.append(record);
         source.changed();
       } catch (error) {
-        log(
-          `[toolmask gateway] could not record usage: ${String((error as Error)?.message ?? error)}`,
-        );
+        log(`[toolmask gateway] could not record usage: ${describeError(error)}`);
       }
     },
   };
@@ -256,7 +255,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       inFlight++;
       route(request, response)
         .catch((error: unknown) => {
-          log(`[toolmask gateway] request failed: ${String((error as Error)?.message ?? error)}`);
+          log(`[toolmask gateway] request failed: ${describeError(error)}`);
           if (!response.headersSent) {
             response.writeHead(500, { 'content-type': 'application/json' }).end(
               JSON.stringify({

@@ -35,6 +35,7 @@ import {
   type ToolOutputAccess,
   type ToolOutputReadErrorCode,
 } from '../storage/toolOutputReader.js';
+import { describeError } from '../utils/safeCall.js';
 
 export { READ_TOOL_OUTPUT_TOOL_NAME };
 
@@ -134,10 +135,7 @@ class ReadToolOutputInvocation extends BaseToolInvocation<ReadToolOutputParams, 
       const readError =
         error instanceof ToolOutputReadError
           ? error
-          : new ToolOutputReadError(
-              'READ_FAILED',
-              error instanceof Error ? error.message : String(error),
-            );
+          : new ToolOutputReadError('READ_FAILED', describeError(error));
       const message = `read_tool_output: ${readError.message}`;
       return {
         llmContent: message,

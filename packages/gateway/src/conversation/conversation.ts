@@ -18,6 +18,7 @@
  * After a restart, the recorded decisions and the last answer's time and usage are loaded again,
  * so the requests that follow carry exactly the bytes they would have carried.
  */
+import { describeError } from '@toolmask/core/errors';
 import {
   ToolOutputMaskingService,
   createMaskingMiddleware,
@@ -287,7 +288,7 @@ export class Conversation {
         // Never use a decision that a restart would not find again: send without it.
         unsavedDecisions = records.filter((record) => record.kind === 'masked').length;
         this.options.debug(
-          `[toolmask gateway] could not save ${records.length} decision(s) of conversation ${this.id}; the request goes without them: ${String((error as Error)?.message ?? error)}`,
+          `[toolmask gateway] could not save ${records.length} decision(s) of conversation ${this.id}; the request goes without them: ${describeError(error)}`,
         );
         sent = applied;
       }

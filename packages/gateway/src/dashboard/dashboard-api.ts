@@ -11,6 +11,7 @@
  *
  * Everything is JSON with `nosniff`: an output's text is data for the page, never markup.
  */
+import { describeError } from '@toolmask/core/errors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolOutputReadError, type ToolOutputReadErrorCode } from '@toolmask/core/storage';
 import { summarizeSessions } from '../usage/sessions.js';
@@ -104,7 +105,7 @@ async function readOutput(
       fail(response, READ_ERROR_STATUS[error.code], error.message);
       return;
     }
-    fail(response, 500, `cannot read the output: ${String((error as Error)?.message ?? error)}`);
+    fail(response, 500, `cannot read the output: ${describeError(error)}`);
   }
 }
 

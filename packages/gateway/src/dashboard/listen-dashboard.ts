@@ -4,6 +4,7 @@
  * API and access rules as the gateway's: loopback by default (own endpoints only for loopback
  * Host names), any other address only with an auth token.
  */
+import { describeError } from '@toolmask/core/errors';
 import { createServer, type Server } from 'node:http';
 import { checkBindable, listenOn } from '../http/listen-on.js';
 import { isLoopbackHost } from '../http/loopback.js';
@@ -47,7 +48,7 @@ export async function listenDashboard(options: ListenDashboardOptions): Promise<
       return;
     }
     dashboard.handle(request, response).catch((error: unknown) => {
-      log(`[toolmask dashboard] request failed: ${String((error as Error)?.message ?? error)}`);
+      log(`[toolmask dashboard] request failed: ${describeError(error)}`);
       if (!response.headersSent) response.writeHead(500).end();
       else response.destroy();
     });

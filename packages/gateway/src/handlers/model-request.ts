@@ -8,6 +8,7 @@
  * exactly is forwarded untouched; so is one whose pass threw. Only a body that is not JSON at all,
  * or too large, is answered by the gateway itself (400, 413), in the protocol's error style.
  */
+import { describeError } from '@toolmask/core/errors';
 import { isUtf8 } from 'node:buffer';
 import type { Content } from '@toolmask/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -85,7 +86,7 @@ function failed(
   error: unknown,
 ): MaskedBody {
   context.log(
-    `[toolmask gateway] masking failed; the request goes out unmasked: ${String((error as Error)?.message ?? error)}`,
+    `[toolmask gateway] masking failed; the request goes out unmasked: ${describeError(error)}`,
   );
   return { body: raw, conversationId: conversation.id, conversation, failures: 1 };
 }
@@ -173,9 +174,7 @@ async function maskParsed(
         .preview(frontRequest.contents);
       return { body: written(preview), conversationId, model: frontRequest.model, failures: 0 };
     } catch (error) {
-      context.log(
-        `[toolmask gateway] countTokens sent unmasked: ${String((error as Error)?.message ?? error)}`,
-      );
+      context.log(`[toolmask gateway] countTokens sent unmasked: ${describeError(error)}`);
       return { body: raw, failures: 1 };
     }
   }
@@ -417,7 +416,7 @@ async function finishConversation(
     );
   } catch (error) {
     context.log(
-      `[toolmask gateway] could not save the state of conversation ${conversation.id}: ${String((error as Error)?.message ?? error)}`,
+      `[toolmask gateway] could not save the state of conversation ${conversation.id}: ${describeError(error)}`,
     );
   }
 }

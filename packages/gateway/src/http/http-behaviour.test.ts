@@ -111,6 +111,35 @@ describe('streaming', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it('a pass that throws a value that cannot be printed: the request still goes out as it came', async () => {
+    const upstream = await slowUpstream(1, 0);
+    // String(Object.create(null)) throws: describing this failure must not fail in turn.
+    const brokenStore = {
+      load: async () => {
+        throw Object.create(null);
+      },
+      appendDecisions: async () => undefined,
+      saveMeta: async () => undefined,
+      prune: async () => 0,
+    };
+    const lines: string[] = [];
+    const running = await gateway(upstream.url, {
+      stores: { conversations: brokenStore },
+      log: (line: string) => lines.push(line),
+    });
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      rawRequest(`${running.url}${MODEL}`, BODY, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode));
+        response.on('error', reject);
+      });
+    });
+    expect(status).toBe(200);
+    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests[0]!.raw.toString('utf8')).toBe(BODY);
+    expect(lines.join('\n')).toContain('an error that cannot be printed');
+  });
+
   it('a slow reader of a long stream: every byte, in order, and no listener left behind', async () => {
     const warnings: Error[] = [];
     const onWarning = (warning: Error) => warnings.push(warning);

@@ -12,6 +12,7 @@
  * toolmask's own additions. An overlay left by a launcher that was killed is restored and removed
  * by the next launch.
  */
+import { describeError } from '@toolmask/core/errors';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ensurePrivateDirectory, writeAtomically } from '../state/private-files.js';
@@ -139,9 +140,7 @@ async function restoreOverlay(overlayRoot: string): Promise<string[]> {
       // entry of the person's that is a link (dotfiles) gets it at the link's target.
       await moveInto(inOverlay, await linkTarget(path.join(owner.realDir, name)));
     } catch (error) {
-      warnings.push(
-        `could not bring back ${inOverlay}: ${String((error as Error)?.message ?? error)}`,
-      );
+      warnings.push(`could not bring back ${inOverlay}: ${describeError(error)}`);
     }
   }
   await fs.rm(overlayRoot, { recursive: true, force: true });

@@ -9,6 +9,7 @@
  * streams, session ends) answer 405, which clients handle. A Host header that is not a loopback
  * name is refused on a loopback-bound gateway (DNS rebinding).
  */
+import { describeError } from '@toolmask/core/errors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -75,10 +76,7 @@ function buildServer(version: string, access: () => ToolOutputAccess): McpServer
         );
         return { content: [{ type: 'text', text: result.text }] };
       } catch (error) {
-        const message =
-          error instanceof ToolOutputReadError
-            ? error.message
-            : String((error as Error)?.message ?? error);
+        const message = error instanceof ToolOutputReadError ? error.message : describeError(error);
         return { content: [{ type: 'text', text: `read_tool_output: ${message}` }], isError: true };
       }
     },

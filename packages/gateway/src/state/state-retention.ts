@@ -7,6 +7,7 @@
  * It runs once when the gateway starts and then once a day; a run never throws (what could not be
  * removed is logged and tried again the next day). `retentionDays` 0 keeps everything.
  */
+import { describeError } from '@toolmask/core/errors';
 import { applyRetention, DAY_MS } from '@toolmask/core/storage';
 import type { ConversationStore, UsageStore } from './stores.js';
 
@@ -35,9 +36,7 @@ export async function pruneState(options: StateRetentionOptions): Promise<PruneR
   const before = now - options.retentionDays * DAY_MS;
   const keep = new Set(options.inUse());
   const problem = (what: string, error: unknown) =>
-    options.log(
-      `[toolmask gateway] retention: could not prune ${what}: ${String((error as Error)?.message ?? error)}`,
-    );
+    options.log(`[toolmask gateway] retention: could not prune ${what}: ${describeError(error)}`);
   try {
     report.usageFiles = await options.usage.prune(before);
   } catch (error) {

@@ -6,6 +6,7 @@
  * (`gemini_cli.tool_output_masking.*`); the gateway adds what only it knows, the provider's real
  * usage (`toolmask.gateway.*`). Names are documented in docs/telemetry.md.
  */
+import { describeError } from '@toolmask/core/errors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValueType, type Attributes } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
@@ -136,7 +137,7 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
       } catch (error) {
         response
           .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
-          .end(`# ${String((error as Error)?.message ?? error)}\n`);
+          .end(`# ${describeError(error)}\n`);
       }
     },
     metricsText,
