@@ -34,6 +34,7 @@ export {
   type ToolOutputReadErrorCode,
 } from '../storage/toolOutputReader.js';
 export { openToolOutputFile } from '../storage/outputAccess.js';
+export { READ_TOOL_OUTPUT_TEXT } from '../storage/readToolText.js';
 export {
   applyRetention,
   findExpiredSessionFolders,

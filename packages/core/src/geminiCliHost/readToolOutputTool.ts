@@ -26,7 +26,6 @@ import {
   type ToolResult,
 } from '@google/gemini-cli-core';
 import {
-  READ_LIMITS,
   READ_TOOL_OUTPUT_TOOL_NAME,
   ToolOutputReadError,
   readToolOutput,
@@ -35,6 +34,7 @@ import {
   type ToolOutputAccess,
   type ToolOutputReadErrorCode,
 } from '../storage/toolOutputReader.js';
+import { READ_TOOL_OUTPUT_TEXT } from '../storage/readToolText.js';
 import { describeError } from '../utils/safeCall.js';
 
 export { READ_TOOL_OUTPUT_TOOL_NAME };
@@ -47,34 +47,13 @@ export const READ_TOOL_OUTPUT_POLICY_PRIORITY = 1.05;
 /** Tells the tool, at each call, where this session's outputs are and what may be read. */
 export type ToolOutputAccessProvider = () => Promise<ToolOutputAccess>;
 
-const DESCRIPTION = [
-  'Reads back a tool output that was saved to disk and replaced in the conversation by a <tool_output_masked ... file="..."> snippet.',
-  `Returns at most ${READ_LIMITS.maxLines} lines / ${READ_LIMITS.maxBytes / 1024} KB per call, with a footer saying how to get the rest.`,
-  'With pattern, returns only the matching lines, numbered, with 2 lines of context.',
-].join(' ');
-
 const PARAMETER_SCHEMA = {
   type: 'object',
   properties: {
-    file: {
-      type: 'string',
-      description: 'The file path from the snippet\'s file="..." attribute.',
-    },
-    offset: {
-      type: 'integer',
-      minimum: 1,
-      description: 'First line to return, or to search from with pattern (1-based). Default 1.',
-    },
-    limit: {
-      type: 'integer',
-      minimum: 1,
-      description: `Lines to return (default and at most ${READ_LIMITS.maxLines}); with pattern, matching lines to return (default ${READ_LIMITS.defaultMatches}, at most ${READ_LIMITS.maxMatches}).`,
-    },
-    pattern: {
-      type: 'string',
-      description:
-        'Optional regular expression (RE2 syntax: like JavaScript without lookaround or backreferences), e.g. "error|FAIL" or "/timeout/i" for flags: return only the matching lines.',
-    },
+    file: { type: 'string', description: READ_TOOL_OUTPUT_TEXT.parameters.file },
+    offset: { type: 'integer', minimum: 1, description: READ_TOOL_OUTPUT_TEXT.parameters.offset },
+    limit: { type: 'integer', minimum: 1, description: READ_TOOL_OUTPUT_TEXT.parameters.limit },
+    pattern: { type: 'string', description: READ_TOOL_OUTPUT_TEXT.parameters.pattern },
   },
   required: ['file'],
 };
@@ -157,7 +136,7 @@ export class ReadToolOutputTool extends BaseDeclarativeTool<ReadToolOutputParams
     super(
       READ_TOOL_OUTPUT_TOOL_NAME,
       'ReadToolOutput',
-      DESCRIPTION,
+      READ_TOOL_OUTPUT_TEXT.description,
       Kind.Read,
       PARAMETER_SCHEMA,
       messageBus,

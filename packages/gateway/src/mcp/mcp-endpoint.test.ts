@@ -3,6 +3,7 @@
  * `read_tool_output` on a gateway that masked outputs, and gets the saved bytes back, bounded and
  * confined like the in-process tool.
  */
+import { READ_TOOL_OUTPUT_TEXT } from '@toolmask/core/storage';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -61,6 +62,14 @@ describe('read_tool_output over MCP', () => {
     const tools = await client.listTools();
     expect(tools.tools.map((tool) => tool.name)).toEqual(['read_tool_output']);
     expect(tools.tools[0]!.inputSchema.required).toEqual(['file']);
+    // The model is told what core's own tool tells it (the pattern syntax included).
+    expect(tools.tools[0]!.description).toBe(READ_TOOL_OUTPUT_TEXT.description);
+    const properties = tools.tools[0]!.inputSchema.properties as Record<
+      string,
+      { description?: string }
+    >;
+    expect(properties['pattern']?.description).toBe(READ_TOOL_OUTPUT_TEXT.parameters.pattern);
+    expect(properties['pattern']?.description).toContain('without lookaround or backreferences');
 
     const byPath = (await client.callTool({
       name: 'read_tool_output',

@@ -15,17 +15,11 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { READ_LIMITS, readToolOutput, ToolOutputReadError } from '@toolmask/core/storage';
+import { READ_TOOL_OUTPUT_TEXT, readToolOutput, ToolOutputReadError } from '@toolmask/core/storage';
 import type { ToolOutputAccess } from '@toolmask/core';
 
 export const MCP_SERVER_NAME = 'toolmask';
 export const MCP_TOOL_NAME = 'read_tool_output';
-
-const DESCRIPTION = [
-  'Reads back a tool output that was saved to disk and replaced in the conversation by a <tool_output_masked ... file="..."> snippet.',
-  `Returns at most ${READ_LIMITS.maxLines} lines / ${READ_LIMITS.maxBytes / 1024} KB per call, with a footer saying how to get the rest.`,
-  'With pattern, returns only the matching lines, numbered, with 2 lines of context.',
-].join(' ');
 
 const METHOD_NOT_ALLOWED = JSON.stringify({
   jsonrpc: '2.0',
@@ -38,29 +32,17 @@ function buildServer(version: string, access: () => ToolOutputAccess): McpServer
   server.registerTool(
     MCP_TOOL_NAME,
     {
-      description: DESCRIPTION,
+      description: READ_TOOL_OUTPUT_TEXT.description,
       inputSchema: {
-        file: z.string().describe('The file path from the snippet\'s file="..." attribute.'),
+        file: z.string().describe(READ_TOOL_OUTPUT_TEXT.parameters.file),
         offset: z
           .number()
           .int()
           .min(1)
           .optional()
-          .describe('First line to return, or to search from with pattern (1-based). Default 1.'),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .optional()
-          .describe(
-            `Lines to return (default and at most ${READ_LIMITS.maxLines}); with pattern, matching lines to return (default ${READ_LIMITS.defaultMatches}, at most ${READ_LIMITS.maxMatches}).`,
-          ),
-        pattern: z
-          .string()
-          .optional()
-          .describe(
-            'Optional regular expression, e.g. "error|FAIL" or "/timeout/i" for flags: return only the matching lines.',
-          ),
+          .describe(READ_TOOL_OUTPUT_TEXT.parameters.offset),
+        limit: z.number().int().min(1).optional().describe(READ_TOOL_OUTPUT_TEXT.parameters.limit),
+        pattern: z.string().optional().describe(READ_TOOL_OUTPUT_TEXT.parameters.pattern),
       },
     },
     async ({ file, offset, limit, pattern }): Promise<CallToolResult> => {
