@@ -13,6 +13,7 @@ import { checkBindable, GatewayStartError, listenOn } from './http/listen-on.js'
 import { isLoopbackHost } from './http/loopback.js';
 import { findRunningGateway, RUNNING_FILE, type RunningFile } from './running-gateway.js';
 import { writeAtomically } from './state/private-files.js';
+import { DEFAULT_PORT } from './defaults.js';
 
 export { GatewayStartError };
 export { findRunningGateway, RUNNING_FILE, type RunningFile };
@@ -39,7 +40,7 @@ export interface RunningGateway {
   close(timeoutMs?: number): Promise<void>;
 }
 
-export const DEFAULT_PORT = 8787;
+export { DEFAULT_PORT };
 
 export async function listenGateway(options: ListenOptions): Promise<RunningGateway> {
   const host = options.host ?? '127.0.0.1';

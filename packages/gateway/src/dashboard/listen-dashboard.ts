@@ -11,6 +11,7 @@ import { isLoopbackHost } from '../http/loopback.js';
 import { GATEWAY_VERSION } from '../version.js';
 import { createDashboardHandler } from './dashboard-handler.js';
 import type { DashboardSource } from './dashboard-source.js';
+import { DEFAULT_DASHBOARD_PORT } from '../defaults.js';
 
 export interface ListenDashboardOptions {
   source: DashboardSource;
@@ -29,7 +30,7 @@ export interface RunningDashboard {
   close(): Promise<void>;
 }
 
-export const DEFAULT_DASHBOARD_PORT = 8788;
+export { DEFAULT_DASHBOARD_PORT };
 
 export async function listenDashboard(options: ListenDashboardOptions): Promise<RunningDashboard> {
   const host = options.host ?? '127.0.0.1';

@@ -1,9 +1,9 @@
 /** Declares `toolmask dashboard` (options, help, examples) and hands over to `runDashboard`. */
 import { Command } from 'commander';
 import type { CliIo } from '../../cli-io.js';
-import { DEFAULT_DASHBOARD_PORT } from '@toolmask/gateway';
+import { DEFAULT_DASHBOARD_PORT } from '@toolmask/gateway/defaults';
 import { withListenOptions } from '../listen-options.js';
-import { runDashboard, type DashboardCommandOptions } from './run-dashboard.js';
+import type { DashboardCommandOptions } from './run-dashboard.js';
 
 const EXAMPLES = `
 Examples:
@@ -36,6 +36,8 @@ export function createDashboardCommand(io: CliIo, setExitCode: (code: number) =>
   return withListenOptions(command, DEFAULT_DASHBOARD_PORT)
     .addHelpText('after', EXAMPLES)
     .action(async (options: DashboardCommandOptions) => {
+      // Loaded when run: the gateway's code costs every other command a second at start.
+      const { runDashboard } = await import('./run-dashboard.js');
       setExitCode(await runDashboard(options, io));
     });
 }

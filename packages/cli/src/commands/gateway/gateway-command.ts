@@ -3,7 +3,8 @@ import { Command } from 'commander';
 import type { CliIo } from '../../cli-io.js';
 import { parseNonNegativeInteger, parsePositiveInteger } from '../../option-parsers.js';
 import { withListenOptions } from '../listen-options.js';
-import { runGateway, type GatewayCommandOptions } from './run-gateway.js';
+import { DEFAULT_PORT } from '@toolmask/gateway/defaults';
+import type { GatewayCommandOptions } from './run-gateway.js';
 
 const EXAMPLES = `
 Examples:
@@ -24,7 +25,7 @@ export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => v
   const command = new Command('gateway').description(
     'Run the local gateway: masks old tool outputs in every model request of the stock gemini and qwen commands, offers read-back over MCP, records real usage.',
   );
-  return withListenOptions(command, 8787)
+  return withListenOptions(command, DEFAULT_PORT)
     .option(
       '--upstream <url>',
       'Gemini API upstream (default https://generativelanguage.googleapis.com)',
@@ -63,6 +64,8 @@ export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => v
     .option('--keep-client-masking', "leave gemini-cli's own masking on for Code Assist sessions")
     .addHelpText('after', EXAMPLES)
     .action(async (options: GatewayCommandOptions) => {
+      // Loaded when run: the gateway's code costs every other command a second at start.
+      const { runGateway } = await import('./run-gateway.js');
       setExitCode(await runGateway(options, io));
     });
 }

@@ -5,7 +5,6 @@
  * gemini as it is (`toolmask gemini -- --help` shows gemini's help).
  */
 import type { Command } from 'commander';
-import { LaunchError, geminiUpstreamsFrom, prepareGeminiLaunch } from '@toolmask/gateway';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { launcherCommand, runLauncher, type LauncherOptions } from './launcher-command.js';
@@ -34,6 +33,8 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
       "leave gemini's own masking on as well (API key and Vertex AI; for measuring the two together)",
     )
     .action(async (args: string[], options: LauncherOptions & { keepClientMasking?: boolean }) => {
+      const { LaunchError, geminiUpstreamsFrom, prepareGeminiLaunch } =
+        await import('@toolmask/gateway');
       try {
         setExitCode(
           await runLauncher(

@@ -4,12 +4,7 @@
  * through `launchClient` of `@toolmask/gateway`. Each launcher adds its own options and setup.
  */
 import { Command } from 'commander';
-import {
-  defaultStateDir,
-  launchClient,
-  type ClientSetup,
-  type UpstreamUrls,
-} from '@toolmask/gateway';
+import type { ClientSetup, UpstreamUrls } from '@toolmask/gateway';
 import type { CliIo } from '../../cli-io.js';
 
 export interface LauncherOptions {
@@ -42,7 +37,7 @@ export function launcherCommand(
 }
 
 /** Runs the client through the gateway with `setup`; resolves to the exit code. */
-export function runLauncher(
+export async function runLauncher(
   client: 'gemini' | 'qwen',
   io: CliIo,
   args: readonly string[],
@@ -50,6 +45,8 @@ export function runLauncher(
   upstreams: Partial<UpstreamUrls>,
   setup: (gatewayUrl: string, sessionId: string, stateDir: string) => Promise<ClientSetup>,
 ): Promise<number> {
+  // Loaded when run: the gateway's code costs every other command a second at start.
+  const { defaultStateDir, launchClient } = await import('@toolmask/gateway');
   const stateDir = options.stateDir ?? defaultStateDir(io.env);
   const bin = options[`${client}Bin`];
   return launchClient({

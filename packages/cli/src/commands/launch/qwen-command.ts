@@ -4,7 +4,6 @@
  * Everything after the command goes to qwen as it is (`toolmask qwen -- --help` shows qwen's help).
  */
 import type { Command } from 'commander';
-import { LaunchError, planQwenLaunch, prepareQwenLaunch } from '@toolmask/gateway';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { launcherCommand, runLauncher, type LauncherOptions } from './launcher-command.js';
@@ -31,6 +30,8 @@ export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void
     .option('--keep-microcompaction', "leave qwen's own clearing of old tool results on")
     .action(
       async (args: string[], options: LauncherOptions & { keepMicrocompaction?: boolean }) => {
+        const { LaunchError, planQwenLaunch, prepareQwenLaunch } =
+          await import('@toolmask/gateway');
         try {
           const plan = planQwenLaunch(io.env, io.cwd, args);
           setExitCode(

@@ -7,13 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { geminiDir } from '@toolmask/core/storage';
-import {
-  applySetup,
-  defaultStateDir,
-  LaunchError,
-  undoSetup,
-  type SetupClient,
-} from '@toolmask/gateway';
+import type { SetupClient } from '@toolmask/gateway';
+import { DEFAULT_PORT } from '@toolmask/gateway/defaults';
 import { EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 
@@ -40,7 +35,7 @@ export function createSetupCommand(io: CliIo, setExitCode: (code: number) => voi
     .description('Point your plain gemini or qwen at a gateway you keep running (or undo it).')
     .argument('<client>', 'gemini or qwen', parseClient)
     .option('--undo', 'put back what setup changed')
-    .option('--gateway <url>', 'the gateway to use', 'http://127.0.0.1:8787')
+    .option('--gateway <url>', 'the gateway to use', `http://127.0.0.1:${DEFAULT_PORT}`)
     .option(
       '--state-dir <dir>',
       'where the record of the change is kept (default ~/.toolmask/gateway)',
@@ -51,6 +46,9 @@ export function createSetupCommand(io: CliIo, setExitCode: (code: number) => voi
         client: SetupClient,
         options: { undo?: boolean; gateway: string; stateDir?: string },
       ) => {
+        // Loaded when run: the gateway's code costs every other command a second at start.
+        const { applySetup, defaultStateDir, LaunchError, undoSetup } =
+          await import('@toolmask/gateway');
         const stateDir = options.stateDir ?? defaultStateDir(io.env);
         const clientDir =
           client === 'gemini'
