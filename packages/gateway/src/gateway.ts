@@ -103,8 +103,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     serviceVersion: GATEWAY_VERSION,
     ...(options.otlpEndpoint ? { otlpEndpoint: options.otlpEndpoint } : {}),
   });
-  const settings = createMaskingSettingsSource(options.settingsFile, (error) =>
-    log(`[toolmask gateway] ${error.message}`),
+  const settings = createMaskingSettingsSource(
+    options.settingsFile,
+    (error) => log(`[toolmask gateway] ${error.message}`),
+    (warning) => log(`[toolmask gateway] ${warning.message}`),
   );
   const conversationStore =
     options.stores?.conversations ?? createFileConversationStore(stateDir, (line) => log(line));

@@ -53,7 +53,11 @@ export function createOutfileSource(options: OutfileSourceOptions): OutfileSourc
     (value) => fold.add(value),
     () => fold.reset(),
   );
-  const settings = createMaskingSettingsSource(options.userSettingsFile, () => undefined);
+  const settings = createMaskingSettingsSource(
+    options.userSettingsFile,
+    () => undefined,
+    () => undefined,
+  );
   /** Session id → the project temp dir holding its outputs. */
   const projects = new Map<string, string>();
 

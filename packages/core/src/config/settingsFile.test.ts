@@ -9,6 +9,7 @@ import {
   parseSettingsText,
   parseToolOutputMaskingSettings,
   readToolOutputMaskingSettingsFile,
+  type SettingsFileSystem,
 } from './settingsFile.js';
 import { closestSettingKey } from './unknownSettingKeys.js';
 import { resolveToolOutputMaskingConfig } from './toolOutputMaskingSettings.js';
@@ -221,6 +222,30 @@ describe('settings files that are not what they seem (issue 15, item 5)', () => 
     fs.writeFileSync(file, '{ "experimental": { "toolOutputMasking": { "enabled": false } } }');
     expect((await files.load())[0]?.settings).toEqual({ enabled: false });
   }, 15_000);
+
+  // Every host's reads are shared and bounded (the gateway's too, not only the installation's).
+  test('a read that hangs: load() answers within its wait, and overlapping loads read once', async () => {
+    let stats = 0;
+    const hanging = {
+      ...fs,
+      promises: {
+        ...fs.promises,
+        stat: () => {
+          stats++;
+          return new Promise<never>(() => undefined);
+        },
+      },
+    } as unknown as SettingsFileSystem;
+    const files = new ToolOutputMaskingSettingsFiles({
+      userSettingsPath: path.join(dir, 'settings.json'),
+      fs: hanging,
+      waitMs: 50,
+    });
+    const started = performance.now();
+    expect(await Promise.all([files.load(), files.load()])).toEqual([[], []]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(stats).toBe(1);
+  });
 
   test('a file over 1 MB is refused with a clear error, before it is parsed', async () => {
     const file = path.join(dir, 'settings.json');

@@ -29,6 +29,7 @@ import {
 } from './settingsText.js';
 import { describeUnknownSettingKey, unknownSettingKeys } from './unknownSettingKeys.js';
 import { describeError, isPlainObject, safeCall } from '../utils/safeCall.js';
+import { sharedSettingsLoader } from './sharedSettingsLoader.js';
 
 export { parseSettingsText, type SettingsFileSystem };
 
@@ -199,6 +200,8 @@ export interface SettingsFilesOptions {
   onSettingsWarning?: (warning: SettingsFileWarning) => void;
   /** Default: `node:fs` (tests pass memfs). */
   fs?: SettingsFileSystem;
+  /** How long a load waits for a read that hangs (sharedSettingsLoader.ts). @default 2 s */
+  waitMs?: number;
 }
 
 export interface SettingsLayer {
@@ -219,18 +222,21 @@ function resolvePath(value: SettingsFilesOptions['userSettingsPath']): string | 
 
 /**
  * The user and workspace settings files, re-read when they change (size, mtime or inode), so a
- * host picks up an edit at the next model request without paying for a parse every time.
+ * host picks up an edit at the next model request without paying for a parse every time. Loads
+ * are shared by overlapping callers and bounded in time (sharedSettingsLoader.ts), for every host.
  */
 export class ToolOutputMaskingSettingsFiles {
   private readonly cache = new Map<string, CachedFile>();
   private readonly fs: SettingsFileSystem;
+  /** The layers to merge, user first, workspace last (so it wins). Never throws. */
+  readonly load: () => Promise<SettingsLayer[]>;
 
   constructor(private readonly options: SettingsFilesOptions = {}) {
     this.fs = options.fs ?? nodeFs;
+    this.load = sharedSettingsLoader(() => this.loadNow(), options.waitMs);
   }
 
-  /** The layers to merge, user first, workspace last (so it wins). Never throws. */
-  async load(): Promise<SettingsLayer[]> {
+  private async loadNow(): Promise<SettingsLayer[]> {
     const user = resolvePath(
       this.options.userSettingsPath === undefined
         ? userSettingsPath

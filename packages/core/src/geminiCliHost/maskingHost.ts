@@ -24,7 +24,6 @@ import {
   type SettingsFileError,
   type SettingsFileWarning,
 } from '../config/settingsFile.js';
-import { sharedSettingsLoader } from '../config/sharedSettingsLoader.js';
 import { userSettingsPath } from '../config/paths.js';
 import type { MaskingHost } from '../services/maskingTypes.js';
 import { coreWarn } from './coreLogger.js';
@@ -114,10 +113,11 @@ export function withToolOutputMasking(
           workspaceSettingsPath: workspacePathOf(config, options.workspaceSettingsPath),
           onSettingsError: options.onSettingsError ?? reportSettingsError,
           onSettingsWarning: options.onSettingsWarning ?? reportSettingsWarning,
+          ...(options._internal?.settingsWaitMs !== undefined
+            ? { waitMs: options._internal.settingsWaitMs }
+            : {}),
         });
-  const loadLayers = files
-    ? sharedSettingsLoader(() => files.load(), options._internal?.settingsWaitMs)
-    : () => Promise.resolve([]);
+  const loadLayers = files ? () => files.load() : () => Promise.resolve([]);
 
   return {
     config,

@@ -140,6 +140,33 @@ describe('streaming', () => {
     expect(lines.join('\n')).toContain('an error that cannot be printed');
   });
 
+  it('a misspelled masking setting is logged once, with the file and the key it meant', async () => {
+    const upstream = await slowUpstream(1, 0);
+    const fixture = await gatewayFixture({ toolProtectionThresold: 1000 });
+    cleanups.push(fixture.cleanup);
+    const lines: string[] = [];
+    const running = await startTestGateway({
+      stateDir: fixture.stateDir,
+      settingsFile: fixture.settingsFile,
+      upstreams: { gemini: upstream.url },
+      log: (line: string) => lines.push(line),
+    });
+    cleanups.push(() => running.close());
+    for (let request = 0; request < 2; request++) {
+      await new Promise<void>((resolve, reject) => {
+        rawRequest(`${running.url}${MODEL}`, BODY, (response) => {
+          response.resume();
+          response.on('end', resolve);
+          response.on('error', reject);
+        });
+      });
+    }
+    const warnings = lines.filter((line) => line.includes('toolProtectionThresold'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(fixture.settingsFile);
+    expect(warnings[0]).toContain('did you mean toolProtectionThreshold?');
+  });
+
   it('a slow reader of a long stream: every byte, in order, and no listener left behind', async () => {
     const warnings: Error[] = [];
     const onWarning = (warning: Error) => warnings.push(warning);

@@ -1,8 +1,9 @@
 /**
  * The masking settings the gateway's pass reads: `experimental.toolOutputMasking` of the person's
  * gemini-cli user `settings.json` (the same block the in-process installation reads), or of the
- * file given with `--settings`. Read again when the file changes; a broken file or value is
- * reported once per change and the defaults apply, so the gateway keeps serving.
+ * file given with `--settings`. Read again when the file changes; a broken file or value, or an
+ * unknown key, is reported once per change (the defaults apply to what is broken), so the gateway
+ * keeps serving. Reads are shared and bounded in time by core's reader.
  */
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import {
@@ -10,6 +11,7 @@ import {
   resolveToolOutputMaskingConfigForModel,
   userSettingsPath,
   type SettingsFileError,
+  type SettingsFileWarning,
 } from '@toolmask/core/settings';
 
 export interface MaskingSettingsSource {
@@ -22,12 +24,14 @@ export interface MaskingSettingsSource {
 export function createMaskingSettingsSource(
   settingsFile: string | undefined,
   onError: (error: SettingsFileError) => void,
+  onWarning: (warning: SettingsFileWarning) => void,
 ): MaskingSettingsSource {
   const file = settingsFile ?? userSettingsPath();
   const files = new ToolOutputMaskingSettingsFiles({
     userSettingsPath: file,
     workspaceSettingsPath: null,
     onSettingsError: onError,
+    onSettingsWarning: onWarning,
   });
   return {
     file,
