@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 import { deadPid } from '../test-utils/dead-pid.js';
-import { prepareGeminiLaunch } from './gemini-launch.js';
+import { geminiUpstreamsFrom, prepareGeminiLaunch } from './gemini-launch.js';
 
 const cleanups = cleanUpAfterEach();
 
@@ -68,6 +68,43 @@ describe('the gemini home overlay and a symlinked ~/.gemini', () => {
     expect((await fs.lstat(path.join(paths.dotfiles, 'trust.json'))).isSymbolicLink()).toBe(true);
     expect(await fs.readFile(path.join(paths.home, 'dotfiles', 'trusted.json'), 'utf8')).toBe(
       '{"replaced":true}',
+    );
+  });
+});
+
+describe('the .env files gemini reads', () => {
+  it("the person's home .env is where gemini looks for it in the overlay; GEMINI_CLI_HOME's .gemini/.env gives the upstream", async () => {
+    const home = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-overlay-env-'));
+    cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
+    const geminiHome = path.join(home, 'gemini-home');
+    await fs.mkdir(path.join(geminiHome, '.gemini'), { recursive: true });
+    await fs.writeFile(path.join(geminiHome, '.env'), 'GEMINI_API_KEY=from-home-env\n');
+    await fs.writeFile(
+      path.join(geminiHome, '.gemini', '.env'),
+      'GOOGLE_GEMINI_BASE_URL=https://proxy.example/gemini\n',
+    );
+    const project = path.join(home, 'project');
+    await fs.mkdir(project);
+    // The user's own home (HOME) is elsewhere: gemini goes by GEMINI_CLI_HOME.
+    const env = {
+      HOME: path.join(home, 'elsewhere'),
+      GEMINI_CLI_HOME: geminiHome,
+      GEMINI_API_KEY: 'k',
+    };
+    expect(geminiUpstreamsFrom(env, project)).toEqual({ gemini: 'https://proxy.example/gemini' });
+    const launch = await prepareGeminiLaunch({
+      env,
+      cwd: project,
+      gatewayUrl: 'http://127.0.0.1:1',
+      stateDir: path.join(home, 'state'),
+      sessionId: 's',
+    });
+    expect(await fs.readFile(path.join(launch.overlay.home, '.env'), 'utf8')).toBe(
+      'GEMINI_API_KEY=from-home-env\n',
+    );
+    expect(await launch.overlay.restore()).toEqual([]);
+    expect(await fs.readFile(path.join(geminiHome, '.env'), 'utf8')).toBe(
+      'GEMINI_API_KEY=from-home-env\n',
     );
   });
 });

@@ -175,6 +175,15 @@ async function readOwner(overlayRoot: string): Promise<OverlayOwner | undefined>
   }
 }
 
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function createGeminiHomeOverlay(options: {
   /** The person's real gemini folder (`geminiDir()` of core: honours their GEMINI_CLI_HOME). */
   realDir: string;
@@ -193,6 +202,10 @@ export async function createGeminiHomeOverlay(options: {
     if (name === SETTINGS) continue;
     await fs.symlink(path.join(options.realDir, name), path.join(overlayDir, name));
   }
+  // gemini's last place for a .env is the home folder itself (`<GEMINI_CLI_HOME>/.env`); with
+  // the overlay as its home, the person's own must be there too.
+  const homeDotEnv = path.join(path.dirname(options.realDir), '.env');
+  if (await exists(homeDotEnv)) await fs.symlink(homeDotEnv, path.join(root, '.env'));
   const settingsFile = path.join(options.realDir, SETTINGS);
   let written = (await readText(settingsFile)) ?? '';
   // A syntax error in the person's file: gemini would report it; add nothing rather than guess.

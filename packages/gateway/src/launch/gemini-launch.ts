@@ -39,9 +39,14 @@ import { LaunchError } from './launch-error.js';
 export type Environment = Record<string, string | undefined>;
 export type { GeminiAuth };
 
+/** gemini's home folder, where it looks for a .env last (`GEMINI_CLI_HOME`, else the user's). */
+function geminiHome(env: Environment): string {
+  return path.dirname(geminiDir(env));
+}
+
 /** The person's own base URLs: where the gateway should send each API. */
 export function geminiUpstreamsFrom(env: Environment, cwd: string): Partial<UpstreamUrls> {
-  const dotEnv = readDotEnv(cwd, '.gemini');
+  const dotEnv = readDotEnv(cwd, '.gemini', geminiHome(env));
   const pick = (name: string) => env[name] || dotEnv[name] || undefined;
   const upstreams: Partial<UpstreamUrls> = {};
   const gemini = pick('GOOGLE_GEMINI_BASE_URL');
@@ -90,7 +95,7 @@ export async function prepareGeminiLaunch(options: {
     settingsText = '';
   }
   const settings = parseSettings(settingsText, settingsFile);
-  const dotEnv = readDotEnv(options.cwd, '.gemini');
+  const dotEnv = readDotEnv(options.cwd, '.gemini', geminiHome(env));
   const { auth, chosenBySettings } = geminiAuthOf(settings, env, dotEnv);
   if (!auth) {
     throw new GeminiLaunchError(
