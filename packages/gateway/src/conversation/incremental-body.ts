@@ -22,9 +22,7 @@ import { roundTripsExactly } from '../http/json-safety.js';
 export interface DecodedBody {
   contents: Content[];
   description: BodyDescription;
-  /** Tool outputs the front left alone, in the whole body. */
-  unmaskable: number;
-  /** Of those, the ones in elements decoded from this body (new since the previous one). */
+  /** Tool outputs the front left alone in elements decoded from this body (new since the previous one). */
   newUnmaskable: number;
   /** Elements decoded from this body (the rest were the previous body's). */
   decoded: number;
@@ -44,7 +42,6 @@ export class IncrementalBody {
   private spans: Array<[number, number]> = [];
   private elements: unknown[] = [];
   private contents: Content[] = [];
-  private unmaskable: number[] = [];
   private outside?: Buffer;
   private description?: BodyDescription;
   private state: unknown;
@@ -112,7 +109,6 @@ export class IncrementalBody {
     this.spans = this.spans.slice(0, keep).concat(newSpans);
     this.elements = this.elements.slice(0, keep).concat(newElements);
     this.contents = this.contents.slice(0, keep).concat(converted.contents);
-    this.unmaskable = this.unmaskable.slice(0, keep).concat(converted.unmaskable);
     // An element decoded again is bytes the client changed: what was written for its old bytes
     // no longer applies (it is written from the new element if the pass still changes it).
     this.written.length = keep;
@@ -122,7 +118,6 @@ export class IncrementalBody {
     return {
       contents: this.contents.slice(),
       description,
-      unmaskable: this.unmaskable.reduce((sum, count) => sum + count, 0),
       newUnmaskable: converted.unmaskable.reduce((sum, count) => sum + count, 0),
       decoded: newSpans.length,
     };
@@ -164,7 +159,6 @@ export class IncrementalBody {
     this.spans = [];
     this.elements = [];
     this.contents = [];
-    this.unmaskable = [];
     this.written = [];
     this.outside = undefined;
     this.description = undefined;

@@ -12,8 +12,6 @@ export interface FrontRequest {
   contents: Content[];
   /** What identifies the conversation's start (its first entry, or system and first message). */
   head: unknown;
-  /** A session id the request carries itself (Code Assist), if any. */
-  session?: string;
   model: string;
   /** The read-back tool as this request declares it to the model (`...read_tool_output`), if it does. */
   readToolName?: string;
@@ -32,8 +30,6 @@ export interface UsageReport {
 /** What a body says besides its conversation. */
 export interface BodyDescription {
   model: string;
-  /** A session id the request carries itself (Code Assist). */
-  session?: string;
   /** The read-back tool as the request declares it to the model. */
   readToolName?: string;
 }

@@ -89,14 +89,9 @@ function geminiCodec(kind: FrontKind): ArrayCodec {
       const body = isObject(outside) ? outside : {};
       const request = isObject(body['request']) ? (body['request'] as JsonObject) : undefined;
       const holder = kind === 'code-assist' ? (request ?? {}) : body;
-      const session =
-        kind === 'code-assist' && typeof request?.['session_id'] === 'string'
-          ? (request['session_id'] as string)
-          : undefined;
       const readToolName = declaredReadTool(holder['tools']);
       return {
         model: routeModel || (typeof body['model'] === 'string' ? (body['model'] as string) : ''),
-        ...(session ? { session } : {}),
         ...(readToolName ? { readToolName } : {}),
       };
     },
@@ -114,17 +109,12 @@ function geminiFront(kind: FrontKind): Front {
       const contents = holder['contents'] as Content[];
       if (contents.length === 0) return undefined;
       const request = isObject(body['request']) ? (body['request'] as JsonObject) : undefined;
-      const session =
-        kind === 'code-assist' && typeof request?.['session_id'] === 'string'
-          ? (request['session_id'] as string)
-          : undefined;
       const bodyModel = typeof body['model'] === 'string' ? (body['model'] as string) : undefined;
       const readToolName = declaredReadTool(holder['tools'] ?? request?.['tools'] ?? body['tools']);
       return {
         ...(readToolName ? { readToolName } : {}),
         contents,
         head: contents[0],
-        ...(session ? { session } : {}),
         model: model || bodyModel || '',
         write(sent) {
           holder['contents'] = sent;

@@ -43,8 +43,6 @@ export interface ForwardRequest {
 export interface ForwardResult {
   status: number;
   outcome: ForwardOutcome;
-  /** Epoch ms of the first byte written to the client. */
-  firstByteAt?: number;
 }
 
 /** Resolves when `response` can take more, or is gone; leaves no listener behind. */
@@ -95,7 +93,6 @@ export async function forward(request: ForwardRequest): Promise<ForwardResult> {
   const result: ForwardResult = { status, outcome: 'complete' };
   try {
     for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
-      result.firstByteAt ??= Date.now();
       if (!response.write(chunk)) await drainedOrClosed(response);
       if (response.destroyed) return { ...result, outcome: 'client-gone' };
       request.onChunk?.(chunk);
@@ -144,5 +141,5 @@ async function sendRewritten(
   response.writeHead(status, headers);
   response.end(body);
   request.onChunk?.(body);
-  return { status, outcome: 'complete', firstByteAt: Date.now() };
+  return { status, outcome: 'complete' };
 }
