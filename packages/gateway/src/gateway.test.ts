@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   PrefixCache,
   geminiAnswer,
@@ -23,15 +23,12 @@ import {
 } from './test-utils/gemini-client.js';
 import type { RunningGateway } from './listen.js';
 import { shellSessionThroughGateway } from './test-utils/shell-session.js';
+import { cleanUpAfterEach } from './test-utils/cleanups.js';
 
 const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent';
 const SNIPPET = /^<tool_output_masked lines="\d+" bytes="\d+" file="([^"]+)">/;
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 /** A fake model that calls the shell `calls` times, then answers; usage plays a prefix cache. */
 async function scriptedUpstream(calls: number): Promise<FakeUpstream> {

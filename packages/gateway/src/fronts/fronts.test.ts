@@ -2,7 +2,7 @@
  * The request shapes of Code Assist (Login with Google), Vertex AI and the Gemini API through the
  * gateway, as gemini-cli 0.61.0 sends them (recorded bodies), against a fake upstream.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   codeAssistAnswer,
   geminiAnswer,
@@ -19,12 +19,9 @@ import {
 } from '../test-utils/gemini-client.js';
 import type { RunningGateway } from '../listen.js';
 import { CLIENT_MASKING_OFF_FLAGS } from './client-masking.js';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 const SNIPPET = /^<tool_output_masked /;
 

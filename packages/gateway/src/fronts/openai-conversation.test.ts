@@ -5,7 +5,7 @@
  * record counts for tool messages the front cannot read.
  */
 import { parseMaskedSnippet } from '@toolmask/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../listen.js';
 import { openAiAnswer, startFakeUpstream, type FakeUpstream } from '../test-utils/fake-upstream.js';
 import {
@@ -15,14 +15,11 @@ import {
   shellOutput,
   startTestGateway,
 } from '../test-utils/gemini-client.js';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 
 type Message = Record<string, unknown>;
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 const SMALL_BUDGET = { toolProtectionThreshold: 3_000, minPrunableTokensThreshold: 1_000 };
 

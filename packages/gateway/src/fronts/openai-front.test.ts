@@ -2,7 +2,7 @@
  * The OpenAI chat completions front through the gateway: tool messages masked (string or text
  * parts), everything else forwarded with its value, usage from the final chunk, bad input.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseMaskedSnippet } from '@toolmask/core';
 import {
   openAiAnswer,
@@ -18,12 +18,9 @@ import {
   startTestGateway,
 } from '../test-utils/gemini-client.js';
 import type { RunningGateway } from '../listen.js';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 type Message = Record<string, unknown>;
 

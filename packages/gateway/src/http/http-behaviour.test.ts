@@ -4,16 +4,13 @@
  * loopback without a token are refused.
  */
 import * as http from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { geminiAnswer, startFakeUpstream } from '../test-utils/fake-upstream.js';
 import { gatewayFixture, rawRequest, startTestGateway } from '../test-utils/gemini-client.js';
 import { GatewayStartError, listenGateway } from '../listen.js';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 const MODEL = '/v1beta/models/m:streamGenerateContent?alt=sse';
 const BODY = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseMaskedSnippet } from '@toolmask/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   PrefixCache,
   geminiAnswer,
@@ -19,6 +19,7 @@ import {
   type FakeUpstream,
 } from '../test-utils/fake-upstream.js';
 import { FINAL_PREFIX, nextStep } from '../test-utils/scripted-agent.js';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const CLI = path.join(repo, 'packages/cli/dist/index.js');
@@ -36,11 +37,7 @@ interface Content {
   parts: Part[];
 }
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 /** As root, the unprivileged user a run can switch to; undefined otherwise. */
 const NOBODY = process.getuid?.() === 0 ? 65534 : undefined;

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseMaskedSnippet } from '@toolmask/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   PrefixCache,
   openAiAnswer,
@@ -18,6 +18,7 @@ import {
   type FakeUpstream,
 } from '../test-utils/fake-upstream.js';
 import { FINAL_PREFIX, nextStep } from '../test-utils/scripted-agent.js';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const CLI = path.join(repo, 'packages/cli/dist/index.js');
@@ -32,11 +33,7 @@ type Message = {
   tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
 };
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;

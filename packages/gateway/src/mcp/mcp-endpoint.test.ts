@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shellCallingUpstream } from '../test-utils/fake-upstream.js';
 import {
   gatewayFixture,
@@ -16,12 +16,9 @@ import {
   shellOutput,
   startTestGateway,
 } from '../test-utils/gemini-client.js';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'toolmask-test', version: '0.0.0' });

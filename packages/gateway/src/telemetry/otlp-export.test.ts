@@ -4,7 +4,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { geminiAnswer, startFakeUpstream } from '../test-utils/fake-upstream.js';
 import {
   gatewayFixture,
@@ -12,12 +12,9 @@ import {
   shellOutput,
   startTestGateway,
 } from '../test-utils/gemini-client.js';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const cleanups = cleanUpAfterEach();
 
 async function receiver(): Promise<{ url: string; bodies: Map<string, string[]> }> {
   const bodies = new Map<string, string[]>();
