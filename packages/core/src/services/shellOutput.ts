@@ -63,8 +63,11 @@ function unwrap(text: string): { preamble?: string; wrapper?: string; inner: str
   for (const tag of WRAPPER_TAGS) {
     const open = `<${tag}>\n`;
     const close = `\n</${tag}>`;
-    const at = text.indexOf(open);
-    if (at < 0 || at > HEAD_SEARCH_WINDOW || !text.startsWith(close, end - close.length)) continue;
+    // The closing tag first (one comparison); then the opening one, in the head only: a giant
+    // output without the wrapper is never searched whole.
+    if (!text.startsWith(close, end - close.length)) continue;
+    const at = text.slice(0, HEAD_SEARCH_WINDOW + open.length).indexOf(open);
+    if (at < 0) continue;
     const preamble = text.slice(0, at).replace(/\n$/, '');
     return {
       ...(preamble ? { preamble } : {}),
