@@ -27,6 +27,11 @@ import { createMcpEndpoint, MCP_SERVER_NAME, MCP_TOOL_NAME } from './mcp/mcp-end
 import { createMaskingSettingsSource } from './settings/masking-settings.js';
 import { createFileConversationStore } from './state/file-conversation-store.js';
 import { createFileUsageStore } from './state/file-usage-store.js';
+import {
+  WritesInFlight,
+  orderedConversationStore,
+  orderedUsageStore,
+} from './state/ordered-stores.js';
 import { scheduleStateRetention } from './state/state-retention.js';
 import type { ConversationStore, UsageStore } from './state/stores.js';
 import { createGatewayTelemetry } from './telemetry/gateway-telemetry.js';
@@ -108,9 +113,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     (error) => log(`[toolmask gateway] ${error.message}`),
     (warning) => log(`[toolmask gateway] ${warning.message}`),
   );
-  const conversationStore =
-    options.stores?.conversations ?? createFileConversationStore(stateDir, (line) => log(line));
-  const usage = options.stores?.usage ?? createFileUsageStore(stateDir);
+  // The state of a request is written after its answer ended; reads wait for those writes.
+  const writes = new WritesInFlight();
+  const conversationStore = orderedConversationStore(
+    options.stores?.conversations ?? createFileConversationStore(stateDir, (line) => log(line)),
+    writes,
+  );
+  const usage = orderedUsageStore(options.stores?.usage ?? createFileUsageStore(stateDir), writes);
   const outputs = options.stores?.outputs ?? createFileToolOutputStore();
   const readToolName = options.readToolName ?? DEFAULT_READ_TOOL_NAME;
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;

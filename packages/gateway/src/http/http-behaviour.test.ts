@@ -53,6 +53,20 @@ describe('streaming', () => {
     expect(firstEventAt - started).toBeLessThan(600);
   });
 
+  it("says where the gateway's time went in a Server-Timing header", async () => {
+    const upstream = await slowUpstream(1, 0);
+    const running = await gateway(upstream.url);
+    const answer = await fetch(`${running.url}${MODEL}`, { method: 'POST', body: BODY });
+    await answer.text();
+    const timing = answer.headers.get('server-timing') ?? '';
+    expect(timing.split(', ').map((entry) => entry.split(';')[0])).toEqual([
+      'read',
+      'mask',
+      'upstream',
+    ]);
+    for (const entry of timing.split(', ')) expect(entry).toMatch(/^[a-z]+;dur=\d+\.\d\d$/);
+  });
+
   it('a client that goes away aborts the upstream request', async () => {
     let upstreamClosed = false;
     const upstream = http.createServer((_request, response) => {
@@ -106,6 +120,33 @@ describe('streaming', () => {
     await expect.poll(() => loaded, { timeout: 2_000 }).toBe(true);
     await expect.poll(() => running.gateway.inFlight, { timeout: 2_000 }).toBe(0);
     expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('the answer ends without waiting for its usage record, and /api/sessions still finds it', async () => {
+    const upstream = await slowUpstream(1, 0);
+    const records: unknown[] = [];
+    let finishWrite = () => undefined as void;
+    const writeHeld = new Promise<void>((resolve) => (finishWrite = resolve));
+    // A usage store whose write takes as long as the test says.
+    const slowUsage = {
+      append: async (record: unknown) => {
+        await writeHeld;
+        records.push(record);
+      },
+      list: async () => records as never[],
+      prune: async () => 0,
+    };
+    const running = await gateway(upstream.url, { stores: { usage: slowUsage } });
+    const answer = await fetch(`${running.url}${MODEL}`, { method: 'POST', body: BODY });
+    expect(answer.status).toBe(200);
+    await answer.text();
+    // The answer has ended and the record is still being written.
+    expect(records).toHaveLength(0);
+    const sessions = fetch(`${running.url}/api/sessions`).then(
+      async (response) => (await response.json()) as { sessions: Array<{ requests: number }> },
+    );
+    setTimeout(finishWrite, 100);
+    expect((await sessions).sessions.map((session) => session.requests)).toEqual([1]);
   });
 
   it('a pass that throws a value that cannot be printed: the request still goes out as it came', async () => {

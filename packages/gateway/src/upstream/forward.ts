@@ -31,13 +31,19 @@ export interface ForwardRequest {
   onChunk?: (chunk: Uint8Array) => void;
   /** Rewrites a whole (small) JSON answer before it is sent; used for nothing else. */
   rewriteJson?: (value: unknown) => unknown;
+  /**
+   * The gateway's own time on this request so far, in ms by phase: sent to the client in a
+   * `Server-Timing` header, with the wait for upstream's answer headers added as `upstream`.
+   */
+  timings?: Record<string, number>;
   /** Writes the gateway's own error when the upstream cannot be reached. */
   onUnreachable: (error: unknown) => void;
   /**
-   * Runs after the answer's last byte was written and before the response ends, so what it
-   * records is there by the time the client sees the end (and sends its next request).
+   * Called after the answer's last byte was written and before the response ends: what it
+   * starts is under way before the client sees the end (and sends its next request). Not
+   * awaited: the client does not wait for it.
    */
-  beforeEnd?: (result: ForwardResult) => Promise<void>;
+  beforeEnd?: (result: ForwardResult) => void;
 }
 
 export interface ForwardResult {
@@ -59,10 +65,18 @@ function drainedOrClosed(response: ServerResponse): Promise<void> {
   });
 }
 
+/** A `Server-Timing` header (W3C Server Timing): `name;dur=ms` by phase. */
+function serverTiming(timings: Record<string, number>): string {
+  return Object.entries(timings)
+    .map(([name, ms]) => `${name};dur=${ms.toFixed(2)}`)
+    .join(', ');
+}
+
 export async function forward(request: ForwardRequest): Promise<ForwardResult> {
   const { response, signal } = request;
   if (signal.aborted || response.destroyed) return { status: 0, outcome: 'client-gone' };
   let upstream: Dispatcher.ResponseData;
+  const sentAt = performance.now();
   try {
     upstream = await undiciRequest(request.url, {
       method: request.method as Dispatcher.HttpMethod,
@@ -84,6 +98,12 @@ export async function forward(request: ForwardRequest): Promise<ForwardResult> {
   }
   const status = upstream.statusCode;
   const headers = clientResponseHeaders(upstream.headers);
+  if (request.timings) {
+    headers['server-timing'] = serverTiming({
+      ...request.timings,
+      upstream: performance.now() - sentAt,
+    });
+  }
   if (request.rewriteJson && status >= 200 && status < 300) {
     return await sendRewritten(upstream, status, headers, request, response);
   }
@@ -102,7 +122,7 @@ export async function forward(request: ForwardRequest): Promise<ForwardResult> {
     response.destroy();
     return { ...result, outcome: 'upstream-cut' };
   }
-  await request.beforeEnd?.(result);
+  request.beforeEnd?.(result);
   response.end();
   return result;
 }
