@@ -230,6 +230,15 @@ export class ToolOutputMaskingService {
     this.responseInfo.set(response, { tokens: 0, masked: false, keptWhole: true });
   }
 
+  /**
+   * Lets go of the history kept between passes (its entries' summaries), for a host under memory
+   * pressure: the next pass measures its history anew. Recorded snippets and outputs kept whole
+   * stay known.
+   */
+  forgetHistory(): void {
+    this.ledger.forgetFrom(0);
+  }
+
   async mask(
     history: readonly Content[],
     host: MaskingHost,

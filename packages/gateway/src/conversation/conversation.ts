@@ -140,7 +140,11 @@ export class Conversation {
   /** Runs `task` after every earlier task of this conversation has finished (one request at a time). */
   exclusive<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(task);
-    this.queue = run.catch(() => undefined);
+    // The queue keeps neither the task's error nor its result (a request's whole history).
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 
@@ -201,6 +205,7 @@ export class Conversation {
     this.lastSent = [];
     this.retainedBytes = 0;
     for (const body of this.bodies.values()) body.reset();
+    this.service.forgetHistory();
   }
 
   private load(): Promise<void> {

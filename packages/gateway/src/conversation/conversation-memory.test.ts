@@ -1,0 +1,86 @@
+/**
+ * What a conversation keeps between requests is only a cache: once it lets it go (the registry's
+ * memory bound), nothing of the last request's history may stay reachable, or the bound bounds
+ * nothing. Checked with the garbage collector itself.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { resolveToolOutputMaskingConfigForModel } from '@toolmask/core/settings';
+import { createFileToolOutputStore } from '@toolmask/core/storage';
+import type { Content } from '@toolmask/core';
+import { describe, expect, it } from 'vitest';
+import { Conversation } from './conversation.js';
+import type { ConversationStore } from '../state/stores.js';
+import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+
+const cleanups = cleanUpAfterEach();
+
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+const memoryStore = (): ConversationStore => ({
+  load: async () => ({ decisions: [] }),
+  appendDecisions: async () => undefined,
+  saveMeta: async () => undefined,
+  prune: async () => 0,
+});
+
+function conversation(stateDir: string): Conversation {
+  return new Conversation({
+    id: 'c0ffee00',
+    host: {
+      getToolOutputMaskingConfig: () =>
+        resolveToolOutputMaskingConfigForModel(undefined, { enabled: true }),
+      getSessionId: () => 'c0ffee00',
+      storage: { getProjectTempDir: () => stateDir },
+    },
+    store: memoryStore(),
+    outputs: createFileToolOutputStore(),
+    readToolName: 'read_tool_output',
+    now: () => 0,
+    telemetry: () => undefined,
+    debug: () => undefined,
+  });
+}
+
+/** A history with one tool output, too small to mask, so the pass only measures it. */
+function history(): Content[] {
+  return [
+    { role: 'user', parts: [{ text: 'list the files' }] },
+    { role: 'model', parts: [{ functionCall: { name: 'ls', id: 'call-1', args: {} } }] },
+    {
+      role: 'user',
+      parts: [{ functionResponse: { name: 'ls', id: 'call-1', response: { output: 'a\nb\n' } } }],
+    },
+    { role: 'model', parts: [{ text: 'two files' }] },
+    { role: 'user', parts: [{ text: 'thanks' }] },
+  ];
+}
+
+describe('Conversation.releaseHistory', () => {
+  it('leaves nothing of the last history reachable', async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-memory-'));
+    cleanups.push(() => fs.rmSync(stateDir, { recursive: true, force: true }));
+    const kept = conversation(stateDir);
+    let collected = false;
+    const watch = new FinalizationRegistry(() => (collected = true));
+    // Nothing of the request leaves this function but the watch on its tool output.
+    const send = async () => {
+      const incoming = history();
+      const prepared = await kept.prepare(incoming);
+      expect(prepared.result.maskedCount).toBe(0);
+      watch.register(incoming[2]!.parts![0]!.functionResponse!.response as object, 'output');
+    };
+    await send();
+    kept.releaseHistory();
+    // The registry's callback runs in a task of its own after a collection.
+    for (let attempt = 0; attempt < 20 && !collected; attempt++) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(collected).toBe(true);
+  });
+});
