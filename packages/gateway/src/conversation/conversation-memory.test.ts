@@ -32,7 +32,7 @@ function conversation(stateDir: string): Conversation {
   return new Conversation({
     id: 'c0ffee00',
     host: {
-      getToolOutputMaskingConfig: () =>
+      getToolOutputMaskingConfig: async () =>
         resolveToolOutputMaskingConfigForModel(undefined, { enabled: true }),
       getSessionId: () => 'c0ffee00',
       storage: { getProjectTempDir: () => stateDir },
@@ -63,7 +63,7 @@ function history(): Content[] {
 describe('Conversation.releaseHistory', () => {
   it('leaves nothing of the last history reachable', async () => {
     const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-memory-'));
-    cleanups.push(() => fs.rmSync(stateDir, { recursive: true, force: true }));
+    cleanups.push(() => fs.promises.rm(stateDir, { recursive: true, force: true }));
     const kept = conversation(stateDir);
     let collected = false;
     const watch = new FinalizationRegistry(() => (collected = true));

@@ -41,6 +41,20 @@ describe('IncrementalBody', () => {
     expect(three.contents).toEqual(edited);
   });
 
+  it('notices a changed byte inside an entry it decoded before, at the same length', () => {
+    const reader = new IncrementalBody(GEMINI_API_FRONT.codec);
+    const first = [{ role: 'user', parts: [{ text: 'go' }] }, call('a'), output('a'), call('b')];
+    reader.read(body(first), 'm');
+    const changed = body(first);
+    const at = changed.indexOf('out a');
+    changed.write('OUT', at);
+    const again = reader.read(changed, 'm')!;
+    // Entries 0 and 1 are kept; entry 2 (the changed output) and what follows are decoded again.
+    expect(again.decoded).toBe(2);
+    expect(JSON.stringify(again.contents[2])).toContain('OUT a');
+    expect(again.write(again.contents).equals(changed)).toBe(true);
+  });
+
   it('writes back the bytes it was given, changing only the replaced entries', () => {
     const reader = new IncrementalBody(GEMINI_API_FRONT.codec);
     const contents = [
@@ -52,7 +66,7 @@ describe('IncrementalBody', () => {
     ];
     const raw = body(contents);
     const decoded = reader.read(raw, 'm')!;
-    expect(reader.write(decoded.contents).equals(raw)).toBe(true);
+    expect(decoded.write(decoded.contents).equals(raw)).toBe(true);
     const masked: Content = {
       role: 'user',
       parts: [
@@ -67,7 +81,7 @@ describe('IncrementalBody', () => {
     };
     const sent = decoded.contents.slice();
     sent[2] = masked;
-    const written = reader.write(sent);
+    const written = decoded.write(sent);
     const expected = contents.slice();
     expected[2] = masked as (typeof contents)[number];
     expect(written.toString()).toBe(
@@ -78,7 +92,7 @@ describe('IncrementalBody', () => {
     expect(again.decoded).toBe(0);
     const resent = again.contents.slice();
     resent[2] = masked;
-    expect(reader.write(resent).equals(written)).toBe(true);
+    expect(again.write(resent).equals(written)).toBe(true);
   });
 
   it('keeps OpenAI messages as they were, replacing only a masked tool message content', () => {
@@ -112,7 +126,7 @@ describe('IncrementalBody', () => {
         { functionResponse: { id: 'c1', name: 'run_shell_command', response: { output: 'snip' } } },
       ],
     };
-    const written = JSON.parse(reader.write(sent).toString());
+    const written = JSON.parse(decoded.write(sent).toString());
     expect(written).toEqual({
       model: 'qwen',
       messages: [

@@ -125,7 +125,7 @@ async function maskIncrementally(
       });
       record(context, request, model, prepared);
       return {
-        body: prepared.changedIndices.length > 0 ? body.write(prepared.contents) : raw,
+        body: prepared.changedIndices.length > 0 ? decoded.write(prepared.contents) : raw,
         conversationId,
         conversation,
         model,
