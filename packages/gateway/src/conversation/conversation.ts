@@ -66,7 +66,10 @@ export interface PrepareOptions {
 export interface PreparedRequest {
   /** The contents to send. */
   contents: Content[];
-  /** Entries of `contents` that differ from what the client sent. */
+  /**
+   * Entries of `contents` that differ from `incoming` (an entry that came as what was sent for it
+   * last time is not among them: incremental-body.ts writes it from what it wrote).
+   */
   changedIndices: number[];
   result: MaskingResult;
   cacheLikelyCold: boolean;
@@ -175,18 +178,34 @@ export class Conversation {
 
   /**
    * `incoming` with what is known applied: entries equal to the previous request's are what was
-   * sent for them then; new ones get the recorded decisions. `interned`: `incoming` with the
+   * sent for them then; new ones get the recorded decisions. An entry may come as the very
+   * Content sent for it last time (the incremental reader keeps an element it wrote as what it
+   * wrote: incremental-body.ts); that too is an entry unchanged. `interned`: `incoming` with the
    * previous request's objects for its unchanged entries.
    */
   private withKnownDecisions(incoming: Content[]): { applied: Content[]; interned: Content[] } {
     const limit = Math.min(this.lastIncoming.length, incoming.length);
     let common = 0;
-    while (common < limit && sameJson(this.lastIncoming[common], incoming[common])) common++;
-    const applied = this.lastSent.slice(0, common);
-    for (let index = common; index < incoming.length; index++) {
-      applied.push(this.applyDecisions(incoming[index] as Content));
+    while (
+      common < limit &&
+      (incoming[common] === this.lastSent[common] ||
+        sameJson(this.lastIncoming[common], incoming[common]))
+    ) {
+      common++;
     }
-    return { applied, interned: this.lastIncoming.slice(0, common).concat(incoming.slice(common)) };
+    const applied = this.lastSent.slice(0, common);
+    const interned: Content[] = [];
+    for (let index = 0; index < incoming.length; index++) {
+      const content = incoming[index] as Content;
+      if (index >= common) {
+        applied.push(this.applyDecisions(content));
+        interned.push(content);
+      } else {
+        // What was sent, when that is what came: the client's version is not kept.
+        interned.push(content === applied[index] ? content : (this.lastIncoming[index] as Content));
+      }
+    }
+    return { applied, interned };
   }
 
   /** The answer to a request ended: the idle gap counts from now; the usage is remembered. */

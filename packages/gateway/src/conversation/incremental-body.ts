@@ -8,10 +8,15 @@
  * again as its decoded history, and the gateway's memory would grow by both). The next body's
  * bytes are checked against the digest; the elements it still has whole are not decoded again
  * (their decoded objects are reused, which also lets the masking pass recognise them), and only
- * the rest is scanned and parsed, element by element. Writing back, an element the pass left alone
- * is its own bytes, one written last time is those bytes again, and only an element that changed
- * now is serialized. Everything outside the conversation array (tools, system instruction,
- * options) is copied as it came, and decoded again only when its digest changes.
+ * the rest is scanned and parsed, element by element.
+ *
+ * Writing back, an element the pass left alone is its own bytes, one written before is those
+ * bytes again, and only an element that changed now is serialized. An element once written is
+ * kept as what was written for it, not as what the client sent: its next reads hand out the
+ * Content sent last time (the conversation recognises it as already decided), and the client's
+ * version, a masked output's whole text, is no longer held in memory. Everything outside the
+ * conversation array (tools, system instruction, options) is copied as it came, and decoded again
+ * only when its digest changes.
  *
  * Anything unexpected (the array not where the front says, a body that is not what a valid one
  * would be there) returns undefined, and the caller parses the body whole instead.
@@ -29,7 +34,10 @@ export interface DecodedBody {
   newUnmaskable: number;
   /** Elements decoded from this body (the rest were the previous body's). */
   decoded: number;
-  /** This body with `sent` in place of its conversation (see the module comment). */
+  /**
+   * This body with `sent` in place of its conversation (see the module comment): the body itself
+   * when every element is still its own bytes.
+   */
   write(sent: readonly Content[]): Buffer;
 }
 
@@ -68,7 +76,7 @@ export class IncrementalBody {
 
   /**
    * Bytes this reader keeps between requests, as counted for the memory bound: its decoded
-   * elements, about the size of the body they came from (bench/gatewayBench.mjs, 4c).
+   * elements, about the size of the body as last written (bench/gatewayBench.mjs, 4c).
    */
   get retainedBytes(): number {
     return this.bodyBytes;
@@ -205,7 +213,10 @@ export class IncrementalBody {
     return { keep, hash };
   }
 
-  /** `raw` with `sent` in place of its conversation (the elements at `spans`). */
+  /**
+   * `raw` with `sent` in place of its conversation (the elements at `spans`). An element written
+   * is kept as what was sent for it from now on (the module comment).
+   */
   private write(
     raw: Buffer,
     spans: ReadonlyArray<[number, number]>,
@@ -214,28 +225,33 @@ export class IncrementalBody {
     sent: readonly Content[],
   ): Buffer {
     const pieces: Buffer[] = [raw.subarray(0, open + 1)];
+    let changed = false;
     sent.forEach((content, index) => {
       if (index > 0) pieces.push(COMMA);
       const [start, end] = spans[index] as [number, number];
-      if (content === this.contents[index]) {
-        pieces.push(raw.subarray(start, end));
-        this.written[index] = undefined;
-        return;
-      }
       const before = this.written[index];
       if (before && before.content === content) {
         pieces.push(before.bytes);
+        changed = true;
         return;
       }
-      const bytes = Buffer.from(
-        JSON.stringify(this.codec.toElement(content, this.elements[index])),
-        'utf8',
-      );
+      if (content === this.contents[index]) {
+        pieces.push(raw.subarray(start, end));
+        return;
+      }
+      const element = this.codec.toElement(content, this.elements[index]);
+      const bytes = Buffer.from(JSON.stringify(element), 'utf8');
       this.written[index] = { content, bytes };
+      this.elements[index] = element;
+      this.contents[index] = content;
       pieces.push(bytes);
+      changed = true;
     });
     pieces.push(raw.subarray(close));
-    return Buffer.concat(pieces);
+    if (!changed) return raw;
+    const body = Buffer.concat(pieces);
+    this.bodyBytes = body.length;
+    return body;
   }
 
   /** The codec's state as it was after the first `keep` elements (the rest changed). */

@@ -125,7 +125,8 @@ async function maskIncrementally(
       });
       record(context, request, model, prepared);
       return {
-        body: prepared.changedIndices.length > 0 ? decoded.write(prepared.contents) : raw,
+        // The body as it came when nothing in it changed.
+        body: decoded.write(prepared.contents),
         conversationId,
         conversation,
         model,
