@@ -16,6 +16,8 @@ export interface GatewayContext {
   now: () => number;
   maxBodyBytes: number;
   disableClientMasking: boolean;
+  /** Whether the masking settings turn the pass on now (the file is read again when it changes). */
+  maskingEnabled(): Promise<boolean>;
   log: (line: string) => void;
   /** Appends a usage record; a failure is logged, never thrown. */
   recordUsage(record: UsageRecord): Promise<void>;

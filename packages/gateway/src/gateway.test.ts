@@ -230,6 +230,49 @@ describe('the gateway in front of a Gemini API upstream', () => {
   });
 });
 
+describe('masking off', () => {
+  it('forwards every body as it came, keeps no history, and still counts the conversation', async () => {
+    const fixture = await gatewayFixture({ enabled: false });
+    cleanups.push(fixture.cleanup);
+    const upstream = await scriptedUpstream(0);
+    const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
+    cleanups.push(() => running.close());
+    const history = [
+      { role: 'user', parts: [{ text: 'go' }] },
+      { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'run_shell_command' } }] },
+    ];
+    const output = shellOutput('c1', 2_000);
+    // Spacing a serializer would not write: only bytes forwarded untouched keep it.
+    const bodies = [1, 2].map((turn) =>
+      JSON.stringify({
+        contents: [
+          ...history,
+          {
+            role: 'user',
+            parts: [
+              { functionResponse: { id: 'c1', name: 'run_shell_command', response: { output } } },
+            ],
+          },
+          ...(turn === 2
+            ? [
+                { role: 'model', parts: [{ text: 'done' }] },
+                { role: 'user', parts: [{ text: 'thanks' }] },
+              ]
+            : []),
+        ],
+      }).replace('"contents":[', '"contents": [ '),
+    );
+    for (const body of bodies) await post(`${running.url}${MODEL_PATH}?alt=sse`, body);
+    await settled(running);
+    expect(upstream.requests.map((request) => request.raw.toString('utf8'))).toEqual(bodies);
+    expect(running.gateway.stats().retainedBytes).toBe(0);
+    const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
+      totals: { sessions: number; requests: number };
+    };
+    expect(sessions.totals).toMatchObject({ sessions: 1, requests: 2 });
+  });
+});
+
 describe('the memory bound', () => {
   // A conversation over the bound on its own drops its history after each request; the request
   // being handled must still be written from it, masked, with no failure counted.

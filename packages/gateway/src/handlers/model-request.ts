@@ -141,6 +141,25 @@ async function maskIncrementally(
   }
 }
 
+/**
+ * Masking is off: the body goes out as it came, neither decoded nor kept, and is still counted for
+ * its conversation (usage records, the dashboard). Undefined when its head cannot be found; the
+ * usual paths then read it.
+ */
+function countedUnmasked(
+  context: GatewayContext,
+  request: IncomingMessage,
+  front: Front,
+  raw: Buffer,
+): MaskedBody | undefined {
+  const head = IncrementalBody.head(front.codec, raw);
+  if (!head) return undefined;
+  const conversationId = keyOf(request, front, raw, head);
+  // Held until the handler is done with it, as on the other paths.
+  const conversation = context.conversations.get(conversationId).hold();
+  return { body: raw, conversationId, conversation, failures: 0 };
+}
+
 /** The whole-body path: for countTokens, and for any body the fast path cannot read. */
 async function maskParsed(
   context: GatewayContext,
@@ -340,6 +359,10 @@ async function maskBody(
   signal: AbortSignal,
 ): Promise<MaskedBody | undefined> {
   if (!isUtf8(raw)) return { body: raw, failures: 1 };
+  if (route.action === 'mask' && !(await context.maskingEnabled())) {
+    const counted = countedUnmasked(context, request, front, raw);
+    if (counted) return counted;
+  }
   if (route.action === 'mask') {
     const fast = await maskIncrementally(context, request, route, front, raw, signal);
     if (fast) return fast;
