@@ -13,6 +13,7 @@ import { createFileToolOutputStore } from '@toolmask/core/storage';
 import type { Content } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
 import { Conversation } from './conversation.js';
+import { GEMINI_API_FRONT } from '../fronts/gemini-fronts.js';
 import type { ConversationStore } from '../state/stores.js';
 import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 
@@ -28,12 +29,12 @@ const memoryStore = (): ConversationStore => ({
   prune: async () => 0,
 });
 
-function conversation(stateDir: string): Conversation {
+function conversation(stateDir: string, settings: Record<string, unknown> = {}): Conversation {
   return new Conversation({
     id: 'c0ffee00',
     host: {
       getToolOutputMaskingConfig: async () =>
-        resolveToolOutputMaskingConfigForModel(undefined, { enabled: true }),
+        resolveToolOutputMaskingConfigForModel(undefined, { enabled: true, ...settings }),
       getSessionId: () => 'c0ffee00',
       storage: { getProjectTempDir: () => stateDir },
     },
@@ -82,5 +83,61 @@ describe('Conversation.releaseHistory', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(collected).toBe(true);
+  });
+
+  it('keeps what was sent for a masked output, not its whole text, while it keeps the history', async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-memory-'));
+    cleanups.push(() => fs.promises.rm(stateDir, { recursive: true, force: true }));
+    const kept = conversation(stateDir, {
+      toolProtectionThreshold: 2_000,
+      minPrunableTokensThreshold: 1_000,
+    });
+    const reader = kept.body(GEMINI_API_FRONT.codec);
+    const contents: unknown[] = [{ role: 'user', parts: [{ text: 'build it' }] }];
+    for (let step = 0; step < 4; step++) {
+      contents.push(
+        { role: 'model', parts: [{ functionCall: { id: `c${step}`, name: 'run_shell_command' } }] },
+        {
+          role: 'user',
+          parts: [
+            {
+              functionResponse: {
+                id: `c${step}`,
+                name: 'run_shell_command',
+                response: { output: `line ${step}\n`.repeat(2_000) },
+              },
+            },
+          ],
+        },
+      );
+    }
+    let collected = false;
+    const watch = new FinalizationRegistry(() => (collected = true));
+    // One request as the handler makes it; only the body sent leaves this function.
+    const send = async (watchFirstOutput: boolean) => {
+      const decoded = reader.read(Buffer.from(JSON.stringify({ contents })), 'm')!;
+      const prepared = await kept.prepare(decoded.contents);
+      const body = decoded.write(prepared.contents).toString('utf8');
+      if (watchFirstOutput) {
+        watch.register(decoded.contents[2]!.parts![0]!.functionResponse!.response as object, '');
+      }
+      return body;
+    };
+    const first = await send(true);
+    expect(first).toContain('<tool_output_masked');
+    contents.push(
+      { role: 'model', parts: [{ text: 'built' }] },
+      { role: 'user', parts: [{ text: 'ok' }] },
+    );
+    // The next request resends the output whole; it goes out as the same snippet.
+    const second = await send(false);
+    const snippet = /<tool_output_masked[^"]*"[^"]*"[^"]*"[^"]*"[^"]*"[^"]*">/.exec(first)?.[0];
+    expect(snippet && second.includes(snippet)).toBe(true);
+    for (let attempt = 0; attempt < 20 && !collected; attempt++) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(collected).toBe(true);
+    expect(kept.retainedBytes).toBeLessThan(second.length + 1);
   });
 });

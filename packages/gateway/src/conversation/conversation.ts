@@ -89,8 +89,8 @@ interface MaskedDecision {
 export class Conversation {
   readonly id: string;
   meta?: ConversationMeta;
-  /** Approximate bytes of the history this conversation keeps between requests. */
-  retainedBytes = 0;
+  /** Bytes of a request read whole (not by an incremental reader), kept until the next one. */
+  private wholeBodyBytes = 0;
   private readonly service: ToolOutputMaskingService;
   private readonly middleware: MaskingMiddleware;
   private readonly masked = new Map<string, MaskedDecision>();
@@ -123,6 +123,13 @@ export class Conversation {
       debug: options.debug,
       _internal: { now: options.now },
     });
+  }
+
+  /** Approximate bytes of the history this conversation keeps between requests. */
+  get retainedBytes(): number {
+    let bodies = 0;
+    for (const body of this.bodies.values()) bodies += body.retainedBytes;
+    return Math.max(this.wholeBodyBytes, bodies);
   }
 
   /** A request of this conversation is in flight until `release` (the registry keeps it). */
@@ -222,7 +229,7 @@ export class Conversation {
   releaseHistory(): void {
     this.lastIncoming = [];
     this.lastSent = [];
-    this.retainedBytes = 0;
+    this.wholeBodyBytes = 0;
     for (const body of this.bodies.values()) body.reset();
     this.service.forgetHistory();
   }
@@ -320,9 +327,7 @@ export class Conversation {
 
     this.lastIncoming = interned;
     this.lastSent = sent;
-    let bodies = 0;
-    for (const body of this.bodies.values()) bodies += body.retainedBytes;
-    this.retainedBytes = Math.max(options.retainedBytes ?? 0, bodies);
+    this.wholeBodyBytes = options.retainedBytes ?? 0;
     const changedIndices = changedFrom(sent, incoming, interned);
     let maskedOutputs = 0;
     let tokensKeptOut = 0;
