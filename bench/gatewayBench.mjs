@@ -3,8 +3,10 @@
  * a direct connection to a loopback fake upstream and against the gateway with masking off.
  *
  *   - added latency (p50/p99) of ~1 MB requests: conversations from the built-in example that
- *     grow by one exchange per request, as a client resends them; each request goes to the three
- *     paths in turn, and the gateway's Server-Timing header says where its time went;
+ *     grow by one exchange per request, as a client resends them; each request goes to every path
+ *     in turn, and the gateway's Server-Timing header says where its time went. Besides the
+ *     direct connection, a bare Node.js proxy (bench/bareProxy.mjs: read the body, forward it with
+ *     undici) measures the floor of any proxy written in Node on the same machine;
  *   - streaming first-byte overhead: from the moment the upstream writes its first event (the
  *     event carries that moment, read on the system's monotonic clock) to the moment the client
  *     reads it;
@@ -69,6 +71,10 @@ async function startListening(args) {
 
 /** The fake upstream, in its own process (bench/fakeGeminiUpstream.mjs). */
 const startUpstream = () => startListening([path.join(root, 'bench/fakeGeminiUpstream.mjs')]);
+
+/** The floor: the least a Node.js proxy in the gateway's place does (bench/bareProxy.mjs). */
+const startBareProxy = (upstreamUrl) =>
+  startListening([path.join(root, 'bench/bareProxy.mjs'), upstreamUrl]);
 
 async function startGateway(upstreamUrl, enabled, scratch) {
   const stateDir = fs.mkdtempSync(path.join(scratch, 'state-'));
@@ -187,8 +193,8 @@ function send(url, conversation, index) {
 const WARM_UP = 3;
 
 /**
- * Each conversation's requests go to every path in turn (direct, masking off, masking on, then
- * the next request), so a slow stretch of the machine falls on all three alike. The first
+ * Each conversation's requests go to every path in turn (direct, the bare proxy, masking off,
+ * masking on, then the next request), so a slow stretch of the machine falls on all alike. The first
  * WARM_UP requests of a conversation are not timed: connections, JIT, and the conversation's
  * first full decode, which a session pays once, long before its requests reach 1 MB.
  */
@@ -225,9 +231,14 @@ async function throughput(url, conversations) {
   return requests / (msBetween(started, process.hrtime.bigint()) / 1000);
 }
 
-/** A fresh gateway's RSS after `count` conversations of 10 requests, `atOnce` at a time. */
-async function memoryWith(upstreamUrl, scratch, contents, count, atOnce) {
-  const gateway = await startGateway(upstreamUrl, true, scratch);
+/**
+ * RSS of a fresh gateway (or of the bare proxy, `bare`) after `count` conversations of 10
+ * requests, `atOnce` at a time.
+ */
+async function memoryWith(upstreamUrl, scratch, contents, count, atOnce, bare = false) {
+  const gateway = bare
+    ? await startBareProxy(upstreamUrl)
+    : await startGateway(upstreamUrl, true, scratch);
   try {
     const before = gateway.memory();
     const conversations = Array.from({ length: count }, (_, index) =>
@@ -242,8 +253,9 @@ async function memoryWith(upstreamUrl, scratch, contents, count, atOnce) {
         }),
       );
     }
-    const status = await (await fetch(`${gateway.url}/api/status`)).json();
+    const status = bare ? {} : await (await fetch(`${gateway.url}/api/status`)).json();
     return {
+      path: bare ? 'bare Node proxy' : 'gateway, masking on',
       conversations: count,
       atOnce,
       before,
@@ -270,11 +282,13 @@ export async function runGatewayBench({ quick = false } = {}) {
   const lastMb = (Math.max(...timed) / 1_000_000).toFixed(2);
   let results;
   try {
+    const bare = await startBareProxy(upstream.url);
     const off = await startGateway(upstream.url, false, scratch);
     const on = await startGateway(upstream.url, true, scratch);
     try {
       const paths = [
         ['direct', upstream.url],
+        ['bare Node proxy', bare.url],
         ['gateway, masking off', off.url],
         ['gateway, masking on', on.url],
       ];
@@ -289,12 +303,15 @@ export async function runGatewayBench({ quick = false } = {}) {
       // fresh gateway: one conversation after another (what the conversations keep), then 20 at
       // a time (what requests in flight add on top).
       results.memory = [];
-      for (const atOnce of [1, 20]) {
-        results.memory.push(
-          await memoryWith(upstream.url, scratch, contents, quick ? 20 : 100, atOnce),
-        );
+      for (const bareProxy of [true, false]) {
+        for (const atOnce of [1, 20]) {
+          results.memory.push(
+            await memoryWith(upstream.url, scratch, contents, quick ? 20 : 100, atOnce, bareProxy),
+          );
+        }
       }
     } finally {
+      await bare.close();
       await off.close();
       await on.close();
     }
@@ -309,13 +326,15 @@ export async function runGatewayBench({ quick = false } = {}) {
     `\n### 4a. Added latency, ${timed.length} requests of ${mb}–${lastMb} MB (${latencyConversations.length} conversations, each growing by one exchange a request)`,
   );
   console.log(
-    '| path | total p50 ms | total p99 ms | added p50 ms | added p99 ms | first byte p50 ms | first byte p99 ms | stream overhead p50 ms |',
+    '| path | total p50 ms | total p99 ms | added p50 ms | added p99 ms | over the bare proxy p50 / p99 ms | first byte p50 ms | first byte p99 ms | stream overhead p50 ms |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  const bare = results['bare Node proxy'];
   for (const [name, result] of Object.entries(results).filter(([name]) => name !== 'memory')) {
-    const added = (share) => percentile(result.totals, share) - percentile(direct.totals, share);
+    const over = (base, share) => percentile(result.totals, share) - percentile(base.totals, share);
+    const gateway = name.startsWith('gateway');
     console.log(
-      `| ${name} | ${fmt(percentile(result.totals, 0.5))} | ${fmt(percentile(result.totals, 0.99))} | ${name === 'direct' ? '–' : fmt(added(0.5))} | ${name === 'direct' ? '–' : fmt(added(0.99))} | ${fmt(percentile(result.firstBytes, 0.5))} | ${fmt(percentile(result.firstBytes, 0.99))} | ${name === 'direct' ? '–' : fmt(percentile(result.firstBytes, 0.5) - percentile(direct.firstBytes, 0.5))} |`,
+      `| ${name} | ${fmt(percentile(result.totals, 0.5))} | ${fmt(percentile(result.totals, 0.99))} | ${name === 'direct' ? '–' : fmt(over(direct, 0.5))} | ${name === 'direct' ? '–' : fmt(over(direct, 0.99))} | ${gateway ? `${fmt(over(bare, 0.5))} / ${fmt(over(bare, 0.99))}` : '–'} | ${fmt(percentile(result.firstBytes, 0.5))} | ${fmt(percentile(result.firstBytes, 0.99))} | ${name === 'direct' ? '–' : fmt(percentile(result.firstBytes, 0.5) - percentile(direct.firstBytes, 0.5))} |`,
     );
   }
   console.log(
@@ -337,18 +356,19 @@ export async function runGatewayBench({ quick = false } = {}) {
   }
   console.log(`\n### 4c. Gateway memory, conversations of 10 requests (~300–400 KB each)`);
   console.log(
-    '| conversations | at a time | RSS at start MB | RSS after MB | peak RSS MB | history kept (its own count) MB |',
+    '| path | conversations | at a time | RSS at start MB | RSS after MB | peak RSS MB | history kept (its own count) MB |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const memory of results.memory) {
     console.log(
-      `| ${memory.conversations} | ${memory.atOnce} | ${fmt(memory.before.rssMb, 0)} | ${fmt(memory.after.rssMb, 0)} | ${fmt(memory.after.peakMb, 0)} | ${fmt(memory.retainedMb, 1)} |`,
+      `| ${memory.path} | ${memory.conversations} | ${memory.atOnce} | ${fmt(memory.before.rssMb, 0)} | ${fmt(memory.after.rssMb, 0)} | ${fmt(memory.after.peakMb, 0)} | ${fmt(memory.retainedMb, 1)} |`,
     );
   }
   const on = results['gateway, masking on'];
   const addedP99 = percentile(on.totals, 0.99) - percentile(direct.totals, 0.99);
   const streamOverhead = percentile(on.firstBytes, 0.5) - percentile(direct.firstBytes, 0.5);
   const rssGoal = results.memory
+    .filter((memory) => memory.path !== 'bare Node proxy')
     .map((memory) =>
       memory.conversations === 100
         ? `peak RSS ${memory.atOnce} at a time ${fmt(memory.after.peakMb, 0)} MB (< 200: ${memory.after.peakMb < 200 ? 'met' : 'NOT met'})`
