@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { commonPrefixLength, findArray, scanElements, skipValue } from './json-layout.js';
+import { findArray, scanElements, skipValue } from './json-layout.js';
 
 /** Element spans as the text of each element. */
 function elementsOf(text: string, keyPath: string[]): string[] | undefined {
@@ -50,21 +50,5 @@ describe('the JSON layout scanner', () => {
     expect(findArray(Buffer.from('{"other":[1]}'), ['messages'])).toBe(-1);
     expect(scanElements(Buffer.from('[1 2]'), 1)).toBeUndefined();
     expect(skipValue(Buffer.from('"never closed'), 0)).toBe(-1);
-  });
-
-  it('measures the common prefix of two buffers', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300_000 }), fc.nat(), fc.nat(), (bytes, cut, tail) => {
-        const left = Buffer.from(bytes);
-        const at = bytes.length === 0 ? 0 : cut % (bytes.length + 1);
-        const right = Buffer.concat([
-          left.subarray(0, at),
-          Buffer.from([((left[at] ?? 0) + 1 + (tail % 200)) % 256]),
-        ]);
-        const expected = at < left.length ? at : Math.min(left.length, right.length);
-        expect(commonPrefixLength(left, right)).toBe(expected);
-      }),
-      { numRuns: 60 },
-    );
   });
 });

@@ -161,21 +161,3 @@ export function scanElements(
   }
   return { elements };
 }
-
-/** How many leading bytes two buffers share (memcmp in blocks, then narrowed down). */
-export function commonPrefixLength(left: Buffer, right: Buffer): number {
-  const length = Math.min(left.length, right.length);
-  const BLOCK = 64 * 1024;
-  let at = 0;
-  while (at + BLOCK <= length && left.compare(right, at, at + BLOCK, at, at + BLOCK) === 0)
-    at += BLOCK;
-  // Binary search inside the first block that differs (or the short rest).
-  let low = at;
-  let high = Math.min(length, at + BLOCK);
-  while (low < high) {
-    const middle = (low + high + 1) >>> 1;
-    if (left.compare(right, at, middle, at, middle) === 0) low = middle;
-    else high = middle - 1;
-  }
-  return low;
-}
