@@ -16,7 +16,13 @@ import { describeError } from '@toolmask/core/errors';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ensurePrivateDirectory, writeAtomically } from '../state/private-files.js';
-import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
+import {
+  parseSettings,
+  readSettingsFile,
+  setInText,
+  valueAt,
+  type JsonPath,
+} from './jsonc-settings.js';
 import { abandonedEntries, launchEntryName } from './launch-leftovers.js';
 import { ensureOwnDirectory, linkTarget, writeOwnFile } from './own-files.js';
 import { sameJson } from '../conversation/same-json.js';
@@ -126,10 +132,10 @@ async function restoreOverlay(overlayRoot: string): Promise<string[]> {
       const stats = await fs.lstat(inOverlay);
       if (stats.isSymbolicLink()) continue;
       if (name === SETTINGS) {
-        const now = await readText(inOverlay);
+        const now = await readSettingsFile(inOverlay);
         if (now === undefined || now === owner.written) continue;
         const realFile = path.join(owner.realDir, SETTINGS);
-        const realText = (await readText(realFile)) ?? '';
+        const realText = (await readSettingsFile(realFile)) ?? '';
         await writeOwnFile(
           realFile,
           mergeBack(realText, owner.written, now, owner.injections, realFile),
@@ -207,7 +213,7 @@ export async function createGeminiHomeOverlay(options: {
   const homeDotEnv = path.join(path.dirname(options.realDir), '.env');
   if (await exists(homeDotEnv)) await fs.symlink(homeDotEnv, path.join(root, '.env'));
   const settingsFile = path.join(options.realDir, SETTINGS);
-  let written = (await readText(settingsFile)) ?? '';
+  let written = (await readSettingsFile(settingsFile)) ?? '';
   // A syntax error in the person's file: gemini would report it; add nothing rather than guess.
   parseSettings(written, settingsFile);
   for (const injection of options.injections) {

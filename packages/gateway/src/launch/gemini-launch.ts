@@ -18,17 +18,16 @@
  *   run's conversations apart, and loopback excluded from any proxy (`NO_PROXY`), which gemini
  *   would otherwise use even for the gateway.
  */
-import { readFileSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { geminiDir } from '@toolmask/core/storage';
 import { userSettingsPath } from '@toolmask/core/settings';
-import { CLIENT_MASKING_OFF_FLAGS } from '../fronts/client-masking.js';
 import type { UpstreamUrls } from '../upstream/upstreams.js';
 import { SESSION_HEADER } from '../conversation/conversation-key.js';
 import { readDotEnv } from './dotenv.js';
+import { experimentsText } from './gemini-experiments.js';
 import { geminiAuthOf, type GeminiAuth } from './gemini-auth.js';
-import { parseSettings } from './jsonc-settings.js';
+import { parseSettings, readSettingsFile } from './jsonc-settings.js';
 import {
   createGeminiHomeOverlay,
   type GeminiHomeOverlay,
@@ -88,13 +87,7 @@ export async function prepareGeminiLaunch(options: {
   const { env, gatewayUrl } = options;
   const realDir = geminiDir(env);
   const settingsFile = userSettingsPath(env);
-  let settingsText: string;
-  try {
-    settingsText = readFileSync(settingsFile, 'utf8');
-  } catch {
-    settingsText = '';
-  }
-  const settings = parseSettings(settingsText, settingsFile);
+  const settings = parseSettings((await readSettingsFile(settingsFile)) ?? '', settingsFile);
   const dotEnv = readDotEnv(options.cwd, '.gemini', geminiHome(env));
   const { auth, chosenBySettings } = geminiAuthOf(settings, env, dotEnv);
   if (!auth) {
@@ -127,7 +120,9 @@ export async function prepareGeminiLaunch(options: {
     childEnv[name] = appendList(env[name], ['127.0.0.1', 'localhost'], ',');
   }
   if (!options.keepClientMasking && (auth === 'gemini-api-key' || auth === 'vertex-ai')) {
-    childEnv['GEMINI_EXP'] = await writeExperimentsFile(overlay.home, env['GEMINI_EXP']);
+    // The person's own flags file, from wherever gemini would have found it.
+    const ownExperiments = env['GEMINI_EXP'] || dotEnv['GEMINI_EXP'];
+    childEnv['GEMINI_EXP'] = await writeExperimentsFile(overlay.home, ownExperiments);
   }
   const route =
     auth === 'gemini-api-key'
@@ -143,28 +138,9 @@ export async function prepareGeminiLaunch(options: {
   };
 }
 
-/** A GEMINI_EXP file with the CLI's masking thresholds out of reach (and the person's own flags). */
+/** A GEMINI_EXP file for this run (gemini-experiments.ts), in the run's own folder. */
 async function writeExperimentsFile(folder: string, ownFile: string | undefined): Promise<string> {
-  let own: { flags?: unknown[]; experimentIds?: unknown[] } = {};
-  if (ownFile) {
-    try {
-      own = JSON.parse(await fs.readFile(ownFile, 'utf8')) as typeof own;
-    } catch {
-      own = {};
-    }
-  }
-  const ours = new Set<number>(CLIENT_MASKING_OFF_FLAGS.map((flag) => flag.flagId));
-  const flags = (Array.isArray(own.flags) ? own.flags : []).filter(
-    (flag) => !ours.has((flag as { flagId?: number } | null)?.flagId ?? -1),
-  );
   const file = path.join(folder, 'gemini-experiments.json');
-  await fs.writeFile(
-    file,
-    JSON.stringify({
-      flags: [...flags, ...CLIENT_MASKING_OFF_FLAGS],
-      experimentIds: Array.isArray(own.experimentIds) ? own.experimentIds : [],
-    }),
-    { mode: 0o600 },
-  );
+  await fs.writeFile(file, await experimentsText(ownFile), { mode: 0o600 });
   return file;
 }

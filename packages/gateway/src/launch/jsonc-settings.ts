@@ -1,18 +1,18 @@
 /**
  * Reading and editing a person's settings.json (gemini-cli's, qwen-code's) without losing their
- * comments or formatting: values are read with a JSONC parser and written back as minimal edits
+ * comments or formatting. Files are read and their values parsed as core reads every settings file
+ * (`@toolmask/core/settings`: only a regular file of at most 1 MB, a leading BOM ignored, comments
+ * allowed, the value exactly what gemini-cli's JSON.parse makes of it); edits are minimal changes
  * of the original text (jsonc-parser, the parser VS Code uses; linear time).
  */
+import { parseSettingsText, readSettingsText, SettingsReadError } from '@toolmask/core/settings';
 import {
   applyEdits,
   createScanner,
   findNodeAtLocation,
   modify,
-  parse,
   parseTree,
-  printParseErrorCode,
   SyntaxKind,
-  type ParseError,
 } from 'jsonc-parser';
 import { LaunchError } from './launch-error.js';
 
@@ -28,31 +28,32 @@ export class SettingsTextError extends LaunchError {
   }
 }
 
-function lineColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
-}
-
 /** The settings object of a file's text (`{}` for an empty file). Throws on a syntax error. */
 export function parseSettings(text: string, file: string): Record<string, unknown> {
-  if (text.trim() === '') return {};
-  const errors: ParseError[] = [];
-  const value: unknown = parse(text, errors, {
-    allowTrailingComma: false,
-    disallowComments: false,
-  });
-  if (errors.length > 0) {
-    const first = errors[0] as ParseError;
-    throw new SettingsTextError(
-      file,
-      `not valid JSON: ${printParseErrorCode(first.error)} at ${lineColumn(text, first.offset)}`,
-    );
+  let value: unknown;
+  try {
+    value = parseSettingsText(text);
+  } catch (error) {
+    throw new SettingsTextError(file, `not valid JSON: ${(error as Error).message}`);
   }
+  if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new SettingsTextError(file, 'a settings file must hold a JSON object');
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * A settings file's text, or undefined when there is none. A FIFO, a device or a file over 1 MB
+ * is refused with a clear error instead of blocking or filling memory.
+ */
+export async function readSettingsFile(file: string): Promise<string | undefined> {
+  try {
+    return await readSettingsText(file);
+  } catch (error) {
+    if (error instanceof SettingsReadError && error.code === 'ENOENT') return undefined;
+    throw new SettingsTextError(file, (error as Error).message);
+  }
 }
 
 /** The value at `path`, or undefined. */
@@ -95,6 +96,8 @@ function removeFirstProperty(text: string, path: JsonPath): string | undefined {
 
 /** `text` with `path` set to `value` (undefined removes it), comments and layout kept. */
 export function setInText(text: string, path: JsonPath, value: unknown): string {
+  // A leading byte order mark is no part of the JSON (gemini-cli ignores it): kept, and edited around.
+  if (text.startsWith('\uFEFF')) return '\uFEFF' + setInText(text.slice(1), path, value);
   if (value === undefined) {
     const removed = removeFirstProperty(text, path);
     if (removed !== undefined) return removed;

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -108,10 +109,73 @@ describe('toolmask setup', () => {
       'OPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1\n',
     );
     await undoSetup({ client: 'qwen', stateDir });
-    expect(JSON.parse(await fs.readFile(path.join(clientDir, 'settings.json'), 'utf8'))).toEqual(
-      {},
-    );
+    await expect(fs.stat(path.join(clientDir, 'settings.json'))).rejects.toThrow();
     await expect(fs.stat(path.join(clientDir, '.env'))).rejects.toThrow();
+  });
+
+  it('gemini: a settings file with a byte order mark is read as gemini reads it, and keeps the mark', async () => {
+    const { clientDir, stateDir } = await folders();
+    const file = path.join(clientDir, 'settings.json');
+    await fs.writeFile(file, `\uFEFF${ORIGINAL}`);
+    await applySetup({
+      client: 'gemini',
+      clientDir,
+      gatewayUrl: 'http://127.0.0.1:8787',
+      stateDir,
+      env: { GEMINI_API_KEY: 'abc' },
+    });
+    const text = await fs.readFile(file, 'utf8');
+    expect(text.startsWith('\uFEFF{')).toBe(true);
+    expect(text).toContain('"toolmask"');
+    await undoSetup({ client: 'gemini', stateDir });
+    expect(await fs.readFile(file, 'utf8')).toBe(`\uFEFF${ORIGINAL}`);
+  });
+
+  it('refuses a settings file that is a FIFO, without waiting on it', async () => {
+    const { clientDir, stateDir } = await folders();
+    const file = path.join(clientDir, 'settings.json');
+    execFileSync('mkfifo', [file]);
+    await expect(
+      applySetup({
+        client: 'gemini',
+        clientDir,
+        gatewayUrl: 'http://127.0.0.1:8787',
+        stateDir,
+        env: { GEMINI_API_KEY: 'abc' },
+      }),
+    ).rejects.toThrow(/settings\.json: it is not a regular file/);
+    await expect(fs.stat(path.join(stateDir, 'setup-gemini.json'))).rejects.toThrow();
+  });
+
+  it("gemini: the person's own GEMINI_EXP flags stay in force, and --undo removes toolmask's file", async () => {
+    const { clientDir, stateDir } = await folders();
+    const own = path.join(root, 'my-experiments.json');
+    await fs.writeFile(
+      own,
+      JSON.stringify({ flags: [{ flagId: 1, boolValue: true }], experimentIds: [7] }),
+    );
+    await fs.writeFile(path.join(clientDir, '.env'), `GEMINI_API_KEY=abc\nGEMINI_EXP=${own}\n`);
+    const report = await applySetup({
+      client: 'gemini',
+      clientDir,
+      gatewayUrl: 'http://127.0.0.1:8787',
+      stateDir,
+      env: {},
+    });
+    const ours = path.join(stateDir, 'gemini-experiments.json');
+    const merged = JSON.parse(await fs.readFile(ours, 'utf8')) as {
+      flags: Array<{ flagId: number }>;
+      experimentIds: number[];
+    };
+    expect(merged.flags[0]).toEqual({ flagId: 1, boolValue: true });
+    expect(merged.flags.length).toBeGreaterThan(1);
+    expect(merged.experimentIds).toEqual([7]);
+    expect(report.lines.join('\n')).toContain('your own GEMINI_EXP flags');
+    await undoSetup({ client: 'gemini', stateDir });
+    await expect(fs.stat(ours)).rejects.toThrow();
+    expect(await fs.readFile(path.join(clientDir, '.env'), 'utf8')).toBe(
+      `GEMINI_API_KEY=abc\nGEMINI_EXP=${own}\n`,
+    );
   });
 
   it('refuses a settings file that is not valid JSON, naming it, and changes nothing', async () => {

@@ -13,10 +13,16 @@ import { parseEnv } from 'node:util';
 import { sameJson } from '../conversation/same-json.js';
 import { ensurePrivateDirectory, readIfExists, writeAtomically } from '../state/private-files.js';
 import { ensureOwnDirectory, writeOwnFile } from './own-files.js';
-import { CLIENT_MASKING_OFF_FLAGS } from '../fronts/client-masking.js';
 import { SESSION_HEADER } from '../conversation/conversation-key.js';
 import { geminiAuthOf } from './gemini-auth.js';
-import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
+import { experimentsText } from './gemini-experiments.js';
+import {
+  parseSettings,
+  readSettingsFile,
+  setInText,
+  valueAt,
+  type JsonPath,
+} from './jsonc-settings.js';
 import { LaunchError } from './launch-error.js';
 
 export type SetupClient = 'gemini' | 'qwen';
@@ -58,9 +64,13 @@ interface EnvChange {
 interface SetupRecord {
   client: SetupClient;
   settingsFile: string;
+  /** There was no settings file before: --undo removes it again if nothing else is in it. */
+  settingsFileCreated?: boolean;
   envFile: string;
   settings: SettingChange[];
   env: EnvChange[];
+  /** toolmask's GEMINI_EXP file, removed by --undo. */
+  experimentsFile?: string;
 }
 
 export interface SetupReport {
@@ -183,7 +193,7 @@ export async function applySetup(options: {
   }
   const settingsFile = path.join(clientDir, 'settings.json');
   const envFile = path.join(clientDir, '.env');
-  const settingsText = await readIfExists(settingsFile);
+  const settingsText = await readSettingsFile(settingsFile);
   const settings = parseSettings(settingsText ?? '', settingsFile);
   const envText = (await readIfExists(envFile)) ?? '';
   const envBefore = parseEnv(envText) as Record<string, string>;
@@ -200,6 +210,7 @@ export async function applySetup(options: {
   const record: SetupRecord = {
     client,
     settingsFile,
+    ...(settingsText === undefined ? { settingsFileCreated: true } : {}),
     envFile,
     settings: plan.settings.map((change) => {
       const created = firstMissing(settings, change.path);
@@ -217,19 +228,24 @@ export async function applySetup(options: {
       ...(envBefore[name] !== undefined ? { before: envBefore[name] } : {}),
       after: value,
     })),
+    ...(plan.env['GEMINI_EXP'] ? { experimentsFile } : {}),
   };
   await ensurePrivateDirectory(stateDir);
   await writeAtomically(recordFile(stateDir, client), JSON.stringify(record, null, 2) + '\n');
+  const lines: string[] = [];
   if (plan.env['GEMINI_EXP']) {
-    await writeAtomically(
-      experimentsFile,
-      JSON.stringify({ flags: CLIENT_MASKING_OFF_FLAGS, experimentIds: [] }) + '\n',
-    );
+    // The person's own flags file, if any, is merged in: theirs still apply while set up.
+    const own = (options.env ?? process.env)['GEMINI_EXP'] || envBefore['GEMINI_EXP'];
+    await writeAtomically(experimentsFile, await experimentsText(own));
+    if (own) {
+      lines.push(
+        `${experimentsFile}: your own GEMINI_EXP flags (${own}) merged in; after you change them, run \`toolmask setup gemini --undo\` and \`toolmask setup gemini\` again`,
+      );
+    }
   }
   // The client's folder and files are the person's (maybe links into their dotfiles): written
   // through links, never checked like toolmask's own state folder.
   await ensureOwnDirectory(clientDir);
-  const lines: string[] = [];
   const settingsBackup = await backupOnce(settingsFile, settingsText);
   let text = settingsText ?? '';
   for (const change of record.settings) {
@@ -266,7 +282,7 @@ export async function undoSetup(options: {
   }
   const record = JSON.parse(recordText) as SetupRecord;
   const lines: string[] = [];
-  const settingsText = await readIfExists(record.settingsFile);
+  const settingsText = await readSettingsFile(record.settingsFile);
   if (settingsText !== undefined) {
     const settings = parseSettings(settingsText, record.settingsFile);
     let text = settingsText;
@@ -290,7 +306,18 @@ export async function undoSetup(options: {
         text = setInText(text, change.created, undefined);
       }
     }
-    await writeOwnFile(record.settingsFile, text);
+    // A file setup created, with nothing left in it, goes again; a link (dotfiles) stays.
+    const isLink = (await fs.lstat(record.settingsFile)).isSymbolicLink();
+    if (
+      record.settingsFileCreated &&
+      !isLink &&
+      isEmptyTree(parseSettings(text, record.settingsFile))
+    ) {
+      await fs.rm(record.settingsFile, { force: true });
+      lines.push(`${record.settingsFile}: removed (setup had created it)`);
+    } else {
+      await writeOwnFile(record.settingsFile, text);
+    }
   }
   const envText = await readIfExists(record.envFile);
   if (envText !== undefined) {
@@ -312,6 +339,7 @@ export async function undoSetup(options: {
       await writeOwnFile(record.envFile, env);
     }
   }
+  if (record.experimentsFile) await fs.rm(record.experimentsFile, { force: true });
   await fs.rm(file, { force: true });
   return { lines };
 }

@@ -35,7 +35,7 @@ async function folders(userSettings?: unknown) {
 }
 
 async function prepare(paths: Awaited<ReturnType<typeof folders>>, args: string[], env = {}) {
-  const plan = planQwenLaunch({ ...paths.env, ...env }, paths.project, args);
+  const plan = await planQwenLaunch({ ...paths.env, ...env }, paths.project, args);
   const launch = await prepareQwenLaunch({
     env: { ...paths.env, ...env },
     gatewayUrl: GATEWAY,
@@ -92,7 +92,7 @@ describe('toolmask qwen and the base URL', () => {
     // The variable qwen gets wins over its settings' baseUrl.
     expect(launch.env['OPENAI_BASE_URL']).toBe(`${GATEWAY}/openai/v1`);
     // The environment still wins over the settings, as in qwen.
-    const fromEnv = planQwenLaunch(
+    const fromEnv = await planQwenLaunch(
       { ...paths.env, OPENAI_BASE_URL: 'https://from-env.example/v1' },
       paths.project,
       [],

@@ -19,7 +19,7 @@
  * - Qwen OAuth sends its requests to an endpoint taken from the stored credentials, which nothing
  *   redirects: `toolmask qwen` says so instead of running unmasked.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -28,7 +28,7 @@ import { ensurePrivateDirectory } from '../state/private-files.js';
 import type { UpstreamUrls } from '../upstream/upstreams.js';
 import { readDotEnv } from './dotenv.js';
 import type { Environment } from './gemini-launch.js';
-import { parseSettings, valueAt } from './jsonc-settings.js';
+import { parseSettings, readSettingsFile, valueAt } from './jsonc-settings.js';
 import { launchEntryName, sweepQwenLayers } from './launch-leftovers.js';
 import { flagValue, withFlagValue } from './qwen-args.js';
 import { LaunchError } from './launch-error.js';
@@ -54,16 +54,15 @@ interface QwenLayers {
   systemFile: string;
 }
 
-function readSettingsFile(file: string): Record<string, unknown> {
+async function readLayer(file: string): Promise<Record<string, unknown>> {
   try {
-    return parseSettings(readFileSync(file, 'utf8'), file);
+    return parseSettings((await readSettingsFile(file)) ?? '', file);
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return {};
     throw new QwenLaunchError(String((error as Error).message));
   }
 }
 
-function readLayers(env: Environment, cwd: string): QwenLayers {
+async function readLayers(env: Environment, cwd: string): Promise<QwenLayers> {
   const home = env['HOME'] || os.homedir();
   const userFile = env['QWEN_HOME']
     ? path.join(env['QWEN_HOME'], 'settings.json')
@@ -73,9 +72,9 @@ function readLayers(env: Environment, cwd: string): QwenLayers {
   const workspaceFile =
     path.resolve(cwd) === path.resolve(home) ? undefined : path.join(cwd, '.qwen', 'settings.json');
   return {
-    user: readSettingsFile(userFile),
-    workspace: workspaceFile ? readSettingsFile(workspaceFile) : {},
-    system: readSettingsFile(systemFile),
+    user: await readLayer(userFile),
+    workspace: workspaceFile ? await readLayer(workspaceFile) : {},
+    system: await readLayer(systemFile),
     systemFile,
   };
 }
@@ -112,8 +111,12 @@ export interface QwenPlan {
 }
 
 /** Where the person's qwen sends its requests: the gateway's upstreams for this run. */
-export function planQwenLaunch(env: Environment, cwd: string, args: readonly string[]): QwenPlan {
-  const layers = readLayers(env, cwd);
+export async function planQwenLaunch(
+  env: Environment,
+  cwd: string,
+  args: readonly string[],
+): Promise<QwenPlan> {
+  const layers = await readLayers(env, cwd);
   const authType =
     flagValue(args, 'auth-type') ??
     (effective(layers, ['security', 'auth', 'selectedType']) as string | undefined);

@@ -33,7 +33,7 @@ export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void
         const { LaunchError, planQwenLaunch, prepareQwenLaunch } =
           await import('@toolmask/gateway');
         try {
-          const plan = planQwenLaunch(io.env, io.cwd, args);
+          const plan = await planQwenLaunch(io.env, io.cwd, args);
           setExitCode(
             await runLauncher(
               'qwen',
