@@ -29,7 +29,11 @@ const memoryStore = (): ConversationStore => ({
   prune: async () => 0,
 });
 
-function conversation(stateDir: string, settings: Record<string, unknown> = {}): Conversation {
+function conversation(
+  stateDir: string,
+  settings: Record<string, unknown> = {},
+  store: ConversationStore = memoryStore(),
+): Conversation {
   return new Conversation({
     id: 'c0ffee00',
     host: {
@@ -38,7 +42,7 @@ function conversation(stateDir: string, settings: Record<string, unknown> = {}):
       getSessionId: () => 'c0ffee00',
       storage: { getProjectTempDir: () => stateDir },
     },
-    store: memoryStore(),
+    store,
     outputs: createFileToolOutputStore(),
     readToolName: 'read_tool_output',
     now: () => 0,
@@ -60,6 +64,31 @@ function history(): Content[] {
     { role: 'user', parts: [{ text: 'thanks' }] },
   ];
 }
+
+/** A session of `steps` shell calls with outputs large enough to mask. */
+function shellHistory(steps: number): unknown[] {
+  const contents: unknown[] = [{ role: 'user', parts: [{ text: 'build it' }] }];
+  for (let step = 0; step < steps; step++) {
+    contents.push(
+      { role: 'model', parts: [{ functionCall: { id: `c${step}`, name: 'run_shell_command' } }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: `c${step}`,
+              name: 'run_shell_command',
+              response: { output: `line ${step}\n`.repeat(2_000) },
+            },
+          },
+        ],
+      },
+    );
+  }
+  return contents;
+}
+
+const MASKING_SOON = { toolProtectionThreshold: 2_000, minPrunableTokensThreshold: 1_000 };
 
 describe('Conversation.releaseHistory', () => {
   it('leaves nothing of the last history reachable', async () => {
@@ -88,29 +117,9 @@ describe('Conversation.releaseHistory', () => {
   it('keeps what was sent for a masked output, not its whole text, while it keeps the history', async () => {
     const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-memory-'));
     cleanups.push(() => fs.promises.rm(stateDir, { recursive: true, force: true }));
-    const kept = conversation(stateDir, {
-      toolProtectionThreshold: 2_000,
-      minPrunableTokensThreshold: 1_000,
-    });
+    const kept = conversation(stateDir, MASKING_SOON);
     const reader = kept.body(GEMINI_API_FRONT.codec);
-    const contents: unknown[] = [{ role: 'user', parts: [{ text: 'build it' }] }];
-    for (let step = 0; step < 4; step++) {
-      contents.push(
-        { role: 'model', parts: [{ functionCall: { id: `c${step}`, name: 'run_shell_command' } }] },
-        {
-          role: 'user',
-          parts: [
-            {
-              functionResponse: {
-                id: `c${step}`,
-                name: 'run_shell_command',
-                response: { output: `line ${step}\n`.repeat(2_000) },
-              },
-            },
-          ],
-        },
-      );
-    }
+    const contents = shellHistory(4);
     let collected = false;
     const watch = new FinalizationRegistry(() => (collected = true));
     // One request as the handler makes it; only the body sent leaves this function.
@@ -139,5 +148,42 @@ describe('Conversation.releaseHistory', () => {
     }
     expect(collected).toBe(true);
     expect(kept.retainedBytes).toBeLessThan(second.length + 1);
+  });
+
+  it('asked for during a pass (another request trimming memory), waits for the pass to end', async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-memory-'));
+    cleanups.push(() => fs.promises.rm(stateDir, { recursive: true, force: true }));
+    let saved = () => undefined as void;
+    const saving = new Promise<void>((resolve) => (saved = resolve));
+    let appending = () => undefined as void;
+    const appendStarted = new Promise<void>((resolve) => (appending = resolve));
+    const kept = conversation(stateDir, MASKING_SOON, {
+      ...memoryStore(),
+      // The pass's decisions take their time to save: the window another request trims in.
+      appendDecisions: async () => {
+        appending();
+        await saving;
+      },
+    });
+    const reader = kept.body(GEMINI_API_FRONT.codec);
+    // Spacing a serializer would not write: only an element kept as its own bytes keeps it.
+    const raw = Buffer.from(
+      JSON.stringify({ contents: shellHistory(4) }).replaceAll('"parts":[', '"parts": ['),
+    );
+    const sending = kept.exclusive(async () => {
+      const decoded = reader.read(raw, 'm')!;
+      const prepared = await kept.prepareNow(decoded.contents);
+      return decoded.write(prepared.contents).toString('utf8');
+    });
+    await appendStarted;
+    kept.releaseHistory();
+    saved();
+    const body = await sending;
+    expect(body).toContain('<tool_output_masked');
+    // The elements the pass left alone are their own bytes, spacing included.
+    expect(body.startsWith('{"contents":[{"role":"user","parts": [{"text":"build it"}]}')).toBe(
+      true,
+    );
+    expect(kept.retainedBytes).toBe(0);
   });
 });

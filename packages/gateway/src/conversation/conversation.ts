@@ -103,6 +103,9 @@ export class Conversation {
   /** The read-back tool's name in the request being prepared, if it declares one. */
   private declaredReadTool?: string;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Tasks of `exclusive` under way (0 or 1), and a release asked for meanwhile. */
+  private tasksRunning = 0;
+  private releaseWhenIdle = false;
   private readonly bodies = new Map<ArrayCodec, IncrementalBody>();
   /** Parallel tool results grouped as one turn for the pass (tool-runs.ts). */
   private readonly toolRuns: ToolRunCache = new WeakMap();
@@ -149,7 +152,15 @@ export class Conversation {
 
   /** Runs `task` after every earlier task of this conversation has finished (one request at a time). */
   exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task);
+    const run = this.queue.then(async () => {
+      this.tasksRunning++;
+      try {
+        return await task();
+      } finally {
+        this.tasksRunning--;
+        if (this.tasksRunning === 0 && this.releaseWhenIdle) this.releaseHistoryNow();
+      }
+    });
     // The queue keeps neither the task's error nor its result (a request's whole history).
     this.queue = run.then(
       () => undefined,
@@ -225,8 +236,18 @@ export class Conversation {
     await this.options.store.saveMeta(this.id, this.meta);
   }
 
-  /** Forgets the history kept between requests (memory pressure); decisions stay. */
+  /**
+   * Forgets the history kept between requests (memory pressure); decisions stay. A task of this
+   * conversation under way (a pass between reading its body and writing it) keeps the history it
+   * works on: it is forgotten when the task ends.
+   */
   releaseHistory(): void {
+    if (this.tasksRunning > 0) this.releaseWhenIdle = true;
+    else this.releaseHistoryNow();
+  }
+
+  private releaseHistoryNow(): void {
+    this.releaseWhenIdle = false;
     this.lastIncoming = [];
     this.lastSent = [];
     this.wholeBodyBytes = 0;
