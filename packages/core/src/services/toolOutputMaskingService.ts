@@ -328,11 +328,13 @@ export class ToolOutputMaskingService {
         firstKeptWhole = Math.min(firstKeptWhole, attempt.ref.contentIndex);
       }
     }
-    // Outputs kept whole stop counting: the ledger measures their entries again next pass.
-    if (firstKeptWhole < Infinity) this.ledger.forgetFrom(firstKeptWhole);
     this.reportFailures(failures);
 
     const newHistory = this.rebuildHistory(history, masked);
+    // Outputs kept whole stop counting, and entries the pass replaced are new objects next pass:
+    // the ledger measures them again then, and lets go of the replaced outputs' text now.
+    const firstChanged = Math.min(firstKeptWhole, ...newHistory.changedIndices);
+    if (firstChanged < Infinity) this.ledger.forgetFrom(firstChanged);
     const tokensSaved = masked.reduce(
       (sum, m) => sum + m.offloaded.tokensBefore - m.offloaded.tokensAfter,
       0,

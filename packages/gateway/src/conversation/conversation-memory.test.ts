@@ -14,6 +14,7 @@ import type { Content } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
 import { Conversation } from './conversation.js';
 import { GEMINI_API_FRONT } from '../fronts/gemini-fronts.js';
+import { OPENAI_FRONT } from '../fronts/openai-front.js';
 import type { ConversationStore } from '../state/stores.js';
 import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 
@@ -88,6 +89,15 @@ function shellHistory(steps: number): unknown[] {
   return contents;
 }
 
+/** Whether `collected()` turns true within a few collections (the callback runs in a task). */
+async function collectedSoon(collected: () => boolean): Promise<boolean> {
+  for (let attempt = 0; attempt < 20 && !collected(); attempt++) {
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return collected();
+}
+
 const MASKING_SOON = { toolProtectionThreshold: 2_000, minPrunableTokensThreshold: 1_000 };
 
 describe('Conversation.releaseHistory', () => {
@@ -106,12 +116,7 @@ describe('Conversation.releaseHistory', () => {
     };
     await send();
     kept.releaseHistory();
-    // The registry's callback runs in a task of its own after a collection.
-    for (let attempt = 0; attempt < 20 && !collected; attempt++) {
-      collectGarbage();
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(collected).toBe(true);
+    expect(await collectedSoon(() => collected)).toBe(true);
   });
 
   it('keeps what was sent for a masked output, not its whole text, while it keeps the history', async () => {
@@ -125,7 +130,7 @@ describe('Conversation.releaseHistory', () => {
     // One request as the handler makes it; only the body sent leaves this function.
     const send = async (watchFirstOutput: boolean) => {
       const decoded = reader.read(Buffer.from(JSON.stringify({ contents })), 'm')!;
-      const prepared = await kept.prepare(decoded.contents);
+      const prepared = await kept.prepare(decoded.contents, { keptAsSent: true });
       const body = decoded.write(prepared.contents).toString('utf8');
       if (watchFirstOutput) {
         watch.register(decoded.contents[2]!.parts![0]!.functionResponse!.response as object, '');
@@ -134,6 +139,8 @@ describe('Conversation.releaseHistory', () => {
     };
     const first = await send(true);
     expect(first).toContain('<tool_output_masked');
+    // Let go as soon as the request that masked it is written.
+    expect(await collectedSoon(() => collected)).toBe(true);
     contents.push(
       { role: 'model', parts: [{ text: 'built' }] },
       { role: 'user', parts: [{ text: 'ok' }] },
@@ -142,12 +149,50 @@ describe('Conversation.releaseHistory', () => {
     const second = await send(false);
     const snippet = /<tool_output_masked[^"]*"[^"]*"[^"]*"[^"]*"[^"]*"[^"]*">/.exec(first)?.[0];
     expect(snippet && second.includes(snippet)).toBe(true);
-    for (let attempt = 0; attempt < 20 && !collected; attempt++) {
-      collectGarbage();
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(collected).toBe(true);
     expect(kept.retainedBytes).toBeLessThan(second.length + 1);
+  });
+
+  it('OpenAI: parallel tool results masked as one turn are let go as soon as they are written', async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-memory-'));
+    cleanups.push(() => fs.promises.rm(stateDir, { recursive: true, force: true }));
+    const kept = conversation(stateDir, MASKING_SOON);
+    const reader = kept.body(OPENAI_FRONT.codec);
+    const call = (id: string) => ({
+      id,
+      type: 'function',
+      function: { name: 'run_shell_command', arguments: '{}' },
+    });
+    // In each turn the first result is too small to mask: the turn stays known by it.
+    const output = (id: string, lines = 4_000) => ({
+      role: 'tool',
+      tool_call_id: id,
+      content: `${id}\n`.repeat(lines),
+    });
+    const messages = [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'build it' },
+      { role: 'assistant', content: null, tool_calls: [call('a'), call('b')] },
+      output('a', 1),
+      output('b'),
+      { role: 'assistant', content: null, tool_calls: [call('c'), call('d')] },
+      output('c', 1),
+      output('d'),
+      { role: 'assistant', content: 'built' },
+      { role: 'user', content: 'and now?' },
+    ];
+    let collected = false;
+    const watch = new FinalizationRegistry(() => (collected = true));
+    const send = async () => {
+      const decoded = reader.read(Buffer.from(JSON.stringify({ model: 'q', messages })), '')!;
+      const prepared = await kept.prepareNow(decoded.contents, { keptAsSent: true });
+      const body = decoded.write(prepared.contents).toString('utf8');
+      watch.register(decoded.contents[4] as object, '');
+      return body;
+    };
+    const body = await kept.exclusive(send);
+    expect(body).toContain('<tool_output_masked');
+    expect(body).not.toContain('b\nb\nb\n');
+    expect(await collectedSoon(() => collected)).toBe(true);
   });
 
   it('asked for during a pass (another request trimming memory), waits for the pass to end', async () => {

@@ -61,6 +61,12 @@ export interface PrepareOptions {
   retainedBytes?: number;
   /** The read-back tool as this request declares it (named in new snippets). */
   readToolName?: string;
+  /**
+   * `incoming` comes from an incremental reader, which keeps what is sent for an entry in place
+   * of the client's version (incremental-body.ts): the conversation does the same, so a masked
+   * output's whole text is let go as soon as the request is written.
+   */
+  keptAsSent?: boolean;
 }
 
 export interface PreparedRequest {
@@ -346,10 +352,13 @@ export class Conversation {
       }
     }
 
+    const changedIndices = changedFrom(sent, incoming, interned);
+    if (options.keptAsSent) {
+      for (const index of changedIndices) interned[index] = sent[index] as Content;
+    }
     this.lastIncoming = interned;
     this.lastSent = sent;
     this.wholeBodyBytes = options.retainedBytes ?? 0;
-    const changedIndices = changedFrom(sent, incoming, interned);
     let maskedOutputs = 0;
     let tokensKeptOut = 0;
     for (const content of sent) {

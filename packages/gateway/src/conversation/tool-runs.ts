@@ -84,12 +84,19 @@ export function groupToolRuns(contents: readonly Content[], cache: ToolRunCache)
         }
         const parts = content.parts ?? [];
         let offset = 0;
+        const members: Content[] = [];
         for (const member of group.members) {
           const own = member.parts ?? [];
           const now = parts.slice(offset, offset + own.length);
           offset += own.length;
-          out.push(now.every((part, j) => part === own[j]) ? member : { ...member, parts: now });
+          members.push(
+            now.every((part, j) => part === own[j]) ? member : { ...member, parts: now },
+          );
         }
+        out.push(...members);
+        // The members as sent are what the next request brings (conversation.ts): grouped, they
+        // are this very content. The group of the client's versions, and their text, goes.
+        cache.set(members[0] as Content, { members, grouped: content });
       });
       return out;
     },

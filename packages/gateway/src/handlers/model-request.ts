@@ -121,6 +121,7 @@ async function maskIncrementally(
       const { model, readToolName } = decoded.description;
       const prepared = await conversation.prepareNow(decoded.contents, {
         signal,
+        keptAsSent: true,
         ...(readToolName ? { readToolName } : {}),
       });
       record(context, request, model, prepared);
