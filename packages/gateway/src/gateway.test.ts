@@ -273,6 +273,54 @@ describe('masking off', () => {
   });
 });
 
+describe('masking turned off in a conversation', () => {
+  it('keeps what it masked before as the same bytes, and masks nothing new', async () => {
+    const fixture = await gatewayFixture({
+      toolProtectionThreshold: 2_000,
+      minPrunableTokensThreshold: 1_000,
+    });
+    cleanups.push(fixture.cleanup);
+    const upstream = await scriptedUpstream(0);
+    const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
+    cleanups.push(() => running.close());
+    const turn = (id: string) => [
+      { role: 'model', parts: [{ functionCall: { id, name: 'run_shell_command' } }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id,
+              name: 'run_shell_command',
+              response: { output: shellOutput(id, 400) },
+            },
+          },
+        ],
+      },
+    ];
+    const history = [{ role: 'user', parts: [{ text: 'go' }] }, ...turn('c0'), ...turn('c1')];
+    history.push(...turn('c2'), ...turn('c3'));
+    await post(`${running.url}${MODEL_PATH}?alt=sse`, { contents: history });
+    const first = upstream.requests[0]!.raw.toString('utf8');
+    const snippets = first.match(/<tool_output_masked[^>]*>/g) ?? [];
+    expect(snippets.length).toBeGreaterThan(0);
+
+    await fs.writeFile(
+      fixture.settingsFile,
+      JSON.stringify({ experimental: { toolOutputMasking: { enabled: false } } }),
+    );
+    history.push({ role: 'model', parts: [{ text: 'done' }] }, ...turn('c4'));
+    await post(`${running.url}${MODEL_PATH}?alt=sse`, { contents: history });
+    await settled(running);
+    const second = upstream.requests[1]!.raw.toString('utf8');
+    expect(second.match(/<tool_output_masked[^>]*>/g) ?? []).toEqual(snippets);
+    // The newest output goes whole (nothing new is masked).
+    const last = (upstream.requests[1]!.json as { contents: ContentLike[] }).contents.at(-1);
+    const newest = last?.parts[0]?.['functionResponse'] as { response: { output: string } };
+    expect(newest.response.output).toBe(shellOutput('c4', 400));
+  });
+});
+
 describe('the memory bound', () => {
   // A conversation over the bound on its own drops its history after each request; the request
   // being handled must still be written from it, masked, with no failure counted.

@@ -180,6 +180,12 @@ export class Conversation {
     return this.exclusive(() => this.prepareNow(incoming, options));
   }
 
+  /** Whether an output of this conversation was masked before (its decisions loaded). */
+  async hasMaskedOutputs(): Promise<boolean> {
+    await this.load();
+    return this.masked.size > 0;
+  }
+
   /** The incremental reader and writer of this conversation's bodies in one front's shape. */
   body(codec: ArrayCodec): IncrementalBody {
     let body = this.bodies.get(codec);

@@ -144,20 +144,32 @@ async function maskIncrementally(
 
 /**
  * Masking is off: the body goes out as it came, neither decoded nor kept, and is still counted for
- * its conversation (usage records, the dashboard). Undefined when its head cannot be found; the
- * usual paths then read it.
+ * its conversation (usage records, the dashboard). Undefined when the usual paths must read it:
+ * its head cannot be found, or outputs of its conversation were masked before masking was turned
+ * off (they stay masked, as the same bytes, so the provider's cache and the model's view hold;
+ * the usual path applies them, and its pass, being off, masks nothing new).
  */
-function countedUnmasked(
+async function countedUnmasked(
   context: GatewayContext,
   request: IncomingMessage,
   front: Front,
   raw: Buffer,
-): MaskedBody | undefined {
+): Promise<MaskedBody | undefined> {
   const head = IncrementalBody.head(front.codec, raw);
   if (!head) return undefined;
   const conversationId = keyOf(request, front, raw, head);
   // Held until the handler is done with it, as on the other paths.
   const conversation = context.conversations.get(conversationId).hold();
+  let maskedBefore: boolean;
+  try {
+    maskedBefore = await conversation.hasMaskedOutputs();
+  } catch {
+    maskedBefore = true; // unknown: the usual path finds out, and counts the failure
+  }
+  if (maskedBefore) {
+    conversation.release();
+    return undefined;
+  }
   return { body: raw, conversationId, conversation, failures: 0 };
 }
 
@@ -361,7 +373,7 @@ async function maskBody(
 ): Promise<MaskedBody | undefined> {
   if (!isUtf8(raw)) return { body: raw, failures: 1 };
   if (route.action === 'mask' && !(await context.maskingEnabled())) {
-    const counted = countedUnmasked(context, request, front, raw);
+    const counted = await countedUnmasked(context, request, front, raw);
     if (counted) return counted;
   }
   if (route.action === 'mask') {
