@@ -137,6 +137,13 @@ describe('IncrementalBody', () => {
     });
   });
 
+  it('takes the model from the route of each request, even when the body is the same', () => {
+    const reader = new IncrementalBody(GEMINI_API_FRONT.codec);
+    const raw = body([{ role: 'user', parts: [{ text: 'go' }] }]);
+    expect(reader.read(raw, 'gemini-2.5-pro')?.description.model).toBe('gemini-2.5-pro');
+    expect(reader.read(raw, 'gemini-2.5-flash')?.description.model).toBe('gemini-2.5-flash');
+  });
+
   it('returns undefined for a body it cannot read incrementally', () => {
     const reader = new IncrementalBody(GEMINI_API_FRONT.codec);
     expect(reader.read(Buffer.from('{"other":[]}'), 'm')).toBeUndefined();

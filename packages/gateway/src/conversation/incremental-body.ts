@@ -65,6 +65,8 @@ export class IncrementalBody {
   private contents: Content[] = [];
   private outsideDigest?: Buffer;
   private description?: BodyDescription;
+  /** The route's model `description` was made with. */
+  private describedFor?: string;
   private bodyBytes = 0;
   private state: unknown;
   /** What was written for each element last time, and from which Content. */
@@ -120,7 +122,14 @@ export class IncrementalBody {
       .update(raw.subarray(close))
       .digest();
     let description = this.description;
-    if (!description || !this.outsideDigest || !outsideDigest.equals(this.outsideDigest)) {
+    // The route's model (in the URL) goes into the description too: a fallback to another model
+    // resends the same body to another route.
+    if (
+      !description ||
+      routeModel !== this.describedFor ||
+      !this.outsideDigest ||
+      !outsideDigest.equals(this.outsideDigest)
+    ) {
       try {
         const outside = Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]);
         description = this.codec.describe(JSON.parse(outside.toString('utf8')), routeModel);
@@ -147,6 +156,7 @@ export class IncrementalBody {
     this.written.length = keep;
     this.outsideDigest = outsideDigest;
     this.description = description;
+    this.describedFor = routeModel;
     this.bodyBytes = raw.length;
     this.state = state;
     const spans = this.spans;
@@ -170,6 +180,7 @@ export class IncrementalBody {
     this.written = [];
     this.outsideDigest = undefined;
     this.description = undefined;
+    this.describedFor = undefined;
     this.bodyBytes = 0;
     this.state = this.codec.createState();
   }

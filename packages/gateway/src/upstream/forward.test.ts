@@ -22,7 +22,7 @@ interface Answer {
 /** A gateway-like server that forwards every request through `upstream`, and one request to it. */
 async function through(
   upstream: MockAgent,
-  options: { rewriteJson?: (value: unknown) => unknown } = {},
+  options: { rewriteJson?: (value: unknown) => unknown; timings?: Record<string, number> } = {},
 ): Promise<{ answer: Answer; results: ForwardResult[]; unreachable: unknown[] }> {
   const results: ForwardResult[] = [];
   const unreachable: unknown[] = [];
@@ -114,6 +114,18 @@ describe('forward', () => {
     expect(sent?.headers).toMatchObject({ 'accept-encoding': 'identity' });
     // The body goes out as the Buffer it was: undici records it as such, not a copy in a string.
     expect(Buffer.isBuffer(sent?.body) && String(sent?.body)).toBe('{"q":1}');
+  });
+
+  it("adds the gateway's phases to the upstream's own Server-Timing header", async () => {
+    const upstream = mockUpstream();
+    upstream
+      .get(ORIGIN)
+      .intercept({ path: '/v1/x', method: 'POST' })
+      .reply(200, '{}', { headers: { 'server-timing': 'model;dur=812' } });
+    const { answer } = await through(upstream, { timings: { read: 1, mask: 2 } });
+    expect(answer.headers['server-timing']).toMatch(
+      /^model;dur=812, read;dur=1\.00, mask;dur=2\.00, upstream;dur=\d+\.\d\d$/,
+    );
   });
 
   it('follows no redirect: the client gets the 3xx and its location', async () => {

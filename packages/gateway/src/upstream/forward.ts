@@ -99,10 +99,10 @@ export async function forward(request: ForwardRequest): Promise<ForwardResult> {
   const status = upstream.statusCode;
   const headers = clientResponseHeaders(upstream.headers);
   if (request.timings) {
-    headers['server-timing'] = serverTiming({
-      ...request.timings,
-      upstream: performance.now() - sentAt,
-    });
+    // After the upstream's own entries, if it sent any.
+    const own = serverTiming({ ...request.timings, upstream: performance.now() - sentAt });
+    const upstreamTimings = headers['server-timing'];
+    headers['server-timing'] = upstreamTimings ? `${String(upstreamTimings)}, ${own}` : own;
   }
   if (request.rewriteJson && status >= 200 && status < 300) {
     return await sendRewritten(upstream, status, headers, request, response);
