@@ -7,6 +7,7 @@
  *   node bench/bareProxy.mjs UPSTREAM_URL   (prints `listening on URL`; ends on SIGTERM)
  */
 import * as http from 'node:http';
+import { serveOnLoopback } from './serveOnLoopback.mjs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,11 +34,4 @@ const server = http.createServer(async (incoming, response) => {
     response.destroy(error);
   }
 });
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`listening on http://127.0.0.1:${server.address().port}\n`);
-});
-process.on('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => process.exit(0));
-});
+serveOnLoopback(server);

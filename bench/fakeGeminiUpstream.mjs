@@ -8,6 +8,7 @@
  * Prints `listening on URL` once it accepts connections; ends on SIGTERM.
  */
 import * as http from 'node:http';
+import { serveOnLoopback } from './serveOnLoopback.mjs';
 
 const server = http.createServer((request, response) => {
   request.resume();
@@ -25,11 +26,4 @@ const server = http.createServer((request, response) => {
     response.end(`data: ${JSON.stringify(event)}\r\n\r\n`);
   });
 });
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`listening on http://127.0.0.1:${server.address().port}\n`);
-});
-process.on('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => process.exit(0));
-});
+serveOnLoopback(server);

@@ -65,6 +65,22 @@ function keyOf(request: IncomingMessage, front: Front, raw: Buffer, head: Buffer
   return conversationKey(session, head);
 }
 
+/**
+ * The conversation of a body whose head can be found, held from here until the handler is done
+ * with it (released there, or by the caller when it leaves the body to another path).
+ */
+function holdConversation(
+  context: GatewayContext,
+  request: IncomingMessage,
+  front: Front,
+  raw: Buffer,
+): { conversationId: string; conversation: Conversation } | undefined {
+  const head = IncrementalBody.head(front.codec, raw);
+  if (!head) return undefined;
+  const conversationId = keyOf(request, front, raw, head);
+  return { conversationId, conversation: context.conversations.get(conversationId).hold() };
+}
+
 function record(
   context: GatewayContext,
   request: IncomingMessage,
@@ -104,11 +120,9 @@ async function maskIncrementally(
   raw: Buffer,
   signal: AbortSignal,
 ): Promise<MaskedBody | undefined> {
-  const head = IncrementalBody.head(front.codec, raw);
-  if (!head) return undefined;
-  const conversationId = keyOf(request, front, raw, head);
-  // Held from here until the handler is done with it (released there, or below when unread).
-  const conversation = context.conversations.get(conversationId).hold();
+  const held = holdConversation(context, request, front, raw);
+  if (!held) return undefined;
+  const { conversationId, conversation } = held;
   try {
     return await conversation.exclusive(async () => {
       const body = conversation.body(front.codec);
@@ -155,11 +169,9 @@ async function countedUnmasked(
   front: Front,
   raw: Buffer,
 ): Promise<MaskedBody | undefined> {
-  const head = IncrementalBody.head(front.codec, raw);
-  if (!head) return undefined;
-  const conversationId = keyOf(request, front, raw, head);
-  // Held until the handler is done with it, as on the other paths.
-  const conversation = context.conversations.get(conversationId).hold();
+  const held = holdConversation(context, request, front, raw);
+  if (!held) return undefined;
+  const { conversationId, conversation } = held;
   let maskedBefore: boolean;
   try {
     maskedBefore = await conversation.hasMaskedOutputs();
