@@ -68,8 +68,10 @@ export {
   type QwenLaunch,
 } from './launch/qwen-launch.js';
 export {
+  planGeminiLaunch,
   prepareGeminiLaunch,
   geminiUpstreamsFrom,
+  type GeminiPlan,
   type GeminiLaunch,
   type GeminiAuth,
 } from './launch/gemini-launch.js';

@@ -45,7 +45,10 @@ function geminiHome(env: Environment): string {
 
 /** The person's own base URLs: where the gateway should send each API. */
 export function geminiUpstreamsFrom(env: Environment, cwd: string): Partial<UpstreamUrls> {
-  const dotEnv = readDotEnv(cwd, '.gemini', geminiHome(env));
+  return upstreamsOf(env, readDotEnv(cwd, '.gemini', geminiHome(env)));
+}
+
+function upstreamsOf(env: Environment, dotEnv: Record<string, string>): Partial<UpstreamUrls> {
   const pick = (name: string) => env[name] || dotEnv[name] || undefined;
   const upstreams: Partial<UpstreamUrls> = {};
   const gemini = pick('GOOGLE_GEMINI_BASE_URL');
@@ -67,6 +70,39 @@ function appendList(value: string | undefined, items: string[], separator: strin
 
 export class GeminiLaunchError extends LaunchError {}
 
+/** What a launch needs to know before any gateway starts (planGeminiLaunch). */
+export interface GeminiPlan {
+  auth: GeminiAuth;
+  /** The auth type is the settings' own choice (not inferred from an API key). */
+  chosenBySettings: boolean;
+  /** The person's own base URLs: the gateway's upstreams for this run. */
+  upstreams: Partial<UpstreamUrls>;
+  /** The `.env` gemini would load (for the person's own `GEMINI_EXP`). */
+  dotEnv: Record<string, string>;
+}
+
+/**
+ * Reads the person's settings and `.env` once and decides the auth type, before any gateway is
+ * started: with no auth type chosen and no API key there is nothing to launch.
+ */
+export async function planGeminiLaunch(env: Environment, cwd: string): Promise<GeminiPlan> {
+  const settingsFile = userSettingsPath(env);
+  const settings = parseSettings((await readSettingsFile(settingsFile)) ?? '', settingsFile);
+  const dotEnv = readDotEnv(cwd, '.gemini', geminiHome(env));
+  const { auth, chosenBySettings } = geminiAuthOf(settings, env, dotEnv);
+  if (!auth) {
+    throw new GeminiLaunchError(
+      'gemini has no auth method chosen yet: run `gemini` once and sign in (or set GEMINI_API_KEY), then run `toolmask gemini` again',
+    );
+  }
+  return {
+    auth,
+    chosenBySettings: chosenBySettings === true,
+    upstreams: upstreamsOf(env, dotEnv),
+    dotEnv,
+  };
+}
+
 export interface GeminiLaunch {
   env: Environment;
   auth: GeminiAuth;
@@ -78,6 +114,8 @@ export interface GeminiLaunch {
 export async function prepareGeminiLaunch(options: {
   env: Environment;
   cwd: string;
+  /** From planGeminiLaunch; made here when not given. */
+  plan?: GeminiPlan;
   gatewayUrl: string;
   stateDir: string;
   sessionId: string;
@@ -86,15 +124,8 @@ export async function prepareGeminiLaunch(options: {
 }): Promise<GeminiLaunch> {
   const { env, gatewayUrl } = options;
   const realDir = geminiDir(env);
-  const settingsFile = userSettingsPath(env);
-  const settings = parseSettings((await readSettingsFile(settingsFile)) ?? '', settingsFile);
-  const dotEnv = readDotEnv(options.cwd, '.gemini', geminiHome(env));
-  const { auth, chosenBySettings } = geminiAuthOf(settings, env, dotEnv);
-  if (!auth) {
-    throw new GeminiLaunchError(
-      'gemini has no auth method chosen yet: run `gemini` once and sign in (or set GEMINI_API_KEY), then run `toolmask gemini` again',
-    );
-  }
+  const { auth, chosenBySettings, dotEnv } =
+    options.plan ?? (await planGeminiLaunch(env, options.cwd));
   const injections: SettingsInjection[] = [
     {
       path: ['mcpServers', 'toolmask'],

@@ -33,20 +33,23 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
       "leave gemini's own masking on as well (API key and Vertex AI; for measuring the two together)",
     )
     .action(async (args: string[], options: LauncherOptions & { keepClientMasking?: boolean }) => {
-      const { LaunchError, geminiUpstreamsFrom, prepareGeminiLaunch } =
+      const { LaunchError, planGeminiLaunch, prepareGeminiLaunch } =
         await import('@toolmask/gateway');
       try {
+        // What cannot be launched is said before any gateway starts.
+        const plan = await planGeminiLaunch(io.env, io.cwd);
         setExitCode(
           await runLauncher(
             'gemini',
             io,
             args,
             options,
-            geminiUpstreamsFrom(io.env, io.cwd),
+            plan.upstreams,
             async (gatewayUrl, sessionId, stateDir) => {
               const launch = await prepareGeminiLaunch({
                 env: io.env,
                 cwd: io.cwd,
+                plan,
                 gatewayUrl,
                 stateDir,
                 sessionId,

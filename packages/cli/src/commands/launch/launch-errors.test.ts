@@ -59,3 +59,22 @@ describe('a settings file that is not valid JSON', () => {
     ).rejects.toThrow(/ENOENT/);
   });
 });
+
+describe('toolmask gemini with no auth type and no API key', () => {
+  it('says what to do, exit 2, before any gateway starts', async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-launch-errors-'));
+    const home = path.join(root, 'home');
+    await fs.mkdir(path.join(home, '.gemini'), { recursive: true });
+    const env = {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: home,
+      GEMINI_CLI_HOME: home,
+      TOOLMASK_HOME: path.join(root, 'toolmask'),
+    };
+    const result = await run(['gemini', '--gemini-bin', '/bin/true', '-p', 'hi'], env, root);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('gemini has no auth method chosen yet');
+    // No gateway was started: its state folder was never made.
+    await expect(fs.stat(path.join(root, 'toolmask'))).rejects.toThrow(/ENOENT/);
+  });
+});
