@@ -70,7 +70,6 @@ export {
 export {
   planGeminiLaunch,
   prepareGeminiLaunch,
-  geminiUpstreamsFrom,
   type GeminiPlan,
   type GeminiLaunch,
   type GeminiAuth,

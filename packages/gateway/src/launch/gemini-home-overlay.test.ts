@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '../test-utils/cleanups.js';
 import { deadPid } from '../test-utils/dead-pid.js';
-import { geminiUpstreamsFrom, prepareGeminiLaunch } from './gemini-launch.js';
+import { planGeminiLaunch, prepareGeminiLaunch } from './gemini-launch.js';
 
 const cleanups = cleanUpAfterEach();
 
@@ -91,7 +91,9 @@ describe('the .env files gemini reads', () => {
       GEMINI_CLI_HOME: geminiHome,
       GEMINI_API_KEY: 'k',
     };
-    expect(geminiUpstreamsFrom(env, project)).toEqual({ gemini: 'https://proxy.example/gemini' });
+    expect((await planGeminiLaunch(env, project)).upstreams).toEqual({
+      gemini: 'https://proxy.example/gemini',
+    });
     const launch = await prepareGeminiLaunch({
       env,
       cwd: project,

@@ -27,7 +27,7 @@ import { SESSION_HEADER } from '../conversation/conversation-key.js';
 import { readDotEnv } from './dotenv.js';
 import { experimentsText } from './gemini-experiments.js';
 import { geminiAuthOf, type GeminiAuth } from './gemini-auth.js';
-import { parseSettings, readSettingsFile } from './jsonc-settings.js';
+import { readSettingsObject } from './jsonc-settings.js';
 import {
   createGeminiHomeOverlay,
   type GeminiHomeOverlay,
@@ -43,11 +43,7 @@ function geminiHome(env: Environment): string {
   return path.dirname(geminiDir(env));
 }
 
-/** The person's own base URLs: where the gateway should send each API. */
-export function geminiUpstreamsFrom(env: Environment, cwd: string): Partial<UpstreamUrls> {
-  return upstreamsOf(env, readDotEnv(cwd, '.gemini', geminiHome(env)));
-}
-
+/** The person's own base URLs (environment, then `.env`): where the gateway sends each API. */
 function upstreamsOf(env: Environment, dotEnv: Record<string, string>): Partial<UpstreamUrls> {
   const pick = (name: string) => env[name] || dotEnv[name] || undefined;
   const upstreams: Partial<UpstreamUrls> = {};
@@ -87,7 +83,7 @@ export interface GeminiPlan {
  */
 export async function planGeminiLaunch(env: Environment, cwd: string): Promise<GeminiPlan> {
   const settingsFile = userSettingsPath(env);
-  const settings = parseSettings((await readSettingsFile(settingsFile)) ?? '', settingsFile);
+  const settings = await readSettingsObject(settingsFile);
   const dotEnv = readDotEnv(cwd, '.gemini', geminiHome(env));
   const { auth, chosenBySettings } = geminiAuthOf(settings, env, dotEnv);
   if (!auth) {

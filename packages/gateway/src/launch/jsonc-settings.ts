@@ -56,6 +56,11 @@ export async function readSettingsFile(file: string): Promise<string | undefined
   }
 }
 
+/** A settings file's object: `{}` when there is none (readSettingsFile, parseSettings). */
+export async function readSettingsObject(file: string): Promise<Record<string, unknown>> {
+  return parseSettings((await readSettingsFile(file)) ?? '', file);
+}
+
 /** The value at `path`, or undefined. */
 export function valueAt(settings: unknown, path: JsonPath): unknown {
   let value = settings;

@@ -28,7 +28,7 @@ import { ensurePrivateDirectory } from '../state/private-files.js';
 import type { UpstreamUrls } from '../upstream/upstreams.js';
 import { readDotEnv } from './dotenv.js';
 import type { Environment } from './gemini-launch.js';
-import { parseSettings, readSettingsFile, valueAt } from './jsonc-settings.js';
+import { readSettingsObject, valueAt } from './jsonc-settings.js';
 import { launchEntryName, sweepQwenLayers } from './launch-leftovers.js';
 import { flagValue, withFlagValue } from './qwen-args.js';
 import { LaunchError } from './launch-error.js';
@@ -56,7 +56,7 @@ interface QwenLayers {
 
 async function readLayer(file: string): Promise<Record<string, unknown>> {
   try {
-    return parseSettings((await readSettingsFile(file)) ?? '', file);
+    return await readSettingsObject(file);
   } catch (error) {
     throw new QwenLaunchError(String((error as Error).message));
   }
