@@ -109,8 +109,8 @@ export class Conversation {
   /** The read-back tool's name in the request being prepared, if it declares one. */
   private declaredReadTool?: string;
   private queue: Promise<unknown> = Promise.resolve();
-  /** Tasks of `exclusive` under way (0 or 1), and a release asked for meanwhile. */
-  private tasksRunning = 0;
+  /** A task of `exclusive` under way (one at a time), and a release asked for meanwhile. */
+  private taskRunning = false;
   private releaseWhenIdle = false;
   private readonly bodies = new Map<ArrayCodec, IncrementalBody>();
   /** Parallel tool results grouped as one turn for the pass (tool-runs.ts). */
@@ -159,12 +159,12 @@ export class Conversation {
   /** Runs `task` after every earlier task of this conversation has finished (one request at a time). */
   exclusive<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
-      this.tasksRunning++;
+      this.taskRunning = true;
       try {
         return await task();
       } finally {
-        this.tasksRunning--;
-        if (this.tasksRunning === 0 && this.releaseWhenIdle) this.releaseHistoryNow();
+        this.taskRunning = false;
+        if (this.releaseWhenIdle) this.releaseHistoryNow();
       }
     });
     // The queue keeps neither the task's error nor its result (a request's whole history).
@@ -254,7 +254,7 @@ export class Conversation {
    * works on: it is forgotten when the task ends.
    */
   releaseHistory(): void {
-    if (this.tasksRunning > 0) this.releaseWhenIdle = true;
+    if (this.taskRunning) this.releaseWhenIdle = true;
     else this.releaseHistoryNow();
   }
 
