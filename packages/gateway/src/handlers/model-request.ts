@@ -319,8 +319,8 @@ export async function handleModelRequest(
       );
       if (!outcome) return;
       masked = outcome;
-      // Memory is bounded once the body is written: trimming between the read and the write
-      // would drop the history the write still needs (the request would go out unmasked).
+      // Memory is bounded once the body is written (a conversation asked to let its history go
+      // in the middle of a pass does so when the pass ends: conversation.ts).
       context.conversations.trim();
     }
     const gatewayMs = performance.now() - started;

@@ -271,6 +271,20 @@ export async function applySetup(options: {
   return { lines };
 }
 
+/**
+ * A person's file as --undo leaves it: removed when setup had created it and nothing of it is
+ * left (`removable`), else written back; a link (dotfiles) is never removed, only emptied.
+ * Whether it was removed.
+ */
+async function putBack(file: string, text: string, removable: boolean): Promise<boolean> {
+  if (removable && !(await fs.lstat(file)).isSymbolicLink()) {
+    await fs.rm(file, { force: true });
+    return true;
+  }
+  await writeOwnFile(file, text);
+  return false;
+}
+
 export async function undoSetup(options: {
   client: SetupClient;
   stateDir: string;
@@ -306,17 +320,15 @@ export async function undoSetup(options: {
         text = setInText(text, change.created, undefined);
       }
     }
-    // A file setup created, with nothing left in it, goes again; a link (dotfiles) stays.
-    const isLink = (await fs.lstat(record.settingsFile)).isSymbolicLink();
+    const created = record.settingsFileCreated === true;
     if (
-      record.settingsFileCreated &&
-      !isLink &&
-      isEmptyTree(parseSettings(text, record.settingsFile))
+      await putBack(
+        record.settingsFile,
+        text,
+        created && isEmptyTree(parseSettings(text, record.settingsFile)),
+      )
     ) {
-      await fs.rm(record.settingsFile, { force: true });
       lines.push(`${record.settingsFile}: removed (setup had created it)`);
-    } else {
-      await writeOwnFile(record.settingsFile, text);
     }
   }
   const envText = await readIfExists(record.envFile);
@@ -331,13 +343,8 @@ export async function undoSetup(options: {
       env = setEnvLine(env, change.name, change.before);
       lines.push(`${record.envFile}: ${change.name} → ${change.before ?? '(unset)'}`);
     }
-    // A file setup created goes again; a link (dotfiles) stays, emptied.
-    const isLink = (await fs.lstat(record.envFile)).isSymbolicLink();
-    if (env === '' && !isLink && !record.env.some((change) => change.before !== undefined)) {
-      await fs.rm(record.envFile, { force: true });
-    } else {
-      await writeOwnFile(record.envFile, env);
-    }
+    const created = !record.env.some((change) => change.before !== undefined);
+    await putBack(record.envFile, env, created && env === '');
   }
   if (record.experimentsFile) await fs.rm(record.experimentsFile, { force: true });
   await fs.rm(file, { force: true });

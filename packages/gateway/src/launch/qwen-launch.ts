@@ -54,14 +54,6 @@ interface QwenLayers {
   systemFile: string;
 }
 
-async function readLayer(file: string): Promise<Record<string, unknown>> {
-  try {
-    return await readSettingsObject(file);
-  } catch (error) {
-    throw new QwenLaunchError(String((error as Error).message));
-  }
-}
-
 async function readLayers(env: Environment, cwd: string): Promise<QwenLayers> {
   const home = env['HOME'] || os.homedir();
   const userFile = env['QWEN_HOME']
@@ -72,9 +64,9 @@ async function readLayers(env: Environment, cwd: string): Promise<QwenLayers> {
   const workspaceFile =
     path.resolve(cwd) === path.resolve(home) ? undefined : path.join(cwd, '.qwen', 'settings.json');
   return {
-    user: await readLayer(userFile),
-    workspace: workspaceFile ? await readLayer(workspaceFile) : {},
-    system: await readLayer(systemFile),
+    user: await readSettingsObject(userFile),
+    workspace: workspaceFile ? await readSettingsObject(workspaceFile) : {},
+    system: await readSettingsObject(systemFile),
     systemFile,
   };
 }
