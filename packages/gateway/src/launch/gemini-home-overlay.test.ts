@@ -36,9 +36,11 @@ async function linkedHome() {
 describe('the gemini home overlay and a symlinked ~/.gemini', () => {
   it('launches, and brings back what the run wrote through the links', async () => {
     const paths = await linkedHome();
+    const env = { HOME: paths.home, GEMINI_CLI_HOME: paths.home, GEMINI_API_KEY: 'k' };
     const launch = await prepareGeminiLaunch({
-      env: { HOME: paths.home, GEMINI_CLI_HOME: paths.home, GEMINI_API_KEY: 'k' },
+      env,
       cwd: paths.home,
+      plan: await planGeminiLaunch(env, paths.home),
       gatewayUrl: 'http://127.0.0.1:1',
       stateDir: paths.stateDir,
       sessionId: 's',
@@ -91,12 +93,12 @@ describe('the .env files gemini reads', () => {
       GEMINI_CLI_HOME: geminiHome,
       GEMINI_API_KEY: 'k',
     };
-    expect((await planGeminiLaunch(env, project)).upstreams).toEqual({
-      gemini: 'https://proxy.example/gemini',
-    });
+    const plan = await planGeminiLaunch(env, project);
+    expect(plan.upstreams).toEqual({ gemini: 'https://proxy.example/gemini' });
     const launch = await prepareGeminiLaunch({
       env,
       cwd: project,
+      plan,
       gatewayUrl: 'http://127.0.0.1:1',
       stateDir: path.join(home, 'state'),
       sessionId: 's',
@@ -119,10 +121,12 @@ describe('overlays left behind', () => {
     return { home, launchDir: path.join(home, 'state', 'launch') };
   }
 
-  function launch(home: string) {
+  async function launch(home: string) {
+    const env = { HOME: home, GEMINI_CLI_HOME: home, GEMINI_API_KEY: 'k' };
     return prepareGeminiLaunch({
-      env: { HOME: home, GEMINI_CLI_HOME: home, GEMINI_API_KEY: 'k' },
+      env,
       cwd: home,
+      plan: await planGeminiLaunch(env, home),
       gatewayUrl: 'http://127.0.0.1:1',
       stateDir: path.join(home, 'state'),
       sessionId: 's',

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '../test-utils/cleanups.js';
-import { prepareGeminiLaunch } from './gemini-launch.js';
+import { planGeminiLaunch, prepareGeminiLaunch } from './gemini-launch.js';
 
 const cleanups = cleanUpAfterEach();
 
@@ -22,10 +22,12 @@ async function home(settings?: string) {
   return folder;
 }
 
-function prepare(folder: string, env: Record<string, string> = {}) {
+async function prepare(folder: string, extra: Record<string, string> = {}) {
+  const env = { HOME: folder, GEMINI_CLI_HOME: folder, ...extra };
   return prepareGeminiLaunch({
-    env: { HOME: folder, GEMINI_CLI_HOME: folder, ...env },
+    env,
     cwd: folder,
+    plan: await planGeminiLaunch(env, folder),
     gatewayUrl: 'http://127.0.0.1:1',
     stateDir: path.join(folder, 'state'),
     sessionId: 's',

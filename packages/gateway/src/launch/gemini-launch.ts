@@ -110,8 +110,8 @@ export interface GeminiLaunch {
 export async function prepareGeminiLaunch(options: {
   env: Environment;
   cwd: string;
-  /** From planGeminiLaunch; made here when not given. */
-  plan?: GeminiPlan;
+  /** What planGeminiLaunch found, before the gateway started. */
+  plan: GeminiPlan;
   gatewayUrl: string;
   stateDir: string;
   sessionId: string;
@@ -120,8 +120,7 @@ export async function prepareGeminiLaunch(options: {
 }): Promise<GeminiLaunch> {
   const { env, gatewayUrl } = options;
   const realDir = geminiDir(env);
-  const { auth, chosenBySettings, dotEnv } =
-    options.plan ?? (await planGeminiLaunch(env, options.cwd));
+  const { auth, chosenBySettings, dotEnv } = options.plan;
   const injections: SettingsInjection[] = [
     {
       path: ['mcpServers', 'toolmask'],
