@@ -1,4 +1,5 @@
 /** What every handler of one gateway shares. */
+import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import type { Dispatcher } from 'undici';
 import type { ConversationRegistry } from './conversation/conversation-registry.js';
 import type { UsageStore } from './state/stores.js';
@@ -16,8 +17,8 @@ export interface GatewayContext {
   now: () => number;
   maxBodyBytes: number;
   disableClientMasking: boolean;
-  /** Whether the masking settings turn the pass on now (the file is read again when it changes). */
-  maskingEnabled(): Promise<boolean>;
+  /** The masking settings now (the file is read again when it changes). */
+  maskingConfig(): Promise<ToolOutputMaskingConfig>;
   log: (line: string) => void;
   /** Appends a usage record; a failure is logged, never thrown. */
   recordUsage(record: UsageRecord): Promise<void>;

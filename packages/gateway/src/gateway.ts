@@ -193,7 +193,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxBodyBytes,
     disableClientMasking,
     log,
-    maskingEnabled: async () => (await settings.config()).enabled,
+    maskingConfig: () => settings.config(),
     async recordUsage(record) {
       try {
         await usage.append(record);

@@ -27,6 +27,7 @@ import {
   type MaskingMiddleware,
   type MaskingResult,
   type Part,
+  type ToolOutputMaskingConfig,
   type ToolOutputMaskingEvent,
 } from '@toolmask/core';
 import type { ToolOutputStore } from '@toolmask/core/storage';
@@ -67,6 +68,11 @@ export interface PrepareOptions {
    * output's whole text is let go as soon as the request is written.
    */
   keptAsSent?: boolean;
+  /**
+   * The masking settings as the handler read them for this request (read once a request: the
+   * pass uses these instead of reading the settings file's state again).
+   */
+  config?: ToolOutputMaskingConfig;
 }
 
 export interface PreparedRequest {
@@ -115,6 +121,8 @@ export class Conversation {
   private readonly bodies = new Map<ArrayCodec, IncrementalBody>();
   /** Parallel tool results grouped as one turn for the pass (tool-runs.ts). */
   private readonly toolRuns: ToolRunCache = new WeakMap();
+  /** The masking settings of the request being prepared (PrepareOptions.config). */
+  private requestConfig?: ToolOutputMaskingConfig;
   /** Requests of this conversation in flight (the registry never forgets a busy conversation). */
   private inFlight = 0;
 
@@ -127,7 +135,12 @@ export class Conversation {
       readToolName: () => this.declaredReadTool ?? options.readToolName,
     });
     this.middleware = createMaskingMiddleware(this.service, {
-      host: options.host,
+      host: {
+        ...options.host,
+        // The settings the request being prepared was read with, when its handler read them.
+        getToolOutputMaskingConfig: async () =>
+          this.requestConfig ?? (await options.host.getToolOutputMaskingConfig()),
+      },
       ...(options.idleGapMs !== undefined ? { idleGapMs: options.idleGapMs } : {}),
       debug: options.debug,
       _internal: { now: options.now },
@@ -334,12 +347,18 @@ export class Conversation {
 
     const turns = groupToolRuns(applied, this.toolRuns);
     const last = turns.contents.length - 1;
-    const masked = await this.middleware.transformRequest({
-      history: last > 0 ? turns.contents.slice(0, last) : [],
-      request: (turns.contents[last] ?? { role: 'user', parts: [] }) as Content,
-      ...(options.signal ? { signal: options.signal } : {}),
-      cacheLikelyCold: this.providerCacheCold(),
-    });
+    this.requestConfig = options.config;
+    let masked: Awaited<ReturnType<MaskingMiddleware['transformRequest']>>;
+    try {
+      masked = await this.middleware.transformRequest({
+        history: last > 0 ? turns.contents.slice(0, last) : [],
+        request: (turns.contents[last] ?? { role: 'user', parts: [] }) as Content,
+        ...(options.signal ? { signal: options.signal } : {}),
+        cacheLikelyCold: this.providerCacheCold(),
+      });
+    } finally {
+      this.requestConfig = undefined;
+    }
     const turnsSent = last >= 0 ? [...masked.history, masked.request] : [];
     const records = this.newDecisions(turns.contents, turnsSent, masked.result);
     let sent = turns.ungroup(turnsSent);

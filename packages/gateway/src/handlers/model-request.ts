@@ -10,7 +10,7 @@
  */
 import { describeError } from '@toolmask/core/errors';
 import { isUtf8 } from 'node:buffer';
-import type { Content } from '@toolmask/core';
+import type { Content, ToolOutputMaskingConfig } from '@toolmask/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SESSION_HEADER, conversationKey } from '../conversation/conversation-key.js';
 import type { Conversation, PreparedRequest } from '../conversation/conversation.js';
@@ -119,6 +119,7 @@ async function maskIncrementally(
   front: Front,
   raw: Buffer,
   signal: AbortSignal,
+  config: ToolOutputMaskingConfig,
 ): Promise<MaskedBody | undefined> {
   const held = holdConversation(context, request, front, raw);
   if (!held) return undefined;
@@ -135,6 +136,7 @@ async function maskIncrementally(
       const { model, readToolName } = decoded.description;
       const prepared = await conversation.prepareNow(decoded.contents, {
         signal,
+        config,
         keptAsSent: true,
         ...(readToolName ? { readToolName } : {}),
       });
@@ -194,6 +196,7 @@ async function maskParsed(
   raw: Buffer,
   parsed: unknown,
   signal: AbortSignal,
+  config: ToolOutputMaskingConfig | undefined,
 ): Promise<MaskedBody> {
   const unchanged: MaskedBody = { body: raw, failures: 0 };
   const frontRequest = front.read(parsed, route.model);
@@ -228,6 +231,7 @@ async function maskParsed(
   try {
     const prepared = await conversation.prepare(frontRequest.contents, {
       signal,
+      ...(config ? { config } : {}),
       retainedBytes: raw.length,
       ...(frontRequest.readToolName ? { readToolName: frontRequest.readToolName } : {}),
     });
@@ -384,12 +388,14 @@ async function maskBody(
   signal: AbortSignal,
 ): Promise<MaskedBody | undefined> {
   if (!isUtf8(raw)) return { body: raw, failures: 1 };
-  if (route.action === 'mask' && !(await context.maskingEnabled())) {
-    const counted = await countedUnmasked(context, request, front, raw);
-    if (counted) return counted;
-  }
-  if (route.action === 'mask') {
-    const fast = await maskIncrementally(context, request, route, front, raw, signal);
+  // Read once for this request: its pass is given these (Conversation's PrepareOptions.config).
+  const config = route.action === 'mask' ? await context.maskingConfig() : undefined;
+  if (config) {
+    if (!config.enabled) {
+      const counted = await countedUnmasked(context, request, front, raw);
+      if (counted) return counted;
+    }
+    const fast = await maskIncrementally(context, request, route, front, raw, signal, config);
     if (fast) return fast;
   }
   let parsed: unknown;
@@ -407,7 +413,7 @@ async function maskBody(
     );
     return undefined;
   }
-  return maskParsed(context, request, route, front, raw, parsed, signal);
+  return maskParsed(context, request, route, front, raw, parsed, signal, config);
 }
 
 /** The usage record of one answered request, and the conversation's state after it. */
