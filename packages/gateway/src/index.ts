@@ -15,12 +15,12 @@ export {
   listenGateway,
   findRunningGateway,
   GatewayStartError,
-  DEFAULT_PORT,
   RUNNING_FILE,
   type ListenOptions,
   type RunningGateway,
   type RunningFile,
 } from './listen.js';
+export { DEFAULT_PORT, DEFAULT_DASHBOARD_PORT } from './defaults.js';
 export { DEFAULT_UPSTREAMS, type UpstreamUrls } from './upstream/upstreams.js';
 export type { UsageRecord, ClientKind, FrontKind, RequestSource } from './usage/usage-record.js';
 export type { SessionsReport, SessionSummary } from './usage/sessions.js';
@@ -33,7 +33,6 @@ export type {
 } from './state/stores.js';
 export {
   listenDashboard,
-  DEFAULT_DASHBOARD_PORT,
   type ListenDashboardOptions,
   type RunningDashboard,
 } from './dashboard/listen-dashboard.js';

@@ -40,8 +40,6 @@ export interface RunningGateway {
   close(timeoutMs?: number): Promise<void>;
 }
 
-export { DEFAULT_PORT };
-
 export async function listenGateway(options: ListenOptions): Promise<RunningGateway> {
   const host = options.host ?? '127.0.0.1';
   checkBindable(host, options.authToken);

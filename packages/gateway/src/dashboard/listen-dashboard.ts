@@ -30,8 +30,6 @@ export interface RunningDashboard {
   close(): Promise<void>;
 }
 
-export { DEFAULT_DASHBOARD_PORT };
-
 export async function listenDashboard(options: ListenDashboardOptions): Promise<RunningDashboard> {
   const host = options.host ?? '127.0.0.1';
   checkBindable(host, options.authToken);
