@@ -218,15 +218,16 @@ async function latency(paths, conversations) {
   return results;
 }
 
+/** Every request of `conversation`, one after another. */
+async function sendEach(url, conversation) {
+  for (let index = 0; index < conversation.ends.length; index++) {
+    await send(url, conversation, index);
+  }
+}
+
 async function throughput(url, conversations) {
   const started = process.hrtime.bigint();
-  await Promise.all(
-    conversations.map(async (conversation) => {
-      for (let index = 0; index < conversation.ends.length; index++) {
-        await send(url, conversation, index);
-      }
-    }),
-  );
+  await Promise.all(conversations.map((conversation) => sendEach(url, conversation)));
   const requests = conversations.reduce((sum, conversation) => sum + conversation.ends.length, 0);
   return requests / (msBetween(started, process.hrtime.bigint()) / 1000);
 }
@@ -246,11 +247,9 @@ async function memoryWith(upstreamUrl, scratch, contents, count, atOnce, bare = 
     );
     for (let first = 0; first < count; first += atOnce) {
       await Promise.all(
-        conversations.slice(first, first + atOnce).map(async (conversation) => {
-          for (let index = 0; index < conversation.ends.length; index++) {
-            await send(gateway.url, conversation, index);
-          }
-        }),
+        conversations
+          .slice(first, first + atOnce)
+          .map((conversation) => sendEach(gateway.url, conversation)),
       );
     }
     const status = bare ? {} : await (await fetch(`${gateway.url}/api/status`)).json();
