@@ -61,6 +61,8 @@ export type ToolOutputMaskingHostConfig = Pick<
 
 export interface ToolOutputMaskingHost extends MaskingHost {
   readonly config: ToolOutputMaskingHostConfig;
+  /** The installation reads its settings files itself: every pass falls back to these. */
+  getToolOutputMaskingConfig(): Promise<ToolOutputMaskingConfig>;
 }
 
 /** The default reporter: gemini-cli shows `UserFeedback` warnings to the user; plus a debug line. */

@@ -4,12 +4,12 @@
  * and a process that is done anyway does not wait for housekeeping (the timer is unref'd).
  */
 import { applyRetention, type RetentionReport } from '../storage/retention.js';
-import type { MaskingHost } from '../services/maskingTypes.js';
+import type { ToolOutputMaskingHost } from './maskingHost.js';
 import { formatCount } from '../utils/formatCount.js';
 import { safeCall } from '../utils/safeCall.js';
 
 export interface RetentionScheduleOptions {
-  host: MaskingHost;
+  host: Pick<ToolOutputMaskingHost, 'getToolOutputMaskingConfig' | 'getSessionId' | 'storage'>;
   /** Still wanted when the timer fires (false after uninstall). */
   isActive: () => boolean;
   debug: (message: string) => void;

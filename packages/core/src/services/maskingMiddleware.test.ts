@@ -23,6 +23,9 @@ function call(id: string): Content {
 
 const prompt = (text: string): Content => ({ role: 'user', parts: [{ text }] });
 
+const snippetText = (content: Content | undefined): string =>
+  (content?.parts?.[0]?.functionResponse?.response as { output: string }).output;
+
 function setup(settings = {}) {
   const memory = createFsFromVolume(new Volume());
   const service = new ToolOutputMaskingService({
@@ -107,6 +110,52 @@ describe('createMaskingMiddleware', () => {
     const masked = await middleware.transformRequest({ history, request });
     expect(masked.request).toBe(request);
     expect(masked.result.newHistory).toHaveLength(history.length);
+  });
+
+  it("a request's own settings and read-back name are used for that request alone", async () => {
+    // The host's settings mask nothing here (a high minimum); the request's own mask at once.
+    const { middleware } = setup();
+    const { history, request } = session();
+    const perRequest = resolveToolOutputMaskingConfig({
+      toolProtectionThreshold: 2_000,
+      minPrunableTokensThreshold: 0,
+    });
+    const masked = await middleware.transformRequest({
+      history,
+      request,
+      config: perRequest,
+      readToolName: 'mcp_toolmask_read_tool_output',
+    });
+    expect(masked.result.maskedCount).toBe(2);
+    const snippet = masked.history[2]?.parts?.[0]?.functionResponse?.response as {
+      output: string;
+    };
+    expect(snippet.output).toContain('Full output: mcp_toolmask_read_tool_output(');
+    // The next request brings neither: the host's settings apply again (nothing new to mask).
+    const next = await middleware.transformRequest({ history: session().history, request });
+    expect(next.result.maskedCount).toBe(0);
+  });
+
+  it('a host with no settings of its own needs them in each request; without, the pass is skipped', async () => {
+    const memory = createFsFromVolume(new Volume());
+    const service = new ToolOutputMaskingService({
+      store: createFileToolOutputStore({ fs: memory as unknown as StoreFileSystem }),
+      telemetry: () => undefined,
+    });
+    const middleware = createMaskingMiddleware(service, {
+      host: { getSessionId: () => 's', storage: { getProjectTempDir: () => '/p' } },
+    });
+    const { history, request } = session();
+    const config = resolveToolOutputMaskingConfig({
+      toolProtectionThreshold: 2_000,
+      minPrunableTokensThreshold: 0,
+    });
+    const masked = await middleware.transformRequest({ history, request, config });
+    expect(masked.result.maskedCount).toBe(2);
+    expect(snippetText(masked.history[2])).toContain('Full output: read_tool_output(');
+    const unset = await middleware.transformRequest(session());
+    expect(unset.result.maskedCount).toBe(0);
+    expect(unset.result.failures.map((failure) => failure.code)).toEqual(['INTERNAL']);
   });
 
   it('nothing to mask: the same history array and request object come back', async () => {

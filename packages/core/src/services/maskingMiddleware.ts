@@ -14,11 +14,16 @@
  *   no cached tokens) says so with `cacheLikelyCold`.
  * - **The notice.** After a pass that masked something, `onNotice` gets one line for the person.
  *
+ * What changes per request comes with the request (`config`, `readToolName`, as the AI SDK's
+ * `transformParams` and gemini-cli's `mask(history, config)` take theirs); the host gives only
+ * what is stable (the session and its folder, and the settings a request without its own uses).
+ *
  * One middleware serves one conversation (its idle gap is that conversation's); several may share
  * one `ToolOutputMaskingService`. `transformRequest` never throws: on any failure the request goes
  * out as it came.
  */
 import type { Content, MaskingHost, MaskingResult, Part } from './maskingTypes.js';
+import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { ToolOutputMaskingService } from './toolOutputMaskingService.js';
 import { describeError, safeCall, safeSink } from '../utils/safeCall.js';
 
@@ -26,7 +31,10 @@ import { describeError, safeCall, safeSink } from '../utils/safeCall.js';
 export const DEFAULT_IDLE_GAP_MS = 5 * 60 * 1000;
 
 export interface MaskingMiddlewareOptions {
-  /** Where the pass reads its configuration, session id and output folder. */
+  /**
+   * What stays the same across requests: the session id and its output folder, and the settings
+   * a request falls back to when it brings none (`MaskingRequest.config`).
+   */
   host: MaskingHost;
   /** Idle time after which a new text prompt counts as cache-cold. @default 5 minutes */
   idleGapMs?: number;
@@ -52,6 +60,10 @@ export interface MaskingRequest {
   signal?: AbortSignal;
   /** The host knows the prompt cache is cold for a reason of its own. */
   cacheLikelyCold?: boolean;
+  /** This request's masking settings, when the host reads them per request. @default the host's */
+  config?: ToolOutputMaskingConfig;
+  /** The read-back tool as this request names it to the model (named in new snippets). */
+  readToolName?: string;
 }
 
 export interface MaskedRequest {
@@ -129,6 +141,8 @@ export function createMaskingMiddleware(
       const result = await service.mask(passInput, options.host, {
         cacheLikelyCold,
         ...(input.signal ? { signal: input.signal } : {}),
+        ...(input.config ? { config: input.config } : {}),
+        ...(input.readToolName ? { readToolName: input.readToolName } : {}),
       });
       const historyChanged = result.changedIndices.some((index) => index < history.length);
       const maskedHistory = historyChanged ? result.newHistory.slice(0, history.length) : history;

@@ -7,9 +7,14 @@ import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSetting
 
 export type { Content, Part };
 
-/** The slice of a gemini-cli `Config` the pass needs. A real `Config` adapted by `withToolOutputMasking` satisfies it. */
+/**
+ * What stays the same across a host's passes: the session and where its outputs go, and the
+ * settings a call falls back to when it brings none of its own (`MaskOptions.config`). A gemini-cli
+ * `Config` adapted by `withToolOutputMasking` satisfies it.
+ */
 export interface MaskingHost {
-  getToolOutputMaskingConfig(): Promise<ToolOutputMaskingConfig>;
+  /** The settings of a pass whose call gives none (`MaskOptions.config`). */
+  getToolOutputMaskingConfig?(): Promise<ToolOutputMaskingConfig>;
   getSessionId(): string;
   storage: { getProjectTempDir(): string };
 }
@@ -23,6 +28,16 @@ export interface MaskOptions {
   cacheLikelyCold?: boolean;
   /** Abort signal of the turn; a pass that sees it aborted stops and returns what it has. */
   signal?: AbortSignal;
+  /**
+   * This call's settings (a host that reads them per request). When absent, the host's
+   * `getToolOutputMaskingConfig()`; a host with neither has its pass skipped, never thrown.
+   */
+  config?: ToolOutputMaskingConfig;
+  /**
+   * The read-back tool as this request names it to the model, written into new snippets.
+   * @default the service's `readToolName`
+   */
+  readToolName?: string;
 }
 
 /** One output that was saved to disk and replaced by a snippet. */

@@ -57,11 +57,11 @@ export interface ToolOutputMaskingServiceDeps {
   /** Concurrent writes during one pass. @default 4 */
   writeConcurrency?: number;
   /**
-   * The read-back tool's name as the model sees it, named in every snippet, or a function asked
-   * at each snippet (a host that learns the name from each request). @default 'read_tool_output'
-   * (the gateway's MCP tool reaches the model under a prefixed name).
+   * The read-back tool's name as the model sees it, named in every snippet unless a call names
+   * its own (`MaskOptions.readToolName`: a host that learns the name from each request).
+   * @default 'read_tool_output' (the gateway's MCP tool reaches the model under a prefixed name).
    */
-  readToolName?: string | (() => string | undefined);
+  readToolName?: string;
   /** Seams for tests and benchmarks; hosts leave them unset. */
   _internal?: {
     /** Epoch milliseconds (fractional) for `durationMs` and event timestamps. @default performance */
@@ -178,13 +178,20 @@ export function isWorthMasking(
   );
 }
 
+/** Where one pass writes and what its snippets name: the same for every output of the pass. */
+interface PassTarget {
+  directory: string;
+  readToolName: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
 export class ToolOutputMaskingService {
   private readonly store: ToolOutputStore;
   private readonly clock: () => number;
   private readonly telemetry: (event: ToolOutputMaskingEvent) => void;
   private readonly debug: (message: string) => void;
   private readonly writeConcurrency: number;
-  private readonly readToolName: () => string | undefined;
+  private readonly readToolName: string | undefined;
   private readonly previewLimits: PreviewLimits;
   private readonly minSavedTokens: number;
   private readonly maxKeptRatio: number;
@@ -204,8 +211,7 @@ export class ToolOutputMaskingService {
     // A failing debug sink must not fail the pass (it is called from the last line of defence).
     this.debug = safeSink(deps.debug);
     this.writeConcurrency = Math.max(1, deps.writeConcurrency ?? 4);
-    const readToolName = deps.readToolName;
-    this.readToolName = typeof readToolName === 'function' ? readToolName : () => readToolName;
+    this.readToolName = deps.readToolName;
     const tuning = deps._internal?.tuning;
     this.previewLimits = { ...PREVIEW_LIMITS, ...tuning?.previewLimits };
     this.minSavedTokens = tuning?.minSavedTokens ?? MIN_SAVED_TOKENS;
@@ -289,7 +295,8 @@ export class ToolOutputMaskingService {
     options: MaskOptions,
     startedAt: number,
   ): Promise<MaskingResult> {
-    const config = await host.getToolOutputMaskingConfig();
+    const config = options.config ?? (await host.getToolOutputMaskingConfig?.());
+    if (!config) throw new Error('no masking settings: neither the call nor the host gave any');
     if (!config.enabled || !Array.isArray(history) || history.length === 0) {
       return this.unchanged(history, startedAt, 0, 0);
     }
@@ -312,7 +319,11 @@ export class ToolOutputMaskingService {
     }
 
     const directory = sessionDirectory(host.storage.getProjectTempDir(), host.getSessionId());
-    const attempts = await this.attemptAll(history, plan.targets, directory, options.signal);
+    const attempts = await this.attemptAll(history, plan.targets, {
+      directory,
+      readToolName: options.readToolName ?? this.readToolName,
+      signal: options.signal,
+    });
 
     const masked: MaskedPart[] = [];
     const keptWhole: PartLocation[] = [];
@@ -428,9 +439,9 @@ export class ToolOutputMaskingService {
   private async attemptAll(
     history: readonly Content[],
     targets: readonly OutputRef[],
-    directory: string,
-    signal: AbortSignal | undefined,
+    pass: PassTarget,
   ): Promise<AttemptResult[]> {
+    const { signal } = pass;
     const results: AttemptResult[] = new Array(targets.length);
     let next = 0;
     const worker = async () => {
@@ -438,7 +449,7 @@ export class ToolOutputMaskingService {
         const index = next++;
         const ref = targets[index] as OutputRef;
         try {
-          results[index] = await this.attempt(history, ref, directory);
+          results[index] = await this.attempt(history, ref, pass);
         } catch (error) {
           // Whatever one output throws (a getter read twice, a proxy), the others go on.
           results[index] = {
@@ -462,7 +473,7 @@ export class ToolOutputMaskingService {
   private async attempt(
     history: readonly Content[],
     ref: OutputRef,
-    directory: string,
+    { directory, readToolName }: PassTarget,
   ): Promise<AttemptResult> {
     const part = history[ref.contentIndex]?.parts?.[ref.partIndex];
     const functionResponse = part?.functionResponse;
@@ -492,7 +503,7 @@ export class ToolOutputMaskingService {
     const lines = await countLinesInSlices(text, pause);
     const preview = buildPreview(toolName, response, text, this.previewLimits);
     await pause();
-    const snippet = formatMaskedSnippet({ lines, bytes, filePath, preview }, this.readToolName());
+    const snippet = formatMaskedSnippet({ lines, bytes, filePath, preview }, readToolName);
     const maskedResponse = { output: snippet };
     const tokensAfter = this.estimateResponseTokens(maskedResponse);
     // Not worth it (not smaller, or too little saved for what the model loses): leave it whole
