@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { functionResponse, recordChat } from '../test-data/record-chat.js';
+import { functionResponse, recordChat } from '@toolmask/test-support/record-chat';
 import { ChatRecordingFormatError, parseChatRecordingJsonl } from './chat-recording.js';
 import { loadTaskFile } from './load-task-file.js';
 

@@ -17,7 +17,8 @@
  *   what was sent; when a recording has none, the results stored in `toolCalls` stand in for it.
  */
 import type { Content, Part } from '../replay/types.js';
-import { isJsonObject as isObject } from './json-value.js';
+import { isPlainObject } from '@toolmask/core/utils';
+import { ToolmaskError } from '@toolmask/core/errors';
 
 type JsonObject = Record<string, unknown>;
 
@@ -35,19 +36,24 @@ export interface ParsedChatRecording {
   warnings: string[];
 }
 
-/** What is wrong with a recording; the loader prefixes the file name. */
-export class ChatRecordingFormatError extends Error {
+/**
+ * What is wrong with a recording; the loader prefixes the file name. Code `NOT_A_CHAT_RECORDING`
+ * (the file is no chat recording at all) or `INVALID_CHAT_RECORDING` (a damaged one).
+ */
+export class ChatRecordingFormatError extends ToolmaskError<
+  'NOT_A_CHAT_RECORDING' | 'INVALID_CHAT_RECORDING'
+> {
   constructor(
     message: string,
     /** The file is no chat recording at all (rather than a damaged one). */
     readonly notARecording = false,
   ) {
-    super(message);
+    super(notARecording ? 'NOT_A_CHAT_RECORDING' : 'INVALID_CHAT_RECORDING', message);
   }
 }
 
 function isMessageRecord(value: unknown): value is ChatMessageRecord {
-  return isObject(value) && typeof value['id'] === 'string';
+  return isPlainObject(value) && typeof value['id'] === 'string';
 }
 
 function isMetadataRecord(value: JsonObject): boolean {
@@ -59,7 +65,7 @@ export function looksLikeChatRecordingJsonl(text: string): boolean {
   const firstLine = text.slice(0, text.indexOf('\n') === -1 ? undefined : text.indexOf('\n'));
   try {
     const record: unknown = JSON.parse(firstLine);
-    return isObject(record) && isMetadataRecord(record);
+    return isPlainObject(record) && isMetadataRecord(record);
   } catch {
     return false;
   }
@@ -68,7 +74,9 @@ export function looksLikeChatRecordingJsonl(text: string): boolean {
 /** True for the older single-object format. */
 export function isLegacyChatRecord(value: unknown): value is JsonObject & { messages: unknown[] } {
   return (
-    isObject(value) && typeof value['sessionId'] === 'string' && Array.isArray(value['messages'])
+    isPlainObject(value) &&
+    typeof value['sessionId'] === 'string' &&
+    Array.isArray(value['messages'])
   );
 }
 
@@ -98,7 +106,7 @@ export function parseChatRecordingJsonl(text: string): ParsedChatRecording {
       }
       throw new ChatRecordingFormatError(`line ${index + 1} is not valid JSON`);
     }
-    if (!isObject(record)) {
+    if (!isPlainObject(record)) {
       throw new ChatRecordingFormatError(`line ${index + 1} is not a JSON object`);
     }
     if (typeof record['$rewindTo'] === 'string') {
@@ -107,7 +115,7 @@ export function parseChatRecordingJsonl(text: string): ParsedChatRecording {
       for (const id of at === -1 ? ids : ids.slice(at)) messages.delete(id);
     } else if (isMessageRecord(record)) {
       messages.set(record.id, record);
-    } else if (isObject(record['$set'])) {
+    } else if (isPlainObject(record['$set'])) {
       const update = record['$set'];
       if (typeof update['sessionId'] === 'string') sessionId = update['sessionId'];
       if (Array.isArray(update['messages'])) setMessages(update['messages']);
@@ -146,7 +154,7 @@ function toParts(content: unknown): Part[] {
   const parts: Part[] = [];
   for (const item of list) {
     if (typeof item === 'string') parts.push({ text: item });
-    else if (isObject(item)) parts.push(item as Part);
+    else if (isPlainObject(item)) parts.push(item as Part);
   }
   return parts;
 }
@@ -166,7 +174,7 @@ function isLocalUserInput(parts: readonly Part[]): boolean {
 }
 
 function toolCallList(message: ChatMessageRecord): JsonObject[] {
-  return Array.isArray(message.toolCalls) ? message.toolCalls.filter(isObject) : [];
+  return Array.isArray(message.toolCalls) ? message.toolCalls.filter(isPlainObject) : [];
 }
 
 function modelParts(message: ChatMessageRecord): Part[] {

@@ -1,5 +1,10 @@
-/** A file that cannot be replayed: names the file and what is wrong with it, in one line. */
-export class InputError extends Error {
+import { ToolmaskError } from '@toolmask/core/errors';
+
+/**
+ * A file that cannot be replayed: names the file and what is wrong with it, in one line. Code
+ * `INVALID_INPUT` (kind `invalid`) or `NOT_A_SESSION` (kind `not-a-session`).
+ */
+export class InputError extends ToolmaskError<'INVALID_INPUT' | 'NOT_A_SESSION'> {
   constructor(
     readonly file: string,
     readonly reason: string,
@@ -9,7 +14,6 @@ export class InputError extends Error {
      */
     readonly kind: 'invalid' | 'not-a-session' = 'invalid',
   ) {
-    super(`${file}: ${reason}`);
-    this.name = 'InputError';
+    super(kind === 'not-a-session' ? 'NOT_A_SESSION' : 'INVALID_INPUT', `${file}: ${reason}`);
   }
 }

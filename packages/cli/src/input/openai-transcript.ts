@@ -19,7 +19,8 @@
  * that request with the cache the provider really gave.
  */
 import type { Content, Part, RecordedUsage } from '../replay/types.js';
-import { isJsonObject as isObject } from './json-value.js';
+import { isPlainObject } from '@toolmask/core/utils';
+import { ToolmaskError } from '@toolmask/core/errors';
 
 type JsonObject = Record<string, unknown>;
 
@@ -32,16 +33,20 @@ export interface ConvertedTranscript {
   warnings: string[];
 }
 
-/** What is wrong with a transcript; the loader prefixes the file name. */
-export class OpenAiTranscriptError extends Error {}
+/** What is wrong with a transcript; the loader prefixes the file name. Code `INVALID_TRANSCRIPT`. */
+export class OpenAiTranscriptError extends ToolmaskError<'INVALID_TRANSCRIPT'> {
+  constructor(message: string) {
+    super('INVALID_TRANSCRIPT', message);
+  }
+}
 
 /** The messages when `value` is an OpenAI-style transcript or request body, else undefined. */
 export function openAiMessagesOf(value: unknown): unknown[] | undefined {
-  const messages = isObject(value) ? value['messages'] : value;
+  const messages = isPlainObject(value) ? value['messages'] : value;
   if (!Array.isArray(messages) || messages.length === 0) return undefined;
   // Gemini's Content has `parts`; a chat message has a role of its own and no parts.
   const first = messages[0];
-  if (!isObject(first) || 'parts' in first || !MESSAGE_ROLES.has(String(first['role']))) {
+  if (!isPlainObject(first) || 'parts' in first || !MESSAGE_ROLES.has(String(first['role']))) {
     return undefined;
   }
   return messages;
@@ -53,7 +58,7 @@ function textOf(content: unknown, skipped: { parts: number }): string {
   if (!Array.isArray(content)) return '';
   const texts: string[] = [];
   for (const part of content) {
-    if (isObject(part) && part['type'] === 'text' && typeof part['text'] === 'string') {
+    if (isPlainObject(part) && part['type'] === 'text' && typeof part['text'] === 'string') {
       texts.push(part['text']);
     } else {
       skipped.parts++;
@@ -63,11 +68,11 @@ function textOf(content: unknown, skipped: { parts: number }): string {
 }
 
 function parseArguments(raw: unknown): Record<string, unknown> {
-  if (isObject(raw)) return raw;
+  if (isPlainObject(raw)) return raw;
   if (typeof raw !== 'string' || raw === '') return {};
   try {
     const parsed: unknown = JSON.parse(raw);
-    return isObject(parsed) ? parsed : { arguments: raw };
+    return isPlainObject(parsed) ? parsed : { arguments: raw };
   } catch {
     return { arguments: raw };
   }
@@ -79,11 +84,11 @@ function finiteCount(value: unknown): number | undefined {
 
 function recordedUsageOf(message: JsonObject): RecordedUsage | undefined {
   const usage = message['usage'];
-  if (!isObject(usage)) return undefined;
+  if (!isPlainObject(usage)) return undefined;
   const promptTokens = finiteCount(usage['prompt_tokens']);
   if (promptTokens === undefined) return undefined;
   const details = usage['prompt_tokens_details'];
-  const cachedTokens = isObject(details) ? finiteCount(details['cached_tokens']) : undefined;
+  const cachedTokens = isPlainObject(details) ? finiteCount(details['cached_tokens']) : undefined;
   return cachedTokens === undefined ? { promptTokens } : { promptTokens, cachedTokens };
 }
 
@@ -102,7 +107,7 @@ export function openAiTranscriptToContents(messages: readonly unknown[]): Conver
   };
 
   messages.forEach((message, index) => {
-    if (!isObject(message) || !MESSAGE_ROLES.has(String(message['role']))) {
+    if (!isPlainObject(message) || !MESSAGE_ROLES.has(String(message['role']))) {
       throw new OpenAiTranscriptError(
         `message ${index}: expected an object with role system, developer, user, assistant or tool`,
       );
@@ -136,8 +141,8 @@ export function openAiTranscriptToContents(messages: readonly unknown[]): Conver
     const parts: Part[] = text ? [{ text }] : [];
     const calls = Array.isArray(message['tool_calls']) ? (message['tool_calls'] as unknown[]) : [];
     for (const call of calls) {
-      const fn = isObject(call) ? call['function'] : undefined;
-      if (!isObject(call) || !isObject(fn) || typeof fn['name'] !== 'string') continue;
+      const fn = isPlainObject(call) ? call['function'] : undefined;
+      if (!isPlainObject(call) || !isPlainObject(fn) || typeof fn['name'] !== 'string') continue;
       const id = typeof call['id'] === 'string' ? call['id'] : '';
       toolNames.set(id, fn['name']);
       parts.push({ functionCall: { id, name: fn['name'], args: parseArguments(fn['arguments']) } });

@@ -4,8 +4,7 @@
  */
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import type { GeminiCliMaskingConfig } from '../replay/strategies/gemini-cli.js';
-import type { RecordedUsageSummary } from '../replay/recorded-usage.js';
-import type { ReplayResult, StrategyReplay } from '../replay/types.js';
+import type { RecordedUsageSummary, ReplayResult, StrategyReplay } from '../replay/types.js';
 
 export const REPLAY_REPORT_SCHEMA_VERSION = 2;
 

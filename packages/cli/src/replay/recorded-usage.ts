@@ -10,7 +10,7 @@
  */
 import type { ContentMeter } from './content-meter.js';
 import type { FlatContent, RequestPoint } from './request-points.js';
-import type { RecordedUsage, ReplaySession } from './types.js';
+import type { RecordedUsage, RecordedUsageSummary, ReplaySession } from './types.js';
 
 /** Recorded usage of each request point that has one, with the recorded request's estimate. */
 export interface RecordedRequest {
@@ -57,18 +57,6 @@ export function recordedCachedTokens(
   const scaled =
     promptTokens > 0 ? Math.round((cached * recorded.estimatedTokens) / promptTokens) : 0;
   return Math.min(scaled, sharedPrefixTokens);
-}
-
-/** What the transcripts recorded, over the requests that carry usage, for the summary. */
-export interface RecordedUsageSummary {
-  /** Requests with recorded usage. */
-  requests: number;
-  /** Of those, requests whose provider reported cached tokens (priced from the record). */
-  pricedFromRecord: number;
-  promptTokens: number;
-  cachedTokens: number;
-  /** The estimator's count of the same requests, to compare with `promptTokens`. */
-  estimatedPromptTokens: number;
 }
 
 export function summarizeRecorded(

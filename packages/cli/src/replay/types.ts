@@ -3,7 +3,6 @@
  * the engine and serialize its result as it is.
  */
 import type { Content, Part } from '@google/gemini-cli-core';
-import type { RecordedUsageSummary } from './recorded-usage.js';
 
 export type { Content, Part };
 
@@ -12,6 +11,21 @@ export interface RecordedUsage {
   promptTokens: number;
   /** Prompt tokens served from the provider's cache, when it reported them. */
   cachedTokens?: number;
+}
+
+/**
+ * What the transcripts recorded, over the requests that carry usage, for the summary (computed in
+ * recorded-usage.ts).
+ */
+export interface RecordedUsageSummary {
+  /** Requests with recorded usage. */
+  requests: number;
+  /** Of those, requests whose provider reported cached tokens (priced from the record). */
+  pricedFromRecord: number;
+  promptTokens: number;
+  cachedTokens: number;
+  /** The estimator's count of the same requests, to compare with `promptTokens`. */
+  estimatedPromptTokens: number;
 }
 
 /** One recorded task: the contents a person and the agent exchanged, in order. */

@@ -30,24 +30,46 @@ import {
 import { describeUnknownSettingKey, unknownSettingKeys } from './unknownSettingKeys.js';
 import { describeError, isPlainObject, safeCall } from '../utils/safeCall.js';
 import { sharedSettingsLoader } from './sharedSettingsLoader.js';
+import { ToolmaskError } from '../utils/toolmaskError.js';
 
 export { parseSettingsText, type SettingsFileSystem };
 
 export type SettingsScope = 'user' | 'workspace';
 
+/**
+ * Why a settings file's block is ignored: `READ_FAILED` (the file exists but cannot be read: not
+ * a regular file, too large, an I/O error), `INVALID_JSON` (it does not parse), `INVALID_SETTING`
+ * (it parses, but the top level, `experimental` or a value of the block has the wrong type).
+ */
+export type SettingsFileErrorCode = 'READ_FAILED' | 'INVALID_JSON' | 'INVALID_SETTING';
+
+/** Where a settings problem is: the file, the key and (when known) the file's scope. */
+export interface SettingsFilePlace {
+  /** Absolute path of the settings file. */
+  file: string;
+  /** Dotted key the problem concerns, e.g. `experimental.toolOutputMasking.toolProtectionThreshold`. */
+  key: string;
+  scope?: SettingsScope | undefined;
+}
+
 /** A settings file that could not be used, with the file and the key it concerns. */
-export class SettingsFileError extends Error {
+export class SettingsFileError extends ToolmaskError<SettingsFileErrorCode> {
+  /** Absolute path of the settings file. */
+  readonly file: string;
+  /** Dotted key the problem concerns, e.g. `experimental.toolOutputMasking.toolProtectionThreshold`. */
+  readonly key: string;
+  readonly scope?: SettingsScope;
+
   constructor(
+    code: SettingsFileErrorCode,
     message: string,
-    /** Absolute path of the settings file. */
-    readonly file: string,
-    /** Dotted key the problem concerns, e.g. `experimental.toolOutputMasking.toolProtectionThreshold`. */
-    readonly key: string,
-    readonly scope?: SettingsScope,
+    { file, key, scope }: SettingsFilePlace,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = 'SettingsFileError';
+    super(code, message, options);
+    this.file = file;
+    this.key = key;
+    this.scope = scope;
   }
 }
 
@@ -92,10 +114,9 @@ export function parseToolOutputMaskingSettings(
     return {
       settings: {},
       error: new SettingsFileError(
+        'INVALID_JSON',
         `Could not parse ${file}: ${(error as Error).message}. Its ${SETTINGS_PATH} settings are ignored.`,
-        file,
-        SETTINGS_PATH,
-        scope,
+        { file, key: SETTINGS_PATH, scope },
         { cause: error },
       ),
     };
@@ -105,10 +126,9 @@ export function parseToolOutputMaskingSettings(
     return {
       settings: {},
       error: new SettingsFileError(
+        'INVALID_SETTING',
         `Invalid settings file ${file}: expected a JSON object at the top level. Its ${SETTINGS_PATH} settings are ignored.`,
-        file,
-        SETTINGS_PATH,
-        scope,
+        { file, key: SETTINGS_PATH, scope },
       ),
     };
   }
@@ -118,10 +138,9 @@ export function parseToolOutputMaskingSettings(
     return {
       settings: {},
       error: new SettingsFileError(
+        'INVALID_SETTING',
         `Invalid setting experimental in ${file}: expected an object. Its ${SETTINGS_PATH} settings are ignored.`,
-        file,
-        'experimental',
-        scope,
+        { file, key: 'experimental', scope },
       ),
     };
   }
@@ -148,9 +167,12 @@ export function parseToolOutputMaskingSettings(
         : "This file's masking settings are ignored.";
     return {
       settings,
-      error: new SettingsFileError(`${describeError(error)} ${fallback}`, file, key, scope, {
-        cause: error,
-      }),
+      error: new SettingsFileError(
+        'INVALID_SETTING',
+        `${describeError(error)} ${fallback}`,
+        { file, key, scope },
+        { cause: error },
+      ),
       ...warnings,
     };
   }
@@ -178,10 +200,9 @@ export async function readToolOutputMaskingSettingsFile(
       exists: true,
       settings: {},
       error: new SettingsFileError(
+        'READ_FAILED',
         `Could not read ${file}: ${describeError(error)}. Its ${SETTINGS_PATH} settings are ignored.`,
-        file,
-        SETTINGS_PATH,
-        scope,
+        { file, key: SETTINGS_PATH, scope },
         { cause: error },
       ),
     };

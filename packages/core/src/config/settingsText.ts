@@ -14,6 +14,7 @@
 import * as nodeFs from 'node:fs';
 import { createScanner, parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { describeError } from '../utils/safeCall.js';
+import { ToolmaskError } from '../utils/toolmaskError.js';
 
 /** The largest settings file read: gemini-cli's are a few KB. */
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
@@ -90,15 +91,16 @@ export function parseSettingsText(text: string): unknown {
   }
 }
 
+/**
+ * Why a settings file could not be read: `ENOENT` (no such file, or a folder on the way is a
+ * file), `NOT_A_FILE`, `TOO_LARGE` or `READ_FAILED`.
+ */
+export type SettingsReadErrorCode = 'NOT_A_FILE' | 'TOO_LARGE' | 'READ_FAILED' | 'ENOENT';
+
 /** A settings file that is not a regular file, is too large, or cannot be read. */
-export class SettingsReadError extends Error {
-  constructor(
-    message: string,
-    readonly code: 'NOT_A_FILE' | 'TOO_LARGE' | 'READ_FAILED' | 'ENOENT',
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'SettingsReadError';
+export class SettingsReadError extends ToolmaskError<SettingsReadErrorCode> {
+  constructor(message: string, code: SettingsReadErrorCode, options?: { cause?: unknown }) {
+    super(code, message, options);
   }
 }
 

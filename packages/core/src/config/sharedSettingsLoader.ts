@@ -6,19 +6,21 @@
  *   (a hung network mount) goes on in the background and the turn uses the layers read last;
  *   later turns do not wait for it again;
  * - once that read ends, the next turn reads afresh, so a fixed file is picked up.
+ *
+ * Generic over what a read yields (settingsFile.ts's `SettingsLayer`), so this module imports
+ * nothing of the files it serves.
  */
-import type { SettingsLayer } from './settingsFile.js';
 
 /** How long a turn waits for the settings files. */
 export const SETTINGS_READ_WAIT_MS = 2_000;
 
-export function sharedSettingsLoader(
-  load: () => Promise<SettingsLayer[]>,
+export function sharedSettingsLoader<Layer>(
+  load: () => Promise<Layer[]>,
   waitMs = SETTINGS_READ_WAIT_MS,
-): () => Promise<SettingsLayer[]> {
-  let loading: Promise<SettingsLayer[]> | undefined;
+): () => Promise<Layer[]> {
+  let loading: Promise<Layer[]> | undefined;
   let overdue = false;
-  let last: SettingsLayer[] = [];
+  let last: Layer[] = [];
   return async () => {
     if (!loading) {
       overdue = false;
@@ -33,7 +35,7 @@ export function sharedSettingsLoader(
     }
     if (overdue) return last;
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<SettingsLayer[]>((resolve) => {
+    const timeout = new Promise<Layer[]>((resolve) => {
       timer = setTimeout(() => {
         overdue = true;
         resolve(last);

@@ -6,6 +6,7 @@
  * flags, and `docs/settings.md` / `docs/settings.schema.json` (scripts/generate-settings-docs.mjs,
  * checked in CI). Adding a setting is one entry here, plus the code that uses it.
  */
+import { ToolmaskError } from '../utils/toolmaskError.js';
 
 /** Tools whose outputs the agent needs verbatim for the rest of the session. Never counted, never masked. */
 export const BUILT_IN_EXEMPT_TOOLS: readonly string[] = [
@@ -170,8 +171,11 @@ export type ToolOutputMaskingSettings = { [K in SettingKey]?: ValueOfKey<K> };
  */
 export type ToolOutputMaskingConfig = { [K in SettingKey]: ValueOfKey<K> };
 
-/** A settings value of the wrong type: names the key, the expected type and (when known) the file. */
-export class ToolOutputMaskingSettingsError extends Error {
+/**
+ * A settings value of the wrong type: names the key, the expected type and (when known) the file.
+ * Code `INVALID_SETTING`.
+ */
+export class ToolOutputMaskingSettingsError extends ToolmaskError<'INVALID_SETTING'> {
   constructor(
     readonly key: string,
     readonly expected: string,
@@ -181,9 +185,9 @@ export class ToolOutputMaskingSettingsError extends Error {
     const where = source ? ` in ${source}` : '';
     const dotted = key ? `${SETTINGS_PATH}.${key}` : SETTINGS_PATH;
     super(
+      'INVALID_SETTING',
       `Invalid setting ${dotted}${where}: expected ${expected}, got ${describeValue(received)}.`,
     );
-    this.name = 'ToolOutputMaskingSettingsError';
   }
 }
 

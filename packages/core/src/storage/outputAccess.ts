@@ -30,6 +30,7 @@ import {
 } from './outputLayout.js';
 import { decodeAttribute } from '../utils/attributeEscaping.js';
 import { errorCode } from '../utils/safeCall.js';
+import { ToolmaskError } from '../utils/toolmaskError.js';
 
 /** Where the outputs of the current session are, and what else may be read. */
 export interface ToolOutputAccess {
@@ -44,6 +45,11 @@ export interface ToolOutputAccess {
   earlierSessionIds?: readonly string[];
 }
 
+/**
+ * Why a read-back was refused or failed: bad arguments (`INVALID_PARAMS`, `INVALID_PATTERN`), a
+ * file it may not read (`OUTSIDE`, `OTHER_SESSION`, `NOT_A_FILE`), `NOT_FOUND`, `READ_FAILED`, or
+ * `ABORTED`. The gemini-cli tool and the gateway's dashboard map them to their own error types.
+ */
 export type ToolOutputReadErrorCode =
   | 'INVALID_PARAMS'
   | 'INVALID_PATTERN'
@@ -54,14 +60,10 @@ export type ToolOutputReadErrorCode =
   | 'READ_FAILED'
   | 'ABORTED';
 
-/** A refusal or failure, with a message written for the model. */
-export class ToolOutputReadError extends Error {
-  constructor(
-    readonly code: ToolOutputReadErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ToolOutputReadError';
+/** A refusal or failure, with a message written for the model and one of the codes above. */
+export class ToolOutputReadError extends ToolmaskError<ToolOutputReadErrorCode> {
+  constructor(code: ToolOutputReadErrorCode, message: string) {
+    super(code, message);
   }
 }
 

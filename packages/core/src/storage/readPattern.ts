@@ -21,6 +21,7 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { ToolmaskError } from '../utils/toolmaskError.js';
 
 /** The longest pattern accepted (characters): bounds compile time and program size. */
 export const MAX_PATTERN_LENGTH = 1_000;
@@ -30,11 +31,13 @@ export const MATCH_LINE_BYTES = 1 << 20;
 
 const require = createRequire(import.meta.url);
 
-/** A pattern the model passed that cannot be used; the message is written for the model. */
-export class PatternError extends Error {
+/**
+ * A pattern the model passed that cannot be used; the message is written for the model. Code
+ * `INVALID_PATTERN` (the reader turns it into a `ToolOutputReadError` of the same code).
+ */
+export class PatternError extends ToolmaskError<'INVALID_PATTERN'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'PatternError';
+    super('INVALID_PATTERN', message);
   }
 }
 

@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { eventLoopPauser } from '../utils/eventLoop.js';
+import { ToolmaskError } from '../utils/toolmaskError.js';
 import { UTF8_CHUNK_UNITS, utf8Chunks } from '../utils/utf8Chunks.js';
 import { touchSessionFolder, type ActivityFileSystem } from './sessionActivity.js';
 
@@ -48,12 +49,14 @@ export interface ToolOutputStore {
 const TEMPORARY_NAME_PREFIX = randomBytes(4).toString('hex');
 let temporaryCounter = 0;
 
-class StoreError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
+/**
+ * A save the store refuses, coded like the file system's own errors so a masking failure reads
+ * the same either way (`ENOTDIR`: a folder on the way is a symlink or no plain directory; `EINVAL`:
+ * a file name that is not one plain name). The codes reach telemetry as failure codes.
+ */
+class StoreError extends ToolmaskError<'ENOTDIR' | 'EINVAL'> {
+  constructor(message: string, code: 'ENOTDIR' | 'EINVAL') {
+    super(code, message);
   }
 }
 

@@ -11,16 +11,16 @@ import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 
 async function checkProjectFolder(project: string, io: CliIo): Promise<void> {
+  let isDirectory: boolean;
   try {
-    if (!(await fs.stat(path.resolve(io.cwd, project))).isDirectory()) {
-      throw usageError(`--project ${project}: not a directory`);
-    }
+    isDirectory = (await fs.stat(path.resolve(io.cwd, project))).isDirectory();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw usageError(`--project ${project}: no such directory`);
     if (code !== undefined) throw usageError(`--project ${project}: cannot be read (${code})`);
     throw error;
   }
+  if (!isDirectory) throw usageError(`--project ${project}: not a directory`);
 }
 
 export async function resolveProject(
