@@ -3,7 +3,7 @@
  * `{ role: 'user' | 'model', parts: Part[] }` entries. Returns what is wrong, or undefined.
  */
 import type { Content } from '../replay/types.js';
-import { isJsonObject as isPlainObject } from './json-value.js';
+import { isPlainObject } from '@toolmask/core/utils';
 
 export function describeContentArrayProblem(value: unknown): string | undefined {
   if (!Array.isArray(value)) return 'expected a JSON array of Content objects';

@@ -12,6 +12,7 @@
  * way. In-process, a masked output stays masked in the history, so the tokens kept out of a
  * request are those saved by every pass of the session up to it.
  */
+import { isPlainObject } from '@toolmask/core/utils';
 import type { ClientKind, UsageQuery, UsageRecord } from '@toolmask/gateway';
 
 const API_RESPONSE = 'gemini_cli.api_response';
@@ -48,10 +49,6 @@ interface SessionFacts {
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 }
@@ -71,12 +68,12 @@ function timeOf(record: Json, attributes: Json): number {
 /** A resource attribute, from the SDK's printed form (`_rawAttributes` pairs) or a plain object. */
 function resourceAttribute(record: Json, name: string): unknown {
   const resource = record['resource'];
-  if (!isObject(resource)) return undefined;
+  if (!isPlainObject(resource)) return undefined;
   const raw = resource['_rawAttributes'];
   if (Array.isArray(raw)) {
     for (const pair of raw) if (Array.isArray(pair) && pair[0] === name) return pair[1];
   }
-  return isObject(resource['attributes']) ? resource['attributes'][name] : undefined;
+  return isPlainObject(resource['attributes']) ? resource['attributes'][name] : undefined;
 }
 
 function clientOfService(service: unknown): ClientKind {
@@ -91,13 +88,13 @@ export class TelemetryFold {
   private readonly points = new Map<string, { session: string; name: string; value: number }>();
 
   add(value: unknown): void {
-    if (!isObject(value)) return;
+    if (!isPlainObject(value)) return;
     if (Array.isArray(value['scopeMetrics'])) {
       this.addMetrics(value);
       return;
     }
     const attributes = value['attributes'];
-    if (!isObject(attributes)) return;
+    if (!isPlainObject(attributes)) return;
     const session = attributes['session.id'];
     if (typeof session !== 'string' || session === '') return;
     const name = attributes['event.name'];
@@ -216,18 +213,18 @@ export class TelemetryFold {
   private addMetrics(exported: Json): void {
     const process = String(resourceAttribute(exported, 'process.pid') ?? '');
     for (const scope of exported['scopeMetrics'] as unknown[]) {
-      if (!isObject(scope) || !Array.isArray(scope['metrics'])) continue;
+      if (!isPlainObject(scope) || !Array.isArray(scope['metrics'])) continue;
       for (const metric of scope['metrics'] as unknown[]) {
-        if (!isObject(metric) || !isObject(metric['descriptor'])) continue;
+        if (!isPlainObject(metric) || !isPlainObject(metric['descriptor'])) continue;
         const name = metric['descriptor']['name'];
         if (typeof name !== 'string' || !name.startsWith(MASKING_METRIC_PREFIX)) continue;
         const delta = metric['aggregationTemporality'] === DELTA;
         for (const point of Array.isArray(metric['dataPoints']) ? metric['dataPoints'] : []) {
-          if (!isObject(point) || !isObject(point['attributes'])) continue;
+          if (!isPlainObject(point) || !isPlainObject(point['attributes'])) continue;
           const session = point['attributes']['session.id'];
           if (typeof session !== 'string') continue;
           const raw = point['value'];
-          const histogram = isObject(raw);
+          const histogram = isPlainObject(raw);
           const value = histogram ? numberOr(raw['count'], 0) : numberOr(raw, 0);
           const shownName = histogram ? `${name}${HISTOGRAM_PASSES}` : name;
           const key = `${process}\u0000${shownName}\u0000${JSON.stringify(point['attributes'])}`;

@@ -22,7 +22,12 @@ export {
   type ToolOutputMaskingConfig,
   type ToolOutputMaskingSettings,
 } from '../config/toolOutputMaskingSettings.js';
-export { readSettingsText, SettingsReadError, MAX_SETTINGS_BYTES } from '../config/settingsText.js';
+export {
+  readSettingsText,
+  SettingsReadError,
+  MAX_SETTINGS_BYTES,
+  type SettingsReadErrorCode,
+} from '../config/settingsText.js';
 export {
   unknownSettingKeys,
   closestSettingKey,
@@ -35,6 +40,8 @@ export {
   readToolOutputMaskingSettingsFile,
   ToolOutputMaskingSettingsFiles,
   SettingsFileError,
+  type SettingsFileErrorCode,
+  type SettingsFilePlace,
   type ParsedSettingsBlock,
   type ReadSettingsFileResult,
   type SettingsFileSystem,

@@ -1,7 +1,8 @@
 /**
  * `@toolmask/core/storage`: where offloaded outputs live and how they are found again: the file
  * store, the one layout module (names of folders and files), the reader, retention, and
- * gemini-cli's paths. For tools (`toolmask outputs`, the gateway).
+ * gemini-cli's paths, and private files (0700 folders, 0600 files, atomic writes) for a state
+ * folder. For tools (`toolmask outputs`, the gateway, the launchers).
  */
 export {
   createFileToolOutputStore,
@@ -52,3 +53,10 @@ export {
   type Environment,
   type ProjectTempDir,
 } from '../config/paths.js';
+export {
+  ensurePrivateDirectory,
+  appendLines,
+  writeAtomically,
+  readIfExists,
+  parseJsonLines,
+} from '../storage/privateFiles.js';

@@ -19,7 +19,7 @@ import {
   type ToolOutputAccess,
 } from './toolOutputReader.js';
 import { openToolOutput, resolveToolOutput } from './outputAccess.js';
-import { longestBlock } from '../test-utils/eventLoop.js';
+import { longestBlock } from '@toolmask/test-support/event-loop';
 
 let root: string;
 let session: string;

@@ -4,14 +4,10 @@
  * once it accepts connections, and where its dashboard is on stderr; log lines go to stderr
  * (never a header or a body).
  */
-import {
-  GatewayStartError,
-  defaultStateDir,
-  listenGateway,
-  type UpstreamUrls,
-} from '@toolmask/gateway';
+import { GatewayStartError, listenGateway, type UpstreamUrls } from '@toolmask/gateway';
 import { EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
+import { defaultStateDir } from '../../launch/state-dir.js';
 
 export interface GatewayCommandOptions {
   host: string;

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
+import { LaunchError } from '../../launch/launch-error.js';
 import { launcherCommand, runLauncher, type LauncherOptions } from './launcher-command.js';
 
 const EXAMPLES = `
@@ -33,8 +34,8 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
       "leave gemini's own masking on as well (API key and Vertex AI; for measuring the two together)",
     )
     .action(async (args: string[], options: LauncherOptions & { keepClientMasking?: boolean }) => {
-      const { LaunchError, planGeminiLaunch, prepareGeminiLaunch } =
-        await import('@toolmask/gateway');
+      const { planGeminiLaunch, prepareGeminiLaunch } =
+        await import('../../launch/gemini-launch.js');
       try {
         // What cannot be launched is said before any gateway starts.
         const plan = await planGeminiLaunch(io.env, io.cwd);

@@ -1,10 +1,12 @@
 /**
  * What `toolmask gemini` and `toolmask qwen` share: the command's shape (everything after its name
  * goes to the client as it is; `--<client>-bin`, `--state-dir`, `--masking-settings`), and the run
- * through `launchClient` of `@toolmask/gateway`. Each launcher adds its own options and setup.
+ * through `launchClient` (launch/launch-client.ts). Each launcher adds its own options and setup.
  */
 import { Command } from 'commander';
-import type { ClientSetup, UpstreamUrls } from '@toolmask/gateway';
+import type { UpstreamUrls } from '@toolmask/gateway';
+import type { ClientSetup } from '../../launch/launch-client.js';
+import { defaultStateDir } from '../../launch/state-dir.js';
 import type { CliIo } from '../../cli-io.js';
 
 export interface LauncherOptions {
@@ -46,7 +48,7 @@ export async function runLauncher(
   setup: (gatewayUrl: string, sessionId: string, stateDir: string) => Promise<ClientSetup>,
 ): Promise<number> {
   // Loaded when run: the gateway's code costs every other command a second at start.
-  const { defaultStateDir, launchClient } = await import('@toolmask/gateway');
+  const { launchClient } = await import('../../launch/launch-client.js');
   const stateDir = options.stateDir ?? defaultStateDir(io.env);
   const bin = options[`${client}Bin`];
   return launchClient({

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
+import { LaunchError } from '../../launch/launch-error.js';
 import { launcherCommand, runLauncher, type LauncherOptions } from './launcher-command.js';
 
 const EXAMPLES = `
@@ -30,8 +31,7 @@ export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void
     .option('--keep-microcompaction', "leave qwen's own clearing of old tool results on")
     .action(
       async (args: string[], options: LauncherOptions & { keepMicrocompaction?: boolean }) => {
-        const { LaunchError, planQwenLaunch, prepareQwenLaunch } =
-          await import('@toolmask/gateway');
+        const { planQwenLaunch, prepareQwenLaunch } = await import('../../launch/qwen-launch.js');
         try {
           const plan = await planQwenLaunch(io.env, io.cwd, args);
           setExitCode(

@@ -13,7 +13,7 @@ import { estimateTokenCountSync } from '@toolmask/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ReplayReport } from '../../render/replay-report.js';
 import type { Content } from '../../replay/types.js';
-import { recordChat } from '../../test-data/record-chat.js';
+import { recordChat } from '@toolmask/test-support/record-chat';
 import { runCliCaptured } from '../../test-data/run-cli.js';
 
 const TEST_DATA = join(import.meta.dirname, '..', '..', 'test-data');

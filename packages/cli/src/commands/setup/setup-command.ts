@@ -7,10 +7,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { geminiDir } from '@toolmask/core/storage';
-import type { SetupClient } from '@toolmask/gateway';
+import type { SetupClient } from '../../launch/permanent-setup.js';
 import { DEFAULT_PORT } from '@toolmask/gateway/defaults';
 import { EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
+import { LaunchError } from '../../launch/launch-error.js';
+import { defaultStateDir } from '../../launch/state-dir.js';
 
 const EXAMPLES = `
 Examples:
@@ -47,8 +49,7 @@ export function createSetupCommand(io: CliIo, setExitCode: (code: number) => voi
         options: { undo?: boolean; gateway: string; stateDir?: string },
       ) => {
         // Loaded when run: the gateway's code costs every other command a second at start.
-        const { applySetup, defaultStateDir, LaunchError, undoSetup } =
-          await import('@toolmask/gateway');
+        const { applySetup, undoSetup } = await import('../../launch/permanent-setup.js');
         const stateDir = options.stateDir ?? defaultStateDir(io.env);
         const clientDir =
           client === 'gemini'

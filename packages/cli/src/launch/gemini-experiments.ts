@@ -5,7 +5,7 @@
  * (theirs kept, ours in place of any of theirs with the same id).
  */
 import { promises as fs } from 'node:fs';
-import { CLIENT_MASKING_OFF_FLAGS } from '../fronts/client-masking.js';
+import { CLIENT_MASKING_OFF_FLAGS } from '@toolmask/gateway';
 
 /** The text of toolmask's experiments file, given the person's own `GEMINI_EXP` file, if any. */
 export async function experimentsText(ownFile: string | undefined): Promise<string> {

@@ -7,8 +7,8 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
-import { deadPid } from '../test-utils/dead-pid.js';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { deadPid } from '@toolmask/test-support/dead-pid';
 import { planQwenLaunch, prepareQwenLaunch } from './qwen-launch.js';
 
 const cleanups = cleanUpAfterEach();

@@ -24,9 +24,13 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findRunningGateway, listenGateway, type RunningGateway } from '../listen.js';
-import { ensurePrivateDirectory } from '../state/private-files.js';
-import type { UpstreamUrls } from '../upstream/upstreams.js';
+import {
+  findRunningGateway,
+  listenGateway,
+  type RunningGateway,
+  type UpstreamUrls,
+} from '@toolmask/gateway';
+import { ensurePrivateDirectory } from '@toolmask/core/storage';
 import type { Environment } from './gemini-launch.js';
 
 export interface ClientSetup {

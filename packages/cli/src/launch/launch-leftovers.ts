@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { isProcessAlive } from '../state/process-alive.js';
+import { isProcessAlive } from '@toolmask/core/utils';
 
 export type LaunchKind = 'gemini' | 'qwen';
 

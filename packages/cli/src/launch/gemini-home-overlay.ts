@@ -15,7 +15,7 @@
 import { describeError } from '@toolmask/core/errors';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { ensurePrivateDirectory, writeAtomically } from '../state/private-files.js';
+import { ensurePrivateDirectory, writeAtomically } from '@toolmask/core/storage';
 import {
   parseSettings,
   readSettingsFile,
@@ -24,8 +24,8 @@ import {
   type JsonPath,
 } from './jsonc-settings.js';
 import { abandonedEntries, launchEntryName } from './launch-leftovers.js';
-import { ensureOwnDirectory, linkTarget, writeOwnFile } from './own-files.js';
-import { sameJson } from '../conversation/same-json.js';
+import { ensureOwnDirectory, linkTarget, writeOwnFile } from './person-files.js';
+import { sameJson } from '@toolmask/core/utils';
 
 export interface SettingsInjection {
   path: JsonPath;

@@ -3,18 +3,18 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
-import { ensureOwnDirectory, linkTarget, writeOwnFile } from './own-files.js';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { ensureOwnDirectory, linkTarget, writeOwnFile } from './person-files.js';
 
 const cleanups = cleanUpAfterEach();
 
 async function root(): Promise<string> {
-  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-own-files-'));
+  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-person-files-'));
   cleanups.push(() => fs.rm(folder, { recursive: true, force: true }));
   return folder;
 }
 
-describe('own files', () => {
+describe("the person's own files, written through their links", () => {
   it('writes through a chain of links into the dotfiles, which stay links', async () => {
     const dir = await root();
     await fs.mkdir(path.join(dir, 'dotfiles'));

@@ -8,8 +8,8 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listenGateway } from '../listen.js';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { listenGateway } from '@toolmask/gateway';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { launchClient, type LaunchOptions } from './launch-client.js';
 
 const cleanups = cleanUpAfterEach();

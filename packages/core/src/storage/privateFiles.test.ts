@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendLines, writeAtomically } from './private-files.js';
+import { appendLines, writeAtomically } from './privateFiles.js';
 
 let root: string;
 afterEach(async () => {

@@ -16,9 +16,9 @@ import {
   openAiAnswer,
   startFakeUpstream,
   type FakeUpstream,
-} from '../test-utils/fake-upstream.js';
-import { FINAL_PREFIX, nextStep } from '../test-utils/scripted-agent.js';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+} from '@toolmask/test-support/fake-upstream';
+import { FINAL_PREFIX, nextStep } from '@toolmask/test-support/scripted-agent';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const CLI = path.join(repo, 'packages/cli/dist/index.js');

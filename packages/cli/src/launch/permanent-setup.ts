@@ -10,10 +10,10 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseEnv } from 'node:util';
-import { sameJson } from '../conversation/same-json.js';
-import { ensurePrivateDirectory, readIfExists, writeAtomically } from '../state/private-files.js';
-import { ensureOwnDirectory, writeOwnFile } from './own-files.js';
-import { SESSION_HEADER } from '../conversation/conversation-key.js';
+import { sameJson } from '@toolmask/core/utils';
+import { ensurePrivateDirectory, readIfExists, writeAtomically } from '@toolmask/core/storage';
+import { ensureOwnDirectory, writeOwnFile } from './person-files.js';
+import { SESSION_HEADER } from '@toolmask/gateway';
 import { geminiAuthOf } from './gemini-auth.js';
 import { experimentsText } from './gemini-experiments.js';
 import {

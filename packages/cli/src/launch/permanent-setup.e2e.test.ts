@@ -11,9 +11,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { listenGateway } from '../listen.js';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
-import { geminiAnswer, startFakeUpstream } from '../test-utils/fake-upstream.js';
+import { listenGateway } from '@toolmask/gateway';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
 import { applySetup, undoSetup } from './permanent-setup.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');

@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { planGeminiLaunch, prepareGeminiLaunch } from './gemini-launch.js';
 
 const cleanups = cleanUpAfterEach();

@@ -1,10 +1,11 @@
 /**
- * Files of the gateway's state directory: folders 0700, files 0600, whole-file writes by temp file
- * and rename (a crash never leaves half a file under the final name), appends of whole lines (a
- * reader skips a torn last line). Nothing is fsync'ed: an appended record survives the gateway
- * being killed or restarted (it is in the kernel's page cache), not a power cut. That is the
- * durability of the offloaded outputs the records point at (core's store) and of gemini-cli's own
- * chat recording, and it keeps a masking event from waiting on the disk.
+ * Files of a private state directory (the gateway's, the launchers'): folders 0700, files 0600,
+ * whole-file writes by temp file and rename (a crash never leaves half a file under the final
+ * name), appends of whole lines (a reader skips a torn last line). Nothing is fsync'ed: an
+ * appended record survives the gateway being killed or restarted (it is in the kernel's page
+ * cache), not a power cut. That is the durability of the offloaded outputs the records point at
+ * (core's store) and of gemini-cli's own chat recording, and it keeps a masking event from
+ * waiting on the disk.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';

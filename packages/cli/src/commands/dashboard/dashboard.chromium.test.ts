@@ -11,18 +11,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '@google/gemini-cli-core';
-import type { MaskingPass } from '@toolmask/core';
+import { installToolOutputMasking, type MaskingPass } from '@toolmask/core';
 import type { OutputSlice, SessionDetail, SessionOutputs, SessionsReport } from '@toolmask/gateway';
-import type { FakeGeminiServer } from '../../../../core/src/test-utils/fakeGeminiServer.js';
+import type { FakeGeminiServer } from '@toolmask/test-support/fake-gemini-server';
 import {
   runTelemetrySession,
   type TelemetrySession,
-} from '../../../../core/src/test-utils/telemetrySession.js';
-import {
-  chromiumAvailable,
-  launchChromium,
-  watchedPage,
-} from '../../../../gateway/src/test-utils/browser.js';
+} from '@toolmask/test-support/telemetry-session';
+import { chromiumAvailable, launchChromium, watchedPage } from '@toolmask/test-support/browser';
 import { runCli } from '../../program.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../../../../.tmp/artifacts/dashboard');
@@ -77,6 +73,7 @@ async function getJson<T>(pathname: string): Promise<T> {
 
 beforeAll(async () => {
   session = await runTelemetrySession({
+    install: installToolOutputMasking,
     label: 'toolmask-dashboard',
     rounds: 8,
     settings: { toolProtectionThreshold: 4_000, minPrunableTokensThreshold: 2_000 },

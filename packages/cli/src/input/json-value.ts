@@ -1,4 +1,0 @@
-/** A parsed JSON value that is an object (not null, not an array). */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

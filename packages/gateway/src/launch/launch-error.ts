@@ -1,7 +1,0 @@
-/**
- * What stops a launch (`toolmask gemini`, `toolmask qwen`) or a setup before it starts, because
- * of something the person can fix: a settings file that is not valid, an auth type that cannot be
- * routed, a missing base URL. The CLI says the message and exits 2; each launcher's own errors
- * extend this class, so a new one can never surface as an unexpected error with a stack.
- */
-export class LaunchError extends Error {}
