@@ -14,7 +14,7 @@ import {
   startFakeGeminiServer,
   type FakeGeminiServer,
   type FakeModelTurn,
-} from '../test-utils/fakeGeminiServer.js';
+} from '@toolmask/test-support/fake-gemini-server';
 import {
   CORE_MASKING_OFF,
   SMALL_THRESHOLDS,
@@ -22,8 +22,8 @@ import {
   sendAndCollect,
   setUpTestEnv,
   type TestEnv,
-} from '../test-utils/agentHarness.js';
-import { contentsOf, pairingProblems, sentResponses } from '../test-utils/requestChecks.js';
+} from '@toolmask/test-support/agent-harness';
+import { contentsOf, pairingProblems, sentResponses } from '@toolmask/test-support/request-checks';
 import { CORE_MASKING_NEVER } from './coreMasking.js';
 import {
   getToolOutputMaskingInstallation,

@@ -22,7 +22,10 @@ import {
   type Config,
   type Part,
 } from '@google/gemini-cli-core';
-import { startFakeGeminiServer, type FakeGeminiServer } from '../test-utils/fakeGeminiServer.js';
+import {
+  startFakeGeminiServer,
+  type FakeGeminiServer,
+} from '@toolmask/test-support/fake-gemini-server';
 import {
   CORE_MASKING_OFF,
   createHostConfig,
@@ -30,8 +33,8 @@ import {
   sendAndCollect,
   setUpTestEnv,
   type TestEnv,
-} from '../test-utils/agentHarness.js';
-import { contentsOf, sentResponses } from '../test-utils/requestChecks.js';
+} from '@toolmask/test-support/agent-harness';
+import { contentsOf, sentResponses } from '@toolmask/test-support/request-checks';
 import { estimateTokenCountSync } from '../utils/tokenCalculation.js';
 import { isMaskedResponse } from '../services/maskedSnippet.js';
 import { DAY_MS } from '../storage/retention.js';

@@ -12,7 +12,7 @@ import {
   shellCallTurn,
   startFakeGeminiServer,
   type FakeGeminiServer,
-} from '../test-utils/fakeGeminiServer.js';
+} from '@toolmask/test-support/fake-gemini-server';
 import {
   CORE_MASKING_OFF,
   SMALL_THRESHOLDS,
@@ -20,8 +20,8 @@ import {
   sendAndCollect,
   setUpTestEnv,
   type TestEnv,
-} from '../test-utils/agentHarness.js';
-import { contentsOf, sentResponses } from '../test-utils/requestChecks.js';
+} from '@toolmask/test-support/agent-harness';
+import { contentsOf, sentResponses } from '@toolmask/test-support/request-checks';
 import {
   installToolOutputMasking,
   type ToolOutputMaskingInstallation,

@@ -20,7 +20,7 @@ import {
   type FakeGeminiServer,
   type FakeModelTurn,
   type RecordedRequest,
-} from '../test-utils/fakeGeminiServer.js';
+} from '@toolmask/test-support/fake-gemini-server';
 import {
   CORE_MASKING_OFF,
   SMALL_THRESHOLDS,
@@ -28,8 +28,8 @@ import {
   sendAndCollect,
   setUpTestEnv,
   type TestEnv,
-} from '../test-utils/agentHarness.js';
-import { contentsOf, pairingProblems, sentResponses } from '../test-utils/requestChecks.js';
+} from '@toolmask/test-support/agent-harness';
+import { contentsOf, pairingProblems, sentResponses } from '@toolmask/test-support/request-checks';
 import { READ_TOOL_OUTPUT_POLICY_SOURCE, ReadToolOutputTool } from './readToolOutputTool.js';
 import {
   installToolOutputMasking,

@@ -11,15 +11,15 @@ import {
   startFakeGeminiServer,
   type FakeGeminiServer,
   type FakeModelTurn,
-} from '../test-utils/fakeGeminiServer.js';
+} from '@toolmask/test-support/fake-gemini-server';
 import {
   CORE_MASKING_OFF,
   createHostConfig,
   sendAndCollect,
   setUpTestEnv,
   type TestEnv,
-} from '../test-utils/agentHarness.js';
-import { contentsOf, pairingProblems, sentResponses } from '../test-utils/requestChecks.js';
+} from '@toolmask/test-support/agent-harness';
+import { contentsOf, pairingProblems, sentResponses } from '@toolmask/test-support/request-checks';
 import { installToolOutputMasking, type MaskingPass } from './installToolOutputMasking.js';
 
 let env: TestEnv;

@@ -6,9 +6,16 @@
 import * as fs from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Storage, type Config } from '@google/gemini-cli-core';
-import { logRecords, metricDataPoints, readTelemetryFile } from '../test-utils/telemetryFile.js';
-import { runTelemetrySession, type TelemetrySession } from '../test-utils/telemetrySession.js';
-import type { MaskingPass } from './installToolOutputMasking.js';
+import {
+  logRecords,
+  metricDataPoints,
+  readTelemetryFile,
+} from '@toolmask/test-support/telemetry-file';
+import {
+  runTelemetrySession,
+  type TelemetrySession,
+} from '@toolmask/test-support/telemetry-session';
+import { installToolOutputMasking, type MaskingPass } from './installToolOutputMasking.js';
 import {
   METRIC_MASKED_COUNT,
   METRIC_PASS_DURATION,
@@ -24,6 +31,7 @@ let records: unknown[] = [];
 
 beforeAll(async () => {
   session = await runTelemetrySession({
+    install: installToolOutputMasking,
     label: 'toolmask-telemetry',
     rounds: 6,
     settings: { toolProtectionThreshold: 3_000, minPrunableTokensThreshold: 1_000 },

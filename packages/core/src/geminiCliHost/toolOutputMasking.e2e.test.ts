@@ -1,8 +1,9 @@
 /**
  * End to end, with the real gemini-cli-core client: `Config` + `GeminiClient` + `Scheduler` talk to
- * a loopback server speaking the Gemini API (test-utils/fakeGeminiServer.ts). The server replays
- * recorded sessions from ../shared/traces (their function calls, in order); the host loop answers
- * each call with the recorded output. Everything is asserted on what the server received.
+ * a loopback server speaking the Gemini API (`@toolmask/test-support/fake-gemini-server`). The
+ * server replays recorded sessions from ../shared/traces (their function calls, in order); the host
+ * loop answers each call with the recorded output. Everything is asserted on what the server
+ * received.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,7 +17,10 @@ import {
   type Part,
   type ToolCallRequestInfo,
 } from '@google/gemini-cli-core';
-import { startFakeGeminiServer, type FakeGeminiServer } from '../test-utils/fakeGeminiServer.js';
+import {
+  startFakeGeminiServer,
+  type FakeGeminiServer,
+} from '@toolmask/test-support/fake-gemini-server';
 import {
   TRACES_SKIP_MESSAGE,
   buildReplayScript,
@@ -24,7 +28,7 @@ import {
   toolOutputChars,
   tracesDir,
   type ReplayScript,
-} from '../test-utils/traces.js';
+} from '@toolmask/test-support/traces';
 import {
   CORE_MASKING_OFF,
   createHostConfig,
@@ -33,7 +37,7 @@ import {
   setUpTestEnv,
   writeSettings,
   type TestEnv,
-} from '../test-utils/agentHarness.js';
+} from '@toolmask/test-support/agent-harness';
 import {
   contentsOf,
   maskedFileOf,
@@ -41,7 +45,7 @@ import {
   sentResponses,
   sizeSummary,
   type SizeSummary,
-} from '../test-utils/requestChecks.js';
+} from '@toolmask/test-support/request-checks';
 import { DEFAULT_TOOL_OUTPUT_MASKING_CONFIG } from '../config/toolOutputMaskingSettings.js';
 import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import type { SettingsFileError } from '../config/settingsFile.js';

@@ -33,7 +33,7 @@ import {
   type Operation,
   faultyFs,
 } from '../test-utils/maskingHarness.js';
-import { longestBlock } from '../test-utils/eventLoop.js';
+import { longestBlock } from '@toolmask/test-support/event-loop';
 
 const { SESSION, DIRECTORY } = HARNESS_PLACE;
 

@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
-import { listenGateway, type ListenOptions, type RunningGateway } from '../listen.js';
+import { listenGateway, type ListenOptions, type RunningGateway } from '../listen-gateway.js';
 
 export interface ContentLike {
   role: string;

@@ -10,7 +10,7 @@ import {
   geminiAnswer,
   startFakeUpstream,
   type FakeUpstream,
-} from './fake-upstream.js';
+} from '@toolmask/test-support/fake-upstream';
 import { post } from './gemini-client.js';
 
 export const GEMINI_CLI_USER_AGENT = 'GeminiCLI/0.61.0/gemini-3-pro-preview (linux; x64)';

@@ -4,8 +4,8 @@
  * answering every call with a bulky output, finished (its usage recorded) when this resolves.
  * Everything started is handed to `cleanups`.
  */
-import type { ListenOptions, RunningGateway } from '../listen.js';
-import { shellCallingUpstream } from './fake-upstream.js';
+import type { ListenOptions, RunningGateway } from '../listen-gateway.js';
+import { shellCallingUpstream } from '@toolmask/test-support/fake-upstream';
 import {
   gatewayFixture,
   runGeminiClient,

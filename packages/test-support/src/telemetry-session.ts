@@ -4,7 +4,8 @@
  * given, files not read), telemetry on with `target: local`, and `rounds` shell calls against
  * the fake Gemini server, each answered with `outputText(round)`. The outfile is flushed before
  * this resolves. Core's console notes (routing, policy) are silenced until `close()`. (The
- * OpenTelemetry SDK is process-wide: one per test file.)
+ * OpenTelemetry SDK is process-wide: one per test file.) `install` is the caller's
+ * `installToolOutputMasking`: core's own tests pass its source, other packages `@toolmask/core`'s.
  */
 import * as path from 'node:path';
 import { vi } from 'vitest';
@@ -15,19 +16,19 @@ import {
   type Config,
   type Part,
 } from '@google/gemini-cli-core';
-import type { ToolOutputMaskingSettings } from '../config/toolOutputMaskingSettings.js';
-import {
-  installToolOutputMasking,
-  type MaskingPass,
-} from '../geminiCliHost/installToolOutputMasking.js';
+import type {
+  InstallToolOutputMaskingOptions,
+  MaskingPass,
+  ToolOutputMaskingSettings,
+} from '@toolmask/core';
 import {
   CORE_MASKING_OFF,
   createHostConfig,
   sendAndCollect,
   setUpTestEnv,
   type TestEnv,
-} from './agentHarness.js';
-import { startFakeGeminiServer, type FakeGeminiServer } from './fakeGeminiServer.js';
+} from './agent-harness.js';
+import { startFakeGeminiServer, type FakeGeminiServer } from './fake-gemini-server.js';
 
 export interface TelemetrySession {
   env: TestEnv;
@@ -41,6 +42,11 @@ export interface TelemetrySession {
 }
 
 export async function runTelemetrySession(options: {
+  /** A method, so that core's source and its built declarations both fit. */
+  install(
+    config: Config,
+    options: Pick<InstallToolOutputMaskingOptions, 'settings' | 'readSettingsFiles' | 'onPass'>,
+  ): unknown;
   label: string;
   rounds: number;
   settings: ToolOutputMaskingSettings;
@@ -68,7 +74,7 @@ export async function runTelemetrySession(options: {
     },
   });
   const passes: MaskingPass[] = [];
-  installToolOutputMasking(config, {
+  options.install(config, {
     settings: options.settings,
     readSettingsFiles: false,
     onPass: (pass) => passes.push(pass),

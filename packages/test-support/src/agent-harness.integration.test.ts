@@ -3,8 +3,8 @@
  * makes them) trip neither Node's listener-leak warning nor core's "Ripgrep is not available".
  */
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
-import { createHostConfig, setUpTestEnv } from './agentHarness.js';
-import { startFakeGeminiServer, type FakeGeminiServer } from './fakeGeminiServer.js';
+import { createHostConfig, setUpTestEnv } from './agent-harness.js';
+import { startFakeGeminiServer, type FakeGeminiServer } from './fake-gemini-server.js';
 
 let server: FakeGeminiServer;
 const warnings: string[] = [];

@@ -17,7 +17,7 @@ import {
   type ServerGeminiStreamEvent,
   type ToolCallRequestInfo,
 } from '@google/gemini-cli-core';
-import type { FakeGeminiServer } from './fakeGeminiServer.js';
+import type { FakeGeminiServer } from './fake-gemini-server.js';
 import type { HostStep, ReplayScript } from './traces.js';
 
 /** The system temp folder when this module loaded (before any test moved TMPDIR). */

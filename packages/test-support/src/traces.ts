@@ -10,9 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Content, Part } from '@google/gemini-cli-core';
-import type { FakeModelTurn } from './fakeGeminiServer.js';
+import type { FakeModelTurn } from './fake-gemini-server.js';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** `TOOLMASK_TRACES_DIR`, else `<repo>/../shared/traces`; undefined when it does not exist. */
 export function tracesDir(): string | undefined {

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import type { Content } from '@google/gemini-cli-core';
-import type { RecordedRequest } from './fakeGeminiServer.js';
+import type { RecordedRequest } from './fake-gemini-server.js';
 
 export interface SentResponse {
   contentIndex: number;
