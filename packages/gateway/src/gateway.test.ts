@@ -11,7 +11,7 @@ import {
   startFakeUpstream,
   type FakeUpstream,
   type RecordedUpstreamRequest,
-} from './test-utils/fake-upstream.js';
+} from '@toolmask/test-support/fake-upstream';
 import {
   gatewayFixture,
   post,
@@ -21,9 +21,9 @@ import {
   startTestGateway,
   type ContentLike,
 } from './test-utils/gemini-client.js';
-import type { RunningGateway } from './listen.js';
+import type { RunningGateway } from './listen-gateway.js';
 import { shellSessionThroughGateway } from './test-utils/shell-session.js';
-import { cleanUpAfterEach } from './test-utils/cleanups.js';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
 const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent';
 const SNIPPET = /^<tool_output_masked lines="\d+" bytes="\d+" file="([^"]+)">/;

@@ -1,28 +1,27 @@
 /**
- * `@toolmask/gateway`: a local gateway between the stock `gemini` and `qwen` commands and their
- * model APIs that runs toolmask's masking pass on every request, offers the read-back tool over
- * MCP and records the provider's real usage. The `toolmask` command starts it (`toolmask
- * gateway`, `toolmask gemini`, `toolmask qwen`); docs/gateway.md.
+ * `@toolmask/gateway`: a local gateway between agent CLIs and their model APIs that runs
+ * toolmask's masking pass on every request, offers the read-back tool over MCP and records the
+ * provider's real usage. The `toolmask` command starts it (`toolmask gateway`, `toolmask gemini`,
+ * `toolmask qwen`); docs/gateway.md.
+ *
+ * The curated surface for an embedder: create or listen, the launchers' wiring (the session header,
+ * the client flags, a running gateway of a state folder), the dashboard over another source, and
+ * the stores' interfaces and types. src/publicApi.test.ts pins it.
  */
-export {
-  createGateway,
-  DEFAULT_READ_TOOL_NAME,
-  DEFAULT_RETENTION_DAYS,
-  type Gateway,
-  type GatewayOptions,
-} from './gateway.js';
-export {
-  listenGateway,
-  findRunningGateway,
-  GatewayStartError,
-  RUNNING_FILE,
-  type ListenOptions,
-  type RunningGateway,
-  type RunningFile,
-} from './listen.js';
-export { DEFAULT_PORT, DEFAULT_DASHBOARD_PORT } from './defaults.js';
+export { createGateway } from './gateway.js';
+export type { Gateway, GatewayOptions } from './gateway-options.js';
+export { listenGateway, type ListenOptions, type RunningGateway } from './listen-gateway.js';
+export { findRunningGateway, type RunningFile } from './running-gateway.js';
+export { GatewayStartError, type WireErrorCode } from './errors.js';
 export { DEFAULT_UPSTREAMS, type UpstreamUrls } from './upstream/upstreams.js';
-export type { UsageRecord, ClientKind, FrontKind, RequestSource } from './usage/usage-record.js';
+export { SESSION_HEADER } from './conversation/conversation-key.js';
+export { CLIENT_MASKING_OFF_FLAGS } from './protocols/gemini/client-masking.js';
+export type { ProtocolKind } from './protocols/protocol.js';
+export {
+  createMaskingSettingsSource,
+  type MaskingSettingsSource,
+} from './pipeline/masking-settings.js';
+export type { UsageRecord, ClientKind, RequestSource } from './usage/usage-record.js';
 export type { SessionsReport, SessionSummary } from './usage/sessions.js';
 export type {
   ConversationStore,
@@ -47,29 +46,3 @@ export type {
   SourceKind,
 } from './dashboard/api-types.js';
 export { GATEWAY_VERSION } from './version.js';
-export {
-  createMaskingSettingsSource,
-  type MaskingSettingsSource,
-} from './settings/masking-settings.js';
-export { defaultStateDir } from './launch/state-dir.js';
-export { launchClient, type ClientSetup, type LaunchOptions } from './launch/launch-client.js';
-export { LaunchError } from './launch/launch-error.js';
-export {
-  applySetup,
-  undoSetup,
-  type SetupClient,
-  type SetupReport,
-} from './launch/permanent-setup.js';
-export {
-  planQwenLaunch,
-  prepareQwenLaunch,
-  type QwenPlan,
-  type QwenLaunch,
-} from './launch/qwen-launch.js';
-export {
-  planGeminiLaunch,
-  prepareGeminiLaunch,
-  type GeminiPlan,
-  type GeminiLaunch,
-  type GeminiAuth,
-} from './launch/gemini-launch.js';

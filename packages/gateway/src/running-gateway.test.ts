@@ -8,10 +8,10 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanUpAfterEach } from './test-utils/cleanups.js';
-import { deadPid } from './test-utils/dead-pid.js';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { deadPid } from '@toolmask/test-support/dead-pid';
 import { gatewayFixture, startTestGateway } from './test-utils/gemini-client.js';
-import { findRunningGateway, RUNNING_FILE, type RunningFile } from './listen.js';
+import { findRunningGateway, RUNNING_FILE, type RunningFile } from './running-gateway.js';
 
 const cleanups = cleanUpAfterEach();
 

@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { isProcessAlive } from './state/process-alive.js';
+import { isProcessAlive } from '@toolmask/core/utils';
 import type { UpstreamUrls } from './upstream/upstreams.js';
 
 /** Where a running gateway says where it listens. */

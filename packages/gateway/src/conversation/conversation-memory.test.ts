@@ -12,11 +12,11 @@ import { resolveToolOutputMaskingConfigForModel } from '@toolmask/core/settings'
 import { createFileToolOutputStore } from '@toolmask/core/storage';
 import type { Content } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
-import { Conversation } from './conversation.js';
-import { GEMINI_API_FRONT } from '../fronts/gemini-fronts.js';
-import { OPENAI_FRONT } from '../fronts/openai-front.js';
+import { Conversation, type PrepareOptions } from './conversation.js';
+import { GEMINI_API_PROTOCOL } from '../protocols/gemini/index.js';
+import { OPENAI_CHAT_PROTOCOL } from '../protocols/openai-chat/index.js';
 import type { ConversationStore } from '../state/stores.js';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
 const cleanups = cleanUpAfterEach();
 
@@ -30,16 +30,15 @@ const memoryStore = (): ConversationStore => ({
   prune: async () => 0,
 });
 
+/** A conversation, and the options of its requests (the settings are a request's). */
 function conversation(
   stateDir: string,
   settings: Record<string, unknown> = {},
   store: ConversationStore = memoryStore(),
-): Conversation {
-  return new Conversation({
+): Conversation & { requestOptions: PrepareOptions } {
+  const kept = new Conversation({
     id: 'c0ffee00',
     host: {
-      getToolOutputMaskingConfig: async () =>
-        resolveToolOutputMaskingConfigForModel(undefined, { enabled: true, ...settings }),
       getSessionId: () => 'c0ffee00',
       storage: { getProjectTempDir: () => stateDir },
     },
@@ -50,6 +49,8 @@ function conversation(
     telemetry: () => undefined,
     debug: () => undefined,
   });
+  const config = resolveToolOutputMaskingConfigForModel(undefined, { enabled: true, ...settings });
+  return Object.assign(kept, { requestOptions: { config } });
 }
 
 /** A history with one tool output, too small to mask, so the pass only measures it. */
@@ -110,7 +111,7 @@ describe('Conversation.releaseHistory', () => {
     // Nothing of the request leaves this function but the watch on its tool output.
     const send = async () => {
       const incoming = history();
-      const prepared = await kept.prepare(incoming);
+      const prepared = await kept.prepare(incoming, kept.requestOptions);
       expect(prepared.result.maskedCount).toBe(0);
       watch.register(incoming[2]!.parts![0]!.functionResponse!.response as object, 'output');
     };
@@ -123,14 +124,17 @@ describe('Conversation.releaseHistory', () => {
     const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-memory-'));
     cleanups.push(() => fs.promises.rm(stateDir, { recursive: true, force: true }));
     const kept = conversation(stateDir, MASKING_SOON);
-    const reader = kept.body(GEMINI_API_FRONT.codec);
+    const reader = kept.bodies.reader(GEMINI_API_PROTOCOL.codec);
     const contents = shellHistory(4);
     let collected = false;
     const watch = new FinalizationRegistry(() => (collected = true));
     // One request as the handler makes it; only the body sent leaves this function.
     const send = async (watchFirstOutput: boolean) => {
       const decoded = reader.read(Buffer.from(JSON.stringify({ contents })), 'm')!;
-      const prepared = await kept.prepare(decoded.contents, { keptAsSent: true });
+      const prepared = await kept.prepare(decoded.contents, {
+        ...kept.requestOptions,
+        keptAsSent: true,
+      });
       const body = decoded.write(prepared.contents).toString('utf8');
       if (watchFirstOutput) {
         watch.register(decoded.contents[2]!.parts![0]!.functionResponse!.response as object, '');
@@ -156,7 +160,7 @@ describe('Conversation.releaseHistory', () => {
     const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-memory-'));
     cleanups.push(() => fs.promises.rm(stateDir, { recursive: true, force: true }));
     const kept = conversation(stateDir, MASKING_SOON);
-    const reader = kept.body(OPENAI_FRONT.codec);
+    const reader = kept.bodies.reader(OPENAI_CHAT_PROTOCOL.codec);
     const call = (id: string) => ({
       id,
       type: 'function',
@@ -184,7 +188,10 @@ describe('Conversation.releaseHistory', () => {
     const watch = new FinalizationRegistry(() => (collected = true));
     const send = async () => {
       const decoded = reader.read(Buffer.from(JSON.stringify({ model: 'q', messages })), '')!;
-      const prepared = await kept.prepareNow(decoded.contents, { keptAsSent: true });
+      const prepared = await kept.prepareInTurn(decoded.contents, {
+        ...kept.requestOptions,
+        keptAsSent: true,
+      });
       const body = decoded.write(prepared.contents).toString('utf8');
       watch.register(decoded.contents[4] as object, '');
       return body;
@@ -210,14 +217,14 @@ describe('Conversation.releaseHistory', () => {
         await saving;
       },
     });
-    const reader = kept.body(GEMINI_API_FRONT.codec);
+    const reader = kept.bodies.reader(GEMINI_API_PROTOCOL.codec);
     // Spacing a serializer would not write: only an element kept as its own bytes keeps it.
     const raw = Buffer.from(
       JSON.stringify({ contents: shellHistory(4) }).replaceAll('"parts":[', '"parts": ['),
     );
     const sending = kept.exclusive(async () => {
       const decoded = reader.read(raw, 'm')!;
-      const prepared = await kept.prepareNow(decoded.contents);
+      const prepared = await kept.prepareInTurn(decoded.contents, kept.requestOptions);
       return decoded.write(prepared.contents).toString('utf8');
     });
     await appendStarted;

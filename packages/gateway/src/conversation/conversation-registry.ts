@@ -4,9 +4,16 @@
  * beyond `maxRetainedBytes`, the least recently used conversations drop their history (their
  * decisions stay, and their next request pays for a full estimate once). Beyond
  * `maxConversations`, the least recently used idle ones are forgotten altogether and loaded again
- * from the store when they come back.
+ * from the store when they come back. A conversation leased to a request in flight is never
+ * forgotten (its handler still holds it: a second instance would load and save state beside it).
  */
 import { Conversation, type ConversationOptions } from './conversation.js';
+
+/** A conversation held for one request, until `release` (which may be called more than once). */
+export interface ConversationLease {
+  readonly conversation: Conversation;
+  release(): void;
+}
 
 export interface ConversationRegistryOptions {
   maxRetainedBytes: number;
@@ -17,6 +24,8 @@ export interface ConversationRegistryOptions {
 export class ConversationRegistry {
   /** Insertion order is recency order (a Map iterates in insertion order). */
   private readonly conversations = new Map<string, Conversation>();
+  /** Requests in flight per conversation id. */
+  private readonly leases = new Map<string, number>();
 
   constructor(private readonly options: ConversationRegistryOptions) {}
 
@@ -35,13 +44,29 @@ export class ConversationRegistry {
     return conversation;
   }
 
+  /** The conversation `id`, held for a request in flight until the lease is released. */
+  lease(id: string): ConversationLease {
+    const conversation = this.get(id);
+    this.leases.set(id, (this.leases.get(id) ?? 0) + 1);
+    let released = false;
+    return {
+      conversation,
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.leases.get(id) ?? 1) - 1;
+        if (left > 0) this.leases.set(id, left);
+        else this.leases.delete(id);
+      },
+    };
+  }
+
   /** Keeps memory within bounds after a request retained its history. */
   trim(): void {
-    // The least recently used first; a conversation with a request in flight is never forgotten
-    // (its handler still holds it: a second instance would load and save state beside it).
-    for (const [id, conversation] of this.conversations) {
+    // The least recently used first, never one leased to a request in flight.
+    for (const id of this.conversations.keys()) {
       if (this.conversations.size <= this.options.maxConversations) break;
-      if (!conversation.busy) this.conversations.delete(id);
+      if (!this.leases.has(id)) this.conversations.delete(id);
     }
     let retained = 0;
     for (const conversation of this.conversations.values()) retained += conversation.retainedBytes;

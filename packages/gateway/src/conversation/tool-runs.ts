@@ -1,9 +1,9 @@
 /**
  * Parallel tool results as one turn. Gemini sends the results of one model turn's calls as one
  * user entry of function responses; the OpenAI shape sends one `tool` message per call, which the
- * front turns into one entry each. For the pass they are grouped back into one entry, so the
+ * protocol turns into one entry each. For the pass they are grouped back into one entry, so the
  * latest-turn rule protects every result of the turn being sent (not just the last one) and the
- * budget counts turns the same way on both fronts. After the pass the groups are split again,
+ * budget counts turns the same way in both protocols. After the pass the groups are split again,
  * each member the same object when the pass left its parts alone.
  */
 import type { Content } from '@toolmask/core';

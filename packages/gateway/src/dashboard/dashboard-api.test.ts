@@ -11,7 +11,7 @@ import { promises as fs } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { gatewayFixture, post, shellOutput } from '../test-utils/gemini-client.js';
 import { shellSessionThroughGateway } from '../test-utils/shell-session.js';
 import type {

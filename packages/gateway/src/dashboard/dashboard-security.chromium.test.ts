@@ -12,8 +12,8 @@ import {
   chromiumAvailable,
   launchChromium,
   watchedPage,
-} from '../test-utils/browser.js';
-import { codeAssistAnswer, startFakeUpstream } from '../test-utils/fake-upstream.js';
+} from '@toolmask/test-support/browser';
+import { codeAssistAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
 import {
   gatewayFixture,
   runGeminiClient,

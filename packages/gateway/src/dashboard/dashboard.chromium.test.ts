@@ -14,20 +14,16 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  TRACES_SKIP_MESSAGE,
-  loadTraceSession,
-  tracesDir,
-} from '../../../core/src/test-utils/traces.js';
-import type { RunningGateway } from '../listen.js';
+import { TRACES_SKIP_MESSAGE, loadTraceSession, tracesDir } from '@toolmask/test-support/traces';
+import type { RunningGateway } from '../listen-gateway.js';
 import {
   CHROMIUM_SKIP_MESSAGE,
   chromiumAvailable,
   launchChromium,
   overflowingElements,
   watchedPage,
-} from '../test-utils/browser.js';
-import type { FakeUpstream } from '../test-utils/fake-upstream.js';
+} from '@toolmask/test-support/browser';
+import type { FakeUpstream } from '@toolmask/test-support/fake-upstream';
 import { gatewayFixture, settled, startTestGateway } from '../test-utils/gemini-client.js';
 import { cachingUpstream, replayTrace } from '../test-utils/replay-trace.js';
 import type { SessionDetail, SessionOutputs, SessionsReport } from './api-types.js';

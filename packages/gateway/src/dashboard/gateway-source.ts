@@ -5,7 +5,7 @@
  * record lands, and the page asks again.
  */
 import type { ConversationRegistry } from '../conversation/conversation-registry.js';
-import type { MaskingSettingsSource } from '../settings/masking-settings.js';
+import type { MaskingSettingsSource } from '../pipeline/masking-settings.js';
 import type { ConversationStore, DecisionRecord, UsageStore } from '../state/stores.js';
 import type { OffloadedOutput, SettingValue } from './api-types.js';
 import type { DashboardSource } from './dashboard-source.js';

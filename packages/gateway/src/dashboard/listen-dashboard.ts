@@ -4,12 +4,13 @@
  * API and access rules as the gateway's: loopback by default (own endpoints only for loopback
  * Host names), any other address only with an auth token.
  */
-import { describeError } from '@toolmask/core/errors';
 import { createServer, type Server } from 'node:http';
-import { checkBindable, listenOn } from '../http/listen-on.js';
-import { isLoopbackHost } from '../http/loopback.js';
+import { checkBindable, listenOn } from '../server/listen-on.js';
+import { isLoopbackHost } from '../server/loopback.js';
 import { GATEWAY_VERSION } from '../version.js';
-import { createDashboardHandler } from './dashboard-handler.js';
+import type { AccessRules } from '../server/access.js';
+import { serveRoutes } from '../server/route-table.js';
+import { createDashboard } from './dashboard-routes.js';
 import type { DashboardSource } from './dashboard-source.js';
 import { DEFAULT_DASHBOARD_PORT } from '../defaults.js';
 
@@ -34,24 +35,18 @@ export async function listenDashboard(options: ListenDashboardOptions): Promise<
   const host = options.host ?? '127.0.0.1';
   checkBindable(host, options.authToken);
   const log = options.log ?? (() => undefined);
-  const dashboard = createDashboardHandler({
-    source: options.source,
-    version: GATEWAY_VERSION,
+  const rules: AccessRules = {
     loopbackOnly: isLoopbackHost(host),
     ...(options.authToken ? { authToken: options.authToken } : {}),
-  });
-  const server = createServer((request, response) => {
-    const pathname = (request.url ?? '/').split('?')[0] ?? '/';
-    if (!dashboard.owns(pathname)) {
-      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
-      return;
-    }
-    dashboard.handle(request, response).catch((error: unknown) => {
-      log(`[toolmask dashboard] request failed: ${describeError(error)}`);
-      if (!response.headersSent) response.writeHead(500).end();
-      else response.destroy();
-    });
-  });
+  };
+  const dashboard = createDashboard({ source: options.source, version: GATEWAY_VERSION, ...rules });
+  const server = createServer(
+    serveRoutes({
+      routes: dashboard.routes,
+      rules,
+      log: (line) => log(`[toolmask dashboard] ${line}`),
+    }),
+  );
   let bound;
   try {
     bound = await listenOn(server, host, options.port ?? DEFAULT_DASHBOARD_PORT);

@@ -13,7 +13,7 @@ import type {
   DecisionRecord,
   StoredConversation,
 } from './stores.js';
-import { appendLines, parseJsonLines, readIfExists, writeAtomically } from './private-files.js';
+import { appendLines, parseJsonLines, readIfExists, writeAtomically } from '@toolmask/core/storage';
 
 const SAFE_ID = /^[0-9a-f]{8,64}$/;
 

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { UsageRecord } from '../usage/usage-record.js';
 import type { UsageQuery, UsageStore } from './stores.js';
-import { appendLines } from './private-files.js';
+import { appendLines } from '@toolmask/core/storage';
 import { UsageDayCache } from './usage-day-cache.js';
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;

@@ -2,7 +2,7 @@
  * Reads that find every write started before them.
  *
  * The gateway writes a request's usage record and its conversation's state after the answer has
- * ended, so the client never waits for the disk (handlers/model-request.ts). Whoever reads the
+ * ended, so the client never waits for the disk (pipeline/handle-model-request.ts). Whoever reads the
  * stores next (`/api`, the dashboard, retention, a conversation loaded again) must still find
  * those writes: these wrappers count the writes in flight, and every read waits for the writes
  * that started before it. A write's failure is its writer's to report; a read only waits for it.

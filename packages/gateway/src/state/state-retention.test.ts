@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '@toolmask/core/storage';
 import { createGateway } from '../gateway.js';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { shellSessionThroughGateway } from '../test-utils/shell-session.js';
 import { createFileUsageStore } from './file-usage-store.js';
 

@@ -8,7 +8,7 @@
  */
 import { promises as fs } from 'node:fs';
 import type { UsageRecord } from '../usage/usage-record.js';
-import { parseJsonLines } from './private-files.js';
+import { parseJsonLines } from '@toolmask/core/storage';
 
 interface DayEntry {
   ino: number;

@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { forward, type ForwardResult } from './forward.js';
 
 const cleanups = cleanUpAfterEach();

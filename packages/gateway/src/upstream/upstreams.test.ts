@@ -5,10 +5,10 @@
 import * as net from 'node:net';
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { listenGateway } from '../listen.js';
-import { cleanUpAfterEach } from '../test-utils/cleanups.js';
+import { listenGateway } from '../listen-gateway.js';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { gatewayFixture } from '../test-utils/gemini-client.js';
-import { matchRoute } from './routes.js';
+import { matchModelRoute } from '../protocols/model-routes.js';
 import { DEFAULT_UPSTREAMS, upstreamTarget } from './upstreams.js';
 
 const cleanups = cleanUpAfterEach();
@@ -17,7 +17,7 @@ const VERTEX_PATH = (location: string) =>
   `/vertex/v1/projects/p/locations/${location}/publishers/google/models/m:generateContent`;
 
 function targetOf(url: string, upstreams = DEFAULT_UPSTREAMS) {
-  return upstreamTarget(upstreams, matchRoute('POST', url));
+  return upstreamTarget(upstreams, matchModelRoute('POST', url));
 }
 
 describe('upstreamTarget', () => {

@@ -3,7 +3,7 @@
  * person's own proxy, a test's loopback fake). Vertex AI picks its regional endpoint from the
  * location in the path unless an upstream is given.
  */
-import type { RouteMatch, UpstreamName } from './routes.js';
+import type { ModelRoute, UpstreamName } from '../protocols/protocol.js';
 
 export interface UpstreamUrls {
   gemini: string;
@@ -14,7 +14,7 @@ export interface UpstreamUrls {
   openai?: string;
   /**
    * More OpenAI-compatible servers, by route name: `<gateway>/openai/~<name>/...` goes to
-   * `openaiNamed[name]` (one per model provider of a qwen setup, launch/qwen-launch.ts).
+   * `openaiNamed[name]` (one per model provider of a qwen setup: the CLI's launch/qwen-launch.ts).
    */
   openaiNamed?: Record<string, string>;
 }
@@ -60,7 +60,7 @@ export type UpstreamTarget =
  * start with `/v1/chat/...` or `/chat/...`: the `/v1` is not doubled. The URL is parsed and must
  * keep the upstream's origin, so no part of a request's path can choose the host.
  */
-export function upstreamTarget(upstreams: UpstreamUrls, route: RouteMatch): UpstreamTarget {
+export function upstreamTarget(upstreams: UpstreamUrls, route: ModelRoute): UpstreamTarget {
   if (route.location !== undefined && !isVertexLocation(route.location)) {
     return { kind: 'bad-location', location: route.location };
   }

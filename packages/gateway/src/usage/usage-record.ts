@@ -2,16 +2,15 @@
  * One forwarded model request, as `/api/sessions` and the dashboard read it: the provider's real
  * usage next to toolmask's estimates of what masking kept out of the prompt.
  */
+import type { ProtocolKind } from '../protocols/protocol.js';
+
 export type ClientKind = 'gemini-cli' | 'qwen-code' | 'other';
 
-/** Which protocol front the request came through. */
-export type FrontKind = 'gemini-api' | 'vertex' | 'code-assist' | 'openai';
-
 /**
- * Where a request was seen: through one of the gateway's fronts, or `in-process` (read from the
+ * Where a request was seen: through one of the gateway's protocols, or `in-process` (read from the
  * telemetry outfile of an in-process installation by `toolmask dashboard`).
  */
-export type RequestSource = FrontKind | 'in-process';
+export type RequestSource = ProtocolKind | 'in-process';
 
 export interface UsageRecord {
   /** Epoch ms when the request arrived. */

@@ -5,7 +5,7 @@
  * (the last report wins, as streams repeat it); a plain JSON answer is collected up to a bound and
  * parsed at the end. An event or body past the bound is skipped: usage is then unknown, never wrong.
  */
-import type { UsageReport } from '../fronts/front.js';
+import type { UsageReport } from '../protocols/protocol.js';
 
 const MAX_EVENT_CHARS = 16 * 1024 * 1024;
 

@@ -1,0 +1,134 @@
+/**
+ * A conversation's decision log: which of its tool outputs were masked (and the snippet sent for
+ * each, byte for byte) and which were tried and kept whole. The client resends every output
+ * unmasked with every request; the log is what makes the gateway send each one as it did before,
+ * across requests and restarts (the records are in the conversation store).
+ *
+ * The log tells the masking service about what it re-applies (`markMasked`, `markKeptWhole`), so a
+ * re-applied snippet or a whole output tried before is neither counted nor masked again.
+ */
+import type { Content, MaskingResult, Part, ToolOutputMaskingService } from '@toolmask/core';
+import type { DecisionRecord } from '../state/stores.js';
+import { outputKey } from './output-key.js';
+
+type MaskedRecord = Extract<DecisionRecord, { kind: 'masked' }>;
+
+/** Masked outputs in a request as sent, and the tokens they keep out (estimates). */
+export interface MaskedTally {
+  maskedOutputs: number;
+  tokensKeptOut: number;
+}
+
+export class DecisionLog {
+  private readonly masked = new Map<string, MaskedRecord>();
+  /** Snippet response object → its record (to count what a request carries). */
+  private readonly bySnippet = new WeakMap<object, MaskedRecord>();
+  private readonly kept = new Set<string>();
+
+  constructor(private readonly service: ToolOutputMaskingService) {}
+
+  get hasMasked(): boolean {
+    return this.masked.size > 0;
+  }
+
+  /** Adds a decision (loaded from the store, or just saved there). */
+  remember(record: DecisionRecord): void {
+    if (record.kind === 'kept') {
+      this.kept.add(record.key);
+      return;
+    }
+    this.masked.set(record.key, record);
+    this.bySnippet.set(record.response, record);
+    this.service.markMasked(record.response);
+  }
+
+  /** An entry with the recorded decisions applied: the same object when none applies. */
+  apply(content: Content): Content {
+    const parts = content?.parts;
+    if (!Array.isArray(parts)) return content;
+    let replaced: Part[] | undefined;
+    parts.forEach((part, index) => {
+      const functionResponse = part?.functionResponse;
+      if (!functionResponse) return;
+      const key = outputKey(functionResponse);
+      const record = this.masked.get(key);
+      if (record) {
+        replaced ??= parts.slice();
+        replaced[index] = {
+          ...part,
+          functionResponse: { ...functionResponse, response: record.response },
+        };
+      } else if (this.kept.has(key) && functionResponse.response) {
+        this.service.markKeptWhole(functionResponse.response);
+      }
+    });
+    return replaced ? { ...content, parts: replaced } : content;
+  }
+
+  /** How many masked outputs `sent` carries, and the tokens they keep out. */
+  tally(sent: readonly Content[]): MaskedTally {
+    let maskedOutputs = 0;
+    let tokensKeptOut = 0;
+    for (const content of sent) {
+      for (const part of content?.parts ?? []) {
+        const response = part?.functionResponse?.response;
+        const record = response ? this.bySnippet.get(response) : undefined;
+        if (!record) continue;
+        maskedOutputs++;
+        tokensKeptOut += Math.max(0, record.tokensBefore - record.tokensAfter);
+      }
+    }
+    return { maskedOutputs, tokensKeptOut };
+  }
+}
+
+/**
+ * The decisions a pass made on `before` (masked parts in `after`, outputs kept whole), as records
+ * made at `at`.
+ */
+export function decisionsOfPass(
+  pass: { before: readonly Content[]; after: readonly Content[]; result: MaskingResult },
+  at: number,
+): DecisionRecord[] {
+  const { before, after, result } = pass;
+  const records: DecisionRecord[] = [];
+  // The service lists offloaded outputs in history order, as the changed parts are found here.
+  let offloadedIndex = 0;
+  for (const contentIndex of result.changedIndices) {
+    const oldParts = before[contentIndex]?.parts ?? [];
+    const newParts = after[contentIndex]?.parts ?? [];
+    oldParts.forEach((oldPart, partIndex) => {
+      const newPart = newParts[partIndex];
+      const original = oldPart?.functionResponse;
+      const replacement = newPart?.functionResponse?.response as { output?: unknown } | undefined;
+      if (!original || newPart === oldPart || typeof replacement?.output !== 'string') return;
+      const offloaded = result.offloaded[offloadedIndex++];
+      if (!offloaded) return;
+      records.push({
+        kind: 'masked',
+        key: outputKey(original),
+        toolName: offloaded.toolName,
+        callId: offloaded.callId,
+        response: replacement as { output: string },
+        filePath: offloaded.filePath,
+        bytes: offloaded.bytes,
+        tokensBefore: offloaded.tokensBefore,
+        tokensAfter: offloaded.tokensAfter,
+        at,
+      });
+    });
+  }
+  for (const location of result.keptWhole) {
+    const functionResponse =
+      before[location.contentIndex]?.parts?.[location.partIndex]?.functionResponse;
+    if (!functionResponse) continue;
+    records.push({
+      kind: 'kept',
+      key: outputKey(functionResponse),
+      toolName: typeof functionResponse.name === 'string' ? functionResponse.name : '',
+      callId: typeof functionResponse.id === 'string' ? functionResponse.id : '',
+      at,
+    });
+  }
+  return records;
+}

@@ -1,0 +1,120 @@
+/**
+ * The dashboard as routes over a `DashboardSource`: the page (`/`, `/assets/...`) and its API
+ * (`/api/...`), with the access rules of the gateway's own endpoints (server/access.ts). The
+ * gateway puts them in its route table before its model routes; `toolmask dashboard` serves them
+ * alone (listen-dashboard.ts).
+ *
+ * With an auth token, a browser gets in by opening `/?token=<token>` once: the answer is a
+ * redirect to `/` (the token leaves the address bar and the history) that sets an HttpOnly,
+ * SameSite=Strict cookie derived from the token; the page's own requests then carry it.
+ */
+import type { ServerResponse } from 'node:http';
+import { ACCESS, dashboardCookie, tokenMatches, type AccessRules } from '../server/access.js';
+import type { RequestTarget, Route } from '../server/route-table.js';
+import { createChangeFeed, type ChangeFeed } from './change-feed.js';
+import { handleDashboardApi } from './dashboard-api.js';
+import type { DashboardSource } from './dashboard-source.js';
+import { SECURITY_HEADERS, serveAsset } from './static-assets.js';
+
+export interface DashboardOptions extends AccessRules {
+  source: DashboardSource;
+  version: string;
+  now?: () => number;
+}
+
+export interface Dashboard {
+  /** Its rows of a route table. */
+  routes: Route[];
+  /** Ends the live streams (a server that stops). */
+  close(): void;
+  readonly feed: ChangeFeed;
+}
+
+const NEEDS_TOKEN_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>toolmask dashboard</title></head>
+<body><h1>toolmask dashboard</h1>
+<p>This server needs its auth token. Open this address once with <code>?token=&lt;token&gt;</code>
+added (e.g. <code>/?token=…</code>): the browser then keeps an HttpOnly cookie for it.</p>
+</body></html>
+`;
+
+function needsToken(response: ServerResponse): void {
+  response
+    .writeHead(401, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      ...SECURITY_HEADERS,
+    })
+    .end(NEEDS_TOKEN_PAGE);
+}
+
+async function serveOrNotFound(pathname: string, response: ServerResponse): Promise<void> {
+  if (!(await serveAsset(pathname, response))) {
+    response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+  }
+}
+
+const PAGES = ['/', '/index.html'];
+const READS = ['GET', 'HEAD'];
+
+export function createDashboard(options: DashboardOptions): Dashboard {
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const feed = createChangeFeed();
+  const unsubscribe = options.source.onChange(() => feed.notify());
+  const api = { source: options.source, feed, version: options.version, startedAt, now };
+
+  /** `/?token=...`: the cookie for a right token, a refusal for a wrong one. */
+  function exchangeToken(response: ServerResponse, { query }: RequestTarget): void {
+    const token = options.authToken;
+    if (!token || !tokenMatches(query.get('token') ?? '', token)) {
+      needsToken(response);
+      return;
+    }
+    const cookie = dashboardCookie(token);
+    response
+      .writeHead(303, {
+        location: '/',
+        'set-cookie': `${cookie.name}=${cookie.value}; HttpOnly; SameSite=Strict; Path=/`,
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+      })
+      .end();
+  }
+
+  const page = { ...ACCESS.browser, refuseWithoutToken: needsToken };
+  return {
+    feed,
+    routes: [
+      ...PAGES.map((path): Route => ({
+        path,
+        withQuery: 'token',
+        access: ACCESS.tokenExchange,
+        handle: (_request, response, target) => exchangeToken(response, target),
+      })),
+      {
+        path: '/api/',
+        prefix: true,
+        access: ACCESS.browser,
+        handle: (request, response) => handleDashboardApi(api, request, response),
+      },
+      ...PAGES.map((path): Route => ({
+        path,
+        methods: READS,
+        access: page,
+        handle: (_request, response, { pathname }) => serveOrNotFound(pathname, response),
+      })),
+      {
+        path: '/assets/',
+        prefix: true,
+        methods: READS,
+        access: ACCESS.browser,
+        handle: (_request, response, { pathname }) => serveOrNotFound(pathname, response),
+      },
+    ],
+    close() {
+      unsubscribe();
+      feed.closeAll();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The gateway's errors: the codes it answers a model request with when it answers itself (each
+ * protocol writes them in its own error style: protocols/<name>/errors.ts), and its error classes,
+ * all `ToolmaskError`s with a stable `code` (core's base class).
+ */
+import { ToolmaskError } from '@toolmask/core/errors';
+
+/**
+ * Codes of the errors a model request can get from the gateway itself, never renamed (clients and
+ * people's scripts may match on them).
+ */
+export type WireErrorCode =
+  /** That API has no upstream configured (OpenAI without `--openai-upstream`): 502. */
+  | 'NO_UPSTREAM'
+  /** The path names a Vertex AI location that is not one: 400. */
+  | 'BAD_LOCATION'
+  /** The path would leave the upstream: 400. */
+  | 'BAD_PATH'
+  /** The body is larger than `--max-body-mb`: 413. */
+  | 'BODY_TOO_LARGE'
+  /** The body is not JSON: 400. */
+  | 'MALFORMED_JSON'
+  /** The upstream could not be reached: 502. */
+  | 'UPSTREAM_UNREACHABLE';
+
+/** Why a gateway or dashboard could not start listening (the CLI exits 2). */
+export class GatewayStartError extends ToolmaskError<
+  'PORT_IN_USE' | 'NEEDS_AUTH_TOKEN' | 'LISTEN_FAILED'
+> {}
+
+/** A request body over the limit (`--max-body-mb`): answered 413 `BODY_TOO_LARGE`. */
+export class BodyTooLargeError extends ToolmaskError<'BODY_TOO_LARGE'> {
+  constructor(readonly limitBytes: number) {
+    super('BODY_TOO_LARGE', `the request body is larger than ${limitBytes} bytes`);
+  }
+}

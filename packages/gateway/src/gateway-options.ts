@@ -1,0 +1,67 @@
+/** What `createGateway` takes and gives (gateway.ts). */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ToolOutputStore } from '@toolmask/core/storage';
+import type { Dispatcher } from 'undici';
+import type { ConversationStore, UsageStore } from './state/stores.js';
+import type { UpstreamUrls } from './upstream/upstreams.js';
+import { MCP_SERVER_NAME, MCP_TOOL_NAME } from './server/mcp-endpoint.js';
+
+export interface GatewayOptions {
+  /** Where decisions, usage records and offloaded outputs live. */
+  stateDir: string;
+  upstreams?: Partial<UpstreamUrls>;
+  /** A settings.json to read `experimental.toolOutputMasking` from; default gemini-cli's user file. */
+  settingsFile?: string;
+  /** Largest request body accepted. @default 64 MiB */
+  maxBodyBytes?: number;
+  /** Required of every client when set (see the module comment). */
+  authToken?: string;
+  /**
+   * Serve the gateway's own endpoints (`/mcp`, `/api`, `/metrics`, the dashboard) only to requests
+   * addressed to a loopback name, so a web page cannot reach them by DNS rebinding. `listenGateway`
+   * sets it when bound to loopback. @default false
+   */
+  loopbackOnly?: boolean;
+  /** Turn gemini-cli's own masking off through Code Assist's experiment flags. @default true */
+  disableClientMasking?: boolean;
+  /** The name of the read-back tool as clients' models see it. @default mcp_toolmask_read_tool_output */
+  readToolName?: string;
+  /** Idle time after which a new prompt counts as cache-cold. @default 5 minutes */
+  idleGapMs?: number;
+  /** Bytes of conversation history kept in memory between requests. @default 256 MiB */
+  maxRetainedBytes?: number;
+  otlpEndpoint?: string;
+  /**
+   * Days of history kept in the state folder: usage records, conversations' decisions and their
+   * offloaded outputs older than this are removed at start and then daily (state-retention.ts).
+   * 0 keeps everything. @default 30
+   */
+  retentionDays?: number;
+  /** Debug and warning lines (never a header or a body). @default none */
+  log?: (line: string) => void;
+  /** Alternative state stores (shared storage); default the file system under `stateDir`. */
+  stores?: { conversations?: ConversationStore; usage?: UsageStore; outputs?: ToolOutputStore };
+  /** Test seams: `dispatcher` takes the upstream requests (an undici `MockAgent`). */
+  _internal?: { dispatcher?: Dispatcher; now?: () => number };
+}
+
+export interface Gateway {
+  /** Handles one HTTP request; never throws (errors become 500 answers). */
+  handle(request: IncomingMessage, response: ServerResponse): void;
+  /** Waits for requests in flight (up to `timeoutMs`), then flushes telemetry. */
+  close(timeoutMs?: number): Promise<void>;
+  readonly stateDir: string;
+  readonly version: string;
+  /** Random per gateway, answered by `/healthz`: tells this gateway from whatever else answers. */
+  readonly instanceId: string;
+  /** Requests being handled now. */
+  readonly inFlight: number;
+  /** Memory kept for conversations, for tests and the bench. */
+  stats(): { conversations: number; retainedBytes: number };
+}
+
+/** gemini-cli names an MCP tool `mcp_<server>_<tool>`; the snippet names it that way. */
+export const DEFAULT_READ_TOOL_NAME = `mcp_${MCP_SERVER_NAME}_${MCP_TOOL_NAME}`;
+
+/** @default of `retentionDays`. */
+export const DEFAULT_RETENTION_DAYS = 30;

@@ -1,0 +1,187 @@
+/**
+ * The masking step of a model request: find its conversation, decode the body (body/decode-body.ts:
+ * the conversation's incremental reader, or whole), let the conversation's pass mask it, and write
+ * the body to send.
+ *
+ * Whatever goes wrong on the masking side, the original request goes out as it came and the
+ * failure is counted: a body that is not valid UTF-8 or holds a number JavaScript cannot write back
+ * exactly is forwarded untouched; so is one whose pass threw. Only a body that is not JSON at all is
+ * answered by the gateway itself (400), in the protocol's error style.
+ */
+import { isUtf8 } from 'node:buffer';
+import { describeError } from '@toolmask/core/errors';
+import { decodeBody, decodeWhole, type DecodedBody } from '../body/decode-body.js';
+import { headBytes } from '../body/incremental-body.js';
+import { SESSION_HEADER, conversationKey } from '../conversation/conversation-key.js';
+import type { Conversation, PreparedRequest } from '../conversation/conversation.js';
+import { clientOf } from '../usage/usage-record.js';
+import type { GatewayContext } from './gateway-context.js';
+import { headerValue, replyError, type ModelExchange } from './model-exchange.js';
+
+/** The body to send, and what masking it found (the usage record's fields). */
+export interface MaskedBody {
+  body: Buffer | string;
+  /** The conversation's, when the request belongs to one (held by the exchange's lease). */
+  conversation?: Conversation;
+  model?: string;
+  prepared?: PreparedRequest;
+  /** Outputs left unmasked for a failure (the record counts them). */
+  failures: number;
+}
+
+/** The conversation's key: the launcher's session header, or the body's own, and its head. */
+function keyOf(exchange: ModelExchange, head: Buffer): string {
+  const raw = exchange.raw as Buffer;
+  const session =
+    headerValue(exchange.request, SESSION_HEADER) ?? exchange.protocol.codec.session?.(raw);
+  return conversationKey(session, head);
+}
+
+/**
+ * The body masked, or undefined when the gateway answered the request itself (400). Only for
+ * `mask` and `countTokens` requests with a body.
+ */
+export async function maskExchange(
+  context: GatewayContext,
+  exchange: ModelExchange,
+): Promise<MaskedBody | undefined> {
+  const raw = exchange.raw as Buffer;
+  if (!isUtf8(raw)) return { body: raw, failures: 1 };
+  const { codec } = exchange.protocol;
+  const head = headBytes(codec, raw);
+  if (exchange.route.action === 'mask') {
+    // Read once for this request: its pass is given these.
+    const config = (exchange.config = await context.maskingConfig());
+    if (head && !config.enabled) {
+      const counted = await countedUnmasked(context, exchange, head);
+      if (counted) return counted;
+    }
+    if (head) {
+      // The conversation is known before its body is read: its own reader decodes it, in turn.
+      const { conversation } = leaseConversation(context, exchange, keyOf(exchange, head));
+      return conversation.exclusive(() =>
+        passOver(
+          context,
+          exchange,
+          decodeBody(conversation.bodies.reader(codec), raw, exchange.route.model),
+        ),
+      );
+    }
+  }
+  const decoded = decodeWhole(codec, raw, exchange.route.model);
+  if (decoded.kind !== 'conversation') return passOver(context, exchange, decoded);
+  // The same key as the incremental path's: the head's bytes as they came, when they can be found.
+  const key = keyOf(exchange, head ?? Buffer.from(JSON.stringify(decoded.head)));
+  if (exchange.route.action === 'countTokens')
+    return previewed(context, exchange, { key, decoded });
+  const { conversation } = leaseConversation(context, exchange, key);
+  return conversation.exclusive(() => passOver(context, exchange, decoded));
+}
+
+/** The exchange's conversation, leased once (masking off, then on: the same key, one lease). */
+function leaseConversation(context: GatewayContext, exchange: ModelExchange, key: string) {
+  exchange.lease ??= context.conversations.lease(key);
+  return exchange.lease;
+}
+
+/**
+ * The pass over a decoded body, in its conversation's turn (when it has one). A body with no
+ * conversation to mask lets its lease go: it belongs to none.
+ */
+async function passOver(
+  context: GatewayContext,
+  exchange: ModelExchange,
+  decoded: DecodedBody,
+): Promise<MaskedBody | undefined> {
+  const raw = exchange.raw as Buffer;
+  if (decoded.kind !== 'conversation') {
+    exchange.lease?.release();
+    exchange.lease = undefined;
+    if (decoded.kind === 'no-conversation') return { body: raw, failures: 0 };
+    if (decoded.kind === 'inexact') {
+      context.log(
+        `[toolmask gateway] a ${exchange.protocol.kind} request holds a number JSON cannot carry exactly; forwarded unmasked`,
+      );
+      return { body: raw, failures: 1 };
+    }
+    replyError(exchange.response, exchange.protocol, {
+      status: 400,
+      code: 'MALFORMED_JSON',
+      message: `the request body is not valid JSON (${decoded.message})`,
+    });
+    return undefined;
+  }
+  const conversation = (exchange.lease as NonNullable<ModelExchange['lease']>).conversation;
+  const { model, readToolName } = decoded.description;
+  try {
+    const prepared = await conversation.prepareInTurn(decoded.contents, {
+      config: exchange.config as NonNullable<ModelExchange['config']>,
+      signal: exchange.signal,
+      ...(readToolName ? { readToolName } : {}),
+      ...(decoded.incremental ? { keptAsSent: true } : { retainedBytes: raw.length }),
+    });
+    // No session id on metrics: a label per conversation would grow the exporter's memory and
+    // a Prometheus server's series without bound (the masking log event carries it).
+    context.telemetry.recordPass(prepared.result, {
+      client: clientOf(headerValue(exchange.request, 'user-agent')),
+      model,
+    });
+    return {
+      // The body as it came when nothing in it changed.
+      body: decoded.write(prepared.contents, prepared.changedIndices),
+      conversation,
+      model,
+      prepared,
+      // Tool outputs the protocol cannot read count once, in the request that brings them.
+      failures: prepared.result.failures.length + prepared.unsavedDecisions + decoded.unmaskable,
+    };
+  } catch (error) {
+    context.log(
+      `[toolmask gateway] masking failed; the request goes out unmasked: ${describeError(error)}`,
+    );
+    return { body: raw, conversation, failures: 1 };
+  }
+}
+
+/** countTokens: what is already decided applied, without a pass and without changing any state. */
+async function previewed(
+  context: GatewayContext,
+  exchange: ModelExchange,
+  body: { key: string; decoded: Extract<DecodedBody, { kind: 'conversation' }> },
+): Promise<MaskedBody> {
+  const { key, decoded } = body;
+  try {
+    const preview = await context.conversations.get(key).preview(decoded.contents);
+    return {
+      body: decoded.write(preview.contents, preview.changedIndices),
+      model: decoded.description.model,
+      failures: 0,
+    };
+  } catch (error) {
+    context.log(`[toolmask gateway] countTokens sent unmasked: ${describeError(error)}`);
+    return { body: exchange.raw as Buffer, failures: 1 };
+  }
+}
+
+/**
+ * Masking is off: the body goes out as it came, neither decoded nor kept, and is still counted for
+ * its conversation (usage records, the dashboard). Undefined when outputs of its conversation were
+ * masked before masking was turned off: they stay masked, as the same bytes, so the provider's
+ * cache and the model's view hold; the usual path applies them, and its pass, being off, masks
+ * nothing new.
+ */
+async function countedUnmasked(
+  context: GatewayContext,
+  exchange: ModelExchange,
+  head: Buffer,
+): Promise<MaskedBody | undefined> {
+  const { conversation } = leaseConversation(context, exchange, keyOf(exchange, head));
+  let maskedBefore: boolean;
+  try {
+    maskedBefore = await conversation.hasMaskedOutputs();
+  } catch {
+    maskedBefore = true; // unknown: the usual path finds out, and counts the failure
+  }
+  if (maskedBefore) return undefined;
+  return { body: exchange.raw as Buffer, conversation, failures: 0 };
+}

@@ -1,0 +1,82 @@
+/**
+ * One model request on its way through the gateway: what every step of the pipeline
+ * (handle-model-request.ts) reads and adds to, in one object instead of parameters passed along.
+ * It is made once the upstream is known and the body read; `close()` ends it on every path: the
+ * client's `close` no longer aborts it, and its conversation lease is released.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ToolOutputMaskingConfig } from '@toolmask/core';
+import type { ConversationLease } from '../conversation/conversation-registry.js';
+import type { WireErrorCode } from '../errors.js';
+import type { ModelRoute, Protocol } from '../protocols/protocol.js';
+
+export interface ModelExchange {
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly route: ModelRoute;
+  readonly protocol: Protocol;
+  /** Where it goes upstream. */
+  readonly upstreamUrl: string;
+  /** The body as it came (none for a GET or HEAD). */
+  readonly raw: Buffer | undefined;
+  /** Aborted when the client goes away (a pass under way stops, the upstream call too). */
+  readonly signal: AbortSignal;
+  /** Epoch ms when it arrived (the usage record's time). */
+  readonly arrivedAt: number;
+  /** `performance.now()` when it arrived, and the milliseconds spent reading its body. */
+  readonly startedMs: number;
+  readonly readMs: number;
+  /** The masking settings, read once for this request (model requests that are masked). */
+  config?: ToolOutputMaskingConfig;
+  /** Its conversation, held from when it is known until `close`. */
+  lease?: ConversationLease;
+  close(): void;
+}
+
+/** An error the gateway answers itself, in the protocol's style. */
+export interface WireError {
+  status: number;
+  code: WireErrorCode;
+  message: string;
+}
+
+/**
+ * Answers with `error` in `protocol`'s style; a response already under way (its headers sent) can
+ * only be cut.
+ */
+export function replyError(response: ServerResponse, protocol: Protocol, error: WireError): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response
+    .writeHead(error.status, { 'content-type': 'application/json; charset=utf-8' })
+    .end(protocol.errorBody(error.status, error.code, error.message));
+}
+
+/** The first value of a request header. */
+export function headerValue(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function openExchange(
+  fields: Omit<ModelExchange, 'signal' | 'close' | 'config' | 'lease'>,
+): ModelExchange {
+  // Armed now: a client that goes away while the pass runs stops it and the upstream call.
+  const controller = new AbortController();
+  const { response } = fields;
+  const clientGone = () => {
+    if (!response.writableFinished) controller.abort();
+  };
+  response.on('close', clientGone);
+  const exchange: ModelExchange = {
+    ...fields,
+    signal: controller.signal,
+    close() {
+      response.off('close', clientGone);
+      exchange.lease?.release();
+    },
+  };
+  return exchange;
+}

@@ -1,0 +1,79 @@
+/**
+ * The last step of a masked model request: its usage record (the provider's real usage next to
+ * the pass's estimates) and its conversation's state after the answer (the time it ended, for the
+ * idle gap, and what the provider cached, for the cold signal).
+ */
+import { describeError } from '@toolmask/core/errors';
+import type { Conversation } from '../conversation/conversation.js';
+import type { UsageReport } from '../protocols/protocol.js';
+import type { ForwardResult } from '../upstream/forward.js';
+import { clientOf, type UsageRecord } from '../usage/usage-record.js';
+import type { GatewayContext } from './gateway-context.js';
+import type { MaskedBody } from './mask-exchange.js';
+import { headerValue, type ModelExchange } from './model-exchange.js';
+
+/** How the answer went. */
+export interface Answered {
+  result: ForwardResult;
+  usage: UsageReport;
+  /** Milliseconds the gateway added before forwarding. */
+  gatewayMs: number;
+}
+
+export async function recordExchange(
+  context: GatewayContext,
+  exchange: ModelExchange,
+  masked: MaskedBody & { conversation: Conversation },
+  answered: Answered,
+): Promise<void> {
+  const { conversation, prepared } = masked;
+  const { result, usage, gatewayMs } = answered;
+  const pass = prepared?.result;
+  const record: UsageRecord = {
+    at: exchange.arrivedAt,
+    conversationId: conversation.id,
+    client: clientOf(headerValue(exchange.request, 'user-agent')),
+    front: exchange.protocol.kind,
+    model: masked.model ?? exchange.route.model,
+    status: result.status,
+    ...(usage.promptTokens !== undefined ? { promptTokens: usage.promptTokens } : {}),
+    ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}),
+    ...(usage.outputTokens !== undefined ? { outputTokens: usage.outputTokens } : {}),
+    maskedOutputs: prepared?.maskedOutputs ?? 0,
+    newlyMasked: pass?.maskedCount ?? 0,
+    tokensKeptOut: prepared?.tokensKeptOut ?? 0,
+    bytesOffloaded: pass?.offloaded.reduce((sum, output) => sum + output.bytes, 0) ?? 0,
+    failures: masked.failures + (result.outcome === 'upstream-cut' ? 1 : 0),
+    ...(pass?.trigger ? { trigger: pass.trigger } : {}),
+    cacheLikelyCold: prepared?.cacheLikelyCold ?? false,
+    gatewayMs,
+  };
+  context.telemetry.recordRequest(record);
+  // The record and the conversation's state are separate files: written side by side.
+  await Promise.all([
+    context.recordUsage(record),
+    finishConversation(context, conversation, usage, record),
+  ]);
+}
+
+async function finishConversation(
+  context: GatewayContext,
+  conversation: Conversation,
+  usage: UsageReport,
+  record: UsageRecord,
+): Promise<void> {
+  try {
+    // In turn with the conversation's passes: the next one sees this answer's time and usage.
+    await conversation.exclusive(() =>
+      conversation.finish(usage, {
+        startedAt: conversation.meta?.startedAt ?? record.at,
+        client: record.client,
+        model: record.model,
+      }),
+    );
+  } catch (error) {
+    context.log(
+      `[toolmask gateway] could not save the state of conversation ${conversation.id}: ${describeError(error)}`,
+    );
+  }
+}

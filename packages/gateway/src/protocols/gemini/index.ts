@@ -1,0 +1,18 @@
+/** The Gemini API, Vertex AI and Code Assist: one protocol family, three kinds. */
+import type { Protocol, ProtocolKind } from '../protocol.js';
+import { geminiCodec } from './codec.js';
+import { googleErrorBody } from './errors.js';
+import { geminiUsage } from './usage.js';
+
+function geminiProtocol(kind: ProtocolKind): Protocol {
+  return {
+    kind,
+    codec: geminiCodec(kind),
+    usage: (event) => geminiUsage(kind, event),
+    errorBody: googleErrorBody,
+  };
+}
+
+export const GEMINI_API_PROTOCOL = geminiProtocol('gemini-api');
+export const VERTEX_PROTOCOL = geminiProtocol('vertex');
+export const CODE_ASSIST_PROTOCOL = geminiProtocol('code-assist');

@@ -1,0 +1,12 @@
+/** OpenAI chat completions (qwen-code and other OpenAI-style agents). */
+import type { Protocol } from '../protocol.js';
+import { OPENAI_CHAT_CODEC } from './codec.js';
+import { openAiErrorBody } from './errors.js';
+import { openAiChatUsage } from './usage.js';
+
+export const OPENAI_CHAT_PROTOCOL: Protocol = {
+  kind: 'openai',
+  codec: OPENAI_CHAT_CODEC,
+  usage: openAiChatUsage,
+  errorBody: openAiErrorBody,
+};

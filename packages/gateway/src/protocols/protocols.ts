@@ -1,0 +1,32 @@
+/**
+ * Every protocol the gateway speaks, by kind, and the paths of each in the order they are tried
+ * (model-routes.ts). A new protocol is a folder beside these (see protocol.ts) and a line in each.
+ */
+import { CODE_ASSIST_PROTOCOL, GEMINI_API_PROTOCOL, VERTEX_PROTOCOL } from './gemini/index.js';
+import { CODE_ASSIST_ROUTE, GEMINI_API_ROUTE, VERTEX_ROUTE } from './gemini/routes.js';
+import { OPENAI_CHAT_PROTOCOL } from './openai-chat/index.js';
+import { OPENAI_CHAT_ROUTE } from './openai-chat/routes.js';
+import type { Protocol, ProtocolKind, ProtocolRoute, UpstreamName } from './protocol.js';
+
+export const PROTOCOLS: Record<ProtocolKind, Protocol> = {
+  'gemini-api': GEMINI_API_PROTOCOL,
+  vertex: VERTEX_PROTOCOL,
+  'code-assist': CODE_ASSIST_PROTOCOL,
+  openai: OPENAI_CHAT_PROTOCOL,
+};
+
+/** Tried in this order; the first that matches a path decides. */
+export const PROTOCOL_ROUTES: readonly ProtocolRoute[] = [
+  CODE_ASSIST_ROUTE,
+  VERTEX_ROUTE,
+  GEMINI_API_ROUTE,
+  OPENAI_CHAT_ROUTE,
+];
+
+/** The protocol of each upstream's requests. */
+export const PROTOCOL_OF: Record<UpstreamName, ProtocolKind> = {
+  gemini: 'gemini-api',
+  vertex: 'vertex',
+  codeAssist: 'code-assist',
+  openai: 'openai',
+};

@@ -1,0 +1,149 @@
+/**
+ * Who may use each route (route-table.ts): the gateway's own endpoints (the dashboard, `/api`,
+ * `/metrics`, `/mcp`) and its model endpoints, shared by the gateway and `toolmask dashboard`:
+ *
+ * - on a loopback-bound server, an own endpoint answers only a request addressed to a loopback
+ *   name (Host header), so a web page cannot reach it by DNS rebinding;
+ * - with an auth token, every endpoint needs it: `x-toolmask-token: <token>` anywhere;
+ *   `Authorization: Bearer <token>` on own endpoints only (on a model request that header is the
+ *   client's credential for the provider); and, for the dashboard's page and its reads, the
+ *   dashboard cookie a browser gets by opening `/?token=<token>` once (dashboard/dashboard-routes.ts).
+ *
+ * Tokens are compared in constant time.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isLoopbackHost } from './loopback.js';
+
+export interface AccessRules {
+  authToken?: string;
+  /** Own endpoints only for requests addressed to a loopback name. */
+  loopbackOnly?: boolean;
+}
+
+/** The host name of a Host header (`127.0.0.1:8787` → `127.0.0.1`, `[::1]:8787` → `[::1]`). */
+export function hostName(header: string | undefined): string {
+  return /^(\[[^\]]*\]|[^:]*)/.exec(header ?? '')?.[1] ?? '';
+}
+
+export function tokenMatches(given: string | undefined, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function derived(authToken: string, purpose: string): string {
+  return createHmac('sha256', authToken).update(`toolmask dashboard ${purpose} v1`).digest('hex');
+}
+
+/**
+ * The dashboard cookie: its value is derived from the token, so the cookie is no token (it
+ * cannot authorize a model request) and changes when the token does; so does its name, so that
+ * gateways with different tokens on one host (cookies ignore ports) do not overwrite each other's.
+ */
+export function dashboardCookie(authToken: string): { name: string; value: string } {
+  return {
+    name: `toolmask_dashboard_${derived(authToken, 'cookie name').slice(0, 12)}`,
+    value: derived(authToken, 'cookie'),
+  };
+}
+
+function cookie(request: IncomingMessage, name: string): string | undefined {
+  for (const pair of (request.headers.cookie ?? '').split(';')) {
+    const at = pair.indexOf('=');
+    if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+function firstHeader(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export type Credential = 'header' | 'bearer' | 'cookie';
+
+/** Who may reach a route: the Host it is addressed to, and how its token may come. */
+export interface Access {
+  /** Only requests addressed to a loopback name, on a server that requires it (`loopbackOnly`). */
+  loopbackHost: boolean;
+  /** The ways the server's auth token (when it has one) may come; none: it is not asked for. */
+  token: readonly Credential[];
+  /** Answers a request without the token. @default a 401 JSON error */
+  refuseWithoutToken?: (response: ServerResponse) => void;
+}
+
+/** The kinds of route there are. */
+export const ACCESS = {
+  /** `/healthz`: anyone. */
+  public: { loopbackHost: false, token: [] },
+  /** Model requests: their `Authorization` is the client's credential for the provider. */
+  model: { loopbackHost: false, token: ['header'] },
+  /** `/mcp`: a client's tool call, never a browser's cookie. */
+  tool: { loopbackHost: true, token: ['header', 'bearer'] },
+  /** The dashboard's page, assets and API, and `/metrics`: also the dashboard cookie. */
+  browser: { loopbackHost: true, token: ['header', 'bearer', 'cookie'] },
+  /** `/?token=`: the handler checks the token in the query itself. */
+  tokenExchange: { loopbackHost: true, token: [] },
+} as const satisfies Record<string, Access>;
+
+/**
+ * Whether `request` may reach a route of `access`; when it may not, the refusal is answered here
+ * (403 for a foreign Host, 401 without the token).
+ */
+export function admits(
+  access: Access,
+  rules: AccessRules,
+  request: IncomingMessage,
+  response: ServerResponse,
+): boolean {
+  if (access.loopbackHost && !hostAllowed(request, rules)) {
+    refuseForeignHost(response);
+    return false;
+  }
+  if (access.token.length === 0 || hasToken(request, rules, access.token)) return true;
+  (access.refuseWithoutToken ?? refuseWithoutToken)(response);
+  return false;
+}
+
+/** Whether the request carries the token in one of the accepted ways (always, without a token). */
+function hasToken(
+  request: IncomingMessage,
+  rules: AccessRules,
+  accepted: readonly Credential[],
+): boolean {
+  const token = rules.authToken;
+  if (!token) return true;
+  if (accepted.includes('header') && tokenMatches(firstHeader(request, 'x-toolmask-token'), token))
+    return true;
+  const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  if (accepted.includes('bearer') && tokenMatches(bearer, token)) return true;
+  if (!accepted.includes('cookie')) return false;
+  const expected = dashboardCookie(token);
+  return tokenMatches(cookie(request, expected.name), expected.value);
+}
+
+/** Whether a request to an own endpoint is addressed as the rules require. */
+function hostAllowed(request: IncomingMessage, rules: AccessRules): boolean {
+  return !rules.loopbackOnly || isLoopbackHost(hostName(request.headers.host));
+}
+
+function refuseForeignHost(response: ServerResponse): void {
+  response
+    .writeHead(403, { 'content-type': 'application/json' })
+    .end(
+      JSON.stringify({ error: { code: 403, message: 'toolmask gateway: not a loopback Host' } }),
+    );
+}
+
+function refuseWithoutToken(response: ServerResponse): void {
+  response.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(
+    JSON.stringify({
+      error: {
+        code: 401,
+        message: 'toolmask gateway: this gateway needs its auth token (x-toolmask-token header)',
+      },
+    }),
+  );
+}
