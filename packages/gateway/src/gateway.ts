@@ -1,7 +1,7 @@
 /**
  * `createGateway(options)`: the gateway as a request handler, with no listener of its own, so
  * tests drive the very same code on any server and the CLI (`toolmask gateway`, the launchers)
- * listens with it (server/listen.ts). It wires the stores, the conversations and the pipeline, and
+ * listens with it (listen-gateway.ts). It wires the stores, the conversations and the pipeline, and
  * answers every request from one route table (server/route-table.ts):
  *
  * `/healthz`; the dashboard at `/` with its API under `/api/` (dashboard/); `GET /metrics`

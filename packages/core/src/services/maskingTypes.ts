@@ -30,7 +30,7 @@ export interface MaskOptions {
   signal?: AbortSignal;
   /**
    * This call's settings (a host that reads them per request). When absent, the host's
-   * `getToolOutputMaskingConfig()`; a host with neither has its pass skipped, never thrown.
+   * `getToolOutputMaskingConfig()`; a host with neither has its pass skipped (one `INTERNAL` failure).
    */
   config?: ToolOutputMaskingConfig;
   /**

@@ -27,7 +27,7 @@ import type { BodyCodec, BodyDescription } from './body-codec.js';
 import { findArray, scanElements } from './json-layout.js';
 import { roundTripsExactly } from './json-safety.js';
 
-export interface DecodedBody {
+export interface IncrementalRead {
   contents: Content[];
   description: BodyDescription;
   /** Tool outputs the protocol left alone in elements decoded from this body (new since the previous one). */
@@ -94,7 +94,7 @@ export class IncrementalBody {
     return this.bodyBytes;
   }
 
-  read(raw: Buffer, routeModel: string): DecodedBody | undefined {
+  read(raw: Buffer, routeModel: string): IncrementalRead | undefined {
     const open = findArray(raw, this.codec.arrayPath);
     if (open < 0) return undefined;
     // Elements still whole since the previous body, and the array's digest up to their end.

@@ -111,7 +111,9 @@ describe('Conversation.releaseHistory', () => {
     // Nothing of the request leaves this function but the watch on its tool output.
     const send = async () => {
       const incoming = history();
-      const prepared = await kept.prepare(incoming, kept.requestOptions);
+      const prepared = await kept.exclusive(() =>
+        kept.prepareInTurn(incoming, kept.requestOptions),
+      );
       expect(prepared.result.maskedCount).toBe(0);
       watch.register(incoming[2]!.parts![0]!.functionResponse!.response as object, 'output');
     };
@@ -131,7 +133,7 @@ describe('Conversation.releaseHistory', () => {
     // One request as the handler makes it; only the body sent leaves this function.
     const send = async (watchFirstOutput: boolean) => {
       const decoded = reader.read(Buffer.from(JSON.stringify({ contents })), 'm')!;
-      const prepared = await kept.prepare(decoded.contents, {
+      const prepared = await kept.prepareInTurn(decoded.contents, {
         ...kept.requestOptions,
         keptAsSent: true,
       });

@@ -3,7 +3,7 @@
  * every request, and the gateway must send the same masked bytes for every output it masked
  * before, so the provider's prefix cache keeps hitting.
  *
- * Per request (`prepare`, one at a time per conversation: its task queue):
+ * Per request (`prepareInTurn`, one at a time per conversation: its task queue):
  * 1. Entries equal to the previous request's are replaced by what was sent for them last time
  *    (sent-history.ts): the same objects, so core's ledger and estimate caches hit and the pass
  *    costs what is new.
@@ -48,7 +48,7 @@ export interface ConversationOptions {
   host: MaskingHost;
   store: ConversationStore;
   outputs: ToolOutputStore;
-  /** The read-back tool as the client's model sees it, unless a request declares it (see prepare). */
+  /** The read-back tool as the client's model sees it, unless its requests declare it (readToolName). */
   readToolName: string;
   idleGapMs?: number;
   now: () => number;
@@ -79,7 +79,7 @@ export interface PreparedRequest {
   contents: Content[];
   /**
    * Entries of `contents` that differ from `incoming` (an entry that came as what was sent for it
-   * last time is not among them: incremental-body.ts writes it from what it wrote).
+   * last time is not among them: body/incremental-body.ts writes it from what it wrote).
    */
   changedIndices: number[];
   result: MaskingResult;
@@ -106,6 +106,8 @@ export class Conversation {
   private readonly history = new SentHistory();
   /** Bytes of a request read whole (not by an incremental reader), kept until the next one. */
   private wholeBodyBytes = 0;
+  /** The read-back tool's name as the client last declared it (see `readToolName`). */
+  private declaredReadTool?: string;
   private loaded?: Promise<void>;
 
   constructor(private readonly options: ConversationOptions) {
@@ -135,9 +137,14 @@ export class Conversation {
     return this.queue.run(task);
   }
 
-  /** Masks one request's conversation (in turn with the conversation's other requests). */
-  prepare(incoming: Content[], options: PrepareOptions): Promise<PreparedRequest> {
-    return this.exclusive(() => this.prepareInTurn(incoming, options));
+  /**
+   * The read-back tool as this conversation's model knows it: the name a request declares, else
+   * the one an earlier request declared (a side request without tools, such as a client's
+   * next-speaker check, still names the tool the model has); undefined: the gateway's default.
+   */
+  readToolName(declared: string | undefined): string | undefined {
+    if (declared) this.declaredReadTool = declared;
+    return this.declaredReadTool;
   }
 
   /** Whether an output of this conversation was masked before (its decisions loaded). */
@@ -180,7 +187,10 @@ export class Conversation {
     });
   }
 
-  /** `prepare` without waiting its turn: only from inside `exclusive`. */
+  /**
+   * Masks one request's conversation. Only from inside `exclusive` (one request at a time; the
+   * pipeline decodes the body in the same turn).
+   */
   async prepareInTurn(incoming: Content[], options: PrepareOptions): Promise<PreparedRequest> {
     await this.load();
     const { applied, interned } = this.history.apply(incoming, this.decisions);

@@ -8,11 +8,6 @@ export class TaskQueue {
   private running = false;
   private afterRunning?: () => void;
 
-  /** A task is under way. */
-  get busy(): boolean {
-    return this.running;
-  }
-
   /** Runs `task` after every task queued before it has finished. */
   run<T>(task: () => Promise<T>): Promise<T> {
     const result = this.tail.then(async () => {

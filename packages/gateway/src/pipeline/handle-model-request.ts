@@ -20,7 +20,13 @@ import { upstreamTarget, type UpstreamTarget } from '../upstream/upstreams.js';
 import { UsageTap } from '../usage/usage-tap.js';
 import type { GatewayContext } from './gateway-context.js';
 import { maskExchange, type MaskedBody } from './mask-exchange.js';
-import { openExchange, replyError, type ModelExchange, type WireError } from './model-exchange.js';
+import {
+  hasBody,
+  openExchange,
+  replyError,
+  type ModelExchange,
+  type WireError,
+} from './model-exchange.js';
 import { recordExchange } from './record-exchange.js';
 
 /** Why a request has no upstream URL, as the client is told. */
@@ -92,7 +98,7 @@ export async function handleModelRequest(
   });
   try {
     let masked: MaskedBody = { body: raw ?? '', failures: 0 };
-    if (raw && (route.action === 'mask' || route.action === 'countTokens')) {
+    if (hasBody(exchange) && (route.action === 'mask' || route.action === 'countTokens')) {
       const outcome = await maskExchange(context, exchange);
       if (!outcome) return;
       masked = outcome;

@@ -5,18 +5,26 @@
  *
  * Whatever goes wrong on the masking side, the original request goes out as it came and the
  * failure is counted: a body that is not valid UTF-8 or holds a number JavaScript cannot write back
- * exactly is forwarded untouched; so is one whose pass threw. Only a body that is not JSON at all is
- * answered by the gateway itself (400), in the protocol's error style.
+ * exactly is forwarded untouched; so is one whose decoding or pass threw. Only a body that is not
+ * JSON at all is answered by the gateway itself (400), in the protocol's error style.
  */
 import { isUtf8 } from 'node:buffer';
+import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import { describeError } from '@toolmask/core/errors';
-import { decodeBody, decodeWhole, type DecodedBody } from '../body/decode-body.js';
+import {
+  decodeBody,
+  decodeWhole,
+  type DecodedBody,
+  type DecodedConversation,
+} from '../body/decode-body.js';
 import { headBytes } from '../body/incremental-body.js';
 import { SESSION_HEADER, conversationKey } from '../conversation/conversation-key.js';
+import type { ConversationLease } from '../conversation/conversation-registry.js';
 import type { Conversation, PreparedRequest } from '../conversation/conversation.js';
+import { firstHeader } from '../server/access.js';
 import { clientOf } from '../usage/usage-record.js';
 import type { GatewayContext } from './gateway-context.js';
-import { headerValue, replyError, type ModelExchange } from './model-exchange.js';
+import { replyError, type ExchangeWithBody } from './model-exchange.js';
 
 /** The body to send, and what masking it found (the usage record's fields). */
 export interface MaskedBody {
@@ -29,12 +37,28 @@ export interface MaskedBody {
   failures: number;
 }
 
+/** The conversation a pass runs in, and the settings read for its request. */
+interface PassTurn {
+  conversation: Conversation;
+  config: ToolOutputMaskingConfig;
+}
+
 /** The conversation's key: the launcher's session header, or the body's own, and its head. */
-function keyOf(exchange: ModelExchange, head: Buffer): string {
-  const raw = exchange.raw as Buffer;
+function keyOf(exchange: ExchangeWithBody, head: Buffer): string {
   const session =
-    headerValue(exchange.request, SESSION_HEADER) ?? exchange.protocol.codec.session?.(raw);
+    firstHeader(exchange.request, SESSION_HEADER) ??
+    exchange.protocol.codec.session?.(exchange.raw);
   return conversationKey(session, head);
+}
+
+/** The exchange's conversation, leased once (masking off, then on: the same key, one lease). */
+function leaseConversation(
+  context: GatewayContext,
+  exchange: ExchangeWithBody,
+  key: string,
+): ConversationLease {
+  exchange.lease ??= context.conversations.lease(key);
+  return exchange.lease;
 }
 
 /**
@@ -43,79 +67,84 @@ function keyOf(exchange: ModelExchange, head: Buffer): string {
  */
 export async function maskExchange(
   context: GatewayContext,
-  exchange: ModelExchange,
+  exchange: ExchangeWithBody,
 ): Promise<MaskedBody | undefined> {
-  const raw = exchange.raw as Buffer;
+  const { raw } = exchange;
   if (!isUtf8(raw)) return { body: raw, failures: 1 };
   const { codec } = exchange.protocol;
   const head = headBytes(codec, raw);
-  if (exchange.route.action === 'mask') {
-    // Read once for this request: its pass is given these.
-    const config = (exchange.config = await context.maskingConfig());
-    if (head && !config.enabled) {
-      const counted = await countedUnmasked(context, exchange, head);
-      if (counted) return counted;
-    }
-    if (head) {
-      // The conversation is known before its body is read: its own reader decodes it, in turn.
-      const { conversation } = leaseConversation(context, exchange, keyOf(exchange, head));
-      return conversation.exclusive(() =>
-        passOver(
-          context,
-          exchange,
-          decodeBody(conversation.bodies.reader(codec), raw, exchange.route.model),
-        ),
-      );
-    }
+  if (exchange.route.action === 'countTokens') {
+    const decoded = decodeWhole(codec, raw, exchange.route.model);
+    if (decoded.kind !== 'conversation') return passOver(context, exchange, decoded);
+    return previewed(context, exchange, decoded, head);
+  }
+  // Read once for this request: its pass is given these.
+  const config = (exchange.config = await context.maskingConfig());
+  if (head && !config.enabled) {
+    const counted = await countedUnmasked(context, exchange, head);
+    if (counted) return counted;
+  }
+  if (head) {
+    // The conversation is known before its body is read: its own reader decodes it, in turn.
+    const { conversation } = leaseConversation(context, exchange, keyOf(exchange, head));
+    return conversation.exclusive(async () => {
+      let decoded: DecodedBody;
+      try {
+        decoded = decodeBody(conversation.bodies.reader(codec), raw, exchange.route.model);
+      } catch (error) {
+        return unmasked(context, { exchange, conversation, error });
+      }
+      return passOver(context, exchange, decoded, { conversation, config });
+    });
   }
   const decoded = decodeWhole(codec, raw, exchange.route.model);
   if (decoded.kind !== 'conversation') return passOver(context, exchange, decoded);
-  // The same key as the incremental path's: the head's bytes as they came, when they can be found.
-  const key = keyOf(exchange, head ?? Buffer.from(JSON.stringify(decoded.head)));
-  if (exchange.route.action === 'countTokens')
-    return previewed(context, exchange, { key, decoded });
+  // The same key as the incremental path's would be: the head as it came, here re-serialized.
+  const key = keyOf(exchange, Buffer.from(JSON.stringify(decoded.head)));
   const { conversation } = leaseConversation(context, exchange, key);
-  return conversation.exclusive(() => passOver(context, exchange, decoded));
-}
-
-/** The exchange's conversation, leased once (masking off, then on: the same key, one lease). */
-function leaseConversation(context: GatewayContext, exchange: ModelExchange, key: string) {
-  exchange.lease ??= context.conversations.lease(key);
-  return exchange.lease;
+  return conversation.exclusive(() =>
+    passOver(context, exchange, decoded, { conversation, config }),
+  );
 }
 
 /**
- * The pass over a decoded body, in its conversation's turn (when it has one). A body with no
- * conversation to mask lets its lease go: it belongs to none.
+ * The pass over a decoded body, in its conversation's turn. A body with no conversation to mask
+ * lets its lease go: it belongs to none.
  */
 async function passOver(
   context: GatewayContext,
-  exchange: ModelExchange,
+  exchange: ExchangeWithBody,
   decoded: DecodedBody,
+  turn?: PassTurn,
 ): Promise<MaskedBody | undefined> {
-  const raw = exchange.raw as Buffer;
-  if (decoded.kind !== 'conversation') {
+  const { raw } = exchange;
+  if (decoded.kind !== 'conversation' || !turn) {
     exchange.lease?.release();
     exchange.lease = undefined;
-    if (decoded.kind === 'no-conversation') return { body: raw, failures: 0 };
+    if (decoded.kind === 'malformed') {
+      replyError(exchange.response, exchange.protocol, {
+        status: 400,
+        code: 'MALFORMED_JSON',
+        message: `the request body is not valid JSON (${decoded.message})`,
+      });
+      return undefined;
+    }
     if (decoded.kind === 'inexact') {
       context.log(
         `[toolmask gateway] a ${exchange.protocol.kind} request holds a number JSON cannot carry exactly; forwarded unmasked`,
       );
       return { body: raw, failures: 1 };
     }
-    replyError(exchange.response, exchange.protocol, {
-      status: 400,
-      code: 'MALFORMED_JSON',
-      message: `the request body is not valid JSON (${decoded.message})`,
-    });
-    return undefined;
+    return { body: raw, failures: 0 };
   }
-  const conversation = (exchange.lease as NonNullable<ModelExchange['lease']>).conversation;
-  const { model, readToolName } = decoded.description;
+  const { conversation, config } = turn;
+  const { model } = decoded.description;
+  // The name the model knows the read-back tool by: what this request declares, else what an
+  // earlier request of the conversation declared.
+  const readToolName = conversation.readToolName(decoded.description.readToolName);
   try {
     const prepared = await conversation.prepareInTurn(decoded.contents, {
-      config: exchange.config as NonNullable<ModelExchange['config']>,
+      config,
       signal: exchange.signal,
       ...(readToolName ? { readToolName } : {}),
       ...(decoded.incremental ? { keptAsSent: true } : { retainedBytes: raw.length }),
@@ -123,7 +152,7 @@ async function passOver(
     // No session id on metrics: a label per conversation would grow the exporter's memory and
     // a Prometheus server's series without bound (the masking log event carries it).
     context.telemetry.recordPass(prepared.result, {
-      client: clientOf(headerValue(exchange.request, 'user-agent')),
+      client: clientOf(firstHeader(exchange.request, 'user-agent')),
       model,
     });
     return {
@@ -136,20 +165,30 @@ async function passOver(
       failures: prepared.result.failures.length + prepared.unsavedDecisions + decoded.unmaskable,
     };
   } catch (error) {
-    context.log(
-      `[toolmask gateway] masking failed; the request goes out unmasked: ${describeError(error)}`,
-    );
-    return { body: raw, conversation, failures: 1 };
+    return unmasked(context, { exchange, conversation, error });
   }
+}
+
+/** The request goes out as it came after a failure on the masking side, counted once. */
+function unmasked(
+  context: GatewayContext,
+  failed: { exchange: ExchangeWithBody; conversation: Conversation; error: unknown },
+): MaskedBody {
+  context.log(
+    `[toolmask gateway] masking failed; the request goes out unmasked: ${describeError(failed.error)}`,
+  );
+  return { body: failed.exchange.raw, conversation: failed.conversation, failures: 1 };
 }
 
 /** countTokens: what is already decided applied, without a pass and without changing any state. */
 async function previewed(
   context: GatewayContext,
-  exchange: ModelExchange,
-  body: { key: string; decoded: Extract<DecodedBody, { kind: 'conversation' }> },
+  exchange: ExchangeWithBody,
+  decoded: DecodedConversation,
+  head: Buffer | undefined,
 ): Promise<MaskedBody> {
-  const { key, decoded } = body;
+  // The same key as the masked requests': the head's bytes as they came, when they can be found.
+  const key = keyOf(exchange, head ?? Buffer.from(JSON.stringify(decoded.head)));
   try {
     const preview = await context.conversations.get(key).preview(decoded.contents);
     return {
@@ -159,7 +198,7 @@ async function previewed(
     };
   } catch (error) {
     context.log(`[toolmask gateway] countTokens sent unmasked: ${describeError(error)}`);
-    return { body: exchange.raw as Buffer, failures: 1 };
+    return { body: exchange.raw, failures: 1 };
   }
 }
 
@@ -172,7 +211,7 @@ async function previewed(
  */
 async function countedUnmasked(
   context: GatewayContext,
-  exchange: ModelExchange,
+  exchange: ExchangeWithBody,
   head: Buffer,
 ): Promise<MaskedBody | undefined> {
   const { conversation } = leaseConversation(context, exchange, keyOf(exchange, head));
@@ -183,5 +222,5 @@ async function countedUnmasked(
     maskedBefore = true; // unknown: the usual path finds out, and counts the failure
   }
   if (maskedBefore) return undefined;
-  return { body: exchange.raw as Buffer, conversation, failures: 0 };
+  return { body: exchange.raw, conversation, failures: 0 };
 }

@@ -34,6 +34,13 @@ export interface ModelExchange {
 }
 
 /** An error the gateway answers itself, in the protocol's style. */
+/** An exchange with a body (what the masking step is given). */
+export type ExchangeWithBody = ModelExchange & { readonly raw: Buffer };
+
+export function hasBody(exchange: ModelExchange): exchange is ExchangeWithBody {
+  return exchange.raw !== undefined;
+}
+
 export interface WireError {
   status: number;
   code: WireErrorCode;
@@ -52,12 +59,6 @@ export function replyError(response: ServerResponse, protocol: Protocol, error: 
   response
     .writeHead(error.status, { 'content-type': 'application/json; charset=utf-8' })
     .end(protocol.errorBody(error.status, error.code, error.message));
-}
-
-/** The first value of a request header. */
-export function headerValue(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 export function openExchange(

@@ -10,7 +10,8 @@ import type { ForwardResult } from '../upstream/forward.js';
 import { clientOf, type UsageRecord } from '../usage/usage-record.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { MaskedBody } from './mask-exchange.js';
-import { headerValue, type ModelExchange } from './model-exchange.js';
+import { firstHeader } from '../server/access.js';
+import type { ModelExchange } from './model-exchange.js';
 
 /** How the answer went. */
 export interface Answered {
@@ -32,7 +33,7 @@ export async function recordExchange(
   const record: UsageRecord = {
     at: exchange.arrivedAt,
     conversationId: conversation.id,
-    client: clientOf(headerValue(exchange.request, 'user-agent')),
+    client: clientOf(firstHeader(exchange.request, 'user-agent')),
     front: exchange.protocol.kind,
     model: masked.model ?? exchange.route.model,
     status: result.status,

@@ -2,13 +2,14 @@
  * A protocol adapter: how one API's requests carry a conversation, so the gateway can hand it to
  * the one masking core as `Content[]` and write the masked result back into the same shape, and
  * how that API reports usage and errors. Each protocol is one folder beside this file with the
- * same four files:
+ * same five files (and any of its own, such as gemini's `client-masking.ts`):
  *
  * - `codec.ts`: the conversation array of a request body (a `BodyCodec`, body/body-codec.ts),
  *   element by element for the incremental reader and whole for a body that reader cannot read;
  * - `usage.ts`: the usage report in one answer event;
  * - `errors.ts`: an error body in the protocol's style;
- * - `routes.ts`: which request paths are this protocol's, and what the gateway does with each.
+ * - `routes.ts`: which request paths are this protocol's, and what the gateway does with each;
+ * - `index.ts`: the `Protocol` object(s) that join them.
  *
  * protocols.ts lists them; model-routes.ts matches a request to one. Everything else in a body is
  * left as it came: only the tool outputs the pass changed are replaced.

@@ -1,6 +1,8 @@
 /**
  * Every protocol the gateway speaks, by kind, and the paths of each in the order they are tried
- * (model-routes.ts). A new protocol is a folder beside these (see protocol.ts) and a line in each.
+ * (model-routes.ts). A new protocol is a folder beside these (see protocol.ts), its kind in
+ * `ProtocolKind`, a line in each table here, and, when it has an upstream of its own, its name in
+ * `UpstreamName` and `UpstreamUrls` (upstream/upstreams.ts) and a path prefix in model-routes.ts.
  */
 import { CODE_ASSIST_PROTOCOL, GEMINI_API_PROTOCOL, VERTEX_PROTOCOL } from './gemini/index.js';
 import { CODE_ASSIST_ROUTE, GEMINI_API_ROUTE, VERTEX_ROUTE } from './gemini/routes.js';

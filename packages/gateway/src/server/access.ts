@@ -57,7 +57,8 @@ function cookie(request: IncomingMessage, name: string): string | undefined {
   return undefined;
 }
 
-function firstHeader(request: IncomingMessage, name: string): string | undefined {
+/** The first value of a request header. */
+export function firstHeader(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -64,7 +64,7 @@ async function setUp(): Promise<{ upstream: FakeUpstream; running: RunningGatewa
 async function converse(
   running: RunningGateway,
   asParts: boolean,
-  extra: Record<string, unknown> = {},
+  extra: Record<string, unknown> | ((turn: number) => Record<string, unknown>) = {},
 ) {
   const messages: Message[] = [
     { role: 'system', content: 'You are Qwen Code.' },
@@ -80,7 +80,7 @@ async function converse(
       stream: true,
       stream_options: { include_usage: true },
       max_tokens: 32768,
-      ...extra,
+      ...(typeof extra === 'function' ? extra(turn) : extra),
     });
     const calls = answer.events.flatMap((event) =>
       (
@@ -166,6 +166,21 @@ describe('the OpenAI chat protocol', () => {
       }
     },
   );
+
+  it('names the read-back tool as the conversation declared it, in requests that declare none', async () => {
+    const { upstream, running } = await setUp();
+    const tool = { type: 'function', function: { name: 'mcp__toolmask__read_tool_output' } };
+    // qwen's name for the MCP tool, declared by the first request only (a later side request
+    // without tools must not teach the model another name).
+    await converse(running, false, (turn) => (turn === 0 ? { tools: [tool] } : {}));
+    const masked = toolTexts(upstream.matching(/\/v1\/chat\/completions$/).at(-1)!).filter((text) =>
+      parseMaskedSnippet(text),
+    );
+    expect(masked.length).toBeGreaterThan(2);
+    for (const text of masked) {
+      expect(text).toContain('Full output: mcp__toolmask__read_tool_output(');
+    }
+  });
 
   it('records usage from the final chunk, cached tokens included', async () => {
     const { running } = await setUp();
