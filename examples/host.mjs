@@ -14,7 +14,7 @@
  * told why), the others run. --yolo lets every tool run without asking; use it only where the
  * model may change anything.
  *
- * --fake runs offline: a loopback fake Gemini API (packages/core/dist/test-utils, so build first:
+ * --fake runs offline: a loopback fake Gemini API (packages/test-support/dist, so build first:
  * `npm run build`) plays a model that runs a few noisy commands in a temporary workspace, with a
  * temporary GEMINI_CLI_HOME. The model's answers are scripted; the tools, the client and toolmask
  * are real. It prints what the fake server received, request by request.
@@ -88,7 +88,7 @@ async function startFakeWorld() {
   );
   fs.writeFileSync(path.join(workspace, 'build.log'), `${log.join('\n')}\n`);
   const serverModule = new URL(
-    '../packages/core/dist/test-utils/fakeGeminiServer.js',
+    '../packages/test-support/dist/fake-gemini-server.js',
     import.meta.url,
   );
   if (!fs.existsSync(serverModule))
