@@ -13,13 +13,20 @@
  *   only reads and splits the file (a few ms per MB); an abort, or the time limit of a call,
  *   terminates the worker at once (~10 ms).
  *
- * A search has a worker to itself; once done, the worker waits 30 s (unref'd) for the next search,
- * since starting one costs ~40-60 ms, most of it loading re2js. Batches whose lines cannot match
- * are skipped with one test on the whole batch. The worker runs a few lines of plain JavaScript
- * given as source, so that it runs the same from the TypeScript sources (tests) and from `dist`. A pattern is matched against each line (without its `\n` and a trailing
- * `\r`), up to the first `MATCH_LINE_BYTES` of it.
+ * The workers are a small fixed pool (`PATTERN_WORKERS`, 2 or 1 on a single core): a search has a
+ * worker to itself from its first batch to its end; searches beyond the pool wait in a FIFO queue,
+ * and the call's time limit counts from before the wait, so a search stuck behind slow ones ends at
+ * its deadline with the same time-limit outcome, and an aborted one leaves the queue at once. A
+ * worker stopped mid-search (deadline, abort, crash) is terminated and, once it has exited,
+ * replaced for the next search in the queue; so at most `PATTERN_WORKERS` threads are alive. Once
+ * done, a worker waits 30 s (unref'd) for the next search, since starting one costs ~40-60 ms,
+ * most of it loading re2js. Batches whose lines cannot match are skipped with one test on the
+ * whole batch. The worker runs a few lines of plain JavaScript given as source, so that it runs the
+ * same from the TypeScript sources (tests) and from `dist`. A pattern is matched against each line
+ * (without its `\n` and a trailing `\r`), up to the first `MATCH_LINE_BYTES` of it.
  */
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ToolmaskError } from '../utils/toolmaskError.js';
 
@@ -165,50 +172,133 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/**
+ * How many pattern workers run at once, at most: 2, or 1 on a single core. Matching is CPU-bound,
+ * so more threads than cores buy nothing, and each costs a V8 heap (up to ~36 MB, see
+ * `resourceLimits`) and ~40-60 ms to start; 150 searches with a worker each took the gateway to
+ * 1.5 GB and blocked its loop for 5 s (issue 21, hole 6). Two let one slow search leave room for
+ * another; the host's own thread keeps the remaining cores.
+ */
+export const PATTERN_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
+
 /** After a search, its worker waits this long for the next one (unref'd), then ends. */
 const IDLE_WORKER_MS = 30_000;
-let idleWorker: { worker: Worker; timer: NodeJS.Timeout } | undefined;
 
-function startWorker(): Worker {
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { enginePath: require.resolve('re2js') },
-    // It holds one batch at a time: a small heap keeps the host's memory flat on a 200 MB file.
-    resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
-  });
-  // Searches own it; it must never keep a host process alive (a pending match keeps its timer).
-  worker.unref();
-  worker.on('exit', () => {
-    if (idleWorker?.worker === worker) {
-      clearTimeout(idleWorker.timer);
-      idleWorker = undefined;
+/** A worker for a queued search, or why it has none. */
+type Acquired = Worker | Error | 'timed-out' | 'aborted';
+
+/**
+ * The pattern workers: at most `PATTERN_WORKERS` threads alive (a terminated one counts until it
+ * has exited), idle ones kept warm for `IDLE_WORKER_MS`, and a FIFO queue of the searches that
+ * wait for one. A queued search leaves the queue at its deadline or on its abort.
+ */
+class WorkerPool {
+  /** Every worker started and not yet exited: busy, idle or being terminated. */
+  private readonly live = new Set<Worker>();
+  private readonly idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
+  private readonly queue: ((acquired: Acquired) => void)[] = [];
+
+  /** A worker for one search, once one is free, unless `deadline` passes or `signal` aborts. */
+  acquire(deadline: number, signal?: AbortSignal): Promise<Acquired> {
+    if (signal?.aborted) return Promise.resolve('aborted');
+    const idle = this.idle.pop();
+    if (idle) {
+      clearTimeout(idle.timer);
+      return Promise.resolve(idle.worker);
     }
-  });
-  return worker;
-}
-
-/** A warm worker when one is idle (loading re2js is most of a worker's start), else a new one. */
-function takeWorker(): Worker {
-  const idle = idleWorker;
-  if (!idle) return startWorker();
-  idleWorker = undefined;
-  clearTimeout(idle.timer);
-  return idle.worker;
-}
-
-function giveBackWorker(worker: Worker): void {
-  if (idleWorker) {
-    void worker.terminate();
-    return;
+    if (this.live.size < PATTERN_WORKERS) return Promise.resolve(this.startOrError());
+    return new Promise<Acquired>((resolve) => {
+      const give = (acquired: Acquired) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(acquired);
+      };
+      const leave = (outcome: 'timed-out' | 'aborted') => {
+        const index = this.queue.indexOf(give);
+        if (index !== -1) this.queue.splice(index, 1);
+        give(outcome);
+      };
+      // The wait counts against the search's time limit.
+      const timer = setTimeout(() => leave('timed-out'), Math.max(0, deadline - Date.now()));
+      const onAbort = () => leave('aborted');
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(give);
+    });
   }
-  const timer = setTimeout(() => {
-    if (idleWorker?.worker !== worker) return;
-    idleWorker = undefined;
+
+  /** A worker done with its search, ready for another: to the next in the queue, or idle. */
+  release(worker: Worker): void {
+    if (!this.live.has(worker)) return;
+    const next = this.queue.shift();
+    if (next) {
+      next(worker);
+      return;
+    }
+    const timer = setTimeout(() => {
+      const index = this.idle.findIndex((entry) => entry.worker === worker);
+      if (index === -1) return;
+      this.idle.splice(index, 1);
+      void worker.terminate();
+    }, IDLE_WORKER_MS);
+    timer.unref();
+    this.idle.push({ worker, timer });
+  }
+
+  /** A worker stopped mid-search: terminated; its place goes to the queue once it has exited. */
+  discard(worker: Worker): void {
     void worker.terminate();
-  }, IDLE_WORKER_MS);
-  timer.unref();
-  idleWorker = { worker, timer };
+  }
+
+  state(): { workers: number; idle: number; queued: number } {
+    return { workers: this.live.size, idle: this.idle.length, queued: this.queue.length };
+  }
+
+  private startOrError(): Worker | Error {
+    try {
+      return this.start();
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  }
+
+  private start(): Worker {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { enginePath: require.resolve('re2js') },
+      // It holds one batch at a time: a small heap keeps the host's memory flat on a 200 MB file.
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
+    });
+    // Searches own it; it must never keep a host process alive (a pending match keeps its timer).
+    worker.unref();
+    this.live.add(worker);
+    // A search listens while it owns the worker; between searches the exit below is what counts.
+    worker.on('error', () => {});
+    worker.on('exit', () => {
+      this.live.delete(worker);
+      const index = this.idle.findIndex((entry) => entry.worker === worker);
+      if (index !== -1) {
+        clearTimeout(this.idle[index]?.timer);
+        this.idle.splice(index, 1);
+      }
+      // Its place: a replacement for the first search in the queue.
+      while (this.queue.length > 0 && this.live.size < PATTERN_WORKERS) {
+        this.queue.shift()?.(this.startOrError());
+      }
+    });
+    _internal.onWorkerStart?.(worker);
+    return worker;
+  }
 }
+
+const pool = new WorkerPool();
+
+/** For tests: a look into the pool of pattern workers. */
+export const _internal: {
+  /** Called with every worker the pool starts (to count them, or watch their `exit`). */
+  onWorkerStart: ((worker: Worker) => void) | undefined;
+  /** Workers alive (busy, idle or being terminated), idle ones, and searches queued. */
+  poolState: () => { workers: number; idle: number; queued: number };
+} = { onWorkerStart: undefined, poolState: () => pool.state() };
 
 export type BatchOutcome =
   { kind: 'matched'; indices: Uint32Array } | { kind: 'timed-out' } | { kind: 'aborted' };
@@ -216,9 +306,11 @@ export type BatchOutcome =
 type Reply = { found: Uint32Array; data: Uint8Array } | { compiled: true } | { invalid: string };
 type Settled = { kind: 'reply'; reply: Reply } | { kind: 'timed-out' } | { kind: 'aborted' };
 
-/** Matches batches of lines of one search in a worker thread. */
+/** Matches the batches of one search in a pooled worker thread (taken at its first batch). */
 export class LineMatcher {
   private worker: Worker | undefined;
+  private acquired = false;
+  private closed = false;
   private failure: Error | undefined;
   private waiting: ((settled: Settled | Error) => void) | undefined;
   private compiled = false;
@@ -229,18 +321,13 @@ export class LineMatcher {
   private readonly onExit = (code: number) =>
     this.fail(new Error(`the pattern worker exited (${code})`));
 
-  constructor(private readonly pattern: PatternSpec) {
-    const worker = takeWorker();
-    this.worker = worker;
-    worker.on('message', this.onMessage);
-    worker.on('error', this.onError);
-    worker.on('exit', this.onExit);
-  }
+  constructor(private readonly pattern: PatternSpec) {}
 
   /**
    * The indices of the `count` lines in `data` that match, unless the deadline passes or `signal`
    * aborts first (then the worker is terminated and every later call answers the same). The
-   * first call compiles the pattern; a pattern the engine refuses throws `PatternError`.
+   * first call waits for a worker (the wait counts against the deadline) and compiles the
+   * pattern; a pattern the engine refuses throws `PatternError`.
    */
   async match(
     data: Uint8Array,
@@ -248,6 +335,10 @@ export class LineMatcher {
     deadline: number,
     signal?: AbortSignal,
   ): Promise<BatchOutcome> {
+    if (!this.acquired) {
+      const stopped = await this.acquire(deadline, signal);
+      if (stopped) return stopped;
+    }
     if (!this.compiled) {
       const settled = await this.request({ pattern: this.pattern }, [], deadline, signal);
       if (settled.kind !== 'reply') return settled;
@@ -273,12 +364,39 @@ export class LineMatcher {
     return { kind: 'matched', indices: settled.reply.found };
   }
 
-  /** Ends the search: an idle worker waits for the next search, a busy one is terminated. */
+  /** Ends the search: an idle worker goes back to the pool, a busy one is terminated. */
   close(): void {
+    this.closed = true;
     const worker = this.detach();
     if (!worker) return;
-    if (this.waiting) void worker.terminate();
-    else giveBackWorker(worker);
+    if (this.waiting) pool.discard(worker);
+    else pool.release(worker);
+  }
+
+  /** Waits for a worker from the pool; the outcome when the deadline or the abort comes first. */
+  private async acquire(
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<{ kind: 'timed-out' } | { kind: 'aborted' } | undefined> {
+    this.acquired = true;
+    const acquired = await pool.acquire(deadline, signal);
+    if (acquired instanceof Worker) {
+      if (this.closed) {
+        pool.release(acquired);
+        throw new Error('the pattern worker was closed');
+      }
+      this.worker = acquired;
+      acquired.on('message', this.onMessage);
+      acquired.on('error', this.onError);
+      acquired.on('exit', this.onExit);
+      return undefined;
+    }
+    if (acquired instanceof Error) {
+      this.failure = acquired;
+      throw acquired;
+    }
+    this.failure = new Error('the pattern search ended before it had a worker');
+    return { kind: acquired };
   }
 
   /** One message and its answer, or the deadline or the abort (then the worker is terminated). */
@@ -323,7 +441,7 @@ export class LineMatcher {
 
   private stop<T extends Settled>(settled: T): T {
     const worker = this.detach();
-    if (worker) void worker.terminate();
+    if (worker) pool.discard(worker);
     return settled;
   }
 
