@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendLines, writeAtomically } from './privateFiles.js';
+import { appendLines, ensurePrivateDirectory, writeAtomically } from './privateFiles.js';
 
 let root: string;
 afterEach(async () => {
@@ -36,5 +36,144 @@ describe('private files', () => {
     expect(await fs.readFile(path.join(folder, 'meta.json'), 'utf8')).toBe('{"n":2}\n');
     expect((await fs.stat(folder)).mode & 0o777).toBe(0o700);
     expect(await fs.readdir(folder)).toEqual(['meta.json']);
+  });
+});
+
+// Hole 8 of issue 21: a process that can write into the 0700 state folder plants links so that
+// the gateway's next write lands outside it. Every write below refuses, and the target is unchanged.
+describe('private files never write through a planted link', () => {
+  async function stateWithOutside() {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-private-'));
+    const state = path.join(root, 'state');
+    const outside = path.join(root, 'outside');
+    await fs.mkdir(state, { mode: 0o700 });
+    await fs.mkdir(outside);
+    await fs.writeFile(path.join(outside, 'victim.txt'), 'untouched\n');
+    return { state, outside };
+  }
+
+  it('refuses to append to a link planted at the file (ELOOP), leaving its target unchanged', async () => {
+    const { state, outside } = await stateWithOutside();
+    await fs.mkdir(path.join(state, 'usage'), { mode: 0o700 });
+    const day = path.join(state, 'usage', '2024-05-01.jsonl');
+    await fs.symlink(path.join(outside, 'victim.txt'), day);
+
+    await expect(appendLines(day, '{"n":1}\n', { root: state })).rejects.toMatchObject({
+      name: 'PrivateFileError',
+      code: 'ELOOP',
+    });
+    // Without a root too: the file's own name is never followed.
+    await expect(appendLines(day, '{"n":1}\n')).rejects.toMatchObject({ code: 'ELOOP' });
+    expect(await fs.readFile(path.join(outside, 'victim.txt'), 'utf8')).toBe('untouched\n');
+    // A dangling link is refused as well: nothing is created at its target.
+    const dangling = path.join(state, 'usage', '2024-05-02.jsonl');
+    await fs.symlink(path.join(outside, 'created.txt'), dangling);
+    await expect(appendLines(dangling, '{"n":1}\n', { root: state })).rejects.toMatchObject({
+      code: 'ELOOP',
+    });
+    expect(await fs.readdir(outside)).toEqual(['victim.txt']);
+  });
+
+  it('refuses a linked folder right below the root (a linked conversations/), writing nothing', async () => {
+    const { state, outside } = await stateWithOutside();
+    await fs.symlink(outside, path.join(state, 'conversations'));
+    const folder = path.join(state, 'conversations', 'abcdef0123456789');
+
+    await expect(
+      appendLines(path.join(folder, 'decisions.jsonl'), '{"n":1}\n', { root: state }),
+    ).rejects.toMatchObject({ name: 'PrivateFileError', code: 'ENOTDIR' });
+    await expect(
+      writeAtomically(path.join(folder, 'meta.json'), '{}\n', { root: state }),
+    ).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(ensurePrivateDirectory(folder, { root: state })).rejects.toMatchObject({
+      code: 'ENOTDIR',
+    });
+    expect(await fs.readdir(outside)).toEqual(['victim.txt']);
+  });
+
+  it('refuses a link at any depth: an intermediate folder, or the last one (conversations/<id>)', async () => {
+    const { state, outside } = await stateWithOutside();
+    await fs.mkdir(path.join(outside, 'c'));
+    await fs.mkdir(path.join(state, 'a'), { mode: 0o700 });
+    await fs.symlink(outside, path.join(state, 'a', 'b'));
+    await expect(
+      appendLines(path.join(state, 'a', 'b', 'c', 'records.jsonl'), '{"n":1}\n', { root: state }),
+    ).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(
+      writeAtomically(path.join(state, 'a', 'b', 'c', 'meta.json'), '{}\n', { root: state }),
+    ).rejects.toMatchObject({ code: 'ENOTDIR' });
+
+    await fs.mkdir(path.join(state, 'conversations'), { mode: 0o700 });
+    const id = path.join(state, 'conversations', 'abcdef0123456789');
+    await fs.symlink(outside, id);
+    await expect(
+      appendLines(path.join(id, 'decisions.jsonl'), '{"n":1}\n', { root: state }),
+    ).rejects.toMatchObject({ code: 'ENOTDIR' });
+    expect(await fs.readdir(outside)).toEqual(['c', 'victim.txt']);
+    expect(await fs.readdir(path.join(outside, 'c'))).toEqual([]);
+  });
+
+  it('with folders above it checked and cached, a link planted further down is still refused', async () => {
+    const { state, outside } = await stateWithOutside();
+    await appendLines(path.join(state, 'usage', 'a.jsonl'), '{"n":1}\n', { root: state });
+    // The cache holds `state` and `state/usage`; the new folders below are checked on first use,
+    // the link in the middle included.
+    await fs.mkdir(path.join(outside, 'deeper'));
+    await fs.symlink(outside, path.join(state, 'usage', 'sub'));
+    const file = path.join(state, 'usage', 'sub', 'deeper', 'b.jsonl');
+    await expect(appendLines(file, '{"n":1}\n', { root: state })).rejects.toMatchObject({
+      code: 'ENOTDIR',
+    });
+    expect(await fs.readdir(path.join(outside, 'deeper'))).toEqual([]);
+  });
+
+  // rename(2) replaces the name itself: a link planted at the final name is replaced by a 0600
+  // file, and its target is never opened (pins the behaviour; it held before the change too).
+  it('a whole-file write replaces a link planted at the final name, never writing its target', async () => {
+    const { state, outside } = await stateWithOutside();
+    const conversation = path.join(state, 'conversations', 'abcdef0123456789');
+    await ensurePrivateDirectory(conversation, { root: state });
+    const meta = path.join(conversation, 'meta.json');
+    await fs.symlink(path.join(outside, 'victim.txt'), meta);
+
+    await writeAtomically(meta, '{"n":1}\n', { root: state });
+    const stats = await fs.lstat(meta);
+    expect(stats.isFile() && !stats.isSymbolicLink()).toBe(true);
+    expect(stats.mode & 0o777).toBe(0o600);
+    expect(await fs.readFile(meta, 'utf8')).toBe('{"n":1}\n');
+    expect(await fs.readFile(path.join(outside, 'victim.txt'), 'utf8')).toBe('untouched\n');
+  });
+
+  it('writes below a root as before: folders 0700 (tightened), files 0600, appended whole', async () => {
+    const { state } = await stateWithOutside();
+    await fs.chmod(state, 0o755);
+    const previous = process.umask(0);
+    try {
+      const folder = path.join(state, 'conversations', 'abcdef0123456789');
+      await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":1}\n', { root: state });
+      await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":2}\n', { root: state });
+      await writeAtomically(path.join(folder, 'meta.json'), '{}\n', { root: state });
+      for (const each of [state, path.join(state, 'conversations'), folder]) {
+        expect((await fs.lstat(each)).mode & 0o777).toBe(0o700);
+      }
+      expect((await fs.stat(path.join(folder, 'decisions.jsonl'))).mode & 0o777).toBe(0o600);
+      expect((await fs.stat(path.join(folder, 'meta.json'))).mode & 0o777).toBe(0o600);
+      expect(await fs.readFile(path.join(folder, 'decisions.jsonl'), 'utf8')).toBe(
+        '{"n":1}\n{"n":2}\n',
+      );
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('refuses a file outside its root', async () => {
+    const { state, outside } = await stateWithOutside();
+    await expect(
+      appendLines(path.join(outside, 'x.jsonl'), '{}\n', { root: state }),
+    ).rejects.toMatchObject({ code: 'EINVAL' });
+    await expect(
+      appendLines(path.join(state, '..', 'outside', 'x.jsonl'), '{}\n', { root: state }),
+    ).rejects.toMatchObject({ code: 'EINVAL' });
+    expect(await fs.readdir(outside)).toEqual(['victim.txt']);
   });
 });

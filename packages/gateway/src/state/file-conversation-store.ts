@@ -3,7 +3,9 @@
  * per line, appended before the request it changes is forwarded) and `meta.json`.
  * Conversation ids are hex digests (conversation/conversation-key.ts), so they are safe folder
  * names; anything else is refused. A conversation's last activity is the newest modification of
- * its two files; `prune` removes whole folders (never following a link).
+ * its two files; `prune` removes whole folders (never following a link). Writes never go through a
+ * link planted in the state folder (core's privateFiles.ts, with the state folder as the root): a
+ * linked `conversations/` or `conversations/<id>/` is refused, and so is a link at a file's name.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -13,7 +15,13 @@ import type {
   DecisionRecord,
   StoredConversation,
 } from './stores.js';
-import { appendLines, parseJsonLines, readIfExists, writeAtomically } from '@toolmask/core/storage';
+import {
+  appendLines,
+  ensurePrivateDirectory,
+  parseJsonLines,
+  readIfExists,
+  writeAtomically,
+} from '@toolmask/core/storage';
 
 const SAFE_ID = /^[0-9a-f]{8,64}$/;
 
@@ -69,10 +77,12 @@ export function createFileConversationStore(
     async appendDecisions(id, records) {
       if (records.length === 0) return;
       const lines = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
-      await appendLines(path.join(folder(id), 'decisions.jsonl'), lines);
+      await appendLines(path.join(folder(id), 'decisions.jsonl'), lines, { root: stateDir });
     },
     async saveMeta(id, meta) {
-      await writeAtomically(path.join(folder(id), 'meta.json'), JSON.stringify(meta) + '\n');
+      await writeAtomically(path.join(folder(id), 'meta.json'), JSON.stringify(meta) + '\n', {
+        root: stateDir,
+      });
     },
     async prune(beforeMs, keep) {
       const root = path.join(stateDir, 'conversations');
@@ -82,6 +92,8 @@ export function createFileConversationStore(
       } catch {
         return 0;
       }
+      // What is listed is removed: only from the state folder's own folder, never a link's target.
+      if (entries.length > 0) await ensurePrivateDirectory(root, { root: stateDir });
       let removed = 0;
       for (const entry of entries) {
         if (!entry.isDirectory() || !SAFE_ID.test(entry.name) || keep.has(entry.name)) continue;

@@ -3,13 +3,15 @@
  * Appends are whole lines (not synced: a record is worth less than the latency of a flush);
  * reads go through a cache of the parsed days (usage-day-cache.ts), so a
  * dashboard refresh parses only what was appended since. Old days are pruned whole by the
- * gateway's retention (state-retention.ts).
+ * gateway's retention (state-retention.ts). Writes and removals never go through a link planted
+ * in the state folder (core's privateFiles.ts): an append to a linked day file or into a linked
+ * `usage/` is refused (the gateway logs it and goes on), and so is pruning a linked `usage/`.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { UsageRecord } from '../usage/usage-record.js';
 import type { UsageQuery, UsageStore } from './stores.js';
-import { appendLines } from '@toolmask/core/storage';
+import { appendLines, ensurePrivateDirectory } from '@toolmask/core/storage';
 import { UsageDayCache } from './usage-day-cache.js';
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
@@ -37,6 +39,7 @@ export function createFileUsageStore(stateDir: string): UsageStore {
       await appendLines(
         path.join(folder, `${dayOf(record.at)}.jsonl`),
         JSON.stringify(record) + '\n',
+        { root: stateDir },
       );
     },
     async list(query: UsageQuery = {}) {
@@ -56,7 +59,10 @@ export function createFileUsageStore(stateDir: string): UsageStore {
     async prune(beforeMs) {
       const lastKept = dayOf(beforeMs);
       let removed = 0;
-      for (const day of await days()) {
+      const found = await days();
+      // What is listed is removed: only from the state folder's own `usage/`, never a link's target.
+      if (found.length > 0) await ensurePrivateDirectory(folder, { root: stateDir });
+      for (const day of found) {
         // A day's file goes when its whole day is before the limit.
         if (Date.parse(`${day}T00:00:00Z`) + DAY_MS > beforeMs || day >= lastKept) continue;
         await fs.rm(path.join(folder, `${day}.jsonl`), { force: true });
