@@ -194,14 +194,11 @@ describe('toolmask setup', () => {
     await expect(fs.stat(path.join(stateDir, 'setup-gemini.json'))).rejects.toThrow();
   });
 
-  it('a ~/.qwen that is a link, with linked files: written through, the links kept', async () => {
+  it('a ~/.qwen that is a link (a dotfiles folder): written through the folder link', async () => {
     const { stateDir } = await folders();
     const dotfiles = path.join(root, 'dotfiles', 'qwen');
     await fs.mkdir(dotfiles, { recursive: true });
-    await fs.writeFile(path.join(root, 'dotfiles', 'qwen-settings.json'), '{}\n');
-    await fs.writeFile(path.join(root, 'dotfiles', 'qwen.env'), 'OPENAI_API_KEY=k\n');
-    await fs.symlink('../qwen-settings.json', path.join(dotfiles, 'settings.json'));
-    await fs.symlink('../qwen.env', path.join(dotfiles, '.env'));
+    await fs.writeFile(path.join(dotfiles, 'settings.json'), '{}\n');
     const clientDir = path.join(root, '.qwen');
     await fs.symlink(dotfiles, clientDir);
     await applySetup({
@@ -211,26 +208,10 @@ describe('toolmask setup', () => {
       stateDir,
       env: {},
     });
-    for (const link of [
-      clientDir,
-      path.join(dotfiles, 'settings.json'),
-      path.join(dotfiles, '.env'),
-    ])
-      expect((await fs.lstat(link)).isSymbolicLink()).toBe(true);
-    expect(
-      JSON.parse(await fs.readFile(path.join(root, 'dotfiles', 'qwen-settings.json'), 'utf8')),
-    ).toMatchObject({ mcpServers: { toolmask: { httpUrl: 'http://127.0.0.1:8787/mcp' } } });
-    expect(await fs.readFile(path.join(root, 'dotfiles', 'qwen.env'), 'utf8')).toBe(
-      'OPENAI_API_KEY=k\nOPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1\n',
-    );
+    expect((await fs.lstat(clientDir)).isSymbolicLink()).toBe(true);
+    expect(await fs.readFile(path.join(dotfiles, 'settings.json'), 'utf8')).toContain('toolmask');
     await undoSetup({ client: 'qwen', stateDir });
-    expect((await fs.lstat(path.join(dotfiles, 'settings.json'))).isSymbolicLink()).toBe(true);
-    expect(
-      JSON.parse(await fs.readFile(path.join(root, 'dotfiles', 'qwen-settings.json'), 'utf8')),
-    ).toEqual({});
-    expect(await fs.readFile(path.join(root, 'dotfiles', 'qwen.env'), 'utf8')).toBe(
-      'OPENAI_API_KEY=k\n',
-    );
+    expect(await fs.readFile(path.join(dotfiles, 'settings.json'), 'utf8')).toBe('{}\n');
   });
 
   it('gemini with no auth type and no API key: no GOOGLE_GEMINI_BASE_URL, and it says why', async () => {
@@ -270,5 +251,171 @@ describe('toolmask setup', () => {
       expect(env.includes('GOOGLE_GEMINI_BASE_URL')).toBe(selectedType === 'gemini-api-key');
       await fs.rm(root, { recursive: true, force: true });
     }
+  });
+
+  describe('never through a link or a FIFO (issue 21, hole 10)', () => {
+    const setup = (clientDir: string, stateDir: string) =>
+      applySetup({
+        client: 'gemini',
+        clientDir,
+        gatewayUrl: 'http://127.0.0.1:8787',
+        stateDir,
+        env: { GEMINI_API_KEY: 'abc' },
+      });
+
+    it('a .env (or settings.json) that is a link to a file outside HOME: refused, naming it; the target and the folder untouched', async () => {
+      for (const name of ['.env', 'settings.json']) {
+        const { clientDir, stateDir } = await folders();
+        const outside = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-outside-'));
+        try {
+          const target = path.join(outside, 'passwd');
+          const original = 'root:x:0:0:root:/root:/bin/bash\n';
+          await fs.writeFile(target, original);
+          await fs.symlink(target, path.join(clientDir, name));
+          await expect(setup(clientDir, stateDir)).rejects.toThrow(
+            `${path.join(clientDir, name)} is a symbolic link (to ${target}); toolmask setup does not edit a file through a link`,
+          );
+          expect(await fs.readFile(target, 'utf8')).toBe(original);
+          expect(await fs.readdir(outside)).toEqual(['passwd']);
+          expect(await fs.readdir(clientDir)).toEqual([name]);
+          await expect(fs.stat(stateDir)).rejects.toThrow();
+        } finally {
+          await fs.rm(outside, { recursive: true, force: true });
+          await fs.rm(root, { recursive: true, force: true });
+        }
+      }
+    });
+
+    it('a .env that is a FIFO: refused at once, without waiting on it', async () => {
+      const { clientDir, stateDir } = await folders();
+      execFileSync('mkfifo', [path.join(clientDir, '.env')]);
+      const started = Date.now();
+      await expect(setup(clientDir, stateDir)).rejects.toThrow(
+        `${path.join(clientDir, '.env')}: it is not a regular file (a FIFO, socket or device)`,
+      );
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await expect(fs.stat(stateDir)).rejects.toThrow();
+      expect(await fs.readdir(clientDir)).toEqual(['.env']);
+    }, 5_000);
+
+    it('a GEMINI_EXP file of the person that is a FIFO: not waited on, no flags of theirs', async () => {
+      const { clientDir, stateDir } = await folders();
+      const own = path.join(root, 'exp-fifo');
+      execFileSync('mkfifo', [own]);
+      await fs.writeFile(path.join(clientDir, '.env'), `GEMINI_EXP=${own}\n`);
+      await setup(clientDir, stateDir);
+      const ours = JSON.parse(
+        await fs.readFile(path.join(stateDir, 'gemini-experiments.json'), 'utf8'),
+      ) as { experimentIds: unknown[] };
+      expect(ours.experimentIds).toEqual([]);
+    }, 5_000);
+
+    it('a dangling link at the backup path: refused, and nothing is created at its target', async () => {
+      const { clientDir, stateDir } = await folders();
+      const outside = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-outside-'));
+      try {
+        const file = path.join(clientDir, 'settings.json');
+        await fs.writeFile(file, ORIGINAL);
+        const target = path.join(outside, 'planted');
+        await fs.symlink(target, `${file}.toolmask-backup`);
+        await expect(setup(clientDir, stateDir)).rejects.toThrow(
+          `${file}.toolmask-backup is a symbolic link (to ${target}); toolmask setup does not write its backup through a link`,
+        );
+        expect(await fs.readdir(outside)).toEqual([]);
+        expect(await fs.readFile(file, 'utf8')).toBe(ORIGINAL);
+        await expect(fs.stat(stateDir)).rejects.toThrow();
+      } finally {
+        await fs.rm(outside, { recursive: true, force: true });
+      }
+    });
+
+    it('a settings.json turned into a link after setup: --undo refuses it and writes nothing', async () => {
+      const { clientDir, stateDir } = await folders();
+      const file = path.join(clientDir, 'settings.json');
+      await fs.writeFile(file, ORIGINAL);
+      await setup(clientDir, stateDir);
+      const elsewhere = path.join(root, 'elsewhere.json');
+      await fs.rename(file, elsewhere);
+      const written = await fs.readFile(elsewhere, 'utf8');
+      await fs.symlink(elsewhere, file);
+      const env = await fs.readFile(path.join(clientDir, '.env'), 'utf8');
+      await expect(undoSetup({ client: 'gemini', stateDir })).rejects.toThrow(
+        `${file} is a symbolic link`,
+      );
+      expect(await fs.readFile(elsewhere, 'utf8')).toBe(written);
+      expect(await fs.readFile(path.join(clientDir, '.env'), 'utf8')).toBe(env);
+      expect((await fs.stat(path.join(stateDir, 'setup-gemini.json'))).isFile()).toBe(true);
+    });
+  });
+
+  describe('--undo puts back the exact bytes (issue 21, hole 11)', () => {
+    // Layouts setup's edits cannot reverse to the same text: a one-line block it expands, a last
+    // line with no newline, CRLF and bytes that are not UTF-8.
+    const SETTINGS =
+      '{"mcpServers": {"other": {"command": "other-server"}}, "ui": {"theme": "GitHub"}}';
+    const ENV = Buffer.concat([
+      Buffer.from('# mine\r\nGEMINI_API_KEY=abc\r\nNOTE="caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"'),
+    ]);
+
+    async function setUp() {
+      const { clientDir, stateDir } = await folders();
+      const settingsFile = path.join(clientDir, 'settings.json');
+      const envFile = path.join(clientDir, '.env');
+      await fs.writeFile(settingsFile, SETTINGS, { mode: 0o640 });
+      await fs.chmod(settingsFile, 0o640);
+      await fs.writeFile(envFile, ENV);
+      const options = {
+        client: 'gemini' as const,
+        clientDir,
+        gatewayUrl: 'http://127.0.0.1:8787',
+        stateDir,
+        env: {},
+      };
+      await applySetup(options);
+      return { clientDir, stateDir, settingsFile, envFile };
+    }
+
+    it('files unchanged since setup: byte-identical, mode kept, backups gone', async () => {
+      const { clientDir, stateDir, settingsFile, envFile } = await setUp();
+      expect(await fs.readFile(settingsFile, 'utf8')).not.toBe(SETTINGS);
+      const report = await undoSetup({ client: 'gemini', stateDir });
+      expect(await fs.readFile(settingsFile, 'utf8')).toBe(SETTINGS);
+      expect((await fs.readFile(envFile)).equals(ENV)).toBe(true);
+      expect((await fs.stat(settingsFile)).mode & 0o777).toBe(0o640);
+      expect((await fs.readdir(clientDir)).sort()).toEqual(['.env', 'settings.json']);
+      expect(report.lines).toEqual([
+        `${settingsFile}: put back exactly as it was before setup`,
+        `${envFile}: put back exactly as it was before setup`,
+      ]);
+      // A second setup makes a fresh backup, and its --undo is exact again.
+      await applySetup({
+        client: 'gemini',
+        clientDir,
+        gatewayUrl: 'http://127.0.0.1:8787',
+        stateDir,
+        env: {},
+      });
+      await undoSetup({ client: 'gemini', stateDir });
+      expect(await fs.readFile(settingsFile, 'utf8')).toBe(SETTINGS);
+      expect((await fs.readFile(envFile)).equals(ENV)).toBe(true);
+    });
+
+    it('a file edited since setup: only the values put back, the edit kept, and it says so', async () => {
+      const { stateDir, settingsFile, envFile } = await setUp();
+      await fs.appendFile(envFile, 'MINE=1\n');
+      const report = await undoSetup({ client: 'gemini', stateDir });
+      expect(await fs.readFile(settingsFile, 'utf8')).toBe(SETTINGS);
+      expect(report.lines).toContain(
+        `${envFile}: edited since setup; only the values setup set are put back`,
+      );
+      const env = await fs.readFile(envFile);
+      expect(env.toString('latin1')).toContain('GEMINI_API_KEY=abc');
+      expect(env.toString('latin1')).toContain('MINE=1');
+      expect(env.toString('latin1')).not.toContain('127.0.0.1');
+      // The backup stays: the only copy of the file as it was.
+      expect((await fs.readFile(`${envFile}.toolmask-backup`)).equals(ENV)).toBe(true);
+    });
   });
 });

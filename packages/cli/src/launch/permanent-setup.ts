@@ -5,25 +5,33 @@
  * (comments and layout kept), and the client's `.env` in its folder for the variables that only the
  * environment can set, after keeping a copy of each file (`<file>.toolmask-backup`, written once,
  * before the first change). What it set, and what was there before, is recorded in the state
- * folder, so `--undo` puts back exactly those values and leaves every other later edit alone.
+ * folder, with a digest of each file before and after: `--undo` puts a file that is still exactly
+ * as setup left it back byte for byte, and in a file edited since puts back exactly those values
+ * and leaves every other later edit alone. The files are read and written as `setup-files.ts`
+ * says: regular files only, never through a link.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseEnv } from 'node:util';
 import { sameJson } from '@toolmask/core/utils';
 import { ensurePrivateDirectory, readIfExists, writeAtomically } from '@toolmask/core/storage';
-import { ensureOwnDirectory, writeOwnFile } from './person-files.js';
+import { ensureOwnDirectory } from './person-files.js';
 import { SESSION_HEADER } from '@toolmask/gateway';
 import { geminiAuthOf } from './gemini-auth.js';
 import { experimentsText } from './gemini-experiments.js';
+import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
 import {
-  parseSettings,
-  readSettingsFile,
-  setInText,
-  valueAt,
-  type JsonPath,
-} from './jsonc-settings.js';
-import { LaunchError } from './launch-error.js';
+  BACKUP_SUFFIX,
+  checkBackupPath,
+  createBackup,
+  digest,
+  readSetupFile,
+  SetupError,
+  writeSetupFile,
+  type SetupFile,
+} from './setup-files.js';
+
+export { SetupError } from './setup-files.js';
 
 export type SetupClient = 'gemini' | 'qwen';
 
@@ -61,6 +69,14 @@ interface EnvChange {
   after: string;
 }
 
+/** SHA-256 digests of a file's bytes (`setup-files.ts` `digest`). */
+interface FileDigests {
+  /** Before setup; absent: there was no such file. */
+  before?: string;
+  /** As setup wrote it. */
+  after: string;
+}
+
 interface SetupRecord {
   client: SetupClient;
   settingsFile: string;
@@ -71,6 +87,8 @@ interface SetupRecord {
   env: EnvChange[];
   /** toolmask's GEMINI_EXP file, removed by --undo. */
   experimentsFile?: string;
+  /** Absent in the record of a setup before byte-exact --undo: values are put back one by one. */
+  digests?: { settings: FileDigests; env: FileDigests };
 }
 
 export interface SetupReport {
@@ -78,18 +96,13 @@ export interface SetupReport {
   lines: string[];
 }
 
-export class SetupError extends LaunchError {}
-
 function recordFile(stateDir: string, client: SetupClient): string {
   return path.join(stateDir, `setup-${client}.json`);
 }
 
-async function backupOnce(file: string, text: string | undefined): Promise<string | undefined> {
-  if (text === undefined) return undefined;
-  const backup = `${file}.toolmask-backup`;
-  if ((await readIfExists(backup)) === undefined) await fs.writeFile(backup, text, { mode: 0o600 });
-  return backup;
-}
+/** A file with something in it has a backup (an empty one is put back without). */
+const needsBackup = (file: SetupFile | undefined): file is SetupFile =>
+  file !== undefined && file.bytes.length > 0;
 
 function describe(value: unknown): string {
   return value === undefined ? '(unset)' : JSON.stringify(value);
@@ -193,9 +206,19 @@ export async function applySetup(options: {
   }
   const settingsFile = path.join(clientDir, 'settings.json');
   const envFile = path.join(clientDir, '.env');
-  const settingsText = await readSettingsFile(settingsFile);
+  // Everything that can refuse is checked before anything is written. A folder reached through a
+  // link (a dotfiles manager's ~/.gemini) is fine; a file that is a link is refused (setup-files.ts).
+  const settingsOriginal = await readSetupFile(settingsFile);
+  const settingsText = settingsOriginal?.bytes.toString('utf8');
   const settings = parseSettings(settingsText ?? '', settingsFile);
-  const envText = (await readIfExists(envFile)) ?? '';
+  const envOriginal = await readSetupFile(envFile);
+  const envText = envOriginal?.bytes.toString('utf8') ?? '';
+  for (const [file, original] of [
+    [settingsFile, settingsOriginal],
+    [envFile, envOriginal],
+  ] as const) {
+    if (needsBackup(original)) await checkBackupPath(file);
+  }
   const envBefore = parseEnv(envText) as Record<string, string>;
   const experimentsFile = path.join(stateDir, 'gemini-experiments.json');
   const plan = wanted(
@@ -230,6 +253,17 @@ export async function applySetup(options: {
     })),
     ...(plan.env['GEMINI_EXP'] ? { experimentsFile } : {}),
   };
+  let text = settingsText ?? '';
+  for (const change of record.settings) text = setInText(text, change.path, change.after);
+  let env = envText;
+  for (const change of record.env) env = setEnvLine(env, change.name, change.after);
+  record.digests = {
+    settings: {
+      ...(settingsOriginal ? { before: digest(settingsOriginal.bytes) } : {}),
+      after: digest(text),
+    },
+    env: { ...(envOriginal ? { before: digest(envOriginal.bytes) } : {}), after: digest(env) },
+  };
   await ensurePrivateDirectory(stateDir);
   await writeAtomically(recordFile(stateDir, client), JSON.stringify(record, null, 2) + '\n');
   const lines: string[] = [];
@@ -243,26 +277,24 @@ export async function applySetup(options: {
       );
     }
   }
-  // The client's folder and files are the person's (maybe links into their dotfiles): written
-  // through links, never checked like toolmask's own state folder.
+  // The client's folder is the person's, not checked like toolmask's own state folder (its mode
+  // is theirs); made when missing.
   await ensureOwnDirectory(clientDir);
-  const settingsBackup = await backupOnce(settingsFile, settingsText);
-  let text = settingsText ?? '';
+  const backups: string[] = [];
+  if (needsBackup(settingsOriginal))
+    backups.push(await createBackup(settingsFile, settingsOriginal.bytes));
   for (const change of record.settings) {
-    text = setInText(text, change.path, change.after);
     lines.push(
       `${settingsFile}: ${change.path.join('.')} ${describe(change.before)} → ${describe(change.after)}`,
     );
   }
-  await writeOwnFile(settingsFile, text);
-  const envBackup = await backupOnce(envFile, envText === '' ? undefined : envText);
-  let env = envText;
+  await writeSetupFile(settingsFile, text, settingsOriginal?.mode);
+  if (needsBackup(envOriginal)) backups.push(await createBackup(envFile, envOriginal.bytes));
   for (const change of record.env) {
-    env = setEnvLine(env, change.name, change.after);
     lines.push(`${envFile}: ${change.name} ${change.before ?? '(unset)'} → ${change.after}`);
   }
-  await writeOwnFile(envFile, env);
-  for (const backup of [settingsBackup, envBackup]) if (backup) lines.push(`backup: ${backup}`);
+  await writeSetupFile(envFile, env, envOriginal?.mode);
+  for (const backup of backups) lines.push(`backup: ${backup}`);
   lines.push(...plan.notes);
   lines.push(
     `Now keep a gateway running at ${gatewayUrl} (\`toolmask gateway\`; docs/gateway.md shows a systemd user service).`,
@@ -272,17 +304,46 @@ export async function applySetup(options: {
 }
 
 /**
- * A person's file as --undo leaves it: removed when setup had created it and nothing of it is
- * left (`removable`), else written back; a link (dotfiles) is never removed, only emptied.
- * Whether it was removed.
+ * A file still exactly as setup left it, put back byte for byte: removed when setup created it,
+ * else given the bytes of its backup (checked against the record's digest; an empty file needs
+ * none), and the backup, now the same as the file, removed. Whether it was; when it was not, a line
+ * says why and the values are put back one by one.
  */
-async function putBack(file: string, text: string, removable: boolean): Promise<boolean> {
-  if (removable && !(await fs.lstat(file)).isSymbolicLink()) {
+async function putBackExactly(
+  file: string,
+  now: SetupFile,
+  digests: FileDigests | undefined,
+  lines: string[],
+): Promise<boolean> {
+  // The record of an older setup has no digests.
+  if (!digests) return false;
+  if (digest(now.bytes) !== digests.after) {
+    lines.push(`${file}: edited since setup; only the values setup set are put back`);
+    return false;
+  }
+  if (digests.before === undefined) {
     await fs.rm(file, { force: true });
+    lines.push(`${file}: removed (setup had created it)`);
     return true;
   }
-  await writeOwnFile(file, text);
-  return false;
+  const backup = `${file}${BACKUP_SUFFIX}`;
+  let original: Buffer | undefined;
+  if (digests.before === digest('')) {
+    original = Buffer.alloc(0);
+  } else {
+    const copy = await readSetupFile(backup).catch(() => undefined);
+    if (copy && digest(copy.bytes) === digests.before) original = copy.bytes;
+  }
+  if (!original) {
+    lines.push(
+      `${file}: ${backup} no longer holds the file as it was before setup; only the values setup set are put back`,
+    );
+    return false;
+  }
+  await writeSetupFile(file, original, now.mode);
+  if (original.length > 0) await fs.rm(backup, { force: true });
+  lines.push(`${file}: put back exactly as it was before setup`);
+  return true;
 }
 
 export async function undoSetup(options: {
@@ -296,8 +357,14 @@ export async function undoSetup(options: {
   }
   const record = JSON.parse(recordText) as SetupRecord;
   const lines: string[] = [];
-  const settingsText = await readSettingsFile(record.settingsFile);
-  if (settingsText !== undefined) {
+  // Everything that can refuse is checked before anything is written.
+  const settingsNow = await readSetupFile(record.settingsFile);
+  const envNow = await readSetupFile(record.envFile);
+  if (
+    settingsNow !== undefined &&
+    !(await putBackExactly(record.settingsFile, settingsNow, record.digests?.settings, lines))
+  ) {
+    const settingsText = settingsNow.bytes.toString('utf8');
     const settings = parseSettings(settingsText, record.settingsFile);
     let text = settingsText;
     for (const change of record.settings) {
@@ -321,18 +388,18 @@ export async function undoSetup(options: {
       }
     }
     const created = record.settingsFileCreated === true;
-    if (
-      await putBack(
-        record.settingsFile,
-        text,
-        created && isEmptyTree(parseSettings(text, record.settingsFile)),
-      )
-    ) {
+    if (created && isEmptyTree(parseSettings(text, record.settingsFile))) {
+      await fs.rm(record.settingsFile, { force: true });
       lines.push(`${record.settingsFile}: removed (setup had created it)`);
+    } else {
+      await writeSetupFile(record.settingsFile, text, settingsNow.mode);
     }
   }
-  const envText = await readIfExists(record.envFile);
-  if (envText !== undefined) {
+  if (
+    envNow !== undefined &&
+    !(await putBackExactly(record.envFile, envNow, record.digests?.env, lines))
+  ) {
+    const envText = envNow.bytes.toString('utf8');
     const current = parseEnv(envText) as Record<string, string>;
     let env = envText;
     for (const change of record.env) {
@@ -343,8 +410,11 @@ export async function undoSetup(options: {
       env = setEnvLine(env, change.name, change.before);
       lines.push(`${record.envFile}: ${change.name} → ${change.before ?? '(unset)'}`);
     }
-    const created = !record.env.some((change) => change.before !== undefined);
-    await putBack(record.envFile, env, created && env === '');
+    const created = record.digests
+      ? record.digests.env.before === undefined
+      : !record.env.some((change) => change.before !== undefined);
+    if (created && env === '') await fs.rm(record.envFile, { force: true });
+    else await writeSetupFile(record.envFile, env, envNow.mode);
   }
   if (record.experimentsFile) await fs.rm(record.experimentsFile, { force: true });
   await fs.rm(file, { force: true });

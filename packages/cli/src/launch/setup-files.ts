@@ -1,0 +1,187 @@
+/**
+ * The files `toolmask setup` edits (a client's `settings.json` and `.env`, and their backups),
+ * handled so that nothing planted in the person's folder can make it write anywhere else or hang:
+ *
+ * - **Read**: only a regular file of at most 1 MB (core's limit for settings files), opened
+ *   `O_NONBLOCK | O_NOFOLLOW` and checked on the open descriptor, so a FIFO or a device never
+ *   blocks and a link is refused before a byte is read. The bytes are kept as they are: `--undo`
+ *   compares them and can put them back exactly.
+ * - **Links refused**: a file that is a symbolic link, or a folder on the way to it below the home
+ *   folder (the client's folder itself always), is refused with an error that names it and says
+ *   why. (The launchers' overlay writes through a dotfiles link, `person-files.ts`; setup edits
+ *   the files for good and as whoever runs it, root included, so it never follows one.)
+ * - **Written** by a new temporary file beside it (`O_CREAT | O_EXCL | O_NOFOLLOW`) renamed over
+ *   it: a rename replaces a link rather than following it. The file keeps its mode.
+ * - **Backups** are created `O_CREAT | O_EXCL | O_NOFOLLOW`: a link (dangling or not) or anything
+ *   but a regular file at the backup path is refused, never followed; a regular file already there
+ *   is the copy an earlier setup kept, and is left as it is.
+ *
+ * `@toolmask/core/settings` has `readSettingsText` (regular file, 1 MB, `O_NONBLOCK`), but it
+ * follows links and returns decoded text; this is the same check with `O_NOFOLLOW`, on bytes.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, promises as fs } from 'node:fs';
+import { describeError } from '@toolmask/core/errors';
+import { MAX_SETTINGS_BYTES } from '@toolmask/core/settings';
+import { LaunchError } from './launch-error.js';
+
+/** What stops `toolmask setup` or `--undo` (the CLI says it and exits 2). */
+export class SetupError extends LaunchError {}
+
+/** A file as setup read it. */
+export interface SetupFile {
+  bytes: Buffer;
+  /** Its permission bits, kept when it is written again. */
+  mode: number;
+}
+
+export const BACKUP_SUFFIX = '.toolmask-backup';
+
+/** The hex SHA-256 of some bytes: how the record remembers a file without holding its secrets. */
+export function digest(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+const errorCode = (error: unknown) => (error as { code?: unknown }).code;
+
+async function linkText(link: string): Promise<string> {
+  try {
+    return ` (to ${await fs.readlink(link)})`;
+  } catch {
+    return '';
+  }
+}
+
+async function linkRefusal(file: string, what: 'file' | 'folder'): Promise<SetupError> {
+  const because =
+    what === 'file'
+      ? 'toolmask setup does not edit a file through a link, which could change a file outside your home folder. Replace the link with a copy of the file it points to and run setup again, or make the change yourself'
+      : 'toolmask setup does not write in a folder reached through a link, which could change files outside your home folder. Replace the link with a folder and run setup again, or make the change yourself';
+  return new SetupError(`${file} is a symbolic link${await linkText(file)}; ${because}`);
+}
+
+/**
+ * The bytes and mode of `file`, or undefined when there is none. A link, a FIFO, a device or a
+ * file over 1 MB is refused with an error that names it, without blocking.
+ */
+export async function readSetupFile(file: string): Promise<SetupFile | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    // O_NOFOLLOW on a link: ELOOP (Linux, macOS) or EMLINK (FreeBSD).
+    const stats = await fs.lstat(file).catch(() => undefined);
+    if (stats?.isSymbolicLink()) throw await linkRefusal(file, 'file');
+    throw new SetupError(`${file}: cannot open it: ${describeError(error)}`);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new SetupError(
+        `${file}: it is not a regular file (${stats.isDirectory() ? 'a folder' : 'a FIFO, socket or device'}); toolmask setup edits only regular files`,
+      );
+    }
+    if (stats.size > MAX_SETTINGS_BYTES) {
+      throw new SetupError(
+        `${file}: it is ${stats.size.toLocaleString('en-US')} bytes, larger than the 1 MB toolmask setup edits`,
+      );
+    }
+    // One byte more than allowed: a file that grew since the stat is refused too.
+    const buffer = Buffer.allocUnsafe(MAX_SETTINGS_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > MAX_SETTINGS_BYTES) {
+        throw new SetupError(`${file}: it grew larger than the 1 MB toolmask setup edits`);
+      }
+    }
+    return { bytes: Buffer.from(buffer.subarray(0, length)), mode: stats.mode & 0o777 };
+  } catch (error) {
+    if (error instanceof SetupError) throw error;
+    throw new SetupError(`${file}: cannot read it: ${describeError(error)}`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Creates `file` (no link followed, nothing already there touched) holding `bytes`. */
+async function createExclusive(file: string, bytes: Buffer | string, mode: number): Promise<void> {
+  const handle = await fs.open(
+    file,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    mode,
+  );
+  try {
+    await handle.writeFile(bytes);
+    // The umask may have taken bits off: the file gets exactly `mode`.
+    await handle.chmod(mode);
+  } catch (error) {
+    await handle.close();
+    await fs.rm(file, { force: true });
+    throw error;
+  }
+  await handle.close();
+}
+
+/**
+ * Replaces `file` with `bytes`, atomically (a temporary file beside it, then a rename, which
+ * replaces a link planted meanwhile instead of following it). A new file is created 0600.
+ */
+export async function writeSetupFile(
+  file: string,
+  bytes: Buffer | string,
+  mode = 0o600,
+): Promise<void> {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await createExclusive(temporary, bytes, mode);
+    await fs.rename(temporary, file);
+  } catch (error) {
+    await fs.rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Refuses a backup path holding a link or anything but a regular file (before setup changes
+ * anything); a regular file there is an earlier backup, kept.
+ */
+export async function checkBackupPath(file: string): Promise<void> {
+  const backup = `${file}${BACKUP_SUFFIX}`;
+  let stats;
+  try {
+    stats = await fs.lstat(backup);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return;
+    throw new SetupError(`${backup}: cannot check it: ${describeError(error)}`);
+  }
+  if (stats.isSymbolicLink()) {
+    throw new SetupError(
+      `${backup} is a symbolic link${await linkText(backup)}; toolmask setup does not write its backup through a link, which could create a file outside your home folder. Remove it and run setup again`,
+    );
+  }
+  if (!stats.isFile()) {
+    throw new SetupError(
+      `${backup}: it is not a regular file; toolmask setup keeps its backup there. Remove it and run setup again`,
+    );
+  }
+}
+
+/**
+ * `<file>.toolmask-backup` holding `bytes`, created `O_EXCL | O_NOFOLLOW`, 0600; a regular file
+ * already there is kept (the file as it was before toolmask first changed it). Its path.
+ */
+export async function createBackup(file: string, bytes: Buffer): Promise<string> {
+  const backup = `${file}${BACKUP_SUFFIX}`;
+  try {
+    await createExclusive(backup, bytes, 0o600);
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST' && errorCode(error) !== 'ELOOP') throw error;
+    // Something is there: checked as before the change (a link or a FIFO is refused).
+    await checkBackupPath(file);
+  }
+  return backup;
+}
