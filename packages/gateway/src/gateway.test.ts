@@ -425,6 +425,7 @@ describe('bad input and failures leave state intact', () => {
     await expect(
       fetch(`${running.url}${MODEL_PATH}?alt=sse`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       }).then((answer) => answer.text()),
     ).rejects.toThrow();

@@ -33,7 +33,7 @@ import { createMcpEndpoint } from './server/mcp-endpoint.js';
 import { RequestsInFlight, serveRoutes, type Route } from './server/route-table.js';
 import { openStores } from './state/open-stores.js';
 import { scheduleStateRetention } from './state/state-retention.js';
-import { DEFAULT_UPSTREAMS, type UpstreamUrls } from './upstream/upstreams.js';
+import { DEFAULT_UPSTREAMS, shownUpstreams, type UpstreamUrls } from './upstream/upstreams.js';
 import { createGatewayTelemetry } from './usage/gateway-telemetry.js';
 import { GATEWAY_VERSION } from './version.js';
 
@@ -85,7 +85,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       authToken: options.authToken ? 'required' : 'none',
       loopbackOnly: options.loopbackOnly === true,
       ...Object.fromEntries(
-        Object.entries(upstreams).map(([name, url]) => [`upstream.${name}`, url ?? null]),
+        Object.entries(shownUpstreams(upstreams)).map(([name, url]) => [
+          `upstream.${name}`,
+          url ?? null,
+        ]),
       ),
       readToolName,
       disableClientMasking,

@@ -14,6 +14,7 @@ import { checkBindable, listenOn } from './server/listen-on.js';
 import { isLoopbackHost } from './server/loopback.js';
 import { findRunningGateway, RUNNING_FILE, type RunningFile } from './running-gateway.js';
 import { writeAtomically } from '@toolmask/core/storage';
+import { shownUpstreams } from './upstream/upstreams.js';
 import { DEFAULT_PORT } from './defaults.js';
 
 export interface ListenOptions extends GatewayOptions {
@@ -61,7 +62,8 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
     version: gateway.version,
     startedAt: Date.now(),
     instanceId: gateway.instanceId,
-    ...(options.upstreams ? { upstreams: options.upstreams } : {}),
+    // Never a password: the file says where requests go, not how to get in there.
+    ...(options.upstreams ? { upstreams: shownUpstreams(options.upstreams) } : {}),
   };
   // The first gateway of a state folder is the one launchers find; a second one (other upstreams)
   // leaves that file alone.

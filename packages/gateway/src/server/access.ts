@@ -2,8 +2,14 @@
  * Who may use each route (route-table.ts): the gateway's own endpoints (the dashboard, `/api`,
  * `/metrics`, `/mcp`) and its model endpoints, shared by the gateway and `toolmask dashboard`:
  *
- * - on a loopback-bound server, an own endpoint answers only a request addressed to a loopback
- *   name (Host header), so a web page cannot reach it by DNS rebinding;
+ * - on a loopback-bound server, every route but `/healthz` answers only a request addressed to a
+ *   loopback name (Host header), so a web page cannot reach it by DNS rebinding;
+ * - a request that says it comes from a web page (an `Origin` or `Sec-Fetch-Site` header) is
+ *   answered only when that page is the gateway's own (its origin is the Host it addressed): the
+ *   CLIs send neither, and the dashboard's page is same-origin;
+ * - a request with a body must say it is JSON (`content-type: application/json` or `+json`):
+ *   every client of the gateway sends JSON, and a web page can send another type (text/plain)
+ *   cross-origin without the browser asking the server first (a "simple" request), but not JSON;
  * - with an auth token, every endpoint needs it: `x-toolmask-token: <token>` anywhere;
  *   `Authorization: Bearer <token>` on own endpoints only (on a model request that header is the
  *   client's credential for the provider); and, for the dashboard's page and its reads, the
@@ -67,12 +73,17 @@ export type Credential = 'header' | 'bearer' | 'cookie';
 
 /** Who may reach a route: the Host it is addressed to, and how its token may come. */
 export interface Access {
-  /** Only requests addressed to a loopback name, on a server that requires it (`loopbackOnly`). */
+  /**
+   * Only requests addressed to a loopback name, on a server that requires it (`loopbackOnly`),
+   * with no foreign `Origin`, and with a JSON body if any: what a web page cannot send.
+   */
   loopbackHost: boolean;
   /** The ways the server's auth token (when it has one) may come; none: it is not asked for. */
   token: readonly Credential[];
   /** Answers a request without the token. @default a 401 JSON error */
   refuseWithoutToken?: (response: ServerResponse) => void;
+  /** Its answers are for the dashboard's page: none may be framed, none may run anything. */
+  page?: boolean;
 }
 
 /** The kinds of route there are. */
@@ -80,18 +91,18 @@ export const ACCESS = {
   /** `/healthz`: anyone. */
   public: { loopbackHost: false, token: [] },
   /** Model requests: their `Authorization` is the client's credential for the provider. */
-  model: { loopbackHost: false, token: ['header'] },
+  model: { loopbackHost: true, token: ['header'] },
   /** `/mcp`: a client's tool call, never a browser's cookie. */
   tool: { loopbackHost: true, token: ['header', 'bearer'] },
   /** The dashboard's page, assets and API, and `/metrics`: also the dashboard cookie. */
-  browser: { loopbackHost: true, token: ['header', 'bearer', 'cookie'] },
+  browser: { loopbackHost: true, token: ['header', 'bearer', 'cookie'], page: true },
   /** `/?token=`: the handler checks the token in the query itself. */
-  tokenExchange: { loopbackHost: true, token: [] },
+  tokenExchange: { loopbackHost: true, token: [], page: true },
 } as const satisfies Record<string, Access>;
 
 /**
  * Whether `request` may reach a route of `access`; when it may not, the refusal is answered here
- * (403 for a foreign Host, 401 without the token).
+ * (403 for a foreign Host or Origin, 415 for a body that is not JSON, 401 without the token).
  */
 export function admits(
   access: Access,
@@ -99,13 +110,26 @@ export function admits(
   request: IncomingMessage,
   response: ServerResponse,
 ): boolean {
-  if (access.loopbackHost && !hostAllowed(request, rules)) {
-    refuseForeignHost(response);
+  if (access.loopbackHost) {
+    const refusal = !hostAllowed(request, rules)
+      ? 'not a loopback Host'
+      : !originAllowed(request)
+        ? "not a request of this gateway's own page (Origin)"
+        : undefined;
+    if (refusal) {
+      refuse(response, 403, refusal);
+      return false;
+    }
+  }
+  if (access.token.length > 0 && !hasToken(request, rules, access.token)) {
+    (access.refuseWithoutToken ?? refuseWithoutToken)(response);
     return false;
   }
-  if (access.token.length === 0 || hasToken(request, rules, access.token)) return true;
-  (access.refuseWithoutToken ?? refuseWithoutToken)(response);
-  return false;
+  if (access.loopbackHost && !isJsonOrEmpty(request)) {
+    refuse(response, 415, 'a request body must be JSON (content-type: application/json)');
+    return false;
+  }
+  return true;
 }
 
 /** Whether the request carries the token in one of the accepted ways (always, without a token). */
@@ -125,17 +149,40 @@ function hasToken(
   return tokenMatches(cookie(request, expected.name), expected.value);
 }
 
-/** Whether a request to an own endpoint is addressed as the rules require. */
+/** Whether a request is addressed as the rules require. */
 function hostAllowed(request: IncomingMessage, rules: AccessRules): boolean {
   return !rules.loopbackOnly || isLoopbackHost(hostName(request.headers.host));
 }
 
-function refuseForeignHost(response: ServerResponse): void {
+/**
+ * Not a request a web page of another origin made: no Origin (the CLIs send none) or the
+ * gateway's own (the Host it addressed, over http(s)), and no `Sec-Fetch-Site` that says another
+ * site or origin sent it (browsers send it on every request, a GET with no Origin included; a
+ * person's own address bar is `none`).
+ */
+function originAllowed(request: IncomingMessage): boolean {
+  const site = firstHeader(request, 'sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const origin = firstHeader(request, 'origin');
+  if (origin === undefined) return true;
+  const host = request.headers.host ?? '';
+  return origin === `http://${host}` || origin === `https://${host}`;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+
+/** A request without a body, or one whose body says it is JSON. */
+function isJsonOrEmpty(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  const hasBody =
+    request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  return !hasBody || JSON_TYPE.test(request.headers['content-type'] ?? '');
+}
+
+function refuse(response: ServerResponse, status: number, message: string): void {
   response
-    .writeHead(403, { 'content-type': 'application/json' })
-    .end(
-      JSON.stringify({ error: { code: 403, message: 'toolmask gateway: not a loopback Host' } }),
-    );
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ error: { code: status, message: `toolmask gateway: ${message}` } }));
 }
 
 function refuseWithoutToken(response: ServerResponse): void {

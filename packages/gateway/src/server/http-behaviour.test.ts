@@ -11,6 +11,9 @@ import { GatewayStartError } from '../errors.js';
 import { listenGateway } from '../listen-gateway.js';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
+/** What every client of the gateway says its body is. */
+const JSON_TYPE = { 'content-type': 'application/json' };
+
 const cleanups = cleanUpAfterEach();
 
 const MODEL = '/v1beta/models/m:streamGenerateContent?alt=sse';
@@ -57,7 +60,11 @@ describe('streaming', () => {
   it("says where the gateway's time went in a Server-Timing header", async () => {
     const upstream = await slowUpstream(1, 0);
     const running = await gateway(upstream.url);
-    const answer = await fetch(`${running.url}${MODEL}`, { method: 'POST', body: BODY });
+    const answer = await fetch(`${running.url}${MODEL}`, {
+      method: 'POST',
+      body: BODY,
+      headers: JSON_TYPE,
+    });
     await answer.text();
     const timing = answer.headers.get('server-timing') ?? '';
     expect(timing.split(', ').map((entry) => entry.split(';')[0])).toEqual([
@@ -138,7 +145,11 @@ describe('streaming', () => {
       prune: async () => 0,
     };
     const running = await gateway(upstream.url, { stores: { usage: slowUsage } });
-    const answer = await fetch(`${running.url}${MODEL}`, { method: 'POST', body: BODY });
+    const answer = await fetch(`${running.url}${MODEL}`, {
+      method: 'POST',
+      body: BODY,
+      headers: JSON_TYPE,
+    });
     expect(answer.status).toBe(200);
     await answer.text();
     // The answer has ended and the record is still being written.
@@ -249,7 +260,11 @@ describe('streaming', () => {
     cleanups.push(() => upstream.close());
     const running = await gateway(upstream.url);
     for (let request = 1; request <= 5; request++) {
-      const answer = await fetch(`${running.url}${MODEL}`, { method: 'POST', body: BODY });
+      const answer = await fetch(`${running.url}${MODEL}`, {
+        method: 'POST',
+        body: BODY,
+        headers: JSON_TYPE,
+      });
       await answer.text();
       const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
         sessions: Array<{ requests: number }>;
@@ -264,12 +279,16 @@ describe('access', () => {
     const upstream = await startFakeUpstream(() => geminiAnswer([{ text: 'ok' }]));
     cleanups.push(() => upstream.close());
     const running = await gateway(upstream.url, { authToken: 't0ken' });
-    const refused = await fetch(`${running.url}${MODEL}`, { method: 'POST', body: BODY });
+    const refused = await fetch(`${running.url}${MODEL}`, {
+      method: 'POST',
+      body: BODY,
+      headers: JSON_TYPE,
+    });
     expect(refused.status).toBe(401);
     const ok = await fetch(`${running.url}${MODEL}`, {
       method: 'POST',
       body: BODY,
-      headers: { 'x-toolmask-token': 't0ken', 'x-goog-api-key': 'provider-key' },
+      headers: { ...JSON_TYPE, 'x-toolmask-token': 't0ken', 'x-goog-api-key': 'provider-key' },
     });
     expect(ok.status).toBe(200);
     expect(upstream.requests[0]!.headers['x-toolmask-token']).toBeUndefined();

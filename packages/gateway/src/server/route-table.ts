@@ -56,11 +56,28 @@ export async function dispatch(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const target = requestTarget(request.url ?? '/');
+  // No answer of the gateway's is to be read as another type than it says.
+  response.setHeader('x-content-type-options', 'nosniff');
+  const rawUrl = request.url ?? '/';
+  if (!rawUrl.startsWith('/')) {
+    // An absolute-form target (`POST http://host/...`) is for a forward proxy, which this is not.
+    response.writeHead(400, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        error: { code: 400, message: 'toolmask gateway: the request target must be a path' },
+      }),
+    );
+    return;
+  }
+  const target = requestTarget(rawUrl);
   const route = routes.find((candidate) => matches(candidate, target));
   if (!route) {
     response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
     return;
+  }
+  if (route.access.page) {
+    // A page's own answer (static-assets.ts) sets its policy; every other one allows nothing.
+    response.setHeader('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+    response.setHeader('x-frame-options', 'DENY');
   }
   if (!admits(route.access, rules, request, response)) return;
   if (route.methods && !route.methods.includes(request.method ?? 'GET')) {

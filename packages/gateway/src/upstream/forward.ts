@@ -14,6 +14,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { type Dispatcher, request as undiciRequest } from 'undici';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers.js';
+import { splitCredentials } from './upstreams.js';
 
 export type ForwardOutcome = 'complete' | 'client-gone' | 'upstream-cut' | 'unreachable';
 
@@ -77,10 +78,16 @@ export async function forward(request: ForwardRequest): Promise<ForwardResult> {
   if (signal.aborted || response.destroyed) return { status: 0, outcome: 'client-gone' };
   let upstream: Dispatcher.ResponseData;
   const sentAt = performance.now();
+  // Credentials in an upstream's URL go as a header, unless the client sent its own.
+  const { url, authorization } = splitCredentials(request.url);
+  const outgoing = upstreamRequestHeaders(request.headers);
+  if (authorization && outgoing['authorization'] === undefined) {
+    outgoing['authorization'] = authorization;
+  }
   try {
-    upstream = await undiciRequest(request.url, {
+    upstream = await undiciRequest(url, {
       method: request.method as Dispatcher.HttpMethod,
-      headers: upstreamRequestHeaders(request.headers),
+      headers: outgoing,
       ...(request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
         ? {
             // Bytes go out as they are; a string is encoded once (one native call).

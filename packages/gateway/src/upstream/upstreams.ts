@@ -86,5 +86,62 @@ export function upstreamTarget(upstreams: UpstreamUrls, route: ModelRoute): Upst
     // client gets the 502 for an unreachable upstream.
     return { kind: 'url', url: trimSlash(root) + path };
   }
-  return url.origin === rootUrl.origin ? { kind: 'url', url: url.href } : { kind: 'bad-path' };
+  // The path is normalised (`..`, `%2e%2e`) by the URL parser: it must stay under the upstream's
+  // own path (`/openai/../../admin` would leave an OpenAI base of `https://host/v1`).
+  const basePath = trimSlash(rootUrl.pathname);
+  const underBase = url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
+  return url.origin === rootUrl.origin && underBase
+    ? { kind: 'url', url: url.href }
+    : { kind: 'bad-path' };
+}
+
+/**
+ * `url` without the user name and password it may carry (`http://user:pass@host`): what is shown
+ * (`/api/status`, the CLI) and stored (`gateway.json`). Not a URL: as it is.
+ */
+export function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * `url` without its credentials, and those as a Basic `Authorization` header: a URL is shown and
+ * logged in places, a header is not.
+ */
+export function splitCredentials(url: string): { url: string; authorization?: string } {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return { url };
+    const user = decodeURIComponent(parsed.username);
+    const password = decodeURIComponent(parsed.password);
+    return {
+      url: withoutCredentials(url),
+      authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+    };
+  } catch {
+    return { url };
+  }
+}
+
+/** Every URL of `upstreams` without credentials (withoutCredentials). */
+export function shownUpstreams<T extends Partial<UpstreamUrls>>(upstreams: T): T {
+  const shown: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(upstreams)) {
+    shown[name] =
+      typeof value === 'string'
+        ? withoutCredentials(value)
+        : value && typeof value === 'object'
+          ? Object.fromEntries(
+              Object.entries(value).map(([key, url]) => [key, withoutCredentials(String(url))]),
+            )
+          : value;
+  }
+  return shown as T;
 }
