@@ -23,9 +23,12 @@ export type WireErrorCode =
   /** The upstream could not be reached: 502. */
   | 'UPSTREAM_UNREACHABLE';
 
-/** Why a gateway or dashboard could not start listening (the CLI exits 2). */
+/**
+ * Why a gateway or dashboard could not start (the CLI exits 2): its port, a bind beyond loopback
+ * without a token, or a state folder it cannot write.
+ */
 export class GatewayStartError extends ToolmaskError<
-  'PORT_IN_USE' | 'NEEDS_AUTH_TOKEN' | 'LISTEN_FAILED'
+  'PORT_IN_USE' | 'NEEDS_AUTH_TOKEN' | 'LISTEN_FAILED' | 'STATE_UNWRITABLE'
 > {}
 
 /** A request body over the limit (`--max-body-mb`): answered 413 `BODY_TOO_LARGE`. */

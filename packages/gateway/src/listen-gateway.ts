@@ -13,7 +13,9 @@ import type { Gateway, GatewayOptions } from './gateway-options.js';
 import { checkBindable, listenOn } from './server/listen-on.js';
 import { isLoopbackHost } from './server/loopback.js';
 import { findRunningGateway, RUNNING_FILE, type RunningFile } from './running-gateway.js';
-import { writeAtomically } from '@toolmask/core/storage';
+import { describeError } from '@toolmask/core/errors';
+import { ensurePrivateDirectory, writeAtomically } from '@toolmask/core/storage';
+import { GatewayStartError } from './errors.js';
 import { shownUpstreams } from './upstream/upstreams.js';
 import { DEFAULT_PORT } from './defaults.js';
 
@@ -28,7 +30,16 @@ export interface ListenOptions extends GatewayOptions {
    * @default true
    */
   announce?: boolean;
+  /**
+   * Longest time a client may take to send a whole request (headers and body); then the
+   * connection gets 408 and is closed. Answers are not bounded (a generation streams for minutes).
+   * @default 5 minutes
+   */
+  requestTimeoutMs?: number;
 }
+
+/** A 64 MiB body still fits at 0.2 MB/s; a client that trickles bytes does not hold a socket for ever. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 5 * 60 * 1000;
 
 export interface RunningGateway {
   /** `http://host:port` */
@@ -43,10 +54,23 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   const host = options.host ?? '127.0.0.1';
   checkBindable(host, options.authToken);
   const gateway = createGateway({ loopbackOnly: isLoopbackHost(host), ...options });
-  const server = createServer((request, response) => gateway.handle(request, response));
-  // Long generations stream for minutes: never time a request out from this side.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
+  try {
+    // Before the port is taken: a gateway that cannot keep state must not hold it.
+    await checkWritable(gateway.stateDir);
+  } catch (error) {
+    await gateway.close(0);
+    throw error;
+  }
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(60_000, requestTimeout),
+      // How often Node looks for requests past their time: often enough for the bound to hold.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, requestTimeout / 4)),
+    },
+    (request, response) => gateway.handle(request, response),
+  );
   let bound: { port: number; url: string };
   try {
     bound = await listenOn(server, host, options.port ?? DEFAULT_PORT);
@@ -68,7 +92,16 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   // The first gateway of a state folder is the one launchers find; a second one (other upstreams)
   // leaves that file alone.
   const announced = options.announce !== false && !(await findRunningGateway(gateway.stateDir));
-  if (announced) await writeAtomically(runningFile, JSON.stringify(running) + '\n');
+  if (announced) {
+    try {
+      await writeAtomically(runningFile, JSON.stringify(running) + '\n', {
+        root: gateway.stateDir,
+      });
+    } catch (error) {
+      await stopListening(server, gateway);
+      throw stateError(gateway.stateDir, error);
+    }
+  }
 
   let closing: Promise<void> | undefined;
   return {
@@ -88,6 +121,32 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
       return closing;
     },
   };
+}
+
+function stateError(stateDir: string, error: unknown): GatewayStartError {
+  return new GatewayStartError(
+    'STATE_UNWRITABLE',
+    `cannot write the state folder ${stateDir} (${describeError(error)}); choose another with --state-dir`,
+  );
+}
+
+/** The state folder made (0700) and written to once, or a `GatewayStartError` that says where. */
+async function checkWritable(stateDir: string): Promise<void> {
+  const probe = path.join(stateDir, `.write-check-${process.pid}`);
+  try {
+    await ensurePrivateDirectory(stateDir, { root: stateDir });
+    await writeAtomically(probe, '', { root: stateDir });
+    await fs.rm(probe, { force: true });
+  } catch (error) {
+    throw stateError(stateDir, error);
+  }
+}
+
+async function stopListening(server: Server, gateway: Gateway): Promise<void> {
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await gateway.close(0);
+  await stopped;
 }
 
 /** Removes `gateway.json` unless another gateway has announced itself there since. */
