@@ -18,6 +18,11 @@ export type WireErrorCode =
   | 'BAD_PATH'
   /** The body is larger than `--max-body-mb`: 413. */
   | 'BODY_TOO_LARGE'
+  /**
+   * The gateway holds as many request bodies as it may at once (`--max-in-flight-mb`): 503 with
+   * `Retry-After`, the body not kept.
+   */
+  | 'BUSY'
   /** The body is not JSON: 400. */
   | 'MALFORMED_JSON'
   /** The upstream could not be reached: 502. */
@@ -30,10 +35,3 @@ export type WireErrorCode =
 export class GatewayStartError extends ToolmaskError<
   'PORT_IN_USE' | 'NEEDS_AUTH_TOKEN' | 'LISTEN_FAILED' | 'STATE_UNWRITABLE'
 > {}
-
-/** A request body over the limit (`--max-body-mb`): answered 413 `BODY_TOO_LARGE`. */
-export class BodyTooLargeError extends ToolmaskError<'BODY_TOO_LARGE'> {
-  constructor(readonly limitBytes: number) {
-    super('BODY_TOO_LARGE', `the request body is larger than ${limitBytes} bytes`);
-  }
-}

@@ -14,8 +14,30 @@ export interface GatewayOptions {
   settingsFile?: string;
   /** Largest request body accepted. @default 64 MiB */
   maxBodyBytes?: number;
+  /**
+   * Bytes of request bodies held at once, across requests, from their first byte (or their
+   * declared length) until their answer ends; a request past it is answered 503 `BUSY` with
+   * `Retry-After`, its body not kept. Never less than `maxBodyBytes`, so that a body the gateway
+   * accepts can always pass alone. @default maxBodyBytes: one largest body, or many usual ones
+   * (1–4 MB) at once. A body being masked takes about 3.5 times its size, on top of the history
+   * conversations keep (`maxRetainedBytes`): twelve concurrent 49 MiB bodies peaked at 352 MB RSS
+   * with this default, 441 MB with twice it (docs/reliability.md, section 7).
+   */
+  maxInFlightBodyBytes?: number;
+  /**
+   * Masking steps (decode, pass, write back) run at once across conversations; the next requests
+   * wait their turn in order. They share one thread, so more at once adds memory, not speed.
+   * @default 2
+   */
+  maxConcurrentPasses?: number;
   /** Required of every client when set (see the module comment). */
   authToken?: string;
+  /**
+   * Required on what reads outputs or state (`/mcp`, `/api`, the dashboard), unless the auth token
+   * is given: server/access.ts. `listenGateway` keeps one in the state folder
+   * (state/access-secret.ts). @default a random one for this gateway (`Gateway.accessSecret`)
+   */
+  accessSecret?: string;
   /**
    * Serve the gateway's own endpoints (`/mcp`, `/api`, `/metrics`, the dashboard) only to requests
    * addressed to a loopback name, so a web page cannot reach them by DNS rebinding. `listenGateway`
@@ -54,6 +76,8 @@ export interface Gateway {
   readonly version: string;
   /** Random per gateway, answered by `/healthz`: tells this gateway from whatever else answers. */
   readonly instanceId: string;
+  /** What opens `/mcp`, `/api` and the dashboard (GatewayOptions.accessSecret). */
+  readonly accessSecret: string;
   /** Requests being handled now. */
   readonly inFlight: number;
   /** Memory kept for conversations, for tests and the bench. */
@@ -62,6 +86,9 @@ export interface Gateway {
 
 /** gemini-cli names an MCP tool `mcp_<server>_<tool>`; the snippet names it that way. */
 export const DEFAULT_READ_TOOL_NAME = `mcp_${MCP_SERVER_NAME}_${MCP_TOOL_NAME}`;
+
+/** @default of `maxConcurrentPasses`. */
+export const DEFAULT_MAX_CONCURRENT_PASSES = 2;
 
 /** @default of `retentionDays`. */
 export const DEFAULT_RETENTION_DAYS = 30;

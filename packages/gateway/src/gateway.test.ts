@@ -20,6 +20,7 @@ import {
   shellOutput,
   startTestGateway,
   type ContentLike,
+  ownerFetch,
 } from './test-utils/gemini-client.js';
 import type { RunningGateway } from './listen-gateway.js';
 import { shellSessionThroughGateway } from './test-utils/shell-session.js';
@@ -208,7 +209,7 @@ describe('the gateway in front of a Gemini API upstream', () => {
       });
     }
     await settled(running);
-    const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
+    const sessions = (await (await ownerFetch(running, `${running.url}/api/sessions`)).json()) as {
       totals: { sessions: number; requests: number; promptTokens: number };
       sessions: Array<{
         client: string;
@@ -266,7 +267,7 @@ describe('masking off', () => {
     await settled(running);
     expect(upstream.requests.map((request) => request.raw.toString('utf8'))).toEqual(bodies);
     expect(running.gateway.stats().retainedBytes).toBe(0);
-    const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
+    const sessions = (await (await ownerFetch(running, `${running.url}/api/sessions`)).json()) as {
       totals: { sessions: number; requests: number };
     };
     expect(sessions.totals).toMatchObject({ sessions: 1, requests: 2 });
@@ -333,7 +334,7 @@ describe('the memory bound', () => {
       },
       cleanups,
     );
-    const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
+    const sessions = (await (await ownerFetch(running, `${running.url}/api/sessions`)).json()) as {
       totals: { requests: number; maskedOutputs: number; failures: number };
     };
     expect(sessions.totals.requests).toBeGreaterThan(0);

@@ -13,13 +13,14 @@
  * untouched), and for the dashboard and `/metrics` the cookie a browser gets from `/?token=<token>`.
  */
 import { describeError } from '@toolmask/core/errors';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { ConversationRegistry } from './conversation/conversation-registry.js';
 import { createDashboard } from './dashboard/dashboard-routes.js';
 import { createGatewaySource } from './dashboard/gateway-source.js';
 import {
   DEFAULT_READ_TOOL_NAME,
+  DEFAULT_MAX_CONCURRENT_PASSES,
   DEFAULT_RETENTION_DAYS,
   type Gateway,
   type GatewayOptions,
@@ -27,6 +28,7 @@ import {
 import type { GatewayContext } from './pipeline/gateway-context.js';
 import { handleModelRequest } from './pipeline/handle-model-request.js';
 import { createMaskingSettingsSource } from './pipeline/masking-settings.js';
+import { BodyBudget, PassSlots } from './pipeline/request-bounds.js';
 import { matchModelRoute } from './protocols/model-routes.js';
 import { ACCESS } from './server/access.js';
 import { createMcpEndpoint } from './server/mcp-endpoint.js';
@@ -57,6 +59,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const maxRetainedBytes = options.maxRetainedBytes ?? 256 * 1024 * 1024;
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  // Room for one largest body at least, so that a body the gateway accepts can always pass alone.
+  const maxInFlightBodyBytes = Math.max(maxBodyBytes, options.maxInFlightBodyBytes ?? maxBodyBytes);
   const disableClientMasking = options.disableClientMasking !== false;
   const conversations = new ConversationRegistry({
     maxRetainedBytes,
@@ -93,12 +97,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       readToolName,
       disableClientMasking,
       maxBodyBytes,
+      maxInFlightBodyBytes,
       maxRetainedBytes,
       idleGapMs: options.idleGapMs ?? null,
       otlpEndpoint: options.otlpEndpoint ?? null,
     },
   });
+  // Unset (an embedder's createGateway): a secret nobody was told, but this gateway's handle.
+  const accessSecret = options.accessSecret ?? randomBytes(32).toString('hex');
   const rules = {
+    accessSecret,
     ...(options.authToken ? { authToken: options.authToken } : {}),
     ...(options.loopbackOnly ? { loopbackOnly: true } : {}),
   };
@@ -120,6 +128,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...(options._internal?.dispatcher ? { dispatcher: options._internal.dispatcher } : {}),
     now,
     maxBodyBytes,
+    bodyBudget: new BodyBudget(maxInFlightBodyBytes),
+    passSlots: new PassSlots(
+      Math.max(1, options.maxConcurrentPasses ?? DEFAULT_MAX_CONCURRENT_PASSES),
+    ),
     disableClientMasking,
     log,
     maskingConfig: () => settings.config(),
@@ -158,7 +170,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     {
       path: '/metrics',
       methods: ['GET'],
-      access: ACCESS.browser,
+      access: ACCESS.metrics,
       handle: (request, response) => telemetry.serveMetrics(request, response),
     },
     {
@@ -178,6 +190,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     stateDir,
     version: GATEWAY_VERSION,
     instanceId,
+    accessSecret,
     get inFlight() {
       return inFlight.size;
     },

@@ -63,7 +63,7 @@ describe('listenGateway', () => {
     });
     cleanups.push(() => running.close());
     const socket = net.connect(running.port, '127.0.0.1');
-    cleanups.push(async () => socket.destroy());
+    cleanups.push(async () => void socket.destroy());
     let answer = '';
     socket.on('data', (chunk) => (answer += chunk));
     const closed = new Promise<number>((resolve) => {

@@ -16,6 +16,7 @@ import { findRunningGateway, RUNNING_FILE, type RunningFile } from './running-ga
 import { describeError } from '@toolmask/core/errors';
 import { ensurePrivateDirectory, writeAtomically } from '@toolmask/core/storage';
 import { GatewayStartError } from './errors.js';
+import { loadAccessSecret } from './state/access-secret.js';
 import { shownUpstreams } from './upstream/upstreams.js';
 import { DEFAULT_PORT } from './defaults.js';
 
@@ -44,6 +45,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 5 * 60 * 1000;
 export interface RunningGateway {
   /** `http://host:port` */
   url: string;
+  /** The dashboard's address for its owner: `url` with the access secret, exchanged for a cookie. */
+  dashboardUrl: string;
   port: number;
   gateway: Gateway;
   server: Server;
@@ -53,14 +56,16 @@ export interface RunningGateway {
 export async function listenGateway(options: ListenOptions): Promise<RunningGateway> {
   const host = options.host ?? '127.0.0.1';
   checkBindable(host, options.authToken);
-  const gateway = createGateway({ loopbackOnly: isLoopbackHost(host), ...options });
+  // Before the port is taken: a gateway that cannot keep state must not hold it.
+  const stateDir = path.resolve(options.stateDir);
+  await checkWritable(stateDir);
+  let accessSecret: string;
   try {
-    // Before the port is taken: a gateway that cannot keep state must not hold it.
-    await checkWritable(gateway.stateDir);
+    accessSecret = options.accessSecret ?? (await loadAccessSecret(stateDir));
   } catch (error) {
-    await gateway.close(0);
-    throw error;
+    throw stateError(stateDir, error);
   }
+  const gateway = createGateway({ loopbackOnly: isLoopbackHost(host), ...options, accessSecret });
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const server = createServer(
     {
@@ -106,6 +111,7 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   let closing: Promise<void> | undefined;
   return {
     url,
+    dashboardUrl: `${url}/?token=${accessSecret}`,
     port,
     gateway,
     server,

@@ -20,6 +20,7 @@ const PUBLIC_RUNTIME_NAMES = [
   'findRunningGateway',
   'listenDashboard',
   'listenGateway',
+  'loadAccessSecret',
 ];
 
 const PUBLIC_TYPE_NAMES = [

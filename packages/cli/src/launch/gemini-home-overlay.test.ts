@@ -41,7 +41,7 @@ describe('the gemini home overlay and a symlinked ~/.gemini', () => {
       env,
       cwd: paths.home,
       plan: await planGeminiLaunch(env, paths.home),
-      gatewayUrl: 'http://127.0.0.1:1',
+      gateway: { url: 'http://127.0.0.1:1', accessSecret: 'a'.repeat(64) },
       stateDir: paths.stateDir,
       sessionId: 's',
     });
@@ -99,7 +99,7 @@ describe('the .env files gemini reads', () => {
       env,
       cwd: project,
       plan,
-      gatewayUrl: 'http://127.0.0.1:1',
+      gateway: { url: 'http://127.0.0.1:1', accessSecret: 'a'.repeat(64) },
       stateDir: path.join(home, 'state'),
       sessionId: 's',
     });
@@ -127,7 +127,7 @@ describe('overlays left behind', () => {
       env,
       cwd: home,
       plan: await planGeminiLaunch(env, home),
-      gatewayUrl: 'http://127.0.0.1:1',
+      gateway: { url: 'http://127.0.0.1:1', accessSecret: 'a'.repeat(64) },
       stateDir: path.join(home, 'state'),
       sessionId: 's',
     });

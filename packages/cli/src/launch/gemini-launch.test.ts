@@ -28,7 +28,7 @@ async function prepare(folder: string, extra: Record<string, string> = {}) {
     env,
     cwd: folder,
     plan: await planGeminiLaunch(env, folder),
-    gatewayUrl: 'http://127.0.0.1:1',
+    gateway: { url: 'http://127.0.0.1:1', accessSecret: 'a'.repeat(64) },
     stateDir: path.join(folder, 'state'),
     sessionId: 's',
   });

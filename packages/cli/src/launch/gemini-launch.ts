@@ -32,6 +32,7 @@ import {
   type GeminiHomeOverlay,
   type SettingsInjection,
 } from './gemini-home-overlay.js';
+import { accessHeaders, dashboardLink, type GatewayAccess } from './gateway-access.js';
 import { LaunchError } from './launch-error.js';
 
 export type Environment = Record<string, string | undefined>;
@@ -111,19 +112,25 @@ export async function prepareGeminiLaunch(options: {
   cwd: string;
   /** What planGeminiLaunch found, before the gateway started. */
   plan: GeminiPlan;
-  gatewayUrl: string;
+  gateway: GatewayAccess;
   stateDir: string;
   sessionId: string;
   /** Leave gemini's own masking on (for measuring the two together). @default false */
   keepClientMasking?: boolean;
 }): Promise<GeminiLaunch> {
-  const { env, gatewayUrl } = options;
+  const { env, gateway } = options;
+  const gatewayUrl = gateway.url;
   const realDir = geminiDir(env);
   const { auth, chosenBySettings, dotEnv } = options.plan;
   const injections: SettingsInjection[] = [
     {
       path: ['mcpServers', 'toolmask'],
-      value: { httpUrl: `${gatewayUrl}/mcp`, trust: true, timeout: 10_000 },
+      value: {
+        httpUrl: `${gatewayUrl}/mcp`,
+        headers: accessHeaders(gateway),
+        trust: true,
+        timeout: 10_000,
+      },
     },
   ];
   if (!chosenBySettings && auth === 'gemini-api-key') {
@@ -159,7 +166,7 @@ export async function prepareGeminiLaunch(options: {
     env: childEnv,
     auth,
     overlay,
-    summary: `toolmask: gemini (${auth}) → ${route} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${gatewayUrl}/`,
+    summary: `toolmask: gemini (${auth}) → ${route} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${dashboardLink(gateway)}`,
   };
 }
 

@@ -57,10 +57,10 @@ function launch(
     upstreams: {},
     gatewaySettingsFile: paths.settingsFile,
     say: () => undefined,
-    async setup(gatewayUrl) {
-      reportGateway(gatewayUrl);
+    async setup(gateway) {
+      reportGateway(gateway.url);
       return {
-        env: { PATH: process.env['PATH'] ?? '', GATEWAY_URL: gatewayUrl },
+        env: { PATH: process.env['PATH'] ?? '', GATEWAY_URL: gateway.url },
         summary: '',
         cleanup: async () => [],
       };

@@ -27,10 +27,12 @@ import * as path from 'node:path';
 import {
   findRunningGateway,
   listenGateway,
+  loadAccessSecret,
   type RunningGateway,
   type UpstreamUrls,
 } from '@toolmask/gateway';
 import { ensurePrivateDirectory } from '@toolmask/core/storage';
+import type { GatewayAccess } from './gateway-access.js';
 import type { Environment } from './gemini-launch.js';
 
 export interface ClientSetup {
@@ -54,8 +56,8 @@ export interface LaunchOptions {
   stateDir: string;
   /** The person's own upstreams: a running gateway is reused only if it has these. */
   upstreams: Partial<UpstreamUrls>;
-  /** Sets the client up against `gatewayUrl`. */
-  setup(gatewayUrl: string, sessionId: string): Promise<ClientSetup>;
+  /** Sets the client up against `gateway`. */
+  setup(gateway: GatewayAccess, sessionId: string): Promise<ClientSetup>;
   /** Messages for the person (stderr). */
   say(line: string): void;
   /** Extra gateway options (tests: settings, thresholds). */
@@ -70,10 +72,11 @@ function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number 
 
 async function ensureGateway(
   options: LaunchOptions,
-): Promise<{ url: string; running?: RunningGateway }> {
+): Promise<GatewayAccess & { running?: RunningGateway }> {
   const existing = await findRunningGateway(options.stateDir);
   if (existing && servesUpstreams(existing.upstreams ?? {}, options.upstreams)) {
-    return { url: existing.url };
+    // The gateway of this state folder keeps its secret there (0600): the person can read it.
+    return { url: existing.url, accessSecret: await loadAccessSecret(options.stateDir) };
   }
   await ensurePrivateDirectory(options.stateDir);
   const logFile = path.join(options.stateDir, 'gateway.log');
@@ -91,7 +94,7 @@ async function ensureGateway(
       }
     },
   });
-  return { url: running.url, running };
+  return { url: running.url, accessSecret: running.gateway.accessSecret, running };
 }
 
 /** Whether a gateway started with `has` sends requests where `wanted` says. */
@@ -106,7 +109,7 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
   const gateway = await ensureGateway(options);
   let setup: ClientSetup | undefined;
   try {
-    setup = await options.setup(gateway.url, randomUUID());
+    setup = await options.setup(gateway, randomUUID());
     options.say(setup.summary);
     return await runChild(options, setup.env, setup.args ?? options.args);
   } finally {

@@ -16,7 +16,8 @@ import { parseEnv } from 'node:util';
 import { sameJson } from '@toolmask/core/utils';
 import { ensurePrivateDirectory, readIfExists, writeAtomically } from '@toolmask/core/storage';
 import { ensureOwnDirectory } from './person-files.js';
-import { SESSION_HEADER } from '@toolmask/gateway';
+import { accessHeaders, dashboardLink, type GatewayAccess } from './gateway-access.js';
+import { SESSION_HEADER, loadAccessSecret } from '@toolmask/gateway';
 import { geminiAuthOf } from './gemini-auth.js';
 import { experimentsText } from './gemini-experiments.js';
 import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
@@ -138,11 +139,12 @@ interface Wanted {
  */
 function wanted(
   client: SetupClient,
-  gatewayUrl: string,
+  gateway: GatewayAccess,
   settings: Record<string, unknown>,
   experimentsFile: string,
   auth: ReturnType<typeof geminiAuthOf>,
 ): Wanted {
+  const gatewayUrl = gateway.url;
   if (client === 'gemini') {
     const selected = valueAt(settings, ['security', 'auth', 'selectedType']);
     const apiKey = auth.auth === 'gemini-api-key';
@@ -150,7 +152,12 @@ function wanted(
       settings: [
         {
           path: ['mcpServers', 'toolmask'],
-          value: { httpUrl: `${gatewayUrl}/mcp`, trust: true, timeout: 10_000 },
+          value: {
+            httpUrl: `${gatewayUrl}/mcp`,
+            headers: accessHeaders(gateway),
+            trust: true,
+            timeout: 10_000,
+          },
         },
         ...(apiKey && !auth.chosenBySettings
           ? [{ path: ['security', 'auth', 'selectedType'], value: 'gemini-api-key' }]
@@ -174,7 +181,12 @@ function wanted(
     settings: [
       {
         path: ['mcpServers', 'toolmask'],
-        value: { httpUrl: `${gatewayUrl}/mcp`, alwaysLoadTools: true, trust: true },
+        value: {
+          httpUrl: `${gatewayUrl}/mcp`,
+          headers: accessHeaders(gateway),
+          alwaysLoadTools: true,
+          trust: true,
+        },
       },
       {
         path: ['model', 'generationConfig', 'customHeaders', SESSION_HEADER],
@@ -221,9 +233,11 @@ export async function applySetup(options: {
   }
   const envBefore = parseEnv(envText) as Record<string, string>;
   const experimentsFile = path.join(stateDir, 'gemini-experiments.json');
+  // The secret the gateway of this state folder will require on /mcp (made now if it has none).
+  const gateway = { url: gatewayUrl, accessSecret: await loadAccessSecret(stateDir) };
   const plan = wanted(
     client,
-    gatewayUrl,
+    gateway,
     settings,
     experimentsFile,
     geminiAuthOf(settings, options.env ?? process.env, envBefore),
@@ -298,6 +312,7 @@ export async function applySetup(options: {
   lines.push(...plan.notes);
   lines.push(
     `Now keep a gateway running at ${gatewayUrl} (\`toolmask gateway\`; docs/gateway.md shows a systemd user service).`,
+    `Its dashboard, for you: ${dashboardLink(gateway)} (the read-back tool's settings carry the same secret).`,
     `${client === 'gemini' ? 'gemini' : 'qwen'} reads ${envFile} only where it finds no other .env first (docs/gateway.md).`,
   );
   return { lines };

@@ -38,7 +38,7 @@ async function prepare(paths: Awaited<ReturnType<typeof folders>>, args: string[
   const plan = await planQwenLaunch({ ...paths.env, ...env }, paths.project, args);
   const launch = await prepareQwenLaunch({
     env: { ...paths.env, ...env },
-    gatewayUrl: GATEWAY,
+    gateway: { url: GATEWAY, accessSecret: 'a'.repeat(64) },
     stateDir: paths.stateDir,
     sessionId: 'session-1',
     plan,

@@ -30,6 +30,7 @@ import type { Environment } from './gemini-launch.js';
 import { readSettingsObject, valueAt } from './jsonc-settings.js';
 import { launchEntryName, sweepQwenLayers } from './launch-leftovers.js';
 import { flagValue, withFlagValue } from './qwen-args.js';
+import { accessHeaders, dashboardLink, type GatewayAccess } from './gateway-access.js';
 import { LaunchError } from './launch-error.js';
 
 const DEFAULT_SYSTEM_SETTINGS = '/etc/qwen-code/settings.json';
@@ -171,21 +172,27 @@ export interface QwenLaunch {
 
 export async function prepareQwenLaunch(options: {
   env: Environment;
-  gatewayUrl: string;
+  gateway: GatewayAccess;
   stateDir: string;
   sessionId: string;
   plan: QwenPlan;
   /** Leave qwen's microcompaction on. @default false */
   keepMicrocompaction?: boolean;
 }): Promise<QwenLaunch> {
-  const { env, gatewayUrl, plan } = options;
+  const { env, gateway, plan } = options;
+  const gatewayUrl = gateway.url;
   const route = `${gatewayUrl}/openai`;
   const headers = { [SESSION_HEADER]: options.sessionId };
   const layer: Record<string, unknown> = structuredClone(plan.layers.system);
   layer['$version'] = 4;
   layer['mcpServers'] = {
     ...(layer['mcpServers'] as object | undefined),
-    toolmask: { httpUrl: `${gatewayUrl}/mcp`, alwaysLoadTools: true, trust: true },
+    toolmask: {
+      httpUrl: `${gatewayUrl}/mcp`,
+      headers: accessHeaders(gateway),
+      alwaysLoadTools: true,
+      trust: true,
+    },
   };
   const model = (layer['model'] ??= {}) as Record<string, unknown>;
   const generationConfig = (model['generationConfig'] ??= {}) as Record<string, unknown>;
@@ -247,7 +254,7 @@ export async function prepareQwenLaunch(options: {
     // `--openai-base-url` wins over OPENAI_BASE_URL in qwen: left as given, it would bypass the
     // gateway. Its value is the upstream (planQwenLaunch); qwen gets the gateway route instead.
     args: withFlagValue(plan.args, 'openai-base-url', `${route}/v1`),
-    summary: `toolmask: qwen → ${plan.upstreams.openai ?? `${plan.routes.size} model provider(s)`} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${gatewayUrl}/`,
+    summary: `toolmask: qwen → ${plan.upstreams.openai ?? `${plan.routes.size} model provider(s)`} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${dashboardLink(gateway)}`,
     async cleanup() {
       await fs.rm(file, { force: true });
       return [];

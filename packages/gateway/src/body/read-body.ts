@@ -1,20 +1,149 @@
-/** Reads a request body whole, refusing one larger than `limitBytes` without reading it all. */
-import type { IncomingMessage } from 'node:http';
-import { BodyTooLargeError } from '../errors.js';
+/**
+ * A request body read whole, bounded twice: by the largest body accepted (`limitBytes`) and by the
+ * room the gateway's in-flight budget gives it (`room`: pipeline/request-bounds.ts); and the answer
+ * to a request whose body is not read to its end (too large, or no room), given so that the client
+ * gets it.
+ *
+ * Closing a connection while its client is still sending makes the client's system answer the
+ * next bytes with a reset, which can throw away an answer the client has not read yet: a client
+ * uploading 500 MB chunked saw a reset instead of the 413. So the answer is written whole (with
+ * `connection: close` and its length), and the rest of the upload is read and thrown away, as a web
+ * server's lingering close does, until it ends or for at most `DRAIN_MS` and `DRAIN_BYTES`, and
+ * only then is the connection closed. Nothing thrown away is kept: it costs no memory, but reading
+ * it costs time on the event loop, hence the bound on bytes: long enough for a client to read an
+ * answer that came while it was still sending (16 MiB take milliseconds on loopback, a second at
+ * 100 Mbit/s), short of reading whole uploads that are refused (twelve 49 MiB bodies sent again
+ * after each 503 would have the gateway read and throw away 500 MB a second).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export async function readBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) throw new BodyTooLargeError(limitBytes);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > limitBytes) {
-      // Stop reading; the connection is closed after the error is sent.
-      request.destroy();
-      throw new BodyTooLargeError(limitBytes);
-    }
-    chunks.push(chunk);
+/** How long, and how many bytes, the rest of a refused upload is read and thrown away at most. */
+export const DRAIN_MS = 5_000;
+export const DRAIN_BYTES = 16 * 1024 * 1024;
+
+/** What holds the bytes read (a reservation of the in-flight budget). */
+export interface BodyRoom {
+  /** Room for `totalBytes` in all; false when there is none. */
+  holdUpTo(totalBytes: number): boolean;
+}
+
+export type BodyRead =
+  | { kind: 'read'; body: Buffer }
+  /** Past `limitBytes`: nothing kept, the rest unread (answer with `answerUnread`). */
+  | { kind: 'too-large' }
+  /** No room in the budget: nothing kept, the rest unread (answer with `answerUnread`). */
+  | { kind: 'no-room' };
+
+/** The body's declared length, when it has one (a chunked body has none). */
+export function declaredLength(request: IncomingMessage): number | undefined {
+  const header = request.headers['content-length'];
+  if (header === undefined) return undefined;
+  const length = Number(header);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+/**
+ * Reads the body whole; stops at the first chunk past `limitBytes` or that `room` has no room
+ * for, and leaves the rest unread (the request paused). Rejects when the client goes away.
+ */
+export function readBody(
+  request: IncomingMessage,
+  limitBytes: number,
+  room: BodyRoom,
+): Promise<BodyRead> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      const refusal =
+        total > limitBytes ? 'too-large' : room.holdUpTo(total) ? undefined : 'no-room';
+      if (!refusal) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      request.pause();
+      chunks.length = 0;
+      resolve({ kind: refusal });
+    };
+    const onEnd = () => {
+      stop();
+      resolve({
+        kind: 'read',
+        body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total),
+      });
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => {
+      stop();
+      reject(new Error('the client closed the connection before its request body ended'));
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+    request.on('close', onClose);
+  });
+}
+
+/** An answer the gateway gives itself. */
+export interface OwnAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Answers a request whose body was not read to its end: the answer whole, with
+ * `connection: close`; then the rest of the upload is thrown away until it ends, or `DRAIN_MS` or
+ * `DRAIN_BYTES` have passed, and the connection is closed (the module comment says why).
+ */
+export function answerUnread(
+  request: IncomingMessage,
+  response: ServerResponse,
+  answer: OwnAnswer,
+): void {
+  const payload = Buffer.from(answer.body);
+  response.writeHead(answer.status, {
+    ...answer.headers,
+    'content-length': String(payload.length),
+    connection: 'close',
+  });
+  if (request.complete || request.destroyed) {
+    response.end(payload);
+    return;
   }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+  // The answer is whole (its length says so) but not ended: ending it closes the connection.
+  response.write(payload);
+  let thrownAway = 0;
+  const onData = (chunk: Buffer) => {
+    thrownAway += chunk.length;
+    if (thrownAway > DRAIN_BYTES) close();
+  };
+  const close = () => {
+    clearTimeout(deadline);
+    request.off('data', onData);
+    request.off('end', close);
+    request.off('error', close);
+    request.off('close', close);
+    // Whatever still comes is dropped with the connection.
+    request.resume();
+    if (!response.destroyed) response.end();
+  };
+  const deadline = setTimeout(close, DRAIN_MS);
+  deadline.unref();
+  request.on('data', onData);
+  request.on('end', close);
+  request.on('error', close);
+  request.on('close', close);
+  request.resume();
 }

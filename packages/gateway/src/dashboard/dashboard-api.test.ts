@@ -12,7 +12,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
-import { gatewayFixture, post, shellOutput } from '../test-utils/gemini-client.js';
+import { gatewayFixture, ownerHeaders, post, shellOutput } from '../test-utils/gemini-client.js';
 import { shellSessionThroughGateway } from '../test-utils/shell-session.js';
 import type {
   DashboardStatus,
@@ -41,24 +41,28 @@ async function maskingGateway(extra: { authToken?: string } = {}) {
     },
     cleanups,
   );
-  return { ...session, headers };
+  // What opens the API: the auth token when there is one, else the access secret.
+  const owner = extra.authToken ? headers : ownerHeaders(session.running);
+  return { ...session, headers, owner };
 }
 
-async function getJson<T>(url: string, headers: Record<string, string> = {}) {
+async function getJson<T>(url: string, headers: Record<string, string>) {
   const answer = await fetch(url, { headers });
   return { status: answer.status, body: (await answer.json()) as T };
 }
 
 describe('the dashboard API', () => {
   it('lists a session, its requests and its outputs; reads outputs back byte for byte', async () => {
-    const { running, stateDir } = await maskingGateway();
-    const report = (await getJson<SessionsReport>(`${running.url}/api/sessions`)).body;
+    const { running, stateDir, owner } = await maskingGateway();
+    const report = (await getJson<SessionsReport>(`${running.url}/api/sessions`, owner)).body;
     expect(report.totals.requests).toBe(7);
     const session = report.sessions[0]!;
-    const detail = (await getJson<SessionDetail>(`${running.url}/api/sessions/${session.id}`)).body;
+    const detail = (
+      await getJson<SessionDetail>(`${running.url}/api/sessions/${session.id}`, owner)
+    ).body;
     expect(detail.requests).toHaveLength(7);
     const outputs = (
-      await getJson<SessionOutputs>(`${running.url}/api/sessions/${session.id}/outputs`)
+      await getJson<SessionOutputs>(`${running.url}/api/sessions/${session.id}/outputs`, owner)
     ).body.outputs;
     expect(outputs.length).toBe(session.maskedOutputs);
     expect(outputs.length).toBeGreaterThan(0);
@@ -67,6 +71,7 @@ describe('the dashboard API', () => {
       expect(output.preview).toContain(`${output.callId} line 1`);
       const slice = await getJson<OutputSlice>(
         `${running.url}/api/outputs?session=${session.id}&file=${encodeURIComponent(output.file)}`,
+        owner,
       );
       expect(slice.status).toBe(200);
       expect(slice.body.text).toBe(shellOutput(output.callId));
@@ -74,10 +79,11 @@ describe('the dashboard API', () => {
       // By call id, as the read-back tool accepts it.
       const byCallId = await getJson<OutputSlice>(
         `${running.url}/api/outputs?session=${session.id}&file=${output.callId}`,
+        owner,
       );
       expect(byCallId.body.text).toBe(slice.body.text);
     }
-    const status = (await getJson<DashboardStatus>(`${running.url}/api/status`)).body;
+    const status = (await getJson<DashboardStatus>(`${running.url}/api/status`, owner)).body;
     expect(status).toMatchObject({
       source: 'gateway',
       details: { stateDir },
@@ -87,19 +93,21 @@ describe('the dashboard API', () => {
       },
     });
     expect(status.uptimeMs).toBeGreaterThanOrEqual(0);
-    expect((await getJson(`${running.url}/api/sessions/0123456789abcdef`)).status).toBe(404);
+    expect((await getJson(`${running.url}/api/sessions/0123456789abcdef`, owner)).status).toBe(404);
   });
 
   it('confines reads like read_tool_output', async () => {
-    const { running, stateDir, settingsFile } = await maskingGateway();
-    const report = (await getJson<SessionsReport>(`${running.url}/api/sessions`)).body;
+    const { running, stateDir, settingsFile, owner } = await maskingGateway();
+    const report = (await getJson<SessionsReport>(`${running.url}/api/sessions`, owner)).body;
     const id = report.sessions[0]!.id;
-    const outputs = (await getJson<SessionOutputs>(`${running.url}/api/sessions/${id}/outputs`))
-      .body.outputs;
+    const outputs = (
+      await getJson<SessionOutputs>(`${running.url}/api/sessions/${id}/outputs`, owner)
+    ).body.outputs;
     const folder = path.dirname(outputs[0]!.file);
     const read = (session: string, file: string) =>
       fetch(
         `${running.url}/api/outputs?session=${encodeURIComponent(session)}&file=${encodeURIComponent(file)}`,
+        { headers: owner },
       ).then((answer) => answer.status);
 
     const usageDay = (await fs.readdir(path.join(stateDir, 'usage')))[0]!;
@@ -117,7 +125,8 @@ describe('the dashboard API', () => {
     execFileSync('mkfifo', [path.join(folder, 'fifo.call.0123456789abcdef.txt')]);
     expect(await read(id, path.join(folder, 'fifo.call.0123456789abcdef.txt'))).toBe(400);
     expect(
-      (await fetch(`${running.url}/api/outputs?session=${id}`, { method: 'POST' })).status,
+      (await fetch(`${running.url}/api/outputs?session=${id}`, { method: 'POST', headers: owner }))
+        .status,
     ).toBe(405);
   });
 
@@ -192,7 +201,7 @@ describe('the dashboard behind the access rules', () => {
   });
 
   it('on loopback: the page and API refuse a Host that is not a loopback name', async () => {
-    const { running } = await maskingGateway();
+    const { running, owner } = await maskingGateway();
     for (const pathname of ['/', '/assets/main.js', '/api/sessions', '/api/events']) {
       const status = await new Promise<number>((resolve) => {
         http
@@ -204,14 +213,14 @@ describe('the dashboard behind the access rules', () => {
       });
       expect(status, pathname).toBe(403);
     }
-    expect((await fetch(`${running.url}/assets/nope.js`)).status).toBe(404);
+    expect((await fetch(`${running.url}/assets/nope.js`, { headers: owner })).status).toBe(404);
   });
 
   it('a new usage record sends a change event to open streams; close() ends them', async () => {
-    const { running } = await maskingGateway();
+    const { running, owner } = await maskingGateway();
     const received: string[] = [];
     const ended = new Promise<void>((resolve) => {
-      http.get(`${running.url}/api/events`, (answer) => {
+      http.get(`${running.url}/api/events`, { headers: owner }, (answer) => {
         expect(answer.headers['content-type']).toMatch(/^text\/event-stream/);
         answer.setEncoding('utf8');
         answer.on('data', (chunk: string) => received.push(chunk));

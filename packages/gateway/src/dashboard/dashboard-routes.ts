@@ -4,12 +4,20 @@
  * gateway puts them in its route table before its model routes; `toolmask dashboard` serves them
  * alone (listen-dashboard.ts).
  *
- * With an auth token, a browser gets in by opening `/?token=<token>` once: the answer is a
- * redirect to `/` (the token leaves the address bar and the history) that sets an HttpOnly,
- * SameSite=Strict cookie derived from the token; the page's own requests then carry it.
+ * A browser gets in by opening `/?token=<access secret or auth token>` once (the launchers and
+ * `toolmask gateway` print that address): the answer is a redirect to `/` (the token leaves the
+ * address bar and the history) that sets an HttpOnly, SameSite=Strict cookie derived from the
+ * secret; the page's own requests then carry it.
  */
 import type { ServerResponse } from 'node:http';
-import { ACCESS, dashboardCookie, tokenMatches, type AccessRules } from '../server/access.js';
+import {
+  ACCESS,
+  cookieKey,
+  credentialsFor,
+  dashboardCookie,
+  tokenMatches,
+  type AccessRules,
+} from '../server/access.js';
 import type { RequestTarget, Route } from '../server/route-table.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
 import { handleDashboardApi } from './dashboard-api.js';
@@ -33,8 +41,10 @@ export interface Dashboard {
 const NEEDS_TOKEN_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>toolmask dashboard</title></head>
 <body><h1>toolmask dashboard</h1>
-<p>This server needs its auth token. Open this address once with <code>?token=&lt;token&gt;</code>
-added (e.g. <code>/?token=…</code>): the browser then keeps an HttpOnly cookie for it.</p>
+<p>The dashboard shows your sessions' outputs, so it asks who you are. Open the address that
+<code>toolmask gateway</code> (or <code>toolmask gemini</code>, <code>toolmask qwen</code>) printed,
+the one ending in <code>/?token=…</code> (the value is also in the gateway's state folder, in the
+file <code>access-secret</code>): the browser then keeps an HttpOnly cookie for it.</p>
 </body></html>
 `;
 
@@ -64,14 +74,16 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const unsubscribe = options.source.onChange(() => feed.notify());
   const api = { source: options.source, feed, version: options.version, startedAt, now };
 
-  /** `/?token=...`: the cookie for a right token, a refusal for a wrong one. */
+  /** `/?token=...`: the cookie for the access secret or the auth token, a refusal for anything else. */
   function exchangeToken(response: ServerResponse, { query }: RequestTarget): void {
-    const token = options.authToken;
-    if (!token || !tokenMatches(query.get('token') ?? '', token)) {
+    const given = query.get('token') ?? '';
+    const key = cookieKey(options);
+    const accepted = credentialsFor(ACCESS.browser, options);
+    if (!key || !accepted.some((value) => tokenMatches(given, value))) {
       needsToken(response);
       return;
     }
-    const cookie = dashboardCookie(token);
+    const cookie = dashboardCookie(key);
     response
       .writeHead(303, {
         location: '/',

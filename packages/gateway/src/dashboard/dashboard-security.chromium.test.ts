@@ -20,6 +20,7 @@ import {
   settled,
   shellOutput,
   startTestGateway,
+  ownerFetch,
 } from '../test-utils/gemini-client.js';
 import type { SessionOutputs, SessionsReport } from './api-types.js';
 
@@ -93,15 +94,17 @@ async function hostileGateway(authToken?: string) {
 describe.skipIf(!chromiumAvailable)('the dashboard and hostile content', () => {
   it('markup in a model, tool name, call id or output shows as text and never runs', async () => {
     const running = await hostileGateway();
-    const report = (await (await fetch(`${running.url}/api/sessions`)).json()) as SessionsReport;
+    const report = (await (
+      await ownerFetch(running, `${running.url}/api/sessions`)
+    ).json()) as SessionsReport;
     const id = report.sessions[0]!.id;
     const outputs = (await (
-      await fetch(`${running.url}/api/sessions/${id}/outputs`)
+      await ownerFetch(running, `${running.url}/api/sessions/${id}/outputs`)
     ).json()) as SessionOutputs;
     expect(outputs.outputs.length).toBeGreaterThan(0);
 
     const { page, problems } = await watchedPage(browser, 1000);
-    await page.goto(`${running.url}/`);
+    await page.goto(running.dashboardUrl);
     await page.waitForSelector('.session-row');
     expect(await page.locator('.session-row td.model').textContent()).toBe(MODEL);
     await page.locator('.session-row').click();

@@ -24,7 +24,12 @@ import {
   watchedPage,
 } from '@toolmask/test-support/browser';
 import type { FakeUpstream } from '@toolmask/test-support/fake-upstream';
-import { gatewayFixture, settled, startTestGateway } from '../test-utils/gemini-client.js';
+import {
+  gatewayFixture,
+  settled,
+  startTestGateway,
+  ownerHeaders,
+} from '../test-utils/gemini-client.js';
 import { cachingUpstream, replayTrace } from '../test-utils/replay-trace.js';
 import type { SessionDetail, SessionOutputs, SessionsReport } from './api-types.js';
 
@@ -37,8 +42,8 @@ const traces = tracesDir();
 if (!chromiumAvailable) console.warn(`[toolmask] dashboard browser tests ${CHROMIUM_SKIP_MESSAGE}`);
 else if (!traces) console.warn(`[toolmask] dashboard browser tests ${TRACES_SKIP_MESSAGE}`);
 
-async function getJson<T>(url: string): Promise<T> {
-  const answer = await fetch(url);
+async function getJson<T>(running: RunningGateway, url: string): Promise<T> {
+  const answer = await fetch(url, { headers: ownerHeaders(running) });
   expect(answer.status).toBe(200);
   return (await answer.json()) as T;
 }
@@ -107,12 +112,12 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
   });
 
   it('the overview shows the totals of /api/sessions; no overflow at 1400 and 700 px', async () => {
-    const report = await getJson<SessionsReport>(`${running.url}/api/sessions`);
+    const report = await getJson<SessionsReport>(running, `${running.url}/api/sessions`);
     expect(report.totals.requests).toBe(replayed);
     expect(report.totals.maskedOutputs).toBeGreaterThan(0);
     for (const width of [1400, 700]) {
       const { page, problems } = await watchedPage(browser, width);
-      await page.goto(`${running.url}/`);
+      await page.goto(running.dashboardUrl);
       await drawn(page, 'overview');
       for (const metric of [
         'requests',
@@ -141,14 +146,17 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
   });
 
   it('the session view: one chart point per request, masking events marked, an output opens with its exact text', async () => {
-    const report = await getJson<SessionsReport>(`${running.url}/api/sessions`);
+    const report = await getJson<SessionsReport>(running, `${running.url}/api/sessions`);
     const id = report.sessions[0]!.id;
-    const detail = await getJson<SessionDetail>(`${running.url}/api/sessions/${id}`);
-    const outputs = await getJson<SessionOutputs>(`${running.url}/api/sessions/${id}/outputs`);
+    const detail = await getJson<SessionDetail>(running, `${running.url}/api/sessions/${id}`);
+    const outputs = await getJson<SessionOutputs>(
+      running,
+      `${running.url}/api/sessions/${id}/outputs`,
+    );
     expect(outputs.outputs.length).toBe(report.sessions[0]!.maskedOutputs);
     for (const width of [1400, 700]) {
       const { page, problems } = await watchedPage(browser, width);
-      await page.goto(`${running.url}/`);
+      await page.goto(running.dashboardUrl);
       await drawn(page, 'overview');
       await page.locator('.session-row').first().click();
       await drawn(page, 'session');
@@ -176,6 +184,7 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
 
   it('the settings panel shows the settings in force, the version and the uptime', async () => {
     const { page, problems } = await watchedPage(browser, 1400);
+    await page.goto(running.dashboardUrl);
     await page.goto(`${running.url}/#/settings`);
     await drawn(page, 'settings');
     expect(await page.locator('#about [data-key="version"] td').textContent()).toMatch(/^\d+\.\d+/);
@@ -194,7 +203,7 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
   });
 
   it('after a restart the sessions are still listed, and new ones arrive live', async () => {
-    const before = await getJson<SessionsReport>(`${running.url}/api/sessions`);
+    const before = await getJson<SessionsReport>(running, `${running.url}/api/sessions`);
     await running.close();
     running = await startTestGateway({
       stateDir: fixture.stateDir,
@@ -202,7 +211,7 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
       upstreams: { gemini: upstream.url },
     });
     const { page, problems } = await watchedPage(browser, 1400);
-    await page.goto(`${running.url}/`);
+    await page.goto(running.dashboardUrl);
     await drawn(page, 'overview');
     const listed = await page
       .locator('.session-row')

@@ -4,6 +4,7 @@
  * API and access rules as the gateway's: loopback by default (own endpoints only for loopback
  * Host names), any other address only with an auth token.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { checkBindable, listenOn } from '../server/listen-on.js';
 import { isLoopbackHost } from '../server/loopback.js';
@@ -26,6 +27,8 @@ export interface ListenDashboardOptions {
 
 export interface RunningDashboard {
   url: string;
+  /** `url` with this dashboard's access secret: opened once, it leaves a cookie. */
+  dashboardUrl: string;
   port: number;
   server: Server;
   close(): Promise<void>;
@@ -35,7 +38,10 @@ export async function listenDashboard(options: ListenDashboardOptions): Promise<
   const host = options.host ?? '127.0.0.1';
   checkBindable(host, options.authToken);
   const log = options.log ?? (() => undefined);
+  // A secret for this run: the page shows outputs, which another local account must not read.
+  const accessSecret = randomBytes(32).toString('hex');
   const rules: AccessRules = {
+    accessSecret,
     loopbackOnly: isLoopbackHost(host),
     ...(options.authToken ? { authToken: options.authToken } : {}),
   };
@@ -56,6 +62,7 @@ export async function listenDashboard(options: ListenDashboardOptions): Promise<
   }
   return {
     ...bound,
+    dashboardUrl: `${bound.url}/?token=${accessSecret}`,
     server,
     async close() {
       dashboard.close();

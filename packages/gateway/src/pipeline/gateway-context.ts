@@ -3,6 +3,7 @@ import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import type { Dispatcher } from 'undici';
 import type { ConversationRegistry } from '../conversation/conversation-registry.js';
 import type { UsageStore } from '../state/stores.js';
+import type { BodyBudget, PassSlots } from './request-bounds.js';
 import type { GatewayTelemetry } from '../usage/gateway-telemetry.js';
 import type { UpstreamUrls } from '../upstream/upstreams.js';
 import type { UsageRecord } from '../usage/usage-record.js';
@@ -16,6 +17,10 @@ export interface GatewayContext {
   dispatcher?: Dispatcher;
   now: () => number;
   maxBodyBytes: number;
+  /** Bytes of request bodies held at once, across requests (503 `BUSY` past it). */
+  bodyBudget: BodyBudget;
+  /** Masking steps run at once, across conversations. */
+  passSlots: PassSlots;
   disableClientMasking: boolean;
   /** The masking settings now (the file is read again when it changes). */
   maskingConfig(): Promise<ToolOutputMaskingConfig>;

@@ -2,16 +2,19 @@
  * One model request through the gateway, step by step over one `ModelExchange`:
  *
  * 1. find its upstream (a request with none, or with a path that would leave it, is answered here);
- * 2. read its body (bounded: 413 past the limit);
- * 3. mask it (mask-exchange.ts), for the requests that carry a conversation;
+ * 2. read its body, bounded: 413 past `maxBodyBytes`; 503 `BUSY` with `Retry-After` when the
+ *    gateway's in-flight budget has no room for it (request-bounds.ts), the body not kept: the
+ *    room is taken by its declared length before anything is read, or chunk by chunk;
+ * 3. mask it (mask-exchange.ts), for the requests that carry a conversation, in its turn among
+ *    the passes the gateway runs at once (request-bounds.ts);
  * 4. forward it, streaming the answer back while reading the provider's usage report;
  * 5. record the usage and the conversation's state after the answer (record-exchange.ts).
  *
- * The exchange is closed on every path (its conversation lease released).
+ * The exchange is closed on every path (its conversation lease released), and the body's room in
+ * the budget is given back with it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyTooLargeError } from '../errors.js';
-import { readBody } from '../body/read-body.js';
+import { answerUnread, declaredLength, readBody } from '../body/read-body.js';
 import { withClientMaskingOff } from '../protocols/gemini/client-masking.js';
 import type { ModelRoute, Protocol } from '../protocols/protocol.js';
 import { PROTOCOLS } from '../protocols/protocols.js';
@@ -71,45 +74,105 @@ export async function handleModelRequest(
   const upstreamUrl = target.url;
   const arrivedAt = context.now();
   const startedMs = performance.now();
-  let raw: Buffer | undefined;
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    try {
-      raw = await readBody(request, context.maxBodyBytes);
-    } catch (error) {
-      if (!(error instanceof BodyTooLargeError)) throw error;
-      replyError(response, protocol, {
-        status: 413,
-        code: 'BODY_TOO_LARGE',
-        message: `${error.message} (--max-body-mb)`,
-      });
-      return;
-    }
-  }
-  const exchange = openExchange({
-    request,
-    response,
-    route,
-    protocol,
-    upstreamUrl,
-    raw,
-    arrivedAt,
-    startedMs,
-    readMs: raw ? performance.now() - startedMs : 0,
-  });
+  const room = context.bodyBudget.open();
   try {
-    let masked: MaskedBody = { body: raw ?? '', failures: 0 };
-    if (hasBody(exchange) && (route.action === 'mask' || route.action === 'countTokens')) {
-      const outcome = await maskExchange(context, exchange);
-      if (!outcome) return;
-      masked = outcome;
-      // Memory is bounded once the body is written (a conversation asked to let its history go
-      // in the middle of a pass does so when the pass ends: conversation.ts).
-      context.conversations.trim();
+    let raw: Buffer | undefined;
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const declared = declaredLength(request);
+      const read =
+        declared !== undefined && declared > context.maxBodyBytes
+          ? ({ kind: 'too-large' } as const)
+          : declared !== undefined && !room.holdUpTo(declared)
+            ? ({ kind: 'no-room' } as const)
+            : await readBody(request, context.maxBodyBytes, room);
+      if (read.kind !== 'read') {
+        refuseUnread(
+          request,
+          response,
+          protocol,
+          read.kind === 'too-large' ? tooLarge(context) : busy(context),
+        );
+        return;
+      }
+      raw = read.body;
     }
-    await forwardExchange(context, exchange, masked);
+    const exchange = openExchange({
+      request,
+      response,
+      route,
+      protocol,
+      upstreamUrl,
+      raw,
+      arrivedAt,
+      startedMs,
+      readMs: raw ? performance.now() - startedMs : 0,
+    });
+    try {
+      let masked: MaskedBody = { body: raw ?? '', failures: 0 };
+      if (hasBody(exchange) && (route.action === 'mask' || route.action === 'countTokens')) {
+        // In turn among the passes of every conversation; a client gone while it waits: done.
+        const release = await context.passSlots.acquire(exchange.signal);
+        if (!release) return;
+        let outcome: MaskedBody | undefined;
+        try {
+          outcome = await maskExchange(context, exchange);
+        } finally {
+          release();
+        }
+        if (!outcome) return;
+        masked = outcome;
+        // Memory is bounded once the body is written (a conversation asked to let its history go
+        // in the middle of a pass does so when the pass ends: conversation.ts).
+        context.conversations.trim();
+      }
+      await forwardExchange(context, exchange, masked);
+    } finally {
+      exchange.close();
+    }
   } finally {
-    exchange.close();
+    room.release();
   }
+}
+
+/** Seconds a client refused for lack of room is told to wait (`Retry-After`). */
+const RETRY_AFTER_SECONDS = 1;
+
+/** An answer to a body not read to its end, with the headers it adds. */
+type Refusal = WireError & { headers?: Record<string, string> };
+
+function tooLarge(context: GatewayContext): Refusal {
+  return {
+    status: 413,
+    code: 'BODY_TOO_LARGE',
+    message: `the request body is larger than ${context.maxBodyBytes} bytes (--max-body-mb)`,
+  };
+}
+
+function busy(context: GatewayContext): Refusal {
+  const megabytes = Math.round(context.bodyBudget.limitBytes / (1024 * 1024));
+  return {
+    status: 503,
+    code: 'BUSY',
+    message: `the gateway holds as many request bodies as it may at once (${megabytes} MB, --max-in-flight-mb); retry in a moment`,
+    headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  };
+}
+
+/**
+ * A request answered before its body was read to its end, in the protocol's error style; the
+ * client gets the answer before the connection closes (body/read-body.ts).
+ */
+function refuseUnread(
+  request: IncomingMessage,
+  response: ServerResponse,
+  protocol: Protocol,
+  error: Refusal,
+): void {
+  answerUnread(request, response, {
+    status: error.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers },
+    body: protocol.errorBody(error.status, error.code, error.message),
+  });
 }
 
 /** Forwards the (masked) body and streams the answer back; records it when it was masked. */

@@ -10,10 +10,14 @@
  * - a request with a body must say it is JSON (`content-type: application/json` or `+json`):
  *   every client of the gateway sends JSON, and a web page can send another type (text/plain)
  *   cross-origin without the browser asking the server first (a "simple" request), but not JSON;
- * - with an auth token, every endpoint needs it: `x-toolmask-token: <token>` anywhere;
- *   `Authorization: Bearer <token>` on own endpoints only (on a model request that header is the
- *   client's credential for the provider); and, for the dashboard's page and its reads, the
- *   dashboard cookie a browser gets by opening `/?token=<token>` once (dashboard/dashboard-routes.ts).
+ * - what reads outputs or state (`/mcp`, `/api`, the dashboard) needs the gateway's access secret,
+ *   a random value in a 0600 file of its 0700 state folder (state/access-secret.ts): the person
+ *   who owns that folder can read it, another local account cannot, though it can reach the port;
+ * - with an auth token, every endpoint needs it (the token also opens what the secret opens):
+ *   `x-toolmask-token: <token>` anywhere; `Authorization: Bearer <token>` on own endpoints only (on
+ *   a model request that header is the client's credential for the provider); the secret is sent
+ *   the same ways, on own endpoints; and, for the dashboard's page and its reads, the dashboard
+ *   cookie a browser gets by opening `/?token=<secret or token>` once (dashboard/dashboard-routes.ts).
  *
  * Tokens are compared in constant time.
  */
@@ -22,7 +26,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLoopbackHost } from './loopback.js';
 
 export interface AccessRules {
+  /** Required of every client (model requests included) when set. */
   authToken?: string;
+  /** Required on routes that read outputs or state (`owner` access), unless the auth token is given. */
+  accessSecret?: string;
   /** Own endpoints only for requests addressed to a loopback name. */
   loopbackOnly?: boolean;
 }
@@ -84,6 +91,8 @@ export interface Access {
   refuseWithoutToken?: (response: ServerResponse) => void;
   /** Its answers are for the dashboard's page: none may be framed, none may run anything. */
   page?: boolean;
+  /** It reads outputs or state: the access secret (or the auth token) is required. */
+  owner?: boolean;
 }
 
 /** The kinds of route there are. */
@@ -93,9 +102,11 @@ export const ACCESS = {
   /** Model requests: their `Authorization` is the client's credential for the provider. */
   model: { loopbackHost: true, token: ['header'] },
   /** `/mcp`: a client's tool call, never a browser's cookie. */
-  tool: { loopbackHost: true, token: ['header', 'bearer'] },
-  /** The dashboard's page, assets and API, and `/metrics`: also the dashboard cookie. */
-  browser: { loopbackHost: true, token: ['header', 'bearer', 'cookie'], page: true },
+  tool: { loopbackHost: true, token: ['header', 'bearer'], owner: true },
+  /** The dashboard's page, assets and API: also the dashboard cookie. */
+  browser: { loopbackHost: true, token: ['header', 'bearer', 'cookie'], page: true, owner: true },
+  /** `/metrics`: counts only, for a scraper (the auth token when there is one). */
+  metrics: { loopbackHost: true, token: ['header', 'bearer', 'cookie'], page: true },
   /** `/?token=`: the handler checks the token in the query itself. */
   tokenExchange: { loopbackHost: true, token: [], page: true },
 } as const satisfies Record<string, Access>;
@@ -121,7 +132,7 @@ export function admits(
       return false;
     }
   }
-  if (access.token.length > 0 && !hasToken(request, rules, access.token)) {
+  if (access.token.length > 0 && !hasToken(request, { rules, access })) {
     (access.refuseWithoutToken ?? refuseWithoutToken)(response);
     return false;
   }
@@ -132,20 +143,38 @@ export function admits(
   return true;
 }
 
-/** Whether the request carries the token in one of the accepted ways (always, without a token). */
+/** What the dashboard cookie is derived from: the secret where there is one, else the token. */
+export function cookieKey(rules: AccessRules): string | undefined {
+  return rules.accessSecret ?? rules.authToken;
+}
+
+/** The values that open a route: the auth token, and on owner routes the access secret. */
+export function credentialsFor(access: Access, rules: AccessRules): string[] {
+  const values = access.owner ? [rules.accessSecret, rules.authToken] : [rules.authToken];
+  return values.filter((value): value is string => typeof value === 'string' && value !== '');
+}
+
+/**
+ * Whether the request carries a credential of the route in one of the accepted ways (always,
+ * when the route asks for none).
+ */
 function hasToken(
   request: IncomingMessage,
-  rules: AccessRules,
-  accepted: readonly Credential[],
+  route: { rules: AccessRules; access: Access },
 ): boolean {
-  const token = rules.authToken;
-  if (!token) return true;
-  if (accepted.includes('header') && tokenMatches(firstHeader(request, 'x-toolmask-token'), token))
-    return true;
+  const { rules, access } = route;
+  const accepted = access.token;
+  const values = credentialsFor(access, rules);
+  if (values.length === 0) return true;
+  const header = firstHeader(request, 'x-toolmask-token');
   const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  if (accepted.includes('bearer') && tokenMatches(bearer, token)) return true;
-  if (!accepted.includes('cookie')) return false;
-  const expected = dashboardCookie(token);
+  for (const value of values) {
+    if (accepted.includes('header') && tokenMatches(header, value)) return true;
+    if (accepted.includes('bearer') && tokenMatches(bearer, value)) return true;
+  }
+  const key = cookieKey(rules);
+  if (!accepted.includes('cookie') || !key) return false;
+  const expected = dashboardCookie(key);
   return tokenMatches(cookie(request, expected.name), expected.value);
 }
 
@@ -190,7 +219,8 @@ function refuseWithoutToken(response: ServerResponse): void {
     JSON.stringify({
       error: {
         code: 401,
-        message: 'toolmask gateway: this gateway needs its auth token (x-toolmask-token header)',
+        message:
+          "toolmask gateway: this needs the gateway's access secret or auth token (x-toolmask-token header)",
       },
     }),
   );

@@ -23,7 +23,7 @@ import {
   openAiAnswer,
   startFakeUpstream,
 } from '@toolmask/test-support/fake-upstream';
-import { gatewayFixture, startTestGateway } from '../test-utils/gemini-client.js';
+import { gatewayFixture, ownerFetch, startTestGateway } from '../test-utils/gemini-client.js';
 
 if (!chromiumAvailable) console.warn(`[toolmask] cross-origin tests ${CHROMIUM_SKIP_MESSAGE}`);
 
@@ -151,7 +151,7 @@ describe('a page of another origin', () => {
       expect(outcomes.filter((line) => !/: (opaque 0|blocked)$/.test(line))).toEqual([]);
       expect(upstream.requests).toHaveLength(0);
       expect(await filesBelow(fixture.stateDir)).toEqual(stateBefore);
-      const sessions = (await (await fetch(`${gateway}/api/sessions`)).json()) as {
+      const sessions = (await (await ownerFetch(running, `${gateway}/api/sessions`)).json()) as {
         sessions: unknown[];
       };
       expect(sessions.sessions).toEqual([]);

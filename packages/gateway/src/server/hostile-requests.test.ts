@@ -14,7 +14,12 @@ import {
   openAiAnswer,
   startFakeUpstream,
 } from '@toolmask/test-support/fake-upstream';
-import { gatewayFixture, startTestGateway } from '../test-utils/gemini-client.js';
+import {
+  gatewayFixture,
+  ownerFetch,
+  ownerHeaders,
+  startTestGateway,
+} from '../test-utils/gemini-client.js';
 import { RUNNING_FILE } from '../running-gateway.js';
 
 const cleanups = cleanUpAfterEach();
@@ -93,7 +98,10 @@ describe('hostile requests to a loopback gateway', () => {
         headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' },
       }),
       send(running.url, MODEL, { headers: { 'content-type': 'text/plain' }, body: BODY }),
-      send(running.url, '/mcp', { headers: { 'content-type': 'text/plain' }, body: '{}' }),
+      send(running.url, '/mcp', {
+        headers: { 'content-type': 'text/plain', ...ownerHeaders(running) },
+        body: '{}',
+      }),
     ]);
     expect(refused.map((answer) => answer.status)).toEqual([403, 403, 403, 415, 415]);
     expect(upstream.requests).toHaveLength(0);
@@ -106,14 +114,14 @@ describe('hostile requests to a loopback gateway', () => {
     // The gateway's own page may call it (same origin), and a person may open it by address.
     const own = await send(running.url, '/api/status', {
       method: 'GET',
-      headers: { origin: running.url, 'sec-fetch-site': 'same-origin' },
+      headers: { origin: running.url, 'sec-fetch-site': 'same-origin', ...ownerHeaders(running) },
     });
     expect(own.status).toBe(200);
-    const typed = await send(running.url, '/', {
+    const typed = await send(running.url, `/?token=${running.gateway.accessSecret}`, {
       method: 'GET',
       headers: { 'sec-fetch-site': 'none' },
     });
-    expect(typed.status).toBe(200);
+    expect(typed.status).toBe(303);
   });
 
   it('refuses an absolute-form target and a path that climbs out of the upstream base', async () => {
@@ -133,7 +141,7 @@ describe('hostile requests to a loopback gateway', () => {
 
   it('never shows or stores an upstream password, and sends it as a header', async () => {
     const { fixture, upstream, running } = await setUp();
-    const status = await (await fetch(`${running.url}/api/status`)).text();
+    const status = await (await ownerFetch(running, `${running.url}/api/status`)).text();
     expect(status).not.toContain('s3cret');
     const announced = await fs.readFile(path.join(fixture.stateDir, RUNNING_FILE), 'utf8');
     expect(announced).not.toContain('s3cret');

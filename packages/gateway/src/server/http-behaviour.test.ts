@@ -6,7 +6,12 @@
 import * as http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
-import { gatewayFixture, rawRequest, startTestGateway } from '../test-utils/gemini-client.js';
+import {
+  gatewayFixture,
+  rawRequest,
+  startTestGateway,
+  ownerFetch,
+} from '../test-utils/gemini-client.js';
 import { GatewayStartError } from '../errors.js';
 import { listenGateway } from '../listen-gateway.js';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
@@ -154,7 +159,7 @@ describe('streaming', () => {
     await answer.text();
     // The answer has ended and the record is still being written.
     expect(records).toHaveLength(0);
-    const sessions = fetch(`${running.url}/api/sessions`).then(
+    const sessions = ownerFetch(running, `${running.url}/api/sessions`).then(
       async (response) => (await response.json()) as { sessions: Array<{ requests: number }> },
     );
     setTimeout(finishWrite, 100);
@@ -266,7 +271,9 @@ describe('streaming', () => {
         headers: JSON_TYPE,
       });
       await answer.text();
-      const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
+      const sessions = (await (
+        await ownerFetch(running, `${running.url}/api/sessions`)
+      ).json()) as {
         sessions: Array<{ requests: number }>;
       };
       expect(sessions.sessions[0]?.requests).toBe(request);

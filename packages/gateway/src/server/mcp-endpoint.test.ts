@@ -15,6 +15,7 @@ import {
   runGeminiClient,
   shellOutput,
   startTestGateway,
+  ownerHeaders,
 } from '../test-utils/gemini-client.js';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
@@ -55,7 +56,9 @@ describe('read_tool_output over MCP', () => {
     const last = upstream.requests.at(-1)!.raw.toString('utf8');
     const file = JSON.parse(`"${/file=\\"([^\\]+)\\"/.exec(last)![1]!}"`) as string;
 
-    const client = await connect(running.url);
+    // Without the access secret, another local account gets nothing.
+    await expect(connect(running.url)).rejects.toThrow(/401/);
+    const client = await connect(running.url, ownerHeaders(running));
     const tools = await client.listTools();
     expect(tools.tools.map((tool) => tool.name)).toEqual(['read_tool_output']);
     expect(tools.tools[0]!.inputSchema.required).toEqual(['file']);

@@ -132,6 +132,26 @@ export async function gatewayFixture(
   };
 }
 
+/**
+ * What the gateway's owner sends to what reads outputs or state (`/api`, `/mcp`, the dashboard):
+ * its access secret, which a test, like the person, can read.
+ */
+export function ownerHeaders(running: RunningGateway): Record<string, string> {
+  return { 'x-toolmask-token': running.gateway.accessSecret };
+}
+
+/** `fetch` as the gateway's owner. */
+export function ownerFetch(
+  running: RunningGateway,
+  url: string,
+  init: RequestInit = {},
+): Promise<Response> {
+  return fetch(url, {
+    ...init,
+    headers: { ...ownerHeaders(running), ...(init.headers as Record<string, string>) },
+  });
+}
+
 /** A gateway on a free loopback port. */
 export function startTestGateway(options: ListenOptions): Promise<RunningGateway> {
   return listenGateway({ port: 0, ...options });

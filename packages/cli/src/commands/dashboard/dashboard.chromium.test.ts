@@ -28,7 +28,12 @@ let server: FakeGeminiServer;
 let config: Config;
 let outfile: string;
 let passes: MaskingPass[] = [];
-let dashboard: { url: string; stderr(): string; stop(): Promise<number> };
+let dashboard: {
+  url: string;
+  owner(): Record<string, string>;
+  stderr(): string;
+  stop(): Promise<number>;
+};
 
 /** Runs `toolmask dashboard ...` in-process until `stop()`; resolves once it listens. */
 async function startDashboard(args: string[]): Promise<typeof dashboard> {
@@ -57,6 +62,8 @@ async function startDashboard(args: string[]): Promise<typeof dashboard> {
   ]);
   return {
     url,
+    // The dashboard's secret for this run, from the address it printed for its owner.
+    owner: () => ({ 'x-toolmask-token': /\?token=([0-9a-f]{64})/.exec(stderr)?.[1] ?? '' }),
     stderr: () => stderr,
     stop: () => {
       stop('SIGTERM');
@@ -66,7 +73,7 @@ async function startDashboard(args: string[]): Promise<typeof dashboard> {
 }
 
 async function getJson<T>(pathname: string): Promise<T> {
-  const answer = await fetch(`${dashboard.url}${pathname}`);
+  const answer = await fetch(`${dashboard.url}${pathname}`, { headers: dashboard.owner() });
   expect(answer.status, pathname).toBe(200);
   return (await answer.json()) as T;
 }
@@ -95,7 +102,7 @@ describe('toolmask dashboard over a telemetry outfile of the in-process installa
     try {
       expect(waiting.stderr()).toContain(`${missing} does not exist yet`);
       expect(dashboard.stderr()).not.toContain('does not exist yet');
-      const answer = await fetch(`${waiting.url}/api/sessions`);
+      const answer = await fetch(`${waiting.url}/api/sessions`, { headers: waiting.owner() });
       expect(answer.status).toBe(200);
       expect(((await answer.json()) as { sessions: unknown[] }).sessions).toEqual([]);
     } finally {
@@ -154,6 +161,7 @@ describe('toolmask dashboard over a telemetry outfile of the in-process installa
     }
     const outside = await fetch(
       `${dashboard.url}/api/outputs?session=${id}&file=${encodeURIComponent(outfile)}`,
+      { headers: dashboard.owner() },
     );
     expect(outside.status).toBe(403);
   });
@@ -164,7 +172,8 @@ describe('toolmask dashboard over a telemetry outfile of the in-process installa
       const browser = await launchChromium();
       try {
         const { page, problems } = await watchedPage(browser, 1400);
-        await page.goto(`${dashboard.url}/`);
+        const secret = dashboard.owner()['x-toolmask-token'];
+        await page.goto(`${dashboard.url}/?token=${secret}`);
         await page.waitForSelector('.session-row');
         expect(await page.locator('#source-label').textContent()).toBe('telemetry outfile');
         expect(await page.locator('.session-row td.client').textContent()).toBe('gemini-cli');

@@ -56,7 +56,7 @@ export async function runDashboard(options: DashboardCommandOptions, io: CliIo):
   }
   io.stdout.write(`listening on ${running.url}\n`);
   io.stderr.write(
-    `toolmask dashboard: ${outfile} at ${running.url}/${authToken ? ' (open it once as /?token=<your token>)' : ''}\n`,
+    `toolmask dashboard: ${outfile} at ${running.dashboardUrl} (open it once: it leaves a cookie)\n`,
   );
   // Not an error: gemini creates the file with its first telemetry. But a mistyped path would
   // otherwise show an empty dashboard with no word why.

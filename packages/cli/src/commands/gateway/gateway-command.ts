@@ -56,6 +56,11 @@ export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => v
     )
     .option('--max-body-mb <mb>', 'largest request body accepted', parsePositiveInteger, 64)
     .option(
+      '--max-in-flight-mb <mb>',
+      'request bodies held at once, across requests; past it a request is answered 503 with Retry-After (default --max-body-mb)',
+      parsePositiveInteger,
+    )
+    .option(
       '--retention-days <days>',
       'days of history kept in the state folder (usage records, decisions, offloaded outputs); 0 keeps everything',
       parseNonNegativeInteger,

@@ -21,6 +21,7 @@ export interface GatewayCommandOptions {
   authToken?: string;
   otlpEndpoint?: string;
   maxBodyMb: number;
+  maxInFlightMb?: number;
   retentionDays: number;
   keepClientMasking?: boolean;
 }
@@ -69,6 +70,9 @@ export async function runGateway(options: GatewayCommandOptions, io: CliIo): Pro
         ? { otlpEndpoint: checkUrl('--otlp-endpoint', options.otlpEndpoint) }
         : {}),
       maxBodyBytes: options.maxBodyMb * 1024 * 1024,
+      ...(options.maxInFlightMb !== undefined
+        ? { maxInFlightBodyBytes: options.maxInFlightMb * 1024 * 1024 }
+        : {}),
       retentionDays: options.retentionDays,
       disableClientMasking: options.keepClientMasking !== true,
       log: (line) => io.stderr.write(`${line}\n`),
@@ -79,7 +83,7 @@ export async function runGateway(options: GatewayCommandOptions, io: CliIo): Pro
   }
   io.stdout.write(`listening on ${running.url}\n`);
   io.stderr.write(
-    `toolmask gateway: dashboard at ${running.url}/${authToken ? ' (open it once as /?token=<your token>)' : ''}\n`,
+    `toolmask gateway: dashboard at ${running.dashboardUrl} (open it once: it leaves a cookie; the token is this gateway's access secret, in ${running.gateway.stateDir}/access-secret)\n`,
   );
   const signal = await (io.shutdownSignal?.() ?? new Promise<string>(() => undefined));
   io.stderr.write(`toolmask gateway: ${signal}: finishing requests in flight...\n`);

@@ -46,12 +46,12 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
             args,
             options,
             plan.upstreams,
-            async (gatewayUrl, sessionId, stateDir) => {
+            async (gateway, sessionId, stateDir) => {
               const launch = await prepareGeminiLaunch({
                 env: io.env,
                 cwd: io.cwd,
                 plan,
-                gatewayUrl,
+                gateway,
                 stateDir,
                 sessionId,
                 keepClientMasking: options.keepClientMasking === true,

@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import type { UpstreamUrls } from '@toolmask/gateway';
+import type { GatewayAccess } from '../../launch/gateway-access.js';
 import type { ClientSetup } from '../../launch/launch-client.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
 import type { CliIo } from '../../cli-io.js';
@@ -45,7 +46,7 @@ export async function runLauncher(
   args: readonly string[],
   options: LauncherOptions,
   upstreams: Partial<UpstreamUrls>,
-  setup: (gatewayUrl: string, sessionId: string, stateDir: string) => Promise<ClientSetup>,
+  setup: (gateway: GatewayAccess, sessionId: string, stateDir: string) => Promise<ClientSetup>,
 ): Promise<number> {
   // Loaded when run: the gateway's code costs every other command a second at start.
   const { launchClient } = await import('../../launch/launch-client.js');
@@ -61,6 +62,6 @@ export async function runLauncher(
     upstreams,
     ...(options.maskingSettings ? { gatewaySettingsFile: options.maskingSettings } : {}),
     say: (line) => io.stderr.write(`${line}\n`),
-    setup: (gatewayUrl, sessionId) => setup(gatewayUrl, sessionId, stateDir),
+    setup: (gateway, sessionId) => setup(gateway, sessionId, stateDir),
   });
 }

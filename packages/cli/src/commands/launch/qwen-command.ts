@@ -41,10 +41,10 @@ export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void
               args,
               options,
               plan.upstreams,
-              (gatewayUrl, sessionId, stateDir) =>
+              (gateway, sessionId, stateDir) =>
                 prepareQwenLaunch({
                   env: io.env,
-                  gatewayUrl,
+                  gateway,
                   stateDir,
                   sessionId,
                   plan,

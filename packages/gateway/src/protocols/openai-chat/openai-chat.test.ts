@@ -16,6 +16,7 @@ import {
   settled,
   shellOutput,
   startTestGateway,
+  ownerFetch,
 } from '../../test-utils/gemini-client.js';
 import type { RunningGateway } from '../../listen-gateway.js';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
@@ -186,7 +187,7 @@ describe('the OpenAI chat protocol', () => {
     const { running } = await setUp();
     await converse(running, true);
     await settled(running);
-    const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
+    const sessions = (await (await ownerFetch(running, `${running.url}/api/sessions`)).json()) as {
       sessions: Array<{ requests: number; promptTokens: number; cachedTokens: number }>;
     };
     expect(sessions.sessions).toHaveLength(1);

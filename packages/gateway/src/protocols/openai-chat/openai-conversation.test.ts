@@ -18,6 +18,7 @@ import {
   settled,
   shellOutput,
   startTestGateway,
+  ownerFetch,
 } from '../../test-utils/gemini-client.js';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
@@ -205,7 +206,7 @@ describe('the OpenAI chat protocol over a conversation', () => {
       );
     }
     await settled(running);
-    const sessions = (await (await fetch(`${running.url}/api/sessions`)).json()) as {
+    const sessions = (await (await ownerFetch(running, `${running.url}/api/sessions`)).json()) as {
       sessions: Array<{ requests: number; failures: number }>;
     };
     expect(sessions.sessions).toEqual([expect.objectContaining({ requests: 4, failures: 1 })]);
