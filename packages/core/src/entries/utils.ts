@@ -1,7 +1,9 @@
 /**
  * `@toolmask/core/utils`: small helpers the CLI and the gateway share: the JSON object test,
- * deep equality of parsed JSON, and whether a recorded process id is still alive.
+ * deep equality of parsed JSON, whether a recorded process id is still alive, and long work in
+ * stretches that leave the event loop its turns.
  */
 export { isPlainObject } from '../utils/safeCall.js';
 export { sameJson } from '../utils/sameJson.js';
 export { isProcessAlive } from '../utils/processAlive.js';
+export { eventLoopPauser, yieldToEventLoop, type EventLoopPauser } from '../utils/eventLoop.js';

@@ -99,4 +99,32 @@ describe('HistoryLedger', () => {
     expect(ledger.tokensBefore(2)).toBe(10);
     expect(ledger.oversizedEntries).toEqual([1]);
   });
+
+  it('measures in stretches what it measures at once, giving the loop turns inside one large entry', async () => {
+    const measure = (part: Part) =>
+      (part.functionResponse?.response as { output: string }).output.length;
+    // One entry of 10,000 parallel results, then ordinary ones.
+    const parallel: Content = {
+      role: 'user',
+      parts: Array.from({ length: 10_000 }, (_, index) => entry(index % 50).parts![0]!),
+    };
+    const history = [entry(10), parallel, entry(20), entry(500)];
+    let turns = 0;
+    const pause = Object.assign(
+      async () => {
+        turns++;
+      },
+      { due: () => true },
+    );
+    const sliced = new HistoryLedger();
+    await sliced.updateInSlices(history, measure, 100, 'k', pause);
+    expect(snapshot(sliced)).toEqual(snapshot(viewHistory(history, measure, 100)));
+    // A turn every few parts of the large entry, not only between entries.
+    expect(turns).toBeGreaterThan(100);
+    turns = 0;
+    await sliced.forgetFromInSlices(1, pause);
+    expect(sliced.length).toBe(1);
+    await sliced.updateInSlices(history, measure, 100, 'k', pause);
+    expect(snapshot(sliced)).toEqual(snapshot(viewHistory(history, measure, 100)));
+  });
 });

@@ -10,8 +10,13 @@
  * pass compares entries by that identity (cheap pointer checks), keeps the unchanged prefix and
  * summarizes only the rest. Anything that changes how outputs are counted (exempt tools, the
  * oversized limit) is part of the ledger's key and resets it.
+ *
+ * A pass over a history of many thousand new entries (or one entry of many thousand parallel tool
+ * results) measures them in stretches: `updateInSlices` gives the event loop a turn whenever its
+ * pauser says the current stretch has run its time, between entries and between parts.
  */
 import type { Content, Part } from './maskingTypes.js';
+import type { EventLoopPauser } from '../utils/eventLoop.js';
 
 /** One countable output of an entry. */
 export interface CountedOutput {
@@ -43,17 +48,25 @@ const EMPTY: EntrySummary = { outputs: [], oversized: [], tokens: 0 };
 /** Measures a part: tokens of a countable tool output, or undefined (not one, exempt, masked). */
 export type MeasurePart = (part: Part) => number | undefined;
 
-export function summarizeEntry(
+/** Parts measured (or entries forgotten) between two looks at the clock. */
+const PARTS_PER_LOOK = 64;
+
+/**
+ * The steps of summarizing one entry: yields (nothing) every few parts, so that a caller can give
+ * the event loop a turn there; returns the summary.
+ */
+function* summarizing(
   content: Content,
   measure: MeasurePart,
   maxOutputTokens: number,
-): EntrySummary {
+): Generator<void, EntrySummary> {
   const parts = content?.parts;
   if (!Array.isArray(parts)) return EMPTY;
   let outputs: CountedOutput[] | undefined;
   let oversized: CountedOutput[] | undefined;
   let tokens = 0;
   for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+    if (partIndex % PARTS_PER_LOOK === PARTS_PER_LOOK - 1) yield;
     const part = parts[partIndex];
     const measured = part?.functionResponse ? measure(part) : undefined;
     if (measured === undefined) continue;
@@ -66,6 +79,22 @@ export function summarizeEntry(
   }
   if (!outputs && !oversized) return EMPTY;
   return { outputs: outputs ?? [], oversized: oversized ?? [], tokens };
+}
+
+export function summarizeEntry(
+  content: Content,
+  measure: MeasurePart,
+  maxOutputTokens: number,
+): EntrySummary {
+  return finish(summarizing(content, measure, maxOutputTokens));
+}
+
+/** Runs steps to their end at once. */
+function finish<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }
 
 /** A one-shot view (no memory between calls): for tests and one-off uses. */
@@ -115,6 +144,31 @@ export class HistoryLedger implements HistoryView {
     maxOutputTokens: number,
     key: string,
   ): void {
+    finish(this.updating(history, measure, maxOutputTokens, key));
+  }
+
+  /** `update`, giving the event loop a turn whenever `pause` says the stretch has run its time. */
+  async updateInSlices(
+    history: readonly Content[],
+    measure: MeasurePart,
+    maxOutputTokens: number,
+    key: string,
+    pause: EventLoopPauser,
+  ): Promise<void> {
+    const steps = this.updating(history, measure, maxOutputTokens, key);
+    for (;;) {
+      if (steps.next().done) return;
+      if (pause.due()) await pause();
+    }
+  }
+
+  /** The steps of `update` (see `summarizing`). */
+  private *updating(
+    history: readonly Content[],
+    measure: MeasurePart,
+    maxOutputTokens: number,
+    key: string,
+  ): Generator<void, void> {
     const fullKey = `${key}\u0000${maxOutputTokens}`;
     if (fullKey !== this.key) {
       this.key = fullKey;
@@ -132,12 +186,13 @@ export class HistoryLedger implements HistoryView {
 
     this.truncate(same);
     for (let index = same; index < history.length; index++) {
+      yield;
       const content = history[index] as Content;
       const identity = identityOf(content);
       const cacheable = identity !== null && typeof identity === 'object';
       let summary = cacheable ? this.byIdentity.get(identity) : undefined;
       if (!summary) {
-        summary = summarizeEntry(content, measure, maxOutputTokens);
+        summary = yield* summarizing(content, measure, maxOutputTokens);
         if (cacheable) this.byIdentity.set(identity, summary);
       }
       this.entries.push(identity);
@@ -152,8 +207,23 @@ export class HistoryLedger implements HistoryView {
    * again (after something changed how one of their parts counts).
    */
   forgetFrom(index: number): void {
+    finish(this.forgetting(index));
+  }
+
+  /** `forgetFrom`, giving the event loop a turn whenever `pause` says the stretch has run its time. */
+  async forgetFromInSlices(index: number, pause: EventLoopPauser): Promise<void> {
+    const steps = this.forgetting(index);
+    for (;;) {
+      if (steps.next().done) return;
+      if (pause.due()) await pause();
+    }
+  }
+
+  /** The steps of `forgetFrom`: the entries are truncated at the end, once all are forgotten. */
+  private *forgetting(index: number): Generator<void, void> {
     if (index >= this.entries.length) return;
     for (let at = index; at < this.entries.length; at++) {
+      if (at % PARTS_PER_LOOK === 0) yield;
       const identity = this.entries[at];
       if (identity !== null && typeof identity === 'object') this.byIdentity.delete(identity);
     }

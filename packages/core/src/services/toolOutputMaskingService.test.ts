@@ -350,4 +350,35 @@ describe('ToolOutputMaskingService', () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+
+  it('plans concurrent passes sharing the service one at a time (measuring gives the loop turns)', async () => {
+    // Histories long enough that measuring them takes several stretches: two clients of one
+    // installation asking at once must each get the plan of their own history.
+    const longHistory = (tag: string, bulky: number) => {
+      const history: Content[] = [{ role: 'user', parts: [{ text: `task ${tag}` }] }];
+      for (let index = 0; index < 30_000; index++) {
+        history.push(...exchange('list_directory', { output: `${tag} entry ${index}` }));
+      }
+      for (let index = 0; index < bulky; index++) {
+        history.push(...exchange('read_file', { output: lines(300, `${tag} ${index}`) }));
+      }
+      history.push({ role: 'model', parts: [{ text: 'done' }] });
+      return history;
+    };
+    const first = longHistory('a', 4);
+    const second = longHistory('b', 7);
+    const summary = (result: Awaited<ReturnType<ToolOutputMaskingService['mask']>>) => ({
+      maskedCount: result.maskedCount,
+      tokensBefore: result.tokensBefore,
+      totalPrunableTokens: result.totalPrunableTokens,
+      changedIndices: result.changedIndices,
+    });
+    const alone = [
+      summary(await setup().service.mask(first, setup().host)),
+      summary(await setup().service.mask(second, setup().host)),
+    ];
+    const { service, host } = setup();
+    const together = await Promise.all([service.mask(first, host), service.mask(second, host)]);
+    expect(together.map(summary)).toEqual(alone);
+  });
 });

@@ -11,6 +11,10 @@
  * whole and is reported in `failures`; any unexpected error returns the history untouched.
  * Token estimates are remembered per response object (a WeakMap, so nothing outlives the history
  * it describes), which makes a pass cost what is new rather than the whole history.
+ *
+ * A pass never holds the event loop for long: measuring a history of many thousand new outputs,
+ * and trying each output the plan names, go in stretches with a turn for the loop between (one
+ * pauser per pass); a giant output's own steps (hash, size, lines, write) have theirs.
  */
 import * as path from 'node:path';
 import type { AnyValueMap } from '@opentelemetry/api-logs';
@@ -39,7 +43,7 @@ import {
 import { describeError, errorCode, isPlainObject, safeSink } from '../utils/safeCall.js';
 import { isWellFormed } from '../utils/codePoints.js';
 import { countLinesInSlices } from '../utils/textLines.js';
-import { eventLoopPauser, yieldToEventLoop } from '../utils/eventLoop.js';
+import { eventLoopPauser, yieldToEventLoop, type EventLoopPauser } from '../utils/eventLoop.js';
 import { UTF8_CHUNK_UNITS, utf8LengthInSlices } from '../utils/utf8Chunks.js';
 import { estimateFunctionResponseTokens } from '../utils/tokenCalculation.js';
 import { ToolOutputMaskingEvent } from '../telemetry/toolOutputMaskingEvent.js';
@@ -183,6 +187,8 @@ interface PassTarget {
   directory: string;
   readToolName: string | undefined;
   signal: AbortSignal | undefined;
+  /** The pass's turns for the event loop. */
+  pause: EventLoopPauser;
 }
 
 export class ToolOutputMaskingService {
@@ -202,6 +208,11 @@ export class ToolOutputMaskingService {
   private readonly ledger = new HistoryLedger();
   private exemptKey: string | undefined;
   private exempt: ReadonlySet<string> = new Set();
+  /**
+   * The planning of the passes sharing this service (the installation's clients), one at a time:
+   * measuring gives the event loop turns, and the ledger holds one history at a time.
+   */
+  private planning: Promise<unknown> = Promise.resolve();
 
   constructor(deps: ToolOutputMaskingServiceDeps = {}) {
     this.store = deps.store ?? createFileToolOutputStore();
@@ -302,7 +313,10 @@ export class ToolOutputMaskingService {
     }
     // Parts that cannot be read are left whole and reported; the rest of the pass goes on.
     const failures: MaskingFailure[] = [];
-    const plan = planMasking(this.ledgerFor(history, config, failures), config, options);
+    const pause = eventLoopPauser();
+    const plan = await this.inPlanningTurn(async () =>
+      planMasking(await this.ledgerFor(history, config, failures, pause), config, options),
+    );
     if (plan.targets.length === 0) {
       const result = this.unchanged(
         history,
@@ -323,6 +337,7 @@ export class ToolOutputMaskingService {
       directory,
       readToolName: options.readToolName ?? this.readToolName,
       signal: options.signal,
+      pause,
     });
 
     const masked: MaskedPart[] = [];
@@ -344,8 +359,12 @@ export class ToolOutputMaskingService {
     const newHistory = this.rebuildHistory(history, masked);
     // Outputs kept whole stop counting, and entries the pass replaced are new objects next pass:
     // the ledger measures them again then, and lets go of the replaced outputs' text now.
-    const firstChanged = Math.min(firstKeptWhole, ...newHistory.changedIndices);
-    if (firstChanged < Infinity) this.ledger.forgetFrom(firstChanged);
+    // The first changed index is the smallest (they are sorted), spread into no call: a pass may
+    // change more entries than a call takes arguments.
+    const firstChanged = Math.min(firstKeptWhole, newHistory.changedIndices[0] ?? Infinity);
+    if (firstChanged < Infinity) {
+      await this.inPlanningTurn(() => this.ledger.forgetFromInSlices(firstChanged, pause));
+    }
     const tokensSaved = masked.reduce(
       (sum, m) => sum + m.offloaded.tokensBefore - m.offloaded.tokensAfter,
       0,
@@ -387,12 +406,20 @@ export class ToolOutputMaskingService {
     }
   }
 
+  /** Runs `plan` after the planning of every earlier pass on this service. */
+  private inPlanningTurn<T>(plan: () => Promise<T>): Promise<T> {
+    const turn = this.planning.then(plan);
+    this.planning = turn.catch(() => undefined);
+    return turn;
+  }
+
   /** The ledger brought up to date with `history` (cheap when only new entries were added). */
-  private ledgerFor(
+  private async ledgerFor(
     history: readonly Content[],
     config: ToolOutputMaskingConfig,
     failures: MaskingFailure[],
-  ): HistoryLedger {
+    pause: EventLoopPauser,
+  ): Promise<HistoryLedger> {
     const exemptKey = config.exemptTools.join('\u0001');
     if (exemptKey !== this.exemptKey) {
       this.exemptKey = exemptKey;
@@ -401,11 +428,12 @@ export class ToolOutputMaskingService {
     const maxOutputTokens = config.maxOutputTokens > 0 ? config.maxOutputTokens : Infinity;
     const measure = (part: Part) => this.measure(part, failures);
     try {
-      this.ledger.update(history, measure, maxOutputTokens, exemptKey);
+      await this.ledger.updateInSlices(history, measure, maxOutputTokens, exemptKey, pause);
     } catch (error) {
       // An entry or part that throws when read: count it as no output and go on.
       failures.push(malformed(`unreadable history entry: ${describeError(error)}`));
-      this.ledger.update(readableHistory(history), measure, maxOutputTokens, exemptKey);
+      const readable = readableHistory(history);
+      await this.ledger.updateInSlices(readable, measure, maxOutputTokens, exemptKey, pause);
     }
     return this.ledger;
   }
@@ -441,11 +469,15 @@ export class ToolOutputMaskingService {
     targets: readonly OutputRef[],
     pass: PassTarget,
   ): Promise<AttemptResult[]> {
-    const { signal } = pass;
+    const { signal, pause } = pass;
     const results: AttemptResult[] = new Array(targets.length);
     let next = 0;
     const worker = async () => {
       while (next < targets.length && !signal?.aborted) {
+        // Thousands of small outputs take no I/O turn of their own (each is too small to write):
+        // the loop gets one between them when the stretch has run its time.
+        if (pause.due()) await pause();
+        if (next >= targets.length || signal?.aborted) break;
         const index = next++;
         const ref = targets[index] as OutputRef;
         try {

@@ -35,10 +35,11 @@ export interface BodyCodec {
   /** How many leading elements identify the conversation (its head). */
   headElements: number;
   /**
-   * A session id the body carries before its conversation (cheap to read), if any: Code Assist's
-   * `user_prompt_id` starts with gemini-cli's session id.
+   * A session id the body carries before its conversation (cheap to read, in stretches: a body's
+   * other values may be heavy), if any: Code Assist's `user_prompt_id` starts with gemini-cli's
+   * session id.
    */
-  session?(raw: Buffer): string | undefined;
+  session?(raw: Buffer): Promise<string | undefined>;
   /** What converting one element needs from the ones before it (OpenAI: tool names by call id). */
   createState(): unknown;
   /** New elements, in order, as Contents; with the tool outputs left alone in each. */

@@ -20,10 +20,10 @@ const contents: Content[] = [
 const codec = GEMINI_API_PROTOCOL.codec;
 
 describe('decodeBody', () => {
-  it('reads incrementally when it can: the same conversation as a whole read', () => {
+  it('reads incrementally when it can: the same conversation as a whole read', async () => {
     const raw = Buffer.from(JSON.stringify({ contents, model: 'ignored' }));
-    const decoded = decodeBody(new IncrementalBody(codec), raw, 'gemini-2.5-flash');
-    const whole = decodeWhole(codec, raw, 'gemini-2.5-flash');
+    const decoded = await decodeBody(new IncrementalBody(codec), raw, 'gemini-2.5-flash');
+    const whole = await decodeWhole(codec, raw, 'gemini-2.5-flash');
     expect(decoded.kind).toBe('conversation');
     expect(whole.kind).toBe('conversation');
     if (decoded.kind !== 'conversation' || whole.kind !== 'conversation') return;
@@ -32,15 +32,15 @@ describe('decodeBody', () => {
     expect(decoded.contents).toEqual(whole.contents);
     expect(decoded.description).toEqual(whole.description);
     // Nothing changed: both write the body as it came.
-    expect(decoded.write(decoded.contents, [])).toBe(raw);
-    expect(whole.write(whole.contents, [])).toBe(raw);
+    expect(await decoded.write(decoded.contents, [])).toBe(raw);
+    expect(await whole.write(whole.contents, [])).toBe(raw);
   });
 
-  it('falls back to a whole read where the reader cannot read the body, and starts over', () => {
+  it('falls back to a whole read where the reader cannot read the body, and starts over', async () => {
     // A countTokens body nests its request: not where the reader looks.
     const raw = Buffer.from(JSON.stringify({ generateContentRequest: { contents } }));
     const reader = new IncrementalBody(codec);
-    const decoded = decodeBody(reader, raw, 'm');
+    const decoded = await decodeBody(reader, raw, 'm');
     expect(decoded.kind).toBe('conversation');
     if (decoded.kind !== 'conversation') return;
     expect(decoded.incremental).toBe(false);
@@ -50,29 +50,55 @@ describe('decodeBody', () => {
       role: 'user',
       parts: [{ functionResponse: { id: 'a', name: 'ls', response: { output: 'masked' } } }],
     };
-    const written = decoded.write([contents[0]!, contents[1]!, masked], [2]);
+    const written = await decoded.write([contents[0]!, contents[1]!, masked], [2]);
     expect(JSON.parse(written.toString())).toEqual({
       generateContentRequest: { contents: [contents[0], contents[1], masked] },
     });
   });
 
-  it('says what a body that must not be rewritten is, never throws', () => {
+  it('says what a body that must not be rewritten is, never throws', async () => {
     const reader = () => new IncrementalBody(OPENAI_CHAT_PROTOCOL.codec);
-    expect(decodeBody(reader(), Buffer.from('{"messages": ['), 'm')).toMatchObject({
+    expect(await decodeBody(reader(), Buffer.from('{"messages": ['), 'm')).toMatchObject({
       kind: 'malformed',
     });
-    expect(decodeBody(reader(), Buffer.from('{"model":"m","input":[]}'), 'm')).toEqual({
+    expect(await decodeBody(reader(), Buffer.from('{"model":"m","input":[]}'), 'm')).toEqual({
       kind: 'no-conversation',
     });
     // 2^53 + 1 cannot be carried by a JavaScript number: writing its message back would change
     // it. Outside the conversation it does not matter: those bytes are copied as they came.
     const inexact = '{"role":"user","content":"hi","n":9007199254740993}';
-    expect(decodeBody(reader(), Buffer.from(`{"messages":[${inexact}]}`), 'm')).toEqual({
+    expect(await decodeBody(reader(), Buffer.from(`{"messages":[${inexact}]}`), 'm')).toEqual({
       kind: 'inexact',
     });
     const outside = Buffer.from(
       '{"seed":9007199254740993,"messages":[{"role":"user","content":"hi"}]}',
     );
-    expect(decodeBody(reader(), outside, 'm')).toMatchObject({ kind: 'conversation' });
+    expect(await decodeBody(reader(), outside, 'm')).toMatchObject({ kind: 'conversation' });
+  });
+
+  it('a large body read whole is weighed first: too heavy to parse at once, it is said so', async () => {
+    // A countTokens body (read whole) of 300,000 values, then the same broken near its end, then
+    // a large light body broken at its end (its own JSON.parse message).
+    const heavy = `{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"go"}]}],"cachedContent":${'[0,1,2]'
+      .repeat(1)
+      .replace(/^/, '[')
+      .replace(/$/, `${',[0,1,2]'.repeat(100_000)}]`)}}}`;
+    expect(await decodeWhole(codec, Buffer.from(heavy), 'm')).toEqual({ kind: 'heavy' });
+    const broken = Buffer.from(`${heavy.slice(0, -3)}x}}`);
+    expect(await decodeWhole(codec, broken, 'm')).toEqual({
+      kind: 'malformed',
+      message: `Unexpected character at byte ${broken.length - 3}`,
+    });
+    const light = `{"contents":[{"role":"user","parts":[{"text":"${'x'.repeat(600_000)}"}]}]`;
+    let message = '';
+    try {
+      JSON.parse(light);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(await decodeWhole(codec, Buffer.from(light), 'm')).toEqual({
+      kind: 'malformed',
+      message,
+    });
   });
 });

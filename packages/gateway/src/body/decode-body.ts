@@ -5,13 +5,31 @@
  * result is the same shape, and writes the masked body back the same way.
  *
  * A body the gateway must not rewrite is said so, never thrown: no conversation in it (it goes out
- * as it came), a number JSON cannot carry exactly (the same, counted as a failure), or no JSON at
- * all (the client gets a 400).
+ * as it came), a number JSON cannot carry exactly (the same, counted as a failure), more values
+ * than a parse may hold the event loop for (the same: `heavy`), or no JSON at all (the client gets
+ * a 400).
+ *
+ * Neither way holds the event loop for long: the incremental reader works in stretches, and a
+ * body read whole is first weighed (in stretches) when it is large; one too heavy to parse at once
+ * is checked to be JSON, in stretches too, and never parsed.
  */
 import type { Content } from '@toolmask/core';
+import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
 import type { IncrementalBody } from './incremental-body.js';
+import { checkJson, weighJson } from './json-layout.js';
 import { roundTripsExactly } from './json-safety.js';
+
+/**
+ * A body up to this size is parsed whole at once (it cannot hold more than about 250,000 values:
+ * each takes two bytes at least); a larger one is weighed first.
+ */
+const WHOLE_PARSE_BYTES = 512 * 1024;
+/**
+ * The most values a body read whole may hold: one parse of 250,000 values takes 10 to 40 ms (a
+ * body read whole is a side request or a fallback, and never kept).
+ */
+const MAX_WHOLE_VALUES = 250_000;
 
 export interface DecodedConversation {
   kind: 'conversation';
@@ -27,7 +45,7 @@ export interface DecodedConversation {
    */
   incremental: boolean;
   /** The body to send, with `sent` in place of its conversation (`changed`: entries that differ). */
-  write(sent: readonly Content[], changed: readonly number[]): Buffer | string;
+  write(sent: readonly Content[], changed: readonly number[]): Promise<Buffer | string>;
 }
 
 export type DecodedBody =
@@ -36,14 +54,42 @@ export type DecodedBody =
   | { kind: 'no-conversation' }
   /** A number JSON cannot carry exactly (an integer beyond 2^53): masking would change it. */
   | { kind: 'inexact' }
+  /** More values than the gateway parses at once (read whole): it goes out as it came. */
+  | { kind: 'heavy' }
   | { kind: 'malformed'; message: string };
 
+/** Where a JSON text too heavy to parse fails, in JSON.parse's words (the position in bytes). */
+function failureAt(raw: Buffer, position: number): string {
+  return position >= raw.length
+    ? 'Unexpected end of JSON input'
+    : `Unexpected character at byte ${position}`;
+}
+
 /** `raw` parsed whole, its conversation found by `codec`. */
-export function decodeWhole(codec: BodyCodec, raw: Buffer, routeModel: string): DecodedBody {
+export async function decodeWhole(
+  codec: BodyCodec,
+  raw: Buffer,
+  routeModel: string,
+  pause: EventLoopPauser = eventLoopPauser(),
+): Promise<DecodedBody> {
+  if (raw.length > WHOLE_PARSE_BYTES) {
+    // A byte order mark is no part of the JSON text (RFC 8259 lets a parser ignore it).
+    const start = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? 3 : 0;
+    const weight = await weighJson(raw, start, raw.length, pause);
+    if (weight === undefined || weight > MAX_WHOLE_VALUES) {
+      const check = await checkJson(raw, start, raw.length, pause);
+      if (check.weight > MAX_WHOLE_VALUES) {
+        return check.ok
+          ? { kind: 'heavy' }
+          : { kind: 'malformed', message: failureAt(raw, check.position) };
+      }
+      // Light after all: parsed below at once, or failing within what one parse may hold, in
+      // JSON.parse's own words.
+    }
+  }
   let parsed: unknown;
   try {
     const text = raw.toString('utf8');
-    // A byte order mark is no part of the JSON text (RFC 8259 lets a parser ignore it).
     parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
     return { kind: 'malformed', message: (error as Error).message };
@@ -61,16 +107,21 @@ export function decodeWhole(codec: BodyCodec, raw: Buffer, routeModel: string): 
     head: whole.head,
     unmaskable: whole.unmaskable,
     incremental: false,
-    write: (sent, changed) => (changed.length > 0 ? whole.write(sent, changed) : raw),
+    write: async (sent, changed) => (changed.length > 0 ? whole.write(sent, changed) : raw),
   };
 }
 
 /** `raw` read by `reader`, or whole when the reader cannot read it (the reader then starts over). */
-export function decodeBody(reader: IncrementalBody, raw: Buffer, routeModel: string): DecodedBody {
-  const decoded = reader.read(raw, routeModel);
+export async function decodeBody(
+  reader: IncrementalBody,
+  raw: Buffer,
+  routeModel: string,
+  pause: EventLoopPauser = eventLoopPauser(),
+): Promise<DecodedBody> {
+  const decoded = await reader.read(raw, routeModel, pause);
   if (!decoded) {
     reader.reset();
-    return decodeWhole(reader.codec, raw, routeModel);
+    return decodeWhole(reader.codec, raw, routeModel, pause);
   }
   return {
     kind: 'conversation',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Content } from '@toolmask/core';
 import { GEMINI_API_PROTOCOL } from '../protocols/gemini/index.js';
 import { OPENAI_CHAT_PROTOCOL } from '../protocols/openai-chat/index.js';
-import { IncrementalBody } from './incremental-body.js';
+import { IncrementalBody, MAX_ELEMENT_VALUES } from './incremental-body.js';
 
 const output = (id: string) => ({
   role: 'user',
@@ -20,13 +20,13 @@ function body(contents: unknown[]): Buffer {
 }
 
 describe('IncrementalBody', () => {
-  it('decodes only what is new, and the unchanged entries are the very same objects', () => {
+  it('decodes only what is new, and the unchanged entries are the very same objects', async () => {
     const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
     const first = [{ role: 'user', parts: [{ text: 'go' }] }, call('a'), output('a')];
-    const one = reader.read(body(first), 'm')!;
+    const one = (await reader.read(body(first), 'm'))!;
     expect(one.decoded).toBe(3);
     expect(one.contents).toEqual(first);
-    const two = reader.read(body([...first, call('b'), output('b')]), 'm')!;
+    const two = (await reader.read(body([...first, call('b'), output('b')]), 'm'))!;
     expect(two.decoded).toBe(2);
     one.contents.forEach((content, index) => expect(two.contents[index]).toBe(content));
     // An entry changed in the middle: decoded again from there.
@@ -36,26 +36,26 @@ describe('IncrementalBody', () => {
       { ...output('a'), role: 'user', parts: [{ text: 'edited' }] },
       call('b'),
     ];
-    const three = reader.read(body(edited), 'm')!;
+    const three = (await reader.read(body(edited), 'm'))!;
     expect(three.decoded).toBe(2);
     expect(three.contents).toEqual(edited);
   });
 
-  it('notices a changed byte inside an entry it decoded before, at the same length', () => {
+  it('notices a changed byte inside an entry it decoded before, at the same length', async () => {
     const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
     const first = [{ role: 'user', parts: [{ text: 'go' }] }, call('a'), output('a'), call('b')];
-    reader.read(body(first), 'm');
+    await reader.read(body(first), 'm');
     const changed = body(first);
     const at = changed.indexOf('out a');
     changed.write('OUT', at);
-    const again = reader.read(changed, 'm')!;
+    const again = (await reader.read(changed, 'm'))!;
     // Entries 0 and 1 are kept; entry 2 (the changed output) and what follows are decoded again.
     expect(again.decoded).toBe(2);
     expect(JSON.stringify(again.contents[2])).toContain('OUT a');
-    expect(again.write(again.contents).equals(changed)).toBe(true);
+    expect((await again.write(again.contents)).equals(changed)).toBe(true);
   });
 
-  it('writes back the bytes it was given, changing only the replaced entries', () => {
+  it('writes back the bytes it was given, changing only the replaced entries', async () => {
     const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
     const contents = [
       { role: 'user', parts: [{ text: 'go' }] },
@@ -65,8 +65,8 @@ describe('IncrementalBody', () => {
       output('b'),
     ];
     const raw = body(contents);
-    const decoded = reader.read(raw, 'm')!;
-    expect(decoded.write(decoded.contents).equals(raw)).toBe(true);
+    const decoded = (await reader.read(raw, 'm'))!;
+    expect((await decoded.write(decoded.contents)).equals(raw)).toBe(true);
     const masked: Content = {
       role: 'user',
       parts: [
@@ -81,21 +81,21 @@ describe('IncrementalBody', () => {
     };
     const sent = decoded.contents.slice();
     sent[2] = masked;
-    const written = decoded.write(sent);
+    const written = await decoded.write(sent);
     const expected = contents.slice();
     expected[2] = masked as (typeof contents)[number];
     expect(written.toString()).toBe(
       JSON.stringify({ contents: expected, generationConfig: { temperature: 1 }, tools: [] }),
     );
     // The same masked object again: its bytes are reused, not serialized again.
-    const again = reader.read(raw, 'm')!;
+    const again = (await reader.read(raw, 'm'))!;
     expect(again.decoded).toBe(0);
     const resent = again.contents.slice();
     resent[2] = masked;
-    expect(again.write(resent).equals(written)).toBe(true);
+    expect((await again.write(resent)).equals(written)).toBe(true);
   });
 
-  it('keeps OpenAI messages as they were, replacing only a masked tool message content', () => {
+  it('keeps OpenAI messages as they were, replacing only a masked tool message content', async () => {
     const reader = new IncrementalBody(OPENAI_CHAT_PROTOCOL.codec);
     const messages = [
       { role: 'system', content: 'sys' },
@@ -113,7 +113,7 @@ describe('IncrementalBody', () => {
       { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'long output' }] },
     ];
     const raw = Buffer.from(JSON.stringify({ model: 'qwen', messages, stream: true }));
-    const decoded = reader.read(raw, '')!;
+    const decoded = (await reader.read(raw, ''))!;
     expect(decoded.description.model).toBe('qwen');
     expect(decoded.contents[3]?.parts?.[0]?.functionResponse).toMatchObject({
       id: 'c1',
@@ -126,7 +126,7 @@ describe('IncrementalBody', () => {
         { functionResponse: { id: 'c1', name: 'run_shell_command', response: { output: 'snip' } } },
       ],
     };
-    const written = JSON.parse(decoded.write(sent).toString());
+    const written = JSON.parse((await decoded.write(sent)).toString());
     expect(written).toEqual({
       model: 'qwen',
       messages: [
@@ -137,19 +137,79 @@ describe('IncrementalBody', () => {
     });
   });
 
-  it('takes the model from the route of each request, even when the body is the same', () => {
+  it('takes the model from the route of each request, even when the body is the same', async () => {
     const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
     const raw = body([{ role: 'user', parts: [{ text: 'go' }] }]);
-    expect(reader.read(raw, 'gemini-2.5-pro')?.description.model).toBe('gemini-2.5-pro');
-    expect(reader.read(raw, 'gemini-2.5-flash')?.description.model).toBe('gemini-2.5-flash');
+    expect((await reader.read(raw, 'gemini-2.5-pro'))?.description.model).toBe('gemini-2.5-pro');
+    expect((await reader.read(raw, 'gemini-2.5-flash'))?.description.model).toBe(
+      'gemini-2.5-flash',
+    );
   });
 
-  it('returns undefined for a body it cannot read incrementally', () => {
+  it('returns undefined for a body it cannot read incrementally', async () => {
     const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
-    expect(reader.read(Buffer.from('{"other":[]}'), 'm')).toBeUndefined();
-    expect(reader.read(Buffer.from('{"contents":[{"role":"user"} oops'), 'm')).toBeUndefined();
+    expect(await reader.read(Buffer.from('{"other":[]}'), 'm')).toBeUndefined();
     expect(
-      reader.read(Buffer.from('{"contents":[{"seed":12345678901234567890}]}'), 'm'),
+      await reader.read(Buffer.from('{"contents":[{"role":"user"} oops'), 'm'),
     ).toBeUndefined();
+    expect(
+      await reader.read(Buffer.from('{"contents":[{"seed":12345678901234567890}]}'), 'm'),
+    ).toBeUndefined();
+  });
+
+  describe('an element too heavy to parse at once', () => {
+    /** A tool output of nested arrays of about `values` values (JSON text). */
+    const heavyOutput = (values: number) =>
+      `{"role":"user","parts":[{"functionResponse":{"id":"h","name":"read_file","response":{"output":[${'[0,1],'.repeat(values / 3)}[]]}}}]}`;
+    const text = (role: string, value: string) =>
+      JSON.stringify({ role, parts: [{ text: value }] });
+    const bodyOf = (elements: string[]) =>
+      Buffer.from(`{"contents":[${elements.join(',')}],"generationConfig":{"temperature":1}}`);
+
+    it('is an empty entry for the pass, written back as its own bytes, and counted once', async () => {
+      const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
+      const heavy = heavyOutput(MAX_ELEMENT_VALUES + 3);
+      const first = [text('user', 'go'), JSON.stringify(call('h')), heavy, text('model', 'ok')];
+      const raw = bodyOf(first);
+      const decoded = (await reader.read(raw, 'm'))!;
+      expect(decoded.contents[2]).toEqual({ role: 'user', parts: [] });
+      expect(decoded.newUnmaskable).toBe(1);
+      expect((await decoded.write(decoded.contents)).equals(raw)).toBe(true);
+      // Whatever stands in its place when written (another request's placeholder, say), and
+      // whatever else changed, its bytes stay its own.
+      const sent = decoded.contents.slice();
+      sent[2] = { role: 'user', parts: [] };
+      sent[3] = { role: 'model', parts: [{ text: 'changed' }] };
+      expect((await decoded.write(sent)).toString()).toBe(
+        bodyOf([first[0]!, first[1]!, heavy, text('model', 'changed')]).toString(),
+      );
+      // The next request: only what is new is read; the placeholder is the same object.
+      const next = (await reader.read(bodyOf([...first, text('user', 'more')]), 'm'))!;
+      expect(next.decoded).toBe(1);
+      expect(next.newUnmaskable).toBe(0);
+      expect(next.contents[2]).toBe(decoded.contents[2]);
+    });
+
+    it('is parsed when it is just light enough, and is still checked to be JSON when it is not', async () => {
+      const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
+      const light = heavyOutput(MAX_ELEMENT_VALUES - 30);
+      const decoded = (await reader.read(bodyOf([text('user', 'go'), light]), 'm'))!;
+      expect(decoded.contents[1]?.parts?.[0]?.functionResponse?.name).toBe('read_file');
+      expect(decoded.newUnmaskable).toBe(0);
+      // Brackets that balance, and a number JSON has no form for: not JSON.
+      const broken = heavyOutput(MAX_ELEMENT_VALUES + 3).replace('[0,1]', '[01,1]');
+      expect(await reader.read(bodyOf([text('user', 'go'), broken]), 'm')).toBeUndefined();
+    });
+
+    it('outside the conversation: the request is described by its model alone', async () => {
+      const reader = new IncrementalBody(OPENAI_CHAT_PROTOCOL.codec);
+      const tools = `[${'[0,1],'.repeat(MAX_ELEMENT_VALUES / 2)}[]]`;
+      const raw = Buffer.from(
+        `{"model":"qwen","tools":${tools},"messages":[{"role":"user","content":"go"}]}`,
+      );
+      const decoded = (await reader.read(raw, ''))!;
+      expect(decoded.description).toEqual({ model: 'qwen' });
+      expect((await decoded.write(decoded.contents)).equals(raw)).toBe(true);
+    });
   });
 });

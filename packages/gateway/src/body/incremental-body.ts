@@ -20,17 +20,47 @@
  *
  * Anything unexpected (the array not where the codec says, a body that is not what a valid one
  * would be there) returns undefined, and the body is parsed whole instead (decode-body.ts).
+ *
+ * No step holds the event loop for long, whatever the body: every walk over its bytes (the scan,
+ * the digests) and every loop over its elements (parsing, converting, writing) gives the loop a
+ * turn every few milliseconds (`pause`), and no single element costs more than a bounded parse:
+ * an element heavier than `MAX_ELEMENT_VALUES` (millions of nested arrays, say) is checked to be
+ * JSON, in stretches, but never parsed. The pass sees an empty entry in its place; it is written
+ * back as its own bytes and counted as left unmasked. The same holds for what is outside the
+ * conversation: too heavy to parse, the request is described by its route and model alone.
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Content } from '@toolmask/core';
+import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
-import { findArray, scanElements } from './json-layout.js';
+import { checkJson, findArray, scanElements, stringAt, weighJson } from './json-layout.js';
 import { roundTripsExactly } from './json-safety.js';
+
+/**
+ * The most values (about: see json-layout.ts's weight) an element may hold and still be parsed
+ * at once. Parsing 100,000 values takes a few milliseconds, but each later step of the pass over
+ * them runs at once too (the token estimate, the saved output's pretty JSON, its preview), and
+ * takes 10 to 50 ms when the heap is large. A client's real entries hold a few hundred values, or
+ * some thousands for a turn of many parallel calls.
+ */
+export const MAX_ELEMENT_VALUES = 100_000;
+
+/** What stands for an element too heavy to parse (the pass sees an entry with nothing in it). */
+const HEAVY = Symbol('heavy element');
+const heavyPlaceholder = (): Content => ({ role: 'user', parts: [] });
+
+/** Elements converted by the codec in one stretch, between two checks for a turn of the loop. */
+const CONVERT_BATCH = 512;
+/** Bytes hashed in one stretch. */
+const HASH_SLICE_BYTES = 4 << 20;
 
 export interface IncrementalRead {
   contents: Content[];
   description: BodyDescription;
-  /** Tool outputs the protocol left alone in elements decoded from this body (new since the previous one). */
+  /**
+   * Tool outputs the protocol left alone in elements decoded from this body (new since the
+   * previous one), and elements too heavy to parse.
+   */
   newUnmaskable: number;
   /** Elements decoded from this body (the rest were the previous body's). */
   decoded: number;
@@ -38,7 +68,7 @@ export interface IncrementalRead {
    * This body with `sent` in place of its conversation (see the module comment): the body itself
    * when every element is still its own bytes.
    */
-  write(sent: readonly Content[]): Buffer;
+  write(sent: readonly Content[]): Promise<Buffer>;
 }
 
 interface Written {
@@ -55,13 +85,26 @@ const COMMA = Buffer.from(',');
 const newHash = (): Hash => createHash('sha256');
 
 /** The conversation's head in `raw` (the bytes of its first elements), for its key. */
-export function headBytes(codec: BodyCodec, raw: Buffer): Buffer | undefined {
-  const open = findArray(raw, codec.arrayPath);
+export async function headBytes(
+  codec: BodyCodec,
+  raw: Buffer,
+  pause: EventLoopPauser = eventLoopPauser(),
+): Promise<Buffer | undefined> {
+  const open = await findArray(raw, codec.arrayPath, pause);
   if (open < 0) return undefined;
-  const spans = scanElements(raw, open + 1, codec.headElements);
+  const spans = await scanElements(raw, open + 1, pause, codec.headElements);
   const first = spans?.elements[0];
   const last = spans?.elements.at(-1);
   return first && last ? raw.subarray(first[0], last[1]) : undefined;
+}
+
+/** `hash` updated with `bytes` a few megabytes at a time, with a turn for the loop between. */
+async function hashInSlices(hash: Hash, bytes: Buffer, pause: EventLoopPauser): Promise<Hash> {
+  for (let at = 0; at < bytes.length; at += HASH_SLICE_BYTES) {
+    hash.update(bytes.subarray(at, Math.min(bytes.length, at + HASH_SLICE_BYTES)));
+    if (at + HASH_SLICE_BYTES < bytes.length) await pause();
+  }
+  return hash;
 }
 
 export class IncrementalBody {
@@ -94,33 +137,31 @@ export class IncrementalBody {
     return this.bodyBytes;
   }
 
-  read(raw: Buffer, routeModel: string): IncrementalRead | undefined {
-    const open = findArray(raw, this.codec.arrayPath);
+  async read(
+    raw: Buffer,
+    routeModel: string,
+    pause: EventLoopPauser = eventLoopPauser(),
+  ): Promise<IncrementalRead | undefined> {
+    const open = await findArray(raw, this.codec.arrayPath, pause);
     if (open < 0) return undefined;
     // Elements still whole since the previous body, and the array's digest up to their end.
     let kept = { keep: 0, hash: newHash() };
-    if (this.spans.length > 0 && open === this.open) kept = this.keptElements(raw);
+    if (this.spans.length > 0 && open === this.open) kept = await this.keptElements(raw, pause);
     else this.reset();
     const { keep, hash } = kept;
     const from = keep > 0 ? (this.spans[keep - 1] as [number, number])[1] : open + 1;
-    const rest = keep > 0 ? afterElement(raw, from) : scanElements(raw, from);
+    const rest =
+      keep > 0 ? await afterElement(raw, from, pause) : await scanElements(raw, from, pause);
     if (!rest || rest.close === undefined) return undefined;
     const close = rest.close;
     const newSpans = rest.elements;
-    let newElements: unknown[];
-    try {
-      newElements = newSpans.map(([start, end]) => JSON.parse(raw.toString('utf8', start, end)));
-    } catch {
-      return undefined;
-    }
-    if (!newElements.every((element) => roundTripsExactly(element))) return undefined;
-    const state = keep === this.elements.length ? this.state : this.replayState(keep);
-    const converted = this.codec.toContents(newElements, state);
+    const newElements = await parseElements(raw, rest, pause);
+    if (!newElements) return undefined;
+    const state = keep === this.elements.length ? this.state : await this.replayState(keep, pause);
+    const converted = await this.convert(newElements, state, pause);
 
-    const outsideDigest = newHash()
-      .update(raw.subarray(0, open + 1))
-      .update(raw.subarray(close))
-      .digest();
+    const outsideHash = await hashInSlices(newHash(), raw.subarray(0, open + 1), pause);
+    const outsideDigest = (await hashInSlices(outsideHash, raw.subarray(close), pause)).digest();
     let description = this.description;
     // The route's model (in the URL) goes into the description too: a fallback to another model
     // resends the same body to another route.
@@ -130,27 +171,28 @@ export class IncrementalBody {
       !this.outsideDigest ||
       !outsideDigest.equals(this.outsideDigest)
     ) {
-      try {
-        const outside = Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]);
-        description = this.codec.describe(JSON.parse(outside.toString('utf8')), routeModel);
-      } catch {
-        return undefined;
-      }
+      const outside = Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]);
+      description = await describeOutside(this.codec, outside, routeModel, pause);
+      if (!description) return undefined;
     }
 
     let previousEnd = from;
-    const newDigests = newSpans.map(([, end]) => {
-      const digest = newHash().update(raw.subarray(previousEnd, end)).digest();
-      hash.update(raw.subarray(previousEnd, end));
+    const newDigests: Buffer[] = [];
+    for (const [, end] of newSpans) {
+      const bytes = raw.subarray(previousEnd, end);
+      newDigests.push((await hashInSlices(newHash(), bytes, pause)).digest());
+      await hashInSlices(hash, bytes, pause);
       previousEnd = end;
-      return digest;
-    });
+      if (pause.due()) await pause();
+    }
     this.open = open;
-    this.spans = this.spans.slice(0, keep).concat(newSpans);
-    this.spanDigests = this.spanDigests.slice(0, keep).concat(newDigests);
+    // In place: copying the kept part of a history of 300,000 entries on every request would be
+    // most of the cost of one that adds two.
+    replaceFrom(this.spans, keep, newSpans);
+    replaceFrom(this.spanDigests, keep, newDigests);
     this.arrayDigest = hash.digest();
-    this.elements = this.elements.slice(0, keep).concat(newElements);
-    this.contents = this.contents.slice(0, keep).concat(converted.contents);
+    replaceFrom(this.elements, keep, newElements);
+    replaceFrom(this.contents, keep, converted.contents);
     // An element decoded again is bytes the client changed: what was written for its old bytes
     // no longer applies (it is written from the new element if the pass still changes it).
     this.written.length = keep;
@@ -163,9 +205,9 @@ export class IncrementalBody {
     return {
       contents: this.contents.slice(),
       description,
-      newUnmaskable: converted.unmaskable.reduce((sum, count) => sum + count, 0),
+      newUnmaskable: converted.unmaskable,
       decoded: newSpans.length,
-      write: (sent) => this.write(raw, spans, open, close, sent),
+      write: (sent) => this.write(raw, spans, open, close, sent, pause),
     };
   }
 
@@ -190,11 +232,14 @@ export class IncrementalBody {
    * digest so far (to be continued over what is new). A client appends: one digest over the whole
    * previous array settles it; only when that differs are the elements checked one by one.
    */
-  private keptElements(raw: Buffer): { keep: number; hash: Hash } {
+  private async keptElements(
+    raw: Buffer,
+    pause: EventLoopPauser,
+  ): Promise<{ keep: number; hash: Hash }> {
     const start = this.open + 1;
     const end = (this.spans.at(-1) as [number, number])[1];
     if (end <= raw.length) {
-      const hash = newHash().update(raw.subarray(start, end));
+      const hash = await hashInSlices(newHash(), raw.subarray(start, end), pause);
       if (
         hash
           .copy()
@@ -210,16 +255,12 @@ export class IncrementalBody {
     for (const [, spanEnd] of this.spans) {
       if (spanEnd > raw.length) break;
       const bytes = raw.subarray(previousEnd, spanEnd);
-      if (
-        !newHash()
-          .update(bytes)
-          .digest()
-          .equals(this.spanDigests[keep] as Buffer)
-      )
-        break;
-      hash.update(bytes);
+      const digest = (await hashInSlices(newHash(), bytes, pause)).digest();
+      if (!digest.equals(this.spanDigests[keep] as Buffer)) break;
+      await hashInSlices(hash, bytes, pause);
       previousEnd = spanEnd;
       keep++;
+      if (pause.due()) await pause();
     }
     return { keep, hash };
   }
@@ -228,27 +269,33 @@ export class IncrementalBody {
    * `raw` with `sent` in place of its conversation (the elements at `spans`). An element written
    * is kept as what was sent for it from now on (the module comment).
    */
-  private write(
+  private async write(
     raw: Buffer,
     spans: ReadonlyArray<[number, number]>,
     open: number,
     close: number,
     sent: readonly Content[],
-  ): Buffer {
+    pause: EventLoopPauser,
+  ): Promise<Buffer> {
     const pieces: Buffer[] = [raw.subarray(0, open + 1)];
     let changed = false;
-    sent.forEach((content, index) => {
+    for (let index = 0; index < sent.length; index++) {
+      // Most elements are their own bytes again (no work): the clock is read every so many.
+      if (index % 512 === 0 && pause.due()) await pause();
+      const content = sent[index] as Content;
       if (index > 0) pieces.push(COMMA);
       const [start, end] = spans[index] as [number, number];
       const before = this.written[index];
       if (before && before.content === content) {
         pieces.push(before.bytes);
         changed = true;
-        return;
+        continue;
       }
-      if (content === this.contents[index]) {
+      // An element too heavy to parse is its own bytes, always: the pass cannot change its
+      // placeholder (it holds no output), which may be another request's object.
+      if (content === this.contents[index] || this.elements[index] === HEAVY) {
         pieces.push(raw.subarray(start, end));
-        return;
+        continue;
       }
       const element = this.codec.toElement(content, this.elements[index]);
       const bytes = Buffer.from(JSON.stringify(element), 'utf8');
@@ -257,7 +304,8 @@ export class IncrementalBody {
       this.contents[index] = content;
       pieces.push(bytes);
       changed = true;
-    });
+      if (pause.due()) await pause();
+    }
     pieces.push(raw.subarray(close));
     if (!changed) return raw;
     const body = Buffer.concat(pieces);
@@ -266,22 +314,119 @@ export class IncrementalBody {
   }
 
   /** The codec's state as it was after the first `keep` elements (the rest changed). */
-  private replayState(keep: number): unknown {
+  private async replayState(keep: number, pause: EventLoopPauser): Promise<unknown> {
     const state = this.codec.createState();
-    if (keep > 0) this.codec.toContents(this.elements.slice(0, keep), state);
+    await this.convert(this.elements.slice(0, keep), state, pause);
     return state;
+  }
+
+  /**
+   * `elements` as Contents, in order, a batch at a time; an element too heavy to parse is a
+   * placeholder, counted as left unmasked.
+   */
+  private async convert(
+    elements: readonly unknown[],
+    state: unknown,
+    pause: EventLoopPauser,
+  ): Promise<{ contents: Content[]; unmaskable: number }> {
+    const contents: Content[] = [];
+    let unmaskable = 0;
+    let batch: unknown[] = [];
+    const flush = () => {
+      if (batch.length === 0) return;
+      const converted = this.codec.toContents(batch, state);
+      for (const content of converted.contents) contents.push(content);
+      for (const count of converted.unmaskable) unmaskable += count;
+      batch = [];
+    };
+    for (const element of elements) {
+      if (element === HEAVY) {
+        flush();
+        contents.push(heavyPlaceholder());
+        unmaskable++;
+      } else {
+        batch.push(element);
+        if (batch.length >= CONVERT_BATCH) flush();
+      }
+      if (pause.due()) await pause();
+    }
+    flush();
+    return { contents, unmaskable };
   }
 }
 
+/**
+ * The elements at `spans` parsed, one at a time with turns for the loop between; HEAVY for one
+ * too heavy to parse at once (checked to be JSON instead). Undefined when one is not JSON, or
+ * holds a number JSON cannot carry exactly (the body is then read whole, which says which).
+ */
+async function parseElements(
+  raw: Buffer,
+  spans: { elements: ReadonlyArray<[number, number]>; weights: readonly number[] },
+  pause: EventLoopPauser,
+): Promise<unknown[] | undefined> {
+  const elements: unknown[] = [];
+  for (let index = 0; index < spans.elements.length; index++) {
+    const [start, end] = spans.elements[index] as [number, number];
+    if ((spans.weights[index] as number) > MAX_ELEMENT_VALUES) {
+      if (!(await checkJson(raw, start, end, pause)).ok) return undefined;
+      elements.push(HEAVY);
+    } else {
+      let element: unknown;
+      try {
+        element = JSON.parse(raw.toString('utf8', start, end));
+      } catch {
+        return undefined;
+      }
+      if (!roundTripsExactly(element)) return undefined;
+      elements.push(element);
+    }
+    if (pause.due()) await pause();
+  }
+  return elements;
+}
+
+/**
+ * What a body says outside its conversation (`outside`: the body with that array empty). Too
+ * heavy to parse at once, it is checked to be JSON and described by its route and model alone
+ * (its declared read-back tool, if any, is the one its conversation declared before). Undefined
+ * when it is not JSON.
+ */
+async function describeOutside(
+  codec: BodyCodec,
+  outside: Buffer,
+  routeModel: string,
+  pause: EventLoopPauser,
+): Promise<BodyDescription | undefined> {
+  const weight = await weighJson(outside, 0, outside.length, pause);
+  if (weight === undefined) return undefined;
+  try {
+    if (weight <= MAX_ELEMENT_VALUES) {
+      return codec.describe(JSON.parse(outside.toString('utf8')), routeModel);
+    }
+    if (!(await checkJson(outside, 0, outside.length, pause)).ok) return undefined;
+    const model = await stringAt(outside, ['model'], pause);
+    return codec.describe(model === undefined ? {} : { model }, routeModel);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `list` with its items from `keep` on replaced by `items`. */
+function replaceFrom<T>(list: T[], keep: number, items: readonly T[]): void {
+  list.length = keep;
+  for (const item of items) list.push(item);
+}
+
 /** The elements after one ending at `from`: a comma and more elements, or the closing bracket. */
-function afterElement(raw: Buffer, from: number) {
+async function afterElement(raw: Buffer, from: number, pause: EventLoopPauser) {
   let at = from;
   while (
     at < raw.length &&
     (raw[at] === 0x20 || raw[at] === 0x0a || raw[at] === 0x0d || raw[at] === 0x09)
   )
     at++;
-  if (raw[at] === 0x5d) return { elements: [] as Array<[number, number]>, close: at };
+  if (raw[at] === 0x5d) return { elements: [] as Array<[number, number]>, weights: [], close: at };
   if (raw[at] !== 0x2c) return undefined;
-  return scanElements(raw, at + 1);
+  return scanElements(raw, at + 1, pause);
 }

@@ -1,27 +1,46 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findArray, scanElements, skipValue } from './json-layout.js';
+import { eventLoopPauser } from '@toolmask/core/utils';
+import {
+  WALK_SLICE_BYTES,
+  checkJson,
+  findArray,
+  scanElements,
+  skipValue,
+  stringAt,
+  weighJson,
+} from './json-layout.js';
 
 /** Element spans as the text of each element. */
-function elementsOf(text: string, keyPath: string[]): string[] | undefined {
+async function elementsOf(text: string, keyPath: string[]): Promise<string[] | undefined> {
   const buffer = Buffer.from(text);
-  const open = findArray(buffer, keyPath);
+  const open = await findArray(buffer, keyPath);
   if (open < 0) return undefined;
-  const spans = scanElements(buffer, open + 1);
+  const spans = await scanElements(buffer, open + 1);
   return spans?.elements.map(([start, end]) => buffer.subarray(start, end).toString());
 }
 
+/** Whether JSON.parse takes `text`. */
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('the JSON layout scanner', () => {
-  it('finds every element of an array at a key path, whatever the values (property, against JSON.stringify)', () => {
-    fc.assert(
-      fc.property(
+  it('finds every element of an array at a key path, whatever the values (property, against JSON.stringify)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(fc.jsonValue(), { maxLength: 8 }),
         fc.jsonValue(),
         fc.constantFrom(undefined, 2),
-        (elements, other, indent) => {
+        async (elements, other, indent) => {
           const body = { before: other, request: { contents: elements, after: other } };
           const text = JSON.stringify(body, null, indent);
-          const found = elementsOf(text, ['request', 'contents']);
+          const found = await elementsOf(text, ['request', 'contents']);
           expect(found?.map((element) => JSON.parse(element))).toEqual(
             JSON.parse(JSON.stringify(elements)),
           );
@@ -33,22 +52,117 @@ describe('the JSON layout scanner', () => {
     );
   });
 
-  it('handles escapes, quotes and brackets inside strings, and multi-byte characters', () => {
+  it('handles escapes, quotes and brackets inside strings, and multi-byte characters', async () => {
     const tricky = ['a"b', 'back\\', '\\"', '[{]}', '😀 é 中', '\\\\\\"', ''];
     const text = JSON.stringify({ contents: tricky.map((text) => ({ parts: [{ text }] })) });
     expect(
-      elementsOf(text, ['contents'])?.map((element) => JSON.parse(element).parts[0].text),
+      (await elementsOf(text, ['contents']))?.map((element) => JSON.parse(element).parts[0].text),
     ).toEqual(tricky);
   });
 
-  it('stops after max elements, and says undefined for what is not an array of values', () => {
+  it('stops after max elements, and says undefined for what is not an array of values', async () => {
     const buffer = Buffer.from('{"messages":[{"a":1},{"b":2},3]}');
-    const open = findArray(buffer, ['messages']);
-    expect(scanElements(buffer, open + 1, 2)?.elements).toHaveLength(2);
-    expect(scanElements(buffer, open + 1, 2)?.close).toBeUndefined();
-    expect(findArray(Buffer.from('{"messages":{"a":1}}'), ['messages'])).toBe(-1);
-    expect(findArray(Buffer.from('{"other":[1]}'), ['messages'])).toBe(-1);
-    expect(scanElements(Buffer.from('[1 2]'), 1)).toBeUndefined();
+    const open = await findArray(buffer, ['messages']);
+    const pause = eventLoopPauser();
+    expect((await scanElements(buffer, open + 1, pause, 2))?.elements).toHaveLength(2);
+    expect((await scanElements(buffer, open + 1, pause, 2))?.close).toBeUndefined();
+    expect(await findArray(Buffer.from('{"messages":{"a":1}}'), ['messages'])).toBe(-1);
+    expect(await findArray(Buffer.from('{"other":[1]}'), ['messages'])).toBe(-1);
+    expect(await scanElements(Buffer.from('[1 2]'), 1)).toBeUndefined();
     expect(skipValue(Buffer.from('"never closed'), 0)).toBe(-1);
+  });
+
+  it('weighs each element: about one per value (brackets, braces and commas outside strings)', async () => {
+    const buffer = Buffer.from('[1, "a,[{", {"k":[1,2,3]}, [[0,1],[2,3]], {}]');
+    const spans = await scanElements(buffer, 1);
+    expect(spans?.weights).toEqual([1, 1, 4, 6, 1]);
+  });
+
+  it('walks values of megabytes in stretches, to the same ends and weights as at once', async () => {
+    // Brackets, a string of escaped quotes, and a giant key before the array: each longer than
+    // a stretch, so each walk stops and goes on.
+    const nested = `[${'[[0,1],[2,3]],'.repeat(200_000)}[]]`;
+    const quotes = JSON.stringify('\\"'.repeat(WALK_SLICE_BYTES));
+    const text = `{"big":${nested},"contents":[${nested},${quotes},{"a":${quotes}}],"model":"m"}`;
+    const buffer = Buffer.from(text);
+    expect(buffer.length).toBeGreaterThan(4 * WALK_SLICE_BYTES);
+    const turns: number[] = [];
+    const pause = Object.assign(
+      async () => {
+        turns.push(1);
+      },
+      { due: () => true },
+    );
+    const open = await findArray(buffer, ['contents'], pause);
+    expect(open).toBe(text.indexOf('"contents":[') + '"contents":'.length);
+    const spans = await scanElements(buffer, open + 1, pause);
+    expect(spans?.elements.map(([start, end]) => text.slice(start, end))).toEqual([
+      nested,
+      quotes,
+      `{"a":${quotes}}`,
+    ]);
+    // Each `[[0,1],[2,3]],` weighs 7 (three brackets, four commas); then the outer and the last `[`.
+    expect(spans?.weights[0]).toBe(200_000 * 7 + 2);
+    expect(turns.length).toBeGreaterThan(4);
+    expect(await stringAt(buffer, ['model'], pause)).toBe('m');
+    for (const [start, end] of spans?.elements ?? []) expect(skipValue(buffer, start)).toBe(end);
+  });
+
+  it('weighs a whole JSON text, and says undefined for what is not one value', async () => {
+    const pause = eventLoopPauser();
+    const weigh = (text: string) => weighJson(Buffer.from(text), 0, Buffer.byteLength(text), pause);
+    expect(await weigh(' {"a":[1,2]} ')).toBe(3);
+    expect(await weigh('{"a":1} {"b":2}')).toBeUndefined();
+    expect(await weigh('{"a":1')).toBeUndefined();
+  });
+});
+
+describe('checkJson', () => {
+  const check = (text: string) => {
+    const buffer = Buffer.from(text);
+    return checkJson(buffer, 0, buffer.length, eventLoopPauser());
+  };
+
+  it('takes exactly what JSON.parse takes (property, on JSON and on mangled JSON)', async () => {
+    const mangled = fc
+      .tuple(fc.json(), fc.nat(), fc.string({ unit: 'binary', maxLength: 3 }), fc.nat(3))
+      .map(
+        ([text, at, insert, cut]) =>
+          text.slice(0, at % (text.length + 1)) +
+          insert +
+          text.slice((at % (text.length + 1)) + cut),
+      );
+    const texts = fc.oneof(
+      fc.json(),
+      fc.jsonValue().map((value) => JSON.stringify(value, null, 2)),
+      mangled,
+      fc.string({ unit: 'binary', maxLength: 12 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(texts, async (text) => {
+        expect((await check(text)).ok).toBe(parses(text));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('names the first byte that cannot be there, and counts the values', async () => {
+    expect(await check('[1, {"a": [true, null, "x"]}]')).toEqual({ ok: true, weight: 7 });
+    expect(await check('[1, 2,]')).toMatchObject({ ok: false, position: 6 });
+    expect(await check('{"a" 1}')).toMatchObject({ ok: false, position: 5 });
+    expect(await check('[01]')).toMatchObject({ ok: false, position: 2 });
+    expect(await check('"tab\there"')).toMatchObject({ ok: false, position: 4 });
+    expect(await check('"\\x"')).toMatchObject({ ok: false, position: 2 });
+    expect(await check('[1, 2')).toMatchObject({ ok: false, position: 5 });
+    expect(await check('[] []')).toMatchObject({ ok: false, position: 3 });
+  });
+
+  it('checks any depth without recursion, in stretches', async () => {
+    const depth = 3 * WALK_SLICE_BYTES;
+    expect(await check(`${'['.repeat(depth)}${']'.repeat(depth)}`)).toEqual({
+      ok: true,
+      weight: depth,
+    });
+    expect((await check(`${'['.repeat(depth)}${']'.repeat(depth - 1)}`)).ok).toBe(false);
   });
 });

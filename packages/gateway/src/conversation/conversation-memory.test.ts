@@ -132,12 +132,12 @@ describe('Conversation.releaseHistory', () => {
     const watch = new FinalizationRegistry(() => (collected = true));
     // One request as the handler makes it; only the body sent leaves this function.
     const send = async (watchFirstOutput: boolean) => {
-      const decoded = reader.read(Buffer.from(JSON.stringify({ contents })), 'm')!;
+      const decoded = (await reader.read(Buffer.from(JSON.stringify({ contents })), 'm'))!;
       const prepared = await kept.prepareInTurn(decoded.contents, {
         ...kept.requestOptions,
         keptAsSent: true,
       });
-      const body = decoded.write(prepared.contents).toString('utf8');
+      const body = (await decoded.write(prepared.contents)).toString('utf8');
       if (watchFirstOutput) {
         watch.register(decoded.contents[2]!.parts![0]!.functionResponse!.response as object, '');
       }
@@ -189,12 +189,15 @@ describe('Conversation.releaseHistory', () => {
     let collected = false;
     const watch = new FinalizationRegistry(() => (collected = true));
     const send = async () => {
-      const decoded = reader.read(Buffer.from(JSON.stringify({ model: 'q', messages })), '')!;
+      const decoded = (await reader.read(
+        Buffer.from(JSON.stringify({ model: 'q', messages })),
+        '',
+      ))!;
       const prepared = await kept.prepareInTurn(decoded.contents, {
         ...kept.requestOptions,
         keptAsSent: true,
       });
-      const body = decoded.write(prepared.contents).toString('utf8');
+      const body = (await decoded.write(prepared.contents)).toString('utf8');
       watch.register(decoded.contents[4] as object, '');
       return body;
     };
@@ -225,9 +228,9 @@ describe('Conversation.releaseHistory', () => {
       JSON.stringify({ contents: shellHistory(4) }).replaceAll('"parts":[', '"parts": ['),
     );
     const sending = kept.exclusive(async () => {
-      const decoded = reader.read(raw, 'm')!;
+      const decoded = (await reader.read(raw, 'm'))!;
       const prepared = await kept.prepareInTurn(decoded.contents, kept.requestOptions);
-      return decoded.write(prepared.contents).toString('utf8');
+      return (await decoded.write(prepared.contents)).toString('utf8');
     });
     await appendStarted;
     kept.releaseHistory();

@@ -32,6 +32,7 @@ import {
   type ToolOutputMaskingEvent,
 } from '@toolmask/core';
 import type { ToolOutputStore } from '@toolmask/core/storage';
+import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import { BodyReaders } from '../body/body-readers.js';
 import type { ConversationMeta, ConversationStore } from '../state/stores.js';
 import { DecisionLog, decisionsOfPass } from './decision-log.js';
@@ -41,6 +42,12 @@ import { groupToolRuns, type ToolRunCache } from './tool-runs.js';
 
 /** A prompt this large that the provider cached none of: it is not caching this conversation. */
 export const MIN_CACHEABLE_PROMPT_TOKENS = 4_096;
+
+/**
+ * Decisions appended to the store in one write: serializing 150,000 at once would hold the event
+ * loop for a few hundred milliseconds.
+ */
+const DECISIONS_PER_APPEND = 2_000;
 
 export interface ConversationOptions {
   id: string;
@@ -159,8 +166,12 @@ export class Conversation {
    */
   async preview(incoming: Content[]): Promise<{ contents: Content[]; changedIndices: number[] }> {
     await this.load();
-    const { applied, interned } = this.history.apply(incoming, this.decisions);
-    return { contents: applied, changedIndices: changedFrom(applied, incoming, interned) };
+    const pause = eventLoopPauser();
+    const { applied, interned } = await this.history.apply(incoming, this.decisions, pause);
+    return {
+      contents: applied,
+      changedIndices: await changedFrom(applied, incoming, interned, pause),
+    };
   }
 
   /** The answer to a request ended: the idle gap counts from now; the usage is remembered. */
@@ -193,7 +204,8 @@ export class Conversation {
    */
   async prepareInTurn(incoming: Content[], options: PrepareOptions): Promise<PreparedRequest> {
     await this.load();
-    const { applied, interned } = this.history.apply(incoming, this.decisions);
+    const pause = eventLoopPauser();
+    const { applied, interned } = await this.history.apply(incoming, this.decisions, pause);
 
     const turns = groupToolRuns(applied, this.toolRuns);
     const last = turns.contents.length - 1;
@@ -206,14 +218,13 @@ export class Conversation {
       cacheLikelyCold: this.providerCacheCold(),
     });
     const turnsSent = last >= 0 ? [...masked.history, masked.request] : [];
-    const { saved, unsavedDecisions } = await this.saveDecisions({
-      before: turns.contents,
-      after: turnsSent,
-      result: masked.result,
-    });
+    const { saved, unsavedDecisions } = await this.saveDecisions(
+      { before: turns.contents, after: turnsSent, result: masked.result },
+      pause,
+    );
 
     const contents = saved ? turns.ungroup(turnsSent) : applied;
-    const changedIndices = changedFrom(contents, incoming, interned);
+    const changedIndices = await changedFrom(contents, incoming, interned, pause);
     if (options.keptAsSent) {
       for (const index of changedIndices) interned[index] = contents[index] as Content;
     }
@@ -224,7 +235,7 @@ export class Conversation {
       changedIndices,
       result: masked.result,
       cacheLikelyCold: masked.cacheLikelyCold,
-      ...this.decisions.tally(contents),
+      ...(await this.decisions.tally(contents, pause)),
       unsavedDecisions,
     };
   }
@@ -233,16 +244,26 @@ export class Conversation {
    * The pass's new decisions, saved before they are used. If they cannot be, the request goes
    * without them (`saved` false; `unsavedDecisions`: the masked ones left out).
    */
-  private async saveDecisions(pass: {
-    before: readonly Content[];
-    after: readonly Content[];
-    result: MaskingResult;
-  }): Promise<{ saved: boolean; unsavedDecisions: number }> {
-    const records = decisionsOfPass(pass, this.options.now());
+  private async saveDecisions(
+    pass: { before: readonly Content[]; after: readonly Content[]; result: MaskingResult },
+    pause: EventLoopPauser,
+  ): Promise<{ saved: boolean; unsavedDecisions: number }> {
+    const records = await decisionsOfPass(pass, this.options.now(), pause);
     if (records.length === 0) return { saved: true, unsavedDecisions: 0 };
     try {
-      await this.options.store.appendDecisions(this.id, records);
-      for (const record of records) this.decisions.remember(record);
+      // A batch at a time, each written before the next: still none used unless all are saved.
+      for (let at = 0; at < records.length; at += DECISIONS_PER_APPEND) {
+        await this.options.store.appendDecisions(
+          this.id,
+          records.length <= DECISIONS_PER_APPEND
+            ? records
+            : records.slice(at, at + DECISIONS_PER_APPEND),
+        );
+      }
+      for (const record of records) {
+        this.decisions.remember(record);
+        if (pause.due()) await pause();
+      }
       return { saved: true, unsavedDecisions: 0 };
     } catch (error) {
       // Never use a decision that a restart would not find again: send without it.

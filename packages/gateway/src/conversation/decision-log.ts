@@ -8,8 +8,9 @@
  * re-applied snippet or a whole output tried before is neither counted nor masked again.
  */
 import type { Content, MaskingResult, Part, ToolOutputMaskingService } from '@toolmask/core';
+import type { EventLoopPauser } from '@toolmask/core/utils';
 import type { DecisionRecord } from '../state/stores.js';
-import { outputKey } from './output-key.js';
+import { needsPreparedKey, outputKey, prepareOutputKey } from './output-key.js';
 
 type MaskedRecord = Extract<DecisionRecord, { kind: 'masked' }>;
 
@@ -42,6 +43,22 @@ export class DecisionLog {
     this.service.markMasked(record.response);
   }
 
+  /**
+   * Makes ready, in stretches, the keys of the entry's outputs that hold strings of megabytes, so
+   * that `apply` finds them at once; undefined (no promise) when there are none.
+   */
+  prepare(content: Content, pause: EventLoopPauser): Promise<void> | undefined {
+    const parts = content?.parts;
+    if (!Array.isArray(parts)) return undefined;
+    const isGiant = (part: Part) =>
+      !!part?.functionResponse && needsPreparedKey(part.functionResponse);
+    if (!parts.some(isGiant)) return undefined;
+    const giant = parts.filter(isGiant);
+    return (async () => {
+      for (const part of giant) await prepareOutputKey(part.functionResponse ?? {}, pause);
+    })();
+  }
+
   /** An entry with the recorded decisions applied: the same object when none applies. */
   apply(content: Content): Content {
     const parts = content?.parts;
@@ -65,11 +82,18 @@ export class DecisionLog {
     return replaced ? { ...content, parts: replaced } : content;
   }
 
-  /** How many masked outputs `sent` carries, and the tokens they keep out. */
-  tally(sent: readonly Content[]): MaskedTally {
+  /** How many masked outputs `sent` carries, and the tokens they keep out (in stretches). */
+  async tally(sent: readonly Content[], pause: EventLoopPauser): Promise<MaskedTally> {
     let maskedOutputs = 0;
     let tokensKeptOut = 0;
+    // The clock is read every so many parts (a look at it costs more than a part).
+    let parts = 0;
     for (const content of sent) {
+      parts += content?.parts?.length ?? 0;
+      if (parts >= 512) {
+        parts = 0;
+        if (pause.due()) await pause();
+      }
       for (const part of content?.parts ?? []) {
         const response = part?.functionResponse?.response;
         const record = response ? this.bySnippet.get(response) : undefined;
@@ -84,17 +108,19 @@ export class DecisionLog {
 
 /**
  * The decisions a pass made on `before` (masked parts in `after`, outputs kept whole), as records
- * made at `at`.
+ * made at `at` (in stretches: a pass may try 100,000 outputs).
  */
-export function decisionsOfPass(
+export async function decisionsOfPass(
   pass: { before: readonly Content[]; after: readonly Content[]; result: MaskingResult },
   at: number,
-): DecisionRecord[] {
+  pause: EventLoopPauser,
+): Promise<DecisionRecord[]> {
   const { before, after, result } = pass;
   const records: DecisionRecord[] = [];
   // The service lists offloaded outputs in history order, as the changed parts are found here.
   let offloadedIndex = 0;
   for (const contentIndex of result.changedIndices) {
+    if (pause.due()) await pause();
     const oldParts = before[contentIndex]?.parts ?? [];
     const newParts = after[contentIndex]?.parts ?? [];
     oldParts.forEach((oldPart, partIndex) => {
@@ -119,6 +145,7 @@ export function decisionsOfPass(
     });
   }
   for (const location of result.keptWhole) {
+    if (pause.due()) await pause();
     const functionResponse =
       before[location.contentIndex]?.parts?.[location.partIndex]?.functionResponse;
     if (!functionResponse) continue;

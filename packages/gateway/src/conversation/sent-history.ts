@@ -6,8 +6,11 @@
  * get the recorded decisions.
  */
 import type { Content } from '@toolmask/core';
-import { sameJson } from '@toolmask/core/utils';
+import { sameJson, type EventLoopPauser } from '@toolmask/core/utils';
 import type { DecisionLog } from './decision-log.js';
+
+/** Steps of a microsecond or less (an identity check) between two looks at the clock. */
+const CHEAP_STEPS = 512;
 
 export interface KnownApplied {
   /** `incoming` with what is known applied. */
@@ -24,16 +27,23 @@ export class SentHistory {
    * `incoming` with what is known applied: entries equal to the previous request's are what was
    * sent for them then; new ones get the recorded decisions. An entry may come as the very
    * Content sent for it last time (the incremental reader keeps an element it wrote as what it
-   * wrote: body/incremental-body.ts); that too is an entry unchanged.
+   * wrote: body/incremental-body.ts); that too is an entry unchanged. A history of many thousand
+   * entries is compared and looked up in stretches (`pause`).
    */
-  apply(incoming: readonly Content[], decisions: DecisionLog): KnownApplied {
+  async apply(
+    incoming: readonly Content[],
+    decisions: DecisionLog,
+    pause: EventLoopPauser,
+  ): Promise<KnownApplied> {
     const limit = Math.min(this.lastIncoming.length, incoming.length);
     let common = 0;
-    while (
-      common < limit &&
-      (incoming[common] === this.lastSent[common] ||
-        sameJson(this.lastIncoming[common], incoming[common]))
-    ) {
+    while (common < limit) {
+      // The clock is read after a deep compare, and every so many identical entries (a look
+      // at it costs more than one of those).
+      if (incoming[common] !== this.lastSent[common]) {
+        if (!sameJson(this.lastIncoming[common], incoming[common])) break;
+        if (pause.due()) await pause();
+      } else if (common % CHEAP_STEPS === 0 && pause.due()) await pause();
       common++;
     }
     const applied = this.lastSent.slice(0, common);
@@ -41,9 +51,13 @@ export class SentHistory {
     for (let index = 0; index < incoming.length; index++) {
       const content = incoming[index] as Content;
       if (index >= common) {
+        if (pause.due()) await pause();
+        const preparing = decisions.prepare(content, pause);
+        if (preparing) await preparing;
         applied.push(decisions.apply(content));
         interned.push(content);
       } else {
+        if (index % CHEAP_STEPS === 0 && pause.due()) await pause();
         // What was sent, when that is what came: the client's version is not kept.
         interned.push(content === applied[index] ? content : (this.lastIncoming[index] as Content));
       }
@@ -64,12 +78,17 @@ export class SentHistory {
 }
 
 /** Entries of `sent` that differ from what the client sent (`incoming`, or its interned objects). */
-export function changedFrom(
+export async function changedFrom(
   sent: readonly Content[],
   incoming: readonly Content[],
   interned: readonly Content[],
-): number[] {
-  return sent.flatMap((content, index) =>
-    content !== incoming[index] && content !== interned[index] ? [index] : [],
-  );
+  pause: EventLoopPauser,
+): Promise<number[]> {
+  const changed: number[] = [];
+  for (let index = 0; index < sent.length; index++) {
+    if (index % CHEAP_STEPS === 0 && pause.due()) await pause();
+    const content = sent[index];
+    if (content !== incoming[index] && content !== interned[index]) changed.push(index);
+  }
+  return changed;
 }

@@ -55,4 +55,21 @@ describe('groupToolRuns', () => {
     expect(grouped.contents).toEqual(single);
     grouped.contents.forEach((content, index) => expect(content).toBe(single[index]));
   });
+
+  it('splits back a run of 200,000 results (more than a call takes as arguments)', () => {
+    const run = Array.from({ length: 200_000 }, (_, index) => result(`r${index}`));
+    const contents = [text('user', 'go'), text('model', 'calls'), ...run];
+    const grouped = groupToolRuns(contents, new WeakMap());
+    expect(grouped.contents).toHaveLength(3);
+    const back = grouped.ungroup(grouped.contents);
+    expect(back).toHaveLength(contents.length);
+    expect(back[199_999 + 2]).toBe(run[199_999]);
+    // One result masked: the others come back as the same objects, the masked one as new.
+    const masked = { ...grouped.contents[2]!, parts: grouped.contents[2]!.parts!.slice() };
+    masked.parts[5] = { text: 'masked' };
+    const partly = grouped.ungroup([grouped.contents[0]!, grouped.contents[1]!, masked]);
+    expect(partly).toHaveLength(contents.length);
+    expect(partly[2 + 4]).toBe(run[4]);
+    expect(partly[2 + 5]).toEqual({ ...run[5], parts: [{ text: 'masked' }] });
+  });
 });

@@ -79,7 +79,8 @@ export function groupToolRuns(contents: readonly Content[], cache: ToolRunCache)
           return;
         }
         if (content === group.grouped) {
-          out.push(...group.members);
+          // One by one: a run of 150,000 results is more arguments than a call may take.
+          for (const member of group.members) out.push(member);
           return;
         }
         const parts = content.parts ?? [];
@@ -93,7 +94,7 @@ export function groupToolRuns(contents: readonly Content[], cache: ToolRunCache)
             now.every((part, j) => part === own[j]) ? member : { ...member, parts: now },
           );
         }
-        out.push(...members);
+        for (const member of members) out.push(member);
         // The members as sent are what the next request brings (conversation.ts): grouped, they
         // are this very content. The group of the client's versions, and their text, goes.
         cache.set(members[0] as Content, { members, grouped: content });

@@ -5,12 +5,18 @@
  *
  * Whatever goes wrong on the masking side, the original request goes out as it came and the
  * failure is counted: a body that is not valid UTF-8 or holds a number JavaScript cannot write back
- * exactly is forwarded untouched; so is one whose decoding or pass threw. Only a body that is not
- * JSON at all is answered by the gateway itself (400), in the protocol's error style.
+ * exactly is forwarded untouched; so is one too heavy to parse without holding the event loop, and
+ * one whose decoding or pass threw. Only a body that is not JSON at all is answered by the gateway
+ * itself (400), in the protocol's error style.
+ *
+ * Every step gives the event loop a turn every few milliseconds (one pauser for the request's
+ * decoding, core's own in the pass), so one request, however large, never keeps the gateway from
+ * answering the others (bench/eventLoopBlocking.mjs).
  */
 import { isUtf8 } from 'node:buffer';
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import { describeError } from '@toolmask/core/errors';
+import { eventLoopPauser } from '@toolmask/core/utils';
 import {
   decodeBody,
   decodeWhole,
@@ -44,10 +50,10 @@ interface PassTurn {
 }
 
 /** The conversation's key: the launcher's session header, or the body's own, and its head. */
-function keyOf(exchange: ExchangeWithBody, head: Buffer): string {
+async function keyOf(exchange: ExchangeWithBody, head: Buffer): Promise<string> {
   const session =
     firstHeader(exchange.request, SESSION_HEADER) ??
-    exchange.protocol.codec.session?.(exchange.raw);
+    (await exchange.protocol.codec.session?.(exchange.raw));
   return conversationKey(session, head);
 }
 
@@ -72,35 +78,42 @@ export async function maskExchange(
   const { raw } = exchange;
   if (!isUtf8(raw)) return { body: raw, failures: 1 };
   const { codec } = exchange.protocol;
-  const head = headBytes(codec, raw);
+  const pause = eventLoopPauser();
+  const head = await headBytes(codec, raw, pause);
   if (exchange.route.action === 'countTokens') {
-    const decoded = decodeWhole(codec, raw, exchange.route.model);
+    const decoded = await decodeWhole(codec, raw, exchange.route.model, pause);
     if (decoded.kind !== 'conversation') return passOver(context, exchange, decoded);
     return previewed(context, exchange, decoded, head);
   }
   // Read once for this request: its pass is given these.
   const config = (exchange.config = await context.maskingConfig());
   if (head && !config.enabled) {
-    const counted = await countedUnmasked(context, exchange, head);
+    const counted = await countedUnmasked(context, exchange, await keyOf(exchange, head));
     if (counted) return counted;
   }
   if (head) {
     // The conversation is known before its body is read: its own reader decodes it, in turn.
-    const { conversation } = leaseConversation(context, exchange, keyOf(exchange, head));
+    const key = await keyOf(exchange, head);
+    const { conversation } = leaseConversation(context, exchange, key);
     return conversation.exclusive(async () => {
       let decoded: DecodedBody;
       try {
-        decoded = decodeBody(conversation.bodies.reader(codec), raw, exchange.route.model);
+        decoded = await decodeBody(
+          conversation.bodies.reader(codec),
+          raw,
+          exchange.route.model,
+          pause,
+        );
       } catch (error) {
         return unmasked(context, { exchange, conversation, error });
       }
       return passOver(context, exchange, decoded, { conversation, config });
     });
   }
-  const decoded = decodeWhole(codec, raw, exchange.route.model);
+  const decoded = await decodeWhole(codec, raw, exchange.route.model, pause);
   if (decoded.kind !== 'conversation') return passOver(context, exchange, decoded);
   // The same key as the incremental path's would be: the head as it came, here re-serialized.
-  const key = keyOf(exchange, Buffer.from(JSON.stringify(decoded.head)));
+  const key = await keyOf(exchange, Buffer.from(JSON.stringify(decoded.head)));
   const { conversation } = leaseConversation(context, exchange, key);
   return conversation.exclusive(() =>
     passOver(context, exchange, decoded, { conversation, config }),
@@ -135,6 +148,12 @@ async function passOver(
       );
       return { body: raw, failures: 1 };
     }
+    if (decoded.kind === 'heavy') {
+      context.log(
+        `[toolmask gateway] a ${exchange.protocol.kind} request holds more JSON values than the gateway parses at once; forwarded unmasked`,
+      );
+      return { body: raw, failures: 1 };
+    }
     return { body: raw, failures: 0 };
   }
   const { conversation, config } = turn;
@@ -157,7 +176,7 @@ async function passOver(
     });
     return {
       // The body as it came when nothing in it changed.
-      body: decoded.write(prepared.contents, prepared.changedIndices),
+      body: await decoded.write(prepared.contents, prepared.changedIndices),
       conversation,
       model,
       prepared,
@@ -188,11 +207,11 @@ async function previewed(
   head: Buffer | undefined,
 ): Promise<MaskedBody> {
   // The same key as the masked requests': the head's bytes as they came, when they can be found.
-  const key = keyOf(exchange, head ?? Buffer.from(JSON.stringify(decoded.head)));
+  const key = await keyOf(exchange, head ?? Buffer.from(JSON.stringify(decoded.head)));
   try {
     const preview = await context.conversations.get(key).preview(decoded.contents);
     return {
-      body: decoded.write(preview.contents, preview.changedIndices),
+      body: await decoded.write(preview.contents, preview.changedIndices),
       model: decoded.description.model,
       failures: 0,
     };
@@ -212,9 +231,9 @@ async function previewed(
 async function countedUnmasked(
   context: GatewayContext,
   exchange: ExchangeWithBody,
-  head: Buffer,
+  key: string,
 ): Promise<MaskedBody | undefined> {
-  const { conversation } = leaseConversation(context, exchange, keyOf(exchange, head));
+  const { conversation } = leaseConversation(context, exchange, key);
   let maskedBefore: boolean;
   try {
     maskedBefore = await conversation.hasMaskedOutputs();

@@ -68,7 +68,8 @@ export function geminiCodec(kind: ProtocolKind): BodyCodec {
     ...(kind === 'code-assist'
       ? {
           // `<session id>` headless, `<session id>########<n>` interactive: the session is the start.
-          session: (raw: Buffer) => stringAt(raw, ['user_prompt_id'])?.split('#')[0] || undefined,
+          session: async (raw: Buffer) =>
+            (await stringAt(raw, ['user_prompt_id']))?.split('#')[0] || undefined,
         }
       : {}),
     createState: () => undefined,

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { eventLoopPauser } from './eventLoop.js';
+
+describe('eventLoopPauser', () => {
+  it('gives the loop a turn only once the stretch has run its time', async () => {
+    const pause = eventLoopPauser(30);
+    let timerRan = false;
+    setTimeout(() => (timerRan = true), 0);
+    expect(pause.due()).toBe(false);
+    await pause();
+    // Not due: no turn, the timer has not run.
+    expect(timerRan).toBe(false);
+    const until = performance.now() + 40;
+    while (performance.now() < until) {
+      // a stretch of work
+    }
+    expect(pause.due()).toBe(true);
+    await pause();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(timerRan).toBe(true);
+    expect(pause.due()).toBe(false);
+  });
+
+  it('tasks sharing a pauser share its turn: one stretch after it, not one per task', async () => {
+    const pause = eventLoopPauser(20);
+    const stretches: number[] = [];
+    // Four tasks that each work until the pauser says so, as a pass's concurrent writes do.
+    const task = async () => {
+      for (let step = 0; step < 5; step++) {
+        const started = performance.now();
+        while (!pause.due()) {
+          // work
+        }
+        stretches.push(performance.now() - started);
+        await pause();
+      }
+    };
+    let last = performance.now();
+    let longestGap = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 1);
+    await Promise.all([task(), task(), task(), task()]);
+    clearInterval(timer);
+    // With a turn of its own per task, the loop would wait four stretches (80 ms and more).
+    expect(longestGap).toBeLessThan(60);
+    expect(stretches.filter((ms) => ms > 10).length).toBeLessThanOrEqual(8);
+  });
+});
