@@ -17,7 +17,8 @@ import type { Content } from '@toolmask/core';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
 import type { IncrementalBody } from './incremental-body.js';
-import { checkJson, weighJson } from './json-layout.js';
+import { checkJson } from './json-check.js';
+import { weighJson } from './json-layout.js';
 import { roundTripsExactly } from './json-safety.js';
 
 /**

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Content } from '@toolmask/core';
 import { GEMINI_API_PROTOCOL } from '../protocols/gemini/index.js';
 import { OPENAI_CHAT_PROTOCOL } from '../protocols/openai-chat/index.js';
-import { IncrementalBody, MAX_ELEMENT_VALUES } from './incremental-body.js';
+import { MAX_ELEMENT_VALUES } from './element-reading.js';
+import { IncrementalBody } from './incremental-body.js';
 
 const output = (id: string) => ({
   role: 'user',

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eventLoopPauser } from '@toolmask/core/utils';
+import { checkJson } from './json-check.js';
 import {
   WALK_SLICE_BYTES,
-  checkJson,
   findArray,
   scanElements,
   skipValue,

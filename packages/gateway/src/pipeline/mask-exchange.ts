@@ -23,7 +23,7 @@ import {
   type DecodedBody,
   type DecodedConversation,
 } from '../body/decode-body.js';
-import { headBytes } from '../body/incremental-body.js';
+import { headBytes } from '../body/element-reading.js';
 import { SESSION_HEADER, conversationKey } from '../conversation/conversation-key.js';
 import type { ConversationLease } from '../conversation/conversation-registry.js';
 import type { Conversation, PreparedRequest } from '../conversation/conversation.js';
