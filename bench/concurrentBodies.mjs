@@ -22,53 +22,18 @@
  * Needs `npm run build`; Linux (/proc). BENCH_GATEWAY_NODE_ARGS passes flags to the gateway's node
  * (for example `--trace-gc`), as in bench/gatewayBench.mjs.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { percentile, startListening } from './childProcess.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(root, 'packages/cli/dist/index.js');
 const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
 const MiB = 1024 * 1024;
-
-function percentile(values, share) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? NaN;
-}
-
-/** Starts `node args...`; resolves once it prints `listening on URL`. */
-async function startListening(args) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const url = await new Promise((resolve, reject) => {
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      const match = /listening on (\S+)/.exec(stdout);
-      if (match) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`)));
-  });
-  const field = (name) => {
-    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    return Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
-  };
-  return {
-    url,
-    rssMb: () => field('VmRSS'),
-    peakMb: () => field('VmHWM'),
-    async close() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.on('exit', resolve));
-    },
-  };
-}
 
 /**
  * The middle of every body: `bytes` of model calls and their shell outputs (100 KB each), as the

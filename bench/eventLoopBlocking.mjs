@@ -25,12 +25,12 @@
  * BENCH_GATEWAY_LOG names a file for what it prints (`--trace-gc` lines, say). BENCH_SLOW_POLLS=MS
  * prints when each poll slower than MS started and ended, in the clock of a CPU profile.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startListening } from './childProcess.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(root, 'packages/cli/dist/index.js');
@@ -40,32 +40,6 @@ const OPENAI_PATH = '/openai/v1/chat/completions';
 function argument(name) {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? process.argv[at + 1] : undefined;
-}
-
-/** Starts `node args...` and resolves once it prints `listening on URL`; `log`: a file for its output. */
-async function startListening(args, log) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  if (log) child.stdout.pipe(fs.createWriteStream(log));
-  const url = await new Promise((resolve, reject) => {
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      const match = /listening on (\S+)/.exec(stdout);
-      if (match) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`)));
-  });
-  return {
-    url,
-    stderr: () => stderr,
-    async close() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.on('exit', resolve));
-    },
-  };
 }
 
 /** Text of a JSON array of about `bytes` bytes, each element `unit` (already JSON). */

@@ -19,12 +19,12 @@
  * node (for example `--trace-gc`). Goals (issue 11): added p99 under 5 ms for 1 MB, streaming first-byte overhead
  * under 1 ms, RSS under 200 MB at 100 conversations.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { percentile, startListening } from './childProcess.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(root, 'packages/cli/dist/index.js');
@@ -33,41 +33,6 @@ const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=ss
 
 /** Milliseconds between two `process.hrtime.bigint()` readings. */
 const msBetween = (from, to) => Number(to - from) / 1e6;
-
-function percentile(values, share) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? NaN;
-}
-
-/** Starts `node args...` and resolves with its URL once it prints `listening on URL`. */
-async function startListening(args) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const url = await new Promise((resolve, reject) => {
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      const match = /listening on (\S+)/.exec(stdout);
-      if (match) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`)));
-  });
-  return {
-    url,
-    memory() {
-      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      const field = (name) =>
-        Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
-      return { rssMb: field('VmRSS'), peakMb: field('VmHWM') };
-    },
-    async close() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.on('exit', resolve));
-    },
-  };
-}
 
 /** The fake upstream, in its own process (bench/fakeGeminiUpstream.mjs). */
 const startUpstream = () => startListening([path.join(root, 'bench/fakeGeminiUpstream.mjs')]);

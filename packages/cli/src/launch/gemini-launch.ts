@@ -32,7 +32,7 @@ import {
   type GeminiHomeOverlay,
   type SettingsInjection,
 } from './gemini-home-overlay.js';
-import { accessHeaders, dashboardLink, type GatewayAccess } from './gateway-access.js';
+import { dashboardLink, mcpServerEntry, type GatewayAccess } from './gateway-access.js';
 import { LaunchError } from './launch-error.js';
 
 export type Environment = Record<string, string | undefined>;
@@ -125,12 +125,7 @@ export async function prepareGeminiLaunch(options: {
   const injections: SettingsInjection[] = [
     {
       path: ['mcpServers', 'toolmask'],
-      value: {
-        httpUrl: `${gatewayUrl}/mcp`,
-        headers: accessHeaders(gateway),
-        trust: true,
-        timeout: 10_000,
-      },
+      value: mcpServerEntry(gateway, 'gemini'),
     },
   ];
   if (!chosenBySettings && auth === 'gemini-api-key') {

@@ -16,7 +16,7 @@ import { parseEnv } from 'node:util';
 import { sameJson } from '@toolmask/core/utils';
 import { ensurePrivateDirectory, readIfExists, writeAtomically } from '@toolmask/core/storage';
 import { ensureOwnDirectory } from './person-files.js';
-import { accessHeaders, dashboardLink, type GatewayAccess } from './gateway-access.js';
+import { dashboardLink, mcpServerEntry, type GatewayAccess } from './gateway-access.js';
 import { SESSION_HEADER, loadAccessSecret } from '@toolmask/gateway';
 import { geminiAuthOf } from './gemini-auth.js';
 import { experimentsText } from './gemini-experiments.js';
@@ -152,12 +152,7 @@ function wanted(
       settings: [
         {
           path: ['mcpServers', 'toolmask'],
-          value: {
-            httpUrl: `${gatewayUrl}/mcp`,
-            headers: accessHeaders(gateway),
-            trust: true,
-            timeout: 10_000,
-          },
+          value: mcpServerEntry(gateway, 'gemini'),
         },
         ...(apiKey && !auth.chosenBySettings
           ? [{ path: ['security', 'auth', 'selectedType'], value: 'gemini-api-key' }]
@@ -181,12 +176,7 @@ function wanted(
     settings: [
       {
         path: ['mcpServers', 'toolmask'],
-        value: {
-          httpUrl: `${gatewayUrl}/mcp`,
-          headers: accessHeaders(gateway),
-          alwaysLoadTools: true,
-          trust: true,
-        },
+        value: mcpServerEntry(gateway, 'qwen'),
       },
       {
         path: ['model', 'generationConfig', 'customHeaders', SESSION_HEADER],

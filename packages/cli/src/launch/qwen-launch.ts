@@ -30,7 +30,7 @@ import type { Environment } from './gemini-launch.js';
 import { readSettingsObject, valueAt } from './jsonc-settings.js';
 import { launchEntryName, sweepQwenLayers } from './launch-leftovers.js';
 import { flagValue, withFlagValue } from './qwen-args.js';
-import { accessHeaders, dashboardLink, type GatewayAccess } from './gateway-access.js';
+import { dashboardLink, mcpServerEntry, type GatewayAccess } from './gateway-access.js';
 import { LaunchError } from './launch-error.js';
 
 const DEFAULT_SYSTEM_SETTINGS = '/etc/qwen-code/settings.json';
@@ -187,12 +187,7 @@ export async function prepareQwenLaunch(options: {
   layer['$version'] = 4;
   layer['mcpServers'] = {
     ...(layer['mcpServers'] as object | undefined),
-    toolmask: {
-      httpUrl: `${gatewayUrl}/mcp`,
-      headers: accessHeaders(gateway),
-      alwaysLoadTools: true,
-      trust: true,
-    },
+    toolmask: mcpServerEntry(gateway, 'qwen'),
   };
   const model = (layer['model'] ??= {}) as Record<string, unknown>;
   const generationConfig = (model['generationConfig'] ??= {}) as Record<string, unknown>;

@@ -22,6 +22,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import { describeError } from '@toolmask/core/errors';
+import { readUpTo } from '@toolmask/core/utils';
 import { MAX_SETTINGS_BYTES } from '@toolmask/core/settings';
 import { LaunchError } from './launch-error.js';
 
@@ -87,18 +88,9 @@ export async function readSetupFile(file: string): Promise<SetupFile | undefined
         `${file}: it is ${stats.size.toLocaleString('en-US')} bytes, larger than the 1 MB toolmask setup edits`,
       );
     }
-    // One byte more than allowed: a file that grew since the stat is refused too.
-    const buffer = Buffer.allocUnsafe(MAX_SETTINGS_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > MAX_SETTINGS_BYTES) {
-        throw new SetupError(`${file}: it grew larger than the 1 MB toolmask setup edits`);
-      }
-    }
-    return { bytes: Buffer.from(buffer.subarray(0, length)), mode: stats.mode & 0o777 };
+    const bytes = await readUpTo(handle, MAX_SETTINGS_BYTES);
+    if (!bytes) throw new SetupError(`${file}: it grew larger than the 1 MB toolmask setup edits`);
+    return { bytes, mode: stats.mode & 0o777 };
   } catch (error) {
     if (error instanceof SetupError) throw error;
     throw new SetupError(`${file}: cannot read it: ${describeError(error)}`);

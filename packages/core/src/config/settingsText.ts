@@ -13,6 +13,7 @@
  */
 import * as nodeFs from 'node:fs';
 import { createScanner, parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { readUpTo } from '../utils/boundedRead.js';
 import { describeError } from '../utils/safeCall.js';
 import { ToolmaskError } from '../utils/toolmaskError.js';
 
@@ -142,21 +143,14 @@ export async function readSettingsText(
         'TOO_LARGE',
       );
     }
-    // One byte more than allowed: a file that grew since the stat is refused too.
-    const buffer = Buffer.allocUnsafe(MAX_SETTINGS_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > MAX_SETTINGS_BYTES) {
-        throw new SettingsReadError(
-          'it grew larger than the 1 MB a settings file may be',
-          'TOO_LARGE',
-        );
-      }
+    const bytes = await readUpTo(handle, MAX_SETTINGS_BYTES);
+    if (!bytes) {
+      throw new SettingsReadError(
+        'it grew larger than the 1 MB a settings file may be',
+        'TOO_LARGE',
+      );
     }
-    return buffer.toString('utf8', 0, length);
+    return bytes.toString('utf8');
   } catch (error) {
     if (error instanceof SettingsReadError) throw error;
     throw new SettingsReadError(`cannot read it: ${describeError(error)}`, 'READ_FAILED', {

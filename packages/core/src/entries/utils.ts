@@ -4,6 +4,7 @@
  * stretches that leave the event loop its turns.
  */
 export { isPlainObject } from '../utils/safeCall.js';
+export { readUpTo } from '../utils/boundedRead.js';
 export { sameJson } from '../utils/sameJson.js';
 export { isProcessAlive } from '../utils/processAlive.js';
 export { eventLoopPauser, yieldToEventLoop, type EventLoopPauser } from '../utils/eventLoop.js';

@@ -1,0 +1,50 @@
+/**
+ * What the gateway benches share: a program started in a child process of its own (a gateway, the
+ * fake upstream, the bare proxy), so it does not share a thread with the client that times it, and
+ * percentiles of what was timed.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+
+/** The value at `share` (0..1) of `values`, NaN when there are none. */
+export function percentile(values, share) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? NaN;
+}
+
+/**
+ * Starts `node args...` and resolves once it prints `listening on URL`: its URL, its memory as
+ * /proc says (`rssMb` now, `peakMb` the high-water mark), what it wrote on stderr, and a close that
+ * waits for it to exit. `log`: a file that gets its stdout.
+ */
+export async function startListening(args, log) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  if (log) child.stdout.pipe(fs.createWriteStream(log));
+  const url = await new Promise((resolve, reject) => {
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (\S+)/.exec(stdout);
+      if (match) resolve(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`)));
+  });
+  const field = (name) => {
+    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    return Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+  };
+  return {
+    url,
+    rssMb: () => field('VmRSS'),
+    peakMb: () => field('VmHWM'),
+    memory: () => ({ rssMb: field('VmRSS'), peakMb: field('VmHWM') }),
+    stderr: () => stderr,
+    async close() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.on('exit', resolve));
+    },
+  };
+}
