@@ -5,6 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The value at `share` (0..1) of `values`, NaN when there are none. */
 export function percentile(values, share) {
@@ -47,4 +49,28 @@ export async function startListening(args, log) {
       await new Promise((resolve) => child.on('exit', resolve));
     },
   };
+}
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The fake Gemini API in a process of its own (bench/fakeGeminiUpstream.mjs). */
+export const startFakeUpstream = () =>
+  startListening([path.join(root, 'bench/fakeGeminiUpstream.mjs')]);
+
+/**
+ * `toolmask gateway` as a person runs it (the built CLI), on a free port, with `args` after
+ * `gateway --port 0`; BENCH_GATEWAY_NODE_ARGS passes flags to its node (`--trace-gc`).
+ */
+export function startGatewayProcess(args, log) {
+  return startListening(
+    [
+      ...(process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      path.join(root, 'packages/cli/dist/index.js'),
+      'gateway',
+      '--port',
+      '0',
+      ...args,
+    ],
+    log,
+  );
 }

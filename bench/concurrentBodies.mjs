@@ -28,10 +28,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { percentile, startListening } from './childProcess.mjs';
+import { percentile, startFakeUpstream, startGatewayProcess } from './childProcess.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = path.join(root, 'packages/cli/dist/index.js');
 const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
 const MiB = 1024 * 1024;
 
@@ -156,13 +154,8 @@ export async function runConcurrentBodiesBench({
     settings,
     JSON.stringify({ experimental: { toolOutputMasking: { enabled: masking } } }),
   );
-  const upstream = await startListening([path.join(root, 'bench/fakeGeminiUpstream.mjs')]);
-  const gateway = await startListening([
-    ...(process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-    CLI,
-    'gateway',
-    '--port',
-    '0',
+  const upstream = await startFakeUpstream();
+  const gateway = await startGatewayProcess([
     '--state-dir',
     path.join(scratch, 'state'),
     '--settings',

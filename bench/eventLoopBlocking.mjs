@@ -29,11 +29,8 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startListening } from './childProcess.mjs';
+import { startFakeUpstream, startGatewayProcess } from './childProcess.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = path.join(root, 'packages/cli/dist/index.js');
 const GEMINI_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
 const OPENAI_PATH = '/openai/v1/chat/completions';
 
@@ -289,14 +286,9 @@ async function main() {
   const calls = Number(argument('calls') ?? 150_000);
   const only = argument('only')?.split(',');
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-event-loop-'));
-  const upstream = await startListening([path.join(root, 'bench/fakeGeminiUpstream.mjs')]);
-  const gateway = await startListening(
+  const upstream = await startFakeUpstream();
+  const gateway = await startGatewayProcess(
     [
-      ...(process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      CLI,
-      'gateway',
-      '--port',
-      '0',
       '--state-dir',
       path.join(scratch, 'state'),
       '--upstream',

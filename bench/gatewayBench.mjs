@@ -24,10 +24,14 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { percentile, startListening } from './childProcess.mjs';
+import {
+  percentile,
+  startFakeUpstream,
+  startGatewayProcess,
+  startListening,
+} from './childProcess.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = path.join(root, 'packages/cli/dist/index.js');
 const EXAMPLE = path.join(root, 'packages/cli/examples/long-session.json');
 const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
 
@@ -35,7 +39,7 @@ const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=ss
 const msBetween = (from, to) => Number(to - from) / 1e6;
 
 /** The fake upstream, in its own process (bench/fakeGeminiUpstream.mjs). */
-const startUpstream = () => startListening([path.join(root, 'bench/fakeGeminiUpstream.mjs')]);
+const startUpstream = startFakeUpstream;
 
 /** The floor: the least a Node.js proxy in the gateway's place does (bench/bareProxy.mjs). */
 const startBareProxy = (upstreamUrl) =>
@@ -45,12 +49,7 @@ async function startGateway(upstreamUrl, enabled, scratch) {
   const stateDir = fs.mkdtempSync(path.join(scratch, 'state-'));
   const settings = path.join(stateDir, '..', `settings-${enabled}.json`);
   fs.writeFileSync(settings, JSON.stringify({ experimental: { toolOutputMasking: { enabled } } }));
-  return startListening([
-    ...(process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-    CLI,
-    'gateway',
-    '--port',
-    '0',
+  return startGatewayProcess([
     '--state-dir',
     stateDir,
     '--settings',
