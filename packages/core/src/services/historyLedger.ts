@@ -97,6 +97,13 @@ function finish<T>(steps: Generator<void, T>): T {
   }
 }
 
+/** Runs steps to their end, giving the event loop a turn whenever `pause` says it is due. */
+async function finishInSlices(steps: Generator<void, void>, pause: EventLoopPauser): Promise<void> {
+  while (!steps.next().done) {
+    if (pause.due()) await pause();
+  }
+}
+
 /** A one-shot view (no memory between calls): for tests and one-off uses. */
 export function viewHistory(
   history: readonly Content[],
@@ -155,11 +162,7 @@ export class HistoryLedger implements HistoryView {
     key: string,
     pause: EventLoopPauser,
   ): Promise<void> {
-    const steps = this.updating(history, measure, maxOutputTokens, key);
-    for (;;) {
-      if (steps.next().done) return;
-      if (pause.due()) await pause();
-    }
+    await finishInSlices(this.updating(history, measure, maxOutputTokens, key), pause);
   }
 
   /** The steps of `update` (see `summarizing`). */
@@ -212,11 +215,7 @@ export class HistoryLedger implements HistoryView {
 
   /** `forgetFrom`, giving the event loop a turn whenever `pause` says the stretch has run its time. */
   async forgetFromInSlices(index: number, pause: EventLoopPauser): Promise<void> {
-    const steps = this.forgetting(index);
-    for (;;) {
-      if (steps.next().done) return;
-      if (pause.due()) await pause();
-    }
+    await finishInSlices(this.forgetting(index), pause);
   }
 
   /** The steps of `forgetFrom`: the entries are truncated at the end, once all are forgotten. */
