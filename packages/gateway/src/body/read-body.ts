@@ -35,7 +35,7 @@ export type BodyRead =
   | { kind: 'no-room' };
 
 /** The body's declared length, when it has one (a chunked body has none). */
-export function declaredLength(request: IncomingMessage): number | undefined {
+function declaredLength(request: IncomingMessage): number | undefined {
   const header = request.headers['content-length'];
   if (header === undefined) return undefined;
   const length = Number(header);
@@ -44,13 +44,21 @@ export function declaredLength(request: IncomingMessage): number | undefined {
 
 /**
  * Reads the body whole; stops at the first chunk past `limitBytes` or that `room` has no room
- * for, and leaves the rest unread (the request paused). Rejects when the client goes away.
+ * for, and leaves the rest unread (the request paused). A body that declares its length is
+ * refused for it before any byte is read. Rejects when the client goes away.
  */
 export function readBody(
   request: IncomingMessage,
   limitBytes: number,
   room: BodyRoom,
 ): Promise<BodyRead> {
+  const declared = declaredLength(request);
+  if (declared !== undefined && declared > limitBytes) {
+    return Promise.resolve({ kind: 'too-large' });
+  }
+  if (declared !== undefined && !room.holdUpTo(declared)) {
+    return Promise.resolve({ kind: 'no-room' });
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;

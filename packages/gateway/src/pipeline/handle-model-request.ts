@@ -14,7 +14,7 @@
  * the budget is given back with it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerUnread, declaredLength, readBody } from '../body/read-body.js';
+import { answerUnread, readBody } from '../body/read-body.js';
 import { withClientMaskingOff } from '../protocols/gemini/client-masking.js';
 import type { ModelRoute, Protocol } from '../protocols/protocol.js';
 import { PROTOCOLS } from '../protocols/protocols.js';
@@ -78,13 +78,7 @@ export async function handleModelRequest(
   try {
     let raw: Buffer | undefined;
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      const declared = declaredLength(request);
-      const read =
-        declared !== undefined && declared > context.maxBodyBytes
-          ? ({ kind: 'too-large' } as const)
-          : declared !== undefined && !room.holdUpTo(declared)
-            ? ({ kind: 'no-room' } as const)
-            : await readBody(request, context.maxBodyBytes, room);
+      const read = await readBody(request, context.maxBodyBytes, room);
       if (read.kind !== 'read') {
         refuseUnread(
           request,
