@@ -39,6 +39,7 @@ export async function startListening(args, log) {
   };
   return {
     url,
+    pid: child.pid,
     rssMb: () => field('VmRSS'),
     peakMb: () => field('VmHWM'),
     memory: () => ({ rssMb: field('VmRSS'), peakMb: field('VmHWM') }),
@@ -59,11 +60,12 @@ export const startFakeUpstream = () =>
 
 /**
  * `toolmask gateway` as a person runs it (the built CLI), on a free port, with `args` after
- * `gateway --port 0`; BENCH_GATEWAY_NODE_ARGS passes flags to its node (`--trace-gc`).
+ * `gateway --port 0`; `nodeArgs` and BENCH_GATEWAY_NODE_ARGS pass flags to its node (`--trace-gc`).
  */
-export function startGatewayProcess(args, log) {
+export function startGatewayProcess(args, log, nodeArgs = []) {
   return startListening(
     [
+      ...nodeArgs,
       ...(process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       path.join(root, 'packages/cli/dist/index.js'),
       'gateway',

@@ -28,8 +28,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { percentile, startFakeUpstream, startGatewayProcess } from './childProcess.mjs';
+import {
+  percentile,
+  startFakeUpstream,
+  startGatewayProcess,
+  startListening,
+} from './childProcess.mjs';
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
 const MiB = 1024 * 1024;
 
@@ -108,27 +114,33 @@ function send(url, pieces) {
   });
 }
 
-/** `/healthz` every `everyMs` on a new connection, in a worker thread, until told to stop. */
-function startProbe(url, everyMs) {
+/**
+ * `/healthz` of each URL in turn, one every `everyMs`, each on a new connection, in a worker
+ * thread (its own event loop, so the clients' writes do not delay it), until told to stop; resolves
+ * with the latencies of each URL.
+ */
+function startProbe(urls, everyMs) {
   const source = `
     const { parentPort, workerData } = require('node:worker_threads');
     const http = require('node:http');
-    const latencies = [];
+    const latencies = workerData.urls.map(() => []);
     let stopped = false;
+    let turn = 0;
     parentPort.on('message', () => { stopped = true; });
     const probe = () => {
       if (stopped) { parentPort.postMessage(latencies); return; }
+      const which = turn++ % workerData.urls.length;
       const started = process.hrtime.bigint();
-      http.get(workerData.url + '/healthz', { agent: false }, (response) => {
+      http.get(workerData.urls[which] + '/healthz', { agent: false }, (response) => {
         response.resume();
         response.on('end', () => {
-          latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+          latencies[which].push(Number(process.hrtime.bigint() - started) / 1e6);
           setTimeout(probe, workerData.everyMs);
         });
       }).on('error', () => setTimeout(probe, workerData.everyMs));
     };
     probe();`;
-  const worker = new Worker(source, { eval: true, workerData: { url, everyMs } });
+  const worker = new Worker(source, { eval: true, workerData: { urls, everyMs } });
   return {
     stop: () =>
       new Promise((resolve) => {
@@ -140,6 +152,14 @@ function startProbe(url, everyMs) {
       }),
   };
 }
+
+const summary = (latencies) => ({
+  count: latencies.length,
+  p50: percentile(latencies, 0.5),
+  p99: percentile(latencies, 0.99),
+  max: Math.max(...latencies),
+  over100: latencies.filter((ms) => ms > 100).length,
+});
 
 export async function runConcurrentBodiesBench({
   bodies = 12,
@@ -155,15 +175,22 @@ export async function runConcurrentBodiesBench({
     JSON.stringify({ experimental: { toolOutputMasking: { enabled: masking } } }),
   );
   const upstream = await startFakeUpstream();
-  const gateway = await startGatewayProcess([
-    '--state-dir',
-    path.join(scratch, 'state'),
-    '--settings',
-    settings,
-    '--upstream',
-    upstream.url,
-    ...(maxInFlightMb ? ['--max-in-flight-mb', String(maxInFlightMb)] : []),
-  ]);
+  const idle = await startListening([path.join(here, 'idleServer.mjs')]);
+  const loopDelayFile = path.join(scratch, 'loop-delay.json');
+  process.env.BENCH_LOOP_DELAY_FILE = loopDelayFile;
+  const gateway = await startGatewayProcess(
+    [
+      '--state-dir',
+      path.join(scratch, 'state'),
+      '--settings',
+      settings,
+      '--upstream',
+      upstream.url,
+      ...(maxInFlightMb ? ['--max-in-flight-mb', String(maxInFlightMb)] : []),
+    ],
+    undefined,
+    ['--import', path.join(here, 'loopDelay.mjs')],
+  );
   try {
     const middle = sharedHistory(megabytes * MiB - 200);
     const baselineMb = gateway.rssMb();
@@ -171,8 +198,9 @@ export async function runConcurrentBodiesBench({
     const sampler = setInterval(() => {
       sampledPeakMb = Math.max(sampledPeakMb, gateway.rssMb());
     }, 10);
-    const probe = startProbe(gateway.url, 20);
+    const probe = startProbe([gateway.url, idle.url], 10);
     await new Promise((resolve) => setTimeout(resolve, 200));
+    process.kill(gateway.pid, 'SIGUSR2');
     const started = performance.now();
     let busy = 0;
     const finishedAt = [];
@@ -191,20 +219,19 @@ export async function runConcurrentBodiesBench({
     );
     const wallMs = performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const healthz = await probe.stop();
+    const [healthz, floor] = await probe.stop();
     clearInterval(sampler);
+    const peakMb = Math.max(gateway.peakMb(), sampledPeakMb);
+    await gateway.close();
+    const loopDelay = JSON.parse(fs.readFileSync(loopDelayFile, 'utf8'));
     const result = {
       bodies,
       megabytes,
       baselineMb,
-      peakMb: Math.max(gateway.peakMb(), sampledPeakMb),
-      healthz: {
-        count: healthz.length,
-        p50: percentile(healthz, 0.5),
-        p99: percentile(healthz, 0.99),
-        max: Math.max(...healthz),
-        over100: healthz.filter((ms) => ms > 100).length,
-      },
+      peakMb,
+      healthz: summary(healthz),
+      floor: summary(floor),
+      loopDelay,
       busy,
       wallMs,
     };
@@ -214,12 +241,16 @@ export async function runConcurrentBodiesBench({
         `gateway RSS ${f(result.baselineMb)} MB before, peak ${f(result.peakMb)} MB; ` +
         `/healthz p50 ${f(result.healthz.p50)} ms, p99 ${f(result.healthz.p99)} ms, max ${f(result.healthz.max)} ms ` +
         `(${result.healthz.count} probes, ${result.healthz.over100} over 100 ms); ` +
+        `an idle server asked in turn (the floor): p50 ${f(result.floor.p50)} ms, p99 ${f(result.floor.p99)} ms, max ${f(result.floor.max)} ms ` +
+        `(${result.floor.over100} over 100 ms); the gateway's own event-loop delay p99 ${f(result.loopDelay.p99)} ms, max ${f(result.loopDelay.max)} ms; ` +
         `${busy} answers 503 (retried); all answered in ${(wallMs / 1000).toFixed(1)} s`,
     );
     return result;
   } finally {
     await gateway.close();
+    await idle.close();
     await upstream.close();
+    delete process.env.BENCH_LOOP_DELAY_FILE;
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -49,3 +49,24 @@ describe('eventLoopPauser', () => {
     expect(stretches.filter((ms) => ms > 10).length).toBeLessThanOrEqual(8);
   });
 });
+
+describe('eventLoopPauser across pausers', () => {
+  it('while one pauser gives the loop its turn, every pauser is due and waits for that turn', async () => {
+    const first = eventLoopPauser(5);
+    const until = performance.now() + 10;
+    while (performance.now() < until) {
+      // the first task's stretch
+    }
+    const second = eventLoopPauser(5);
+    expect(second.due()).toBe(false);
+    const turns: string[] = [];
+    setImmediate(() => turns.push('loop'));
+    const firstTurn = first().then(() => turns.push('first'));
+    // A fresh stretch of its own, yet it waits: one loop turn between the two tasks, not a
+    // stretch of each before the loop gets one.
+    expect(second.due()).toBe(true);
+    await Promise.all([firstTurn, second().then(() => turns.push('second'))]);
+    expect(turns).toEqual(['loop', 'first', 'second']);
+    expect(second.due()).toBe(false);
+  });
+});

@@ -4,10 +4,12 @@
  * as the limit was passed.
  */
 import * as http from 'node:http';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
 import { gatewayFixture, startTestGateway } from '../test-utils/gemini-client.js';
+import { readBody } from './read-body.js';
 
 const cleanups = cleanUpAfterEach();
 
@@ -122,5 +124,21 @@ describe('a body over the limit', () => {
     // Cut short: the gateway read no more than DRAIN_BYTES after its answer.
     expect(upload.sent).toBeLessThan(200 * 1024 * 1024);
     expect(upstream.requests).toHaveLength(0);
+  });
+});
+
+describe('a body read whole', () => {
+  it('is joined from its chunks byte for byte, however many there are', async () => {
+    const request = new PassThrough() as unknown as http.IncomingMessage;
+    Object.assign(request, { headers: {} });
+    const pieces = Array.from({ length: 300 }, (_, index) =>
+      Buffer.from(`${index}:${'é'.repeat(index % 50)};`),
+    );
+    const reading = readBody(request, 1024 * 1024, { holdUpTo: () => true });
+    for (const piece of pieces) (request as unknown as PassThrough).write(piece);
+    (request as unknown as PassThrough).end();
+    const read = await reading;
+    expect(read.kind).toBe('read');
+    expect(read.kind === 'read' && read.body.equals(Buffer.concat(pieces))).toBe(true);
   });
 });

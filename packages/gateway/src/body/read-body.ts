@@ -16,6 +16,7 @@
  * after each 503 would have the gateway read and throw away 500 MB a second).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { eventLoopPauser } from '@toolmask/core/utils';
 
 /** How long, and how many bytes, the rest of a refused upload is read and thrown away at most. */
 export const DRAIN_MS = 5_000;
@@ -83,10 +84,7 @@ export function readBody(
     };
     const onEnd = () => {
       stop();
-      resolve({
-        kind: 'read',
-        body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total),
-      });
+      joinChunks(chunks, total).then((body) => resolve({ kind: 'read', body }), reject);
     };
     const onError = (error: Error) => {
       stop();
@@ -101,6 +99,23 @@ export function readBody(
     request.on('error', onError);
     request.on('close', onClose);
   });
+}
+
+/**
+ * The chunks read, as one buffer, copied chunk by chunk with the event loop given turns between
+ * stretches: one `Buffer.concat` of a 49 MiB body (the first touch of its pages included) held the
+ * loop for 20 to 46 ms, while twelve uploads were under way.
+ */
+async function joinChunks(chunks: readonly Buffer[], total: number): Promise<Buffer> {
+  if (chunks.length === 1) return chunks[0] as Buffer;
+  const body = Buffer.allocUnsafe(total);
+  const pause = eventLoopPauser();
+  let offset = 0;
+  for (const chunk of chunks) {
+    offset += chunk.copy(body, offset);
+    if (pause.due()) await pause();
+  }
+  return body;
 }
 
 /** An answer the gateway gives itself. */
