@@ -142,9 +142,42 @@ async function post(url, body) {
   if (answer.status !== 200) throw new Error(`${url}: HTTP ${answer.status}`);
 }
 
+// A fixed folder: snippets name their files by path, so the path is part of the bytes.
+const stateDir = path.join(os.tmpdir(), 'toolmask-upstream-digest');
+
+/**
+ * One run at a time on this machine: two runs would share the fixed folder and remove it under
+ * each other. The lock holds the owner's pid; a lock whose owner is gone is taken over.
+ */
+function lockStateDir() {
+  const lock = `${stateDir}.lock`;
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
+      process.on('exit', () => fs.rmSync(lock, { force: true }));
+      return;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      const owner = Number(fs.readFileSync(lock, 'utf8'));
+      let alive = false;
+      try {
+        process.kill(owner, 0);
+        alive = true;
+      } catch {
+        // gone: take the lock over
+      }
+      if (alive) {
+        console.error(
+          `upstream-digest: another run (pid ${owner}) is using ${stateDir}; try again when it ends`,
+        );
+        process.exit(1);
+      }
+      fs.rmSync(lock, { force: true });
+    }
+  }
+}
+
 async function runSession(file, front, upstream) {
-  // A fixed folder: snippets name their files by path, so the path is part of the bytes.
-  const stateDir = path.join(os.tmpdir(), 'toolmask-upstream-digest');
   fs.rmSync(stateDir, { recursive: true, force: true });
   fs.mkdirSync(stateDir, { mode: 0o700 });
   const settingsFile = path.join(stateDir, 'settings.json');
@@ -194,6 +227,7 @@ async function runSession(file, front, upstream) {
 }
 
 const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : defaultSessions();
+lockStateDir();
 const upstream = await digestingUpstream();
 const total = createHash('sha256');
 try {
