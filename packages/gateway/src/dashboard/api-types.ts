@@ -3,9 +3,10 @@
  * and the page (web/src), which imports these types through the project reference.
  */
 import type { SessionsReport, SessionSummary } from '../usage/sessions.js';
+import type { Timeline, TimelinePoint } from '../usage/timeline.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 
-export type { SessionsReport, SessionSummary, UsageRecord };
+export type { SessionsReport, SessionSummary, Timeline, TimelinePoint, UsageRecord };
 
 /** Where the figures come from. */
 export type SourceKind = 'gateway' | 'telemetry-outfile';
@@ -13,7 +14,10 @@ export type SourceKind = 'gateway' | 'telemetry-outfile';
 /** `GET /api/sessions/<id>`: one session's requests, oldest first. */
 export interface SessionDetail {
   id: string;
+  /** The conversation's own requests (what the chart draws). */
   requests: UsageRecord[];
+  /** Side requests shown in this session (router calls, next-speaker checks), when there are any. */
+  sideRequests?: UsageRecord[];
   /** Figures only some sources have (the outfile's metric exports), by name. */
   extras?: Record<string, number>;
 }
@@ -68,6 +72,17 @@ export interface DashboardStatus {
   settings: Record<string, Record<string, SettingValue>>;
   /** Sources' own facts (state folder, outfile, memory), for the same panel. */
   details: Record<string, SettingValue>;
+}
+
+/**
+ * What the server writes into the page it serves (`<meta name="toolmask-first-view">`), so the
+ * first view is drawn without waiting for the API: the answers of `/api/status`,
+ * `/api/sessions` and `/api/timeline` at the time the page was asked for.
+ */
+export interface FirstView {
+  status: DashboardStatus;
+  sessions: SessionsReport;
+  timeline: Timeline;
 }
 
 /** `GET /api/events` is a server-sent event stream: an event named `change` when new figures may be there. */

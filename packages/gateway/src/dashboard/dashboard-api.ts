@@ -2,10 +2,11 @@
  * The dashboard's JSON API over a `DashboardSource`, read-only (GET):
  *
  * - `/api/sessions[?since=<epoch ms>]`: every session of the kept history, folded, with totals;
- * - `/api/sessions/<id>`: one session's requests, oldest first;
+ * - `/api/sessions/<id>`: one session's requests, oldest first, and the side requests folded in;
  * - `/api/sessions/<id>/outputs`: its offloaded outputs (tool, call id, size, preview);
  * - `/api/outputs?session=<id>&file=<file>[&offset=<byte>]`: a slice of one output's text, found
  *   and confined like `read_tool_output` (output-text.ts);
+ * - `/api/timeline`: prompt tokens sent and without masking over time, across sessions;
  * - `/api/status`: settings in force, version, uptime;
  * - `/api/events`: server-sent `change` events (change-feed.ts).
  *
@@ -14,9 +15,13 @@
 import { describeError } from '@toolmask/core/errors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolOutputReadError, type ToolOutputReadErrorCode } from '@toolmask/core/storage';
+import type { UsageQuery } from '../state/stores.js';
+import { sessionOf } from '../usage/session-of.js';
 import { summarizeSessions } from '../usage/sessions.js';
+import { summarizeTimeline } from '../usage/timeline.js';
 import type {
   DashboardStatus,
+  FirstView,
   OffloadedOutput,
   SessionDetail,
   SessionOutputs,
@@ -109,6 +114,51 @@ async function readOutput(
   }
 }
 
+export async function dashboardStatus(options: DashboardApiOptions): Promise<DashboardStatus> {
+  const now = options.now();
+  return {
+    source: options.source.kind,
+    version: options.version,
+    startedAt: options.startedAt,
+    now,
+    uptimeMs: Math.max(0, now - options.startedAt),
+    ...(await options.source.status()),
+  };
+}
+
+/** What the page's first view is drawn from (one read of the records for both figures). */
+export async function firstView(options: DashboardApiOptions): Promise<FirstView> {
+  const [status, records] = await Promise.all([
+    dashboardStatus(options),
+    options.source.records({}),
+  ]);
+  return { status, sessions: summarizeSessions(records), timeline: summarizeTimeline(records) };
+}
+
+/**
+ * One session's requests: its conversation's own, and the side requests shown in it
+ * (session-of.ts). A session of side requests alone charts those. Undefined when it has none.
+ */
+async function sessionDetail(
+  source: DashboardSource,
+  id: string,
+  query: UsageQuery,
+): Promise<SessionDetail | undefined> {
+  const records = await source.records(query);
+  const ids = sessionOf(records);
+  const mine = records.filter((_, index) => ids[index] === id);
+  if (mine.length === 0) return undefined;
+  const own = mine.filter((record) => !record.side);
+  const side = mine.filter((record) => record.side);
+  const extras = await source.sessionExtras?.(id);
+  return {
+    id,
+    requests: own.length > 0 ? own : side,
+    ...(own.length > 0 && side.length > 0 ? { sideRequests: side } : {}),
+    ...(extras ? { extras } : {}),
+  };
+}
+
 /** Handles a request under `/api/`. */
 export async function handleDashboardApi(
   options: DashboardApiOptions,
@@ -137,17 +187,12 @@ export async function handleDashboardApi(
     await readOutput(options, url, response);
     return;
   }
+  if (pathname === '/api/timeline') {
+    json(response, 200, summarizeTimeline(await source.records(query)));
+    return;
+  }
   if (pathname === '/api/status') {
-    const now = options.now();
-    const status: DashboardStatus = {
-      source: source.kind,
-      version: options.version,
-      startedAt: options.startedAt,
-      now,
-      uptimeMs: Math.max(0, now - options.startedAt),
-      ...(await source.status()),
-    };
-    json(response, 200, status);
+    json(response, 200, await dashboardStatus(options));
     return;
   }
   const session = /^\/api\/sessions\/([^/]+)(\/outputs)?$/.exec(pathname);
@@ -161,13 +206,11 @@ export async function handleDashboardApi(
       json(response, 200, outputs);
       return;
     }
-    const requests = await source.records({ ...query, conversationId: id });
-    if (requests.length === 0) {
+    const detail = await sessionDetail(source, id, query);
+    if (!detail) {
       fail(response, 404, 'no such session');
       return;
     }
-    const extras = await source.sessionExtras?.(id);
-    const detail: SessionDetail = { id, requests, ...(extras ? { extras } : {}) };
     json(response, 200, detail);
     return;
   }

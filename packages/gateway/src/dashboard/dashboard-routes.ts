@@ -20,8 +20,9 @@ import {
 } from '../server/access.js';
 import type { RequestTarget, Route } from '../server/route-table.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
-import { handleDashboardApi } from './dashboard-api.js';
+import { firstView, handleDashboardApi, type DashboardApiOptions } from './dashboard-api.js';
 import type { DashboardSource } from './dashboard-source.js';
+import { withFirstView } from './first-view-html.js';
 import { SECURITY_HEADERS, serveAsset } from './static-assets.js';
 
 export interface DashboardOptions extends AccessRules {
@@ -58,10 +59,30 @@ function needsToken(response: ServerResponse): void {
     .end(NEEDS_TOKEN_PAGE);
 }
 
-async function serveOrNotFound(pathname: string, response: ServerResponse): Promise<void> {
-  if (!(await serveAsset(pathname, response))) {
+async function serveOrNotFound(
+  pathname: string,
+  response: ServerResponse,
+  page?: (html: string) => string,
+): Promise<void> {
+  if (!(await serveAsset(pathname, response, page))) {
     response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
   }
+}
+
+/**
+ * The page with its first view's figures in it (first-view-html.ts), served behind the same
+ * access rules as the API that answers them. When they cannot be read, the plain page: it fetches
+ * them itself and says what went wrong.
+ */
+async function servePage(api: DashboardApiOptions, response: ServerResponse): Promise<void> {
+  let page: ((html: string) => string) | undefined;
+  try {
+    const view = await firstView(api);
+    page = (html) => withFirstView(html, view);
+  } catch {
+    page = undefined;
+  }
+  await serveOrNotFound('/', response, page);
 }
 
 const PAGES = ['/', '/index.html'];
@@ -72,7 +93,13 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const startedAt = now();
   const feed = createChangeFeed();
   const unsubscribe = options.source.onChange(() => feed.notify());
-  const api = { source: options.source, feed, version: options.version, startedAt, now };
+  const api: DashboardApiOptions = {
+    source: options.source,
+    feed,
+    version: options.version,
+    startedAt,
+    now,
+  };
 
   /** `/?token=...`: the cookie for the access secret or the auth token, a refusal for anything else. */
   function exchangeToken(response: ServerResponse, { query }: RequestTarget): void {
@@ -114,7 +141,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         path,
         methods: READS,
         access: page,
-        handle: (_request, response, { pathname }) => serveOrNotFound(pathname, response),
+        handle: (_request, response) => servePage(api, response),
       })),
       {
         path: '/assets/',

@@ -1,10 +1,14 @@
 /**
- * The dashboard in real headless Chromium (Debian's, driven by playwright-core), after a recorded
- * session (../shared/traces) was replayed through the gateway against a fake upstream: the
- * overview shows exactly the totals of `/api/sessions`, the session chart has one point per
- * request, an offloaded output opens with its exact text, the console stays clean, nothing
- * overflows at 1400 or 700 px (screenshots are saved as artifacts), and after a restart of the
- * gateway the sessions are still listed and new ones arrive live.
+ * The dashboard in real headless Chromium (Debian's, driven by playwright-core), after two
+ * recorded sessions (../shared/traces) were replayed through the gateway against a fake upstream,
+ * each with a router call beside it as gemini-cli makes one: the overview shows exactly the totals
+ * of `/api/sessions`, two sessions (the router calls folded in), and the chart of tokens over time;
+ * the session chart has one point per request, an offloaded output opens with its exact text, the
+ * console stays clean, nothing overflows at 1400, 900 or 700 px. What a person sees is measured:
+ * the charts span the content column and are at least 280 px tall, the tables and previews use the
+ * width, and no word is broken across lines (layout-probe.ts). The page draws its first view from
+ * the figures written into it, with the API unreachable. Screenshots are saved as artifacts; after
+ * a restart of the gateway the sessions are still listed and new ones arrive live.
  *
  * Screenshots go to `.tmp/artifacts/dashboard/`; with TOOLMASK_UPDATE_DOCS_IMAGES=1 also to
  * docs/images/ (the ones docs/dashboard.md shows).
@@ -26,14 +30,19 @@ import {
 import type { FakeUpstream } from '@toolmask/test-support/fake-upstream';
 import {
   gatewayFixture,
+  post,
   settled,
   startTestGateway,
   ownerHeaders,
 } from '../test-utils/gemini-client.js';
-import { cachingUpstream, replayTrace } from '../test-utils/replay-trace.js';
-import type { SessionDetail, SessionOutputs, SessionsReport } from './api-types.js';
+import { GEMINI_CLI_USER_AGENT, cachingUpstream, replayTrace } from '../test-utils/replay-trace.js';
+import type { SessionDetail, SessionOutputs, SessionsReport, Timeline } from './api-types.js';
+import { boxOf, brokenWords, contentWidth } from './layout-probe.js';
 
 const TRACE = 'mini-swe-agent-gemini3pro/django__django-11087';
+/** A shorter session of another model, replayed first (so TRACE's is the newest). */
+const OTHER_TRACE = 'mini-swe-agent-gemini3pro/astropy__astropy-14369';
+const OTHER_MODEL = 'gemini-2.5-flash';
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ARTIFACTS = path.join(REPO_ROOT, '.tmp', 'artifacts', 'dashboard');
 const DOCS_IMAGES = path.join(REPO_ROOT, 'docs', 'images');
@@ -48,13 +57,16 @@ async function getJson<T>(running: RunningGateway, url: string): Promise<T> {
   return (await answer.json()) as T;
 }
 
-/** The whole page (`<name>.png`) and what the window shows (`<name>-view.png`, for the docs). */
+/**
+ * The whole page (`<name>.png`) and what the window shows (`<name>-view.png`, for the docs; the
+ * 900 px ones are artifacts only).
+ */
 async function screenshot(page: Page, name: string): Promise<void> {
   await fs.mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
   const view = path.join(ARTIFACTS, `${name}-view.png`);
   await page.screenshot({ path: view });
-  if (process.env['TOOLMASK_UPDATE_DOCS_IMAGES'] === '1') {
+  if (process.env['TOOLMASK_UPDATE_DOCS_IMAGES'] === '1' && !name.endsWith('-900')) {
     await fs.mkdir(DOCS_IMAGES, { recursive: true });
     await fs.copyFile(view, path.join(DOCS_IMAGES, `${name}.png`));
   }
@@ -73,6 +85,38 @@ function drawn(page: Page, view: string): Promise<void> {
   return until(page, `document.body.dataset.view === ${JSON.stringify(view)}`);
 }
 
+/**
+ * A router call as gemini-cli's model router makes one before a turn: one request of its own, with
+ * a JSON schema for the answer, and the run's session header.
+ */
+async function routerCall(running: RunningGateway, session: string): Promise<void> {
+  const answer = await post(
+    `${running.url}/v1beta/models/gemini-2.5-flash-lite:generateContent`,
+    {
+      contents: [{ role: 'user', parts: [{ text: `route this request (${session})` }] }],
+      systemInstruction: { parts: [{ text: 'Choose flash or pro for the request.' }] },
+      generationConfig: {
+        responseJsonSchema: { type: 'object', properties: { model_choice: { type: 'string' } } },
+        responseMimeType: 'application/json',
+      },
+    },
+    { 'user-agent': GEMINI_CLI_USER_AGENT, 'x-toolmask-session': session },
+  );
+  expect(answer.status).toBe(200);
+}
+
+/** The chart, tables and previews as a person sees them at this width. */
+async function expectReadableLayout(page: Page, width: number, charts: string[]): Promise<void> {
+  const content = await contentWidth(page);
+  for (const chart of charts) {
+    const box = await boxOf(page, chart);
+    // The content column, less the panel's own padding.
+    expect(box.width, `${chart} width at ${width} px`).toBeGreaterThanOrEqual(content - 40);
+    expect(box.height, `${chart} height at ${width} px`).toBeGreaterThanOrEqual(280);
+  }
+  expect(await brokenWords(page, 'table th, table td, .session-facts')).toEqual([]);
+}
+
 function metricValue(page: Page, scope: string, metric: string): Promise<number> {
   return page
     .locator(`${scope} [data-metric="${metric}"]`)
@@ -87,6 +131,7 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
   let running: RunningGateway;
   let fixture: Awaited<ReturnType<typeof gatewayFixture>>;
   let replayed = 0;
+  let otherReplayed = 0;
 
   beforeAll(async () => {
     fixture = await gatewayFixture({
@@ -99,7 +144,16 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
       settingsFile: fixture.settingsFile,
       upstreams: { gemini: upstream.url },
     });
-    replayed = await replayTrace(running.url, loadTraceSession(TRACE, traces).contents);
+    const other = loadTraceSession(OTHER_TRACE, traces).contents.slice(0, 16);
+    await routerCall(running, 'run-1');
+    otherReplayed = await replayTrace(running.url, other, {
+      model: OTHER_MODEL,
+      headers: { 'x-toolmask-session': 'run-1' },
+    });
+    await routerCall(running, 'run-2');
+    replayed = await replayTrace(running.url, loadTraceSession(TRACE, traces).contents, {
+      headers: { 'x-toolmask-session': 'run-2' },
+    });
     await settled(running);
     browser = await launchChromium();
   });
@@ -111,11 +165,20 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
     await fixture?.cleanup();
   });
 
-  it('the overview shows the totals of /api/sessions; no overflow at 1400 and 700 px', async () => {
+  it('the overview shows the totals of /api/sessions, two sessions with their router calls folded in, the chart of tokens over time; readable at 1400, 900 and 700 px', async () => {
     const report = await getJson<SessionsReport>(running, `${running.url}/api/sessions`);
-    expect(report.totals.requests).toBe(replayed);
+    expect(report.totals.requests).toBe(replayed + otherReplayed + 2);
     expect(report.totals.maskedOutputs).toBeGreaterThan(0);
-    for (const width of [1400, 700]) {
+    // Two runs, two sessions: each router call is shown in its run's session.
+    expect(report.sessions.map((session) => [session.model, session.sideRequests])).toEqual([
+      ['gemini-3-pro-preview', 1],
+      [OTHER_MODEL, 1],
+    ]);
+    const timeline = await getJson<Timeline>(running, `${running.url}/api/timeline`);
+    const last = timeline.points.at(-1)!;
+    expect(last.promptTokens).toBe(report.totals.promptTokens);
+    expect(last.withoutMasking).toBe(report.totals.promptTokens + report.totals.tokensKeptOut);
+    for (const width of [1400, 900, 700]) {
       const { page, problems } = await watchedPage(browser, width);
       await page.goto(running.dashboardUrl);
       await drawn(page, 'overview');
@@ -138,11 +201,36 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
       );
       expect(await page.locator('.session-row').count()).toBe(report.sessions.length);
       expect(Number(await metricValue(page, '.cards', 'moneySaved'))).toBeGreaterThan(0);
+      // The chart of tokens over time ends at the totals.
+      const chart = page.locator('svg.timeline-chart');
+      expect(Number(await chart.getAttribute('data-sent'))).toBe(last.promptTokens);
+      expect(Number(await chart.getAttribute('data-without'))).toBe(last.withoutMasking);
+      await expectReadableLayout(page, width, ['svg.timeline-chart']);
+      const table = await boxOf(page, '#sessions-table');
+      expect(table.width, `sessions table at ${width} px`).toBeGreaterThanOrEqual(
+        (await contentWidth(page)) - 2,
+      );
       expect(await overflowingElements(page)).toEqual([]);
       await screenshot(page, `dashboard-overview-${width}`);
       expect(problems).toEqual([]);
       await page.close();
     }
+  });
+
+  it('the first view is drawn from the figures in the page, with the API unreachable', async () => {
+    const report = await getJson<SessionsReport>(running, `${running.url}/api/sessions`);
+    const html = await (await fetch(`${running.url}/`, { headers: ownerHeaders(running) })).text();
+    expect(html).toContain('<meta name="toolmask-first-view" content="{&quot;status&quot;');
+    const { page } = await watchedPage(browser, 1400);
+    // Every API request fails: what is drawn came with the page.
+    await page.route('**/api/**', (route) => route.abort());
+    await page.goto(running.dashboardUrl);
+    await drawn(page, 'overview');
+    expect(await page.locator('.session-row').count()).toBe(report.sessions.length);
+    expect(await metricValue(page, '.cards', 'requests')).toBe(report.totals.requests);
+    expect(await page.locator('svg.timeline-chart').count()).toBe(1);
+    expect(await page.locator('#view').textContent()).not.toContain('Loading');
+    await page.close();
   });
 
   it('the session view: one chart point per request, masking events marked, an output opens with its exact text', async () => {
@@ -154,7 +242,8 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
       `${running.url}/api/sessions/${id}/outputs`,
     );
     expect(outputs.outputs.length).toBe(report.sessions[0]!.maskedOutputs);
-    for (const width of [1400, 700]) {
+    expect(detail.sideRequests?.length).toBe(1);
+    for (const width of [1400, 900, 700]) {
       const { page, problems } = await watchedPage(browser, width);
       await page.goto(running.dashboardUrl);
       await drawn(page, 'overview');
@@ -166,6 +255,12 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
         detail.requests.filter((request) => request.newlyMasked > 0).length,
       );
       expect(await page.locator('#outputs-list > li').count()).toBe(outputs.outputs.length);
+      expect(await metricValue(page, '.session', 'sideRequests')).toBe(1);
+      await expectReadableLayout(page, width, ['svg.prompt-chart']);
+      const preview = await boxOf(page, '#outputs-list pre.preview');
+      expect(preview.width, `preview at ${width} px`).toBeGreaterThanOrEqual(
+        0.8 * (await contentWidth(page)),
+      );
       expect(await overflowingElements(page)).toEqual([]);
       await screenshot(page, `dashboard-session-${width}`);
 

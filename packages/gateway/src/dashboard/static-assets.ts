@@ -73,20 +73,27 @@ function assets(): Promise<Map<string, Asset>> {
   return loaded;
 }
 
-/** Serves `/` and `/assets/<name>`; false when the path names no asset. */
-export async function serveAsset(pathname: string, response: ServerResponse): Promise<boolean> {
-  const name =
-    pathname === '/' || pathname === '/index.html'
-      ? 'index.html'
-      : /^\/assets\/([a-z0-9-]+\.[a-z]+)$/.exec(pathname)?.[1];
+/**
+ * Serves `/` and `/assets/<name>`; false when the path names no asset. `page` rewrites the HTML
+ * of `/` (the first view's figures): that answer holds the person's figures, so it is never
+ * stored by a cache.
+ */
+export async function serveAsset(
+  pathname: string,
+  response: ServerResponse,
+  page?: (html: string) => string,
+): Promise<boolean> {
+  const isPage = pathname === '/' || pathname === '/index.html';
+  const name = isPage ? 'index.html' : /^\/assets\/([a-z0-9-]+\.[a-z]+)$/.exec(pathname)?.[1];
   const asset = name ? (await assets()).get(name) : undefined;
   if (!asset) return false;
+  const body = isPage && page ? Buffer.from(page(asset.body.toString('utf8'))) : asset.body;
   response
     .writeHead(200, {
       'content-type': asset.contentType,
-      'cache-control': 'no-cache',
+      'cache-control': isPage && page ? 'no-store' : 'no-cache',
       ...SECURITY_HEADERS,
     })
-    .end(asset.body);
+    .end(body);
   return true;
 }

@@ -8,6 +8,7 @@ import type { Conversation } from '../conversation/conversation.js';
 import type { UsageReport } from '../protocols/protocol.js';
 import type { ForwardResult } from '../upstream/forward.js';
 import { clientOf, type UsageRecord } from '../usage/usage-record.js';
+import { sideFacts } from '../usage/side-request.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { MaskedBody } from './mask-exchange.js';
 import { firstHeader } from '../server/access.js';
@@ -49,12 +50,13 @@ export async function recordExchange(
     cacheLikelyCold: prepared?.cacheLikelyCold ?? false,
     gatewayMs,
   };
+  // The conversation's state first, as before: its next pass queues behind this `finish`.
+  const finished = finishConversation(context, conversation, usage, record);
+  // For the dashboard's sessions only (a router call folds into its session).
+  Object.assign(record, await sideFacts(exchange));
   context.telemetry.recordRequest(record);
   // The record and the conversation's state are separate files: written side by side.
-  await Promise.all([
-    context.recordUsage(record),
-    finishConversation(context, conversation, usage, record),
-  ]);
+  await Promise.all([context.recordUsage(record), finished]);
 }
 
 async function finishConversation(

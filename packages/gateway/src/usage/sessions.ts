@@ -1,8 +1,10 @@
 /**
- * `/api/sessions`: the usage records folded per conversation, and the totals, as the dashboard
- * and scripts read them. Tokens are the provider's own counts; `tokensKeptOut` is toolmask's
- * estimate of what the masked outputs would have added whole.
+ * `/api/sessions`: the usage records folded per session, and the totals, as the dashboard and
+ * scripts read them. A session is a conversation with the side requests made for it folded in
+ * (session-of.ts). Tokens are the provider's own counts; `tokensKeptOut` is toolmask's estimate of
+ * what the masked outputs would have added whole.
  */
+import { sessionOf } from './session-of.js';
 import type { ClientKind, UsageRecord } from './usage-record.js';
 
 export interface SessionSummary {
@@ -11,10 +13,15 @@ export interface SessionSummary {
   model: string;
   startedAt: number;
   lastAt: number;
+  /** Every request, side requests included. */
   requests: number;
+  /** Of those, side requests (a router call, a next-speaker check): counted, not charted. */
+  sideRequests: number;
+  /** Nothing but side requests, with no session found to fold them into. */
+  sideOnly?: true;
   promptTokens: number;
   cachedTokens: number;
-  /** Prompt tokens of the newest request (the context now) and the largest. */
+  /** Prompt tokens of the newest request (the context now) and the largest; side requests aside. */
   contextTokens: number;
   peakContextTokens: number;
   /** cachedTokens / promptTokens over requests that reported usage. */
@@ -28,7 +35,14 @@ export interface SessionSummary {
 export interface SessionsReport {
   totals: Omit<
     SessionSummary,
-    'id' | 'client' | 'model' | 'startedAt' | 'lastAt' | 'contextTokens' | 'peakContextTokens'
+    | 'id'
+    | 'client'
+    | 'model'
+    | 'startedAt'
+    | 'lastAt'
+    | 'contextTokens'
+    | 'peakContextTokens'
+    | 'sideOnly'
   > & {
     sessions: number;
   };
@@ -37,16 +51,21 @@ export interface SessionsReport {
 
 export function summarizeSessions(records: readonly UsageRecord[]): SessionsReport {
   const byId = new Map<string, SessionSummary>();
-  for (const record of records) {
-    let session = byId.get(record.conversationId);
+  const ids = sessionOf(records);
+  const withMain = new Set(ids.filter((id, index) => !records[index]?.side));
+  records.forEach((record, index) => {
+    const id = ids[index] as string;
+    let session = byId.get(id);
     if (!session) {
       session = {
-        id: record.conversationId,
+        id,
         client: record.client,
-        model: record.model,
+        model: '',
         startedAt: record.at,
         lastAt: record.at,
         requests: 0,
+        sideRequests: 0,
+        ...(withMain.has(id) ? {} : { sideOnly: true as const }),
         promptTokens: 0,
         cachedTokens: 0,
         contextTokens: 0,
@@ -57,26 +76,36 @@ export function summarizeSessions(records: readonly UsageRecord[]): SessionsRepo
         bytesOffloaded: 0,
         failures: 0,
       };
-      byId.set(record.conversationId, session);
+      byId.set(id, session);
     }
     session.requests++;
+    session.startedAt = Math.min(session.startedAt, record.at);
     session.lastAt = Math.max(session.lastAt, record.at);
-    session.model = record.model || session.model;
+    if (record.side) session.sideRequests++;
+    // The session's model and context are its own requests': a router's prompt is not the
+    // session's context. A session of side requests alone has nothing else to show.
+    if (!record.side || !withMain.has(id)) {
+      session.client = record.client;
+      session.model = record.model || session.model;
+      if (record.promptTokens !== undefined) {
+        session.contextTokens = record.promptTokens;
+        session.peakContextTokens = Math.max(session.peakContextTokens, record.promptTokens);
+      }
+    }
     if (record.promptTokens !== undefined) {
       session.promptTokens += record.promptTokens;
       session.cachedTokens += record.cachedTokens ?? 0;
-      session.contextTokens = record.promptTokens;
-      session.peakContextTokens = Math.max(session.peakContextTokens, record.promptTokens);
     }
     session.maskedOutputs += record.newlyMasked;
     session.tokensKeptOut += record.tokensKeptOut;
     session.bytesOffloaded += record.bytesOffloaded;
     session.failures += record.failures;
-  }
+  });
   const sessions = [...byId.values()].sort((a, b) => b.lastAt - a.lastAt);
   const totals: SessionsReport['totals'] = {
     sessions: sessions.length,
     requests: 0,
+    sideRequests: 0,
     promptTokens: 0,
     cachedTokens: 0,
     cacheHitShare: 0,
@@ -89,6 +118,7 @@ export function summarizeSessions(records: readonly UsageRecord[]): SessionsRepo
     session.cacheHitShare =
       session.promptTokens > 0 ? session.cachedTokens / session.promptTokens : 0;
     totals.requests += session.requests;
+    totals.sideRequests += session.sideRequests;
     totals.promptTokens += session.promptTokens;
     totals.cachedTokens += session.cachedTokens;
     totals.maskedOutputs += session.maskedOutputs;

@@ -41,6 +41,14 @@ export interface UsageRecord {
   cacheLikelyCold: boolean;
   /** Milliseconds the gateway added before forwarding (parse, pass, serialize); in-process, the pass's. */
   gatewayMs: number;
+  /**
+   * A side request: a one-shot structured call of the client beside its conversation (gemini-cli's
+   * model router and next-speaker check, qwen-code's `respond_in_schema` checks). The dashboard
+   * folds it into the session it belongs to (sessions.ts); nothing else reads it.
+   */
+  side?: true;
+  /** A digest of the request's session signal (the launcher's session header, or the body's), when it had one. */
+  session?: string;
 }
 
 /** The client from its user agent. */

@@ -4,10 +4,12 @@
  */
 import type {
   DashboardStatus,
+  FirstView,
   OutputSlice,
   SessionDetail,
   SessionOutputs,
   SessionsReport,
+  Timeline,
 } from '../../src/dashboard/api-types.js';
 
 export class ApiError extends Error {
@@ -44,4 +46,21 @@ export const api = {
       `/api/outputs?session=${segment(session)}&file=${segment(file)}&offset=${offset}`,
     ),
   status: () => getJson<DashboardStatus>('/api/status'),
+  timeline: () => getJson<Timeline>('/api/timeline'),
 };
+
+/**
+ * The figures the server wrote into the page (`<meta name="toolmask-first-view">`), once: the
+ * first view is drawn from them without a fetch; every later one asks the API. Undefined when the
+ * page came without them, or they do not parse (the page then fetches as usual).
+ */
+export function takeFirstView(): FirstView | undefined {
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="toolmask-first-view"]');
+  if (!meta) return undefined;
+  meta.remove();
+  try {
+    return JSON.parse(meta.content) as FirstView;
+  } catch {
+    return undefined;
+  }
+}

@@ -3,9 +3,13 @@
  * `#/session/<id>`, settings `#/settings`), each drawn from the API, and drawn again when the
  * server says new figures are there (server-sent events, `/api/events`) or the window is resized.
  * `document.body.dataset.view` and `.renders` say what is on screen, for tests and scripts.
+ *
+ * The first view is drawn from the figures the server wrote into the page (api.ts
+ * `takeFirstView`), before any fetch: the page shows the overview on its first frame, and a
+ * static snapshot of it does too.
  */
-import type { DashboardStatus } from '../../src/dashboard/api-types.js';
-import { api, ApiError } from './api.js';
+import type { DashboardStatus, FirstView } from '../../src/dashboard/api-types.js';
+import { api, ApiError, takeFirstView } from './api.js';
 import { byId, h } from './dom.js';
 import { formatDuration } from './format.js';
 import { overviewView } from './overview-view.js';
@@ -39,10 +43,6 @@ function routeOf(hash: string): Route {
   return { view: 'overview' };
 }
 
-function chartWidth(): number {
-  return Math.max(280, Math.min(1200, byId('view').clientWidth));
-}
-
 function show(route: Route, content: HTMLElement): void {
   byId('view').replaceChildren(content);
   for (const link of document.querySelectorAll<HTMLAnchorElement>('[data-nav]')) {
@@ -63,8 +63,13 @@ function showFooter(): void {
     `toolmask ${status.version} · ${status.source} · up ${formatDuration(uptime)}`;
 }
 
+/** Figures the page came with, used by the first render only. */
+let firstView: FirstView | undefined = takeFirstView();
+
 async function build(route: Route): Promise<() => HTMLElement> {
-  const status = await api.status();
+  const preloaded = firstView;
+  firstView = undefined;
+  const status = preloaded?.status ?? (await api.status());
   state.status = status;
   state.statusAt = Date.now();
   showFooter();
@@ -75,7 +80,7 @@ async function build(route: Route): Promise<() => HTMLElement> {
         redraw();
       });
   }
-  const report = await api.sessions();
+  const report = preloaded?.sessions ?? (await api.sessions());
   if (route.view === 'session') {
     const summary = report.sessions.find((session) => session.id === route.id);
     if (!summary) {
@@ -88,11 +93,13 @@ async function build(route: Route): Promise<() => HTMLElement> {
         );
     }
     const [detail, outputs] = await Promise.all([api.session(route.id), api.outputs(route.id)]);
-    return () => sessionView({ summary, detail, outputs, chartWidth: chartWidth() });
+    return () => sessionView({ summary, detail, outputs });
   }
+  const timeline = preloaded?.timeline ?? (await api.timeline());
   return () =>
     overviewView({
       report,
+      timeline,
       status,
       prices: state.prices,
       sort: state.sort,
@@ -158,11 +165,7 @@ window.addEventListener('hashchange', () => {
   window.scrollTo(0, 0);
   void render();
 });
-let resizing: number | undefined;
-window.addEventListener('resize', () => {
-  window.clearTimeout(resizing);
-  resizing = window.setTimeout(redraw, 150);
-});
+// No redraw on resize: each chart follows its own box's width (chart-frame.ts).
 window.setInterval(showFooter, 10_000);
 void render();
 followChanges();

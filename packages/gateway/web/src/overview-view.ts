@@ -1,17 +1,20 @@
 /**
  * The overview: the totals of the kept history (requests, the provider's prompt and cached
  * tokens, toolmask's estimate of the tokens kept out and what they would have cost, outputs
- * offloaded, pass failures), then the sessions table.
+ * offloaded, pass failures), the chart of prompt tokens over time across sessions, then the
+ * sessions table.
  */
-import type { DashboardStatus, SessionsReport } from '../../src/dashboard/api-types.js';
+import type { DashboardStatus, SessionsReport, Timeline } from '../../src/dashboard/api-types.js';
 import { h } from './dom.js';
 import { formatInteger, formatMoney, formatShare } from './format.js';
 import { moneySaved, type PriceRow } from './prices.js';
 import { sessionsTable, type SortState } from './sessions-table.js';
 import { statCards } from './stat-card.js';
+import { timelineChart } from './timeline-chart.js';
 
 export interface OverviewInput {
   report: SessionsReport;
+  timeline: Timeline;
   status?: DashboardStatus;
   prices: readonly PriceRow[];
   sort: SortState;
@@ -36,6 +39,10 @@ export function overviewView(input: OverviewInput): HTMLElement {
       label: 'Requests',
       value: totals.requests,
       shown: formatInteger(totals.requests),
+      note:
+        totals.sideRequests > 0
+          ? `${formatInteger(totals.sideRequests)} side (router, checks)`
+          : undefined,
     },
     {
       metric: 'promptTokens',
@@ -104,6 +111,8 @@ export function overviewView(input: OverviewInput): HTMLElement {
       ),
     ),
     cards,
+    h('h2', {}, 'Prompt tokens over time, all sessions'),
+    timelineChart(input.timeline),
     h('h2', {}, 'Sessions'),
     h(
       'div',

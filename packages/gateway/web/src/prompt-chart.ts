@@ -2,22 +2,20 @@
  * The session chart: prompt tokens per request as sent (a line with one point per request),
  * what would have been sent without masking (prompt tokens plus the tokens kept out, dashed),
  * the cached part of each prompt shaded under it, and each masking event (a request whose pass
- * masked outputs) marked by a vertical line. Drawn as SVG at the width it is given; every mark has
- * a `<title>` the browser shows on hover.
+ * masked outputs) marked by a vertical line. Drawn as SVG at its box's width (chart-frame.ts),
+ * 300 px tall; every mark has a `<title>` the browser shows on hover.
  */
 import type { UsageRecord } from '../../src/dashboard/api-types.js';
+import {
+  axisTitles,
+  CHART_HEIGHT as HEIGHT,
+  CHART_MARGIN as MARGIN,
+  niceMax,
+  yGrid,
+} from './chart-axes.js';
+import { chartFrame } from './chart-frame.js';
 import { h, svg } from './dom.js';
-import { formatCompact, formatInteger } from './format.js';
-
-const HEIGHT = 280;
-const MARGIN = { top: 18, right: 16, bottom: 30, left: 52 };
-
-function niceMax(value: number): number {
-  if (value <= 0) return 1;
-  const power = 10 ** Math.floor(Math.log10(value));
-  const step = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((factor) => factor * power >= value) ?? 10;
-  return step * power;
-}
+import { formatInteger } from './format.js';
 
 function describe(record: UsageRecord, index: number): string {
   const parts = [`Request ${index + 1}`];
@@ -50,7 +48,7 @@ function legend(): HTMLElement {
   );
 }
 
-export function promptChart(requests: readonly UsageRecord[], width: number): HTMLElement {
+function drawChart(requests: readonly UsageRecord[], width: number): SVGSVGElement {
   const plotWidth = Math.max(40, width - MARGIN.left - MARGIN.right);
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const sent = requests.map((record) => record.promptTokens ?? 0);
@@ -63,23 +61,7 @@ export function promptChart(requests: readonly UsageRecord[], width: number): HT
   const pointsOf = (values: readonly number[]) =>
     values.map((value, index) => `${x(index).toFixed(1)},${y(value).toFixed(1)}`).join(' ');
 
-  const grid = [0, 0.25, 0.5, 0.75, 1].map((fraction) =>
-    svg(
-      'g',
-      { class: 'grid' },
-      svg('line', {
-        x1: MARGIN.left,
-        x2: MARGIN.left + plotWidth,
-        y1: y(top * fraction),
-        y2: y(top * fraction),
-      }),
-      svg(
-        'text',
-        { x: MARGIN.left - 6, y: y(top * fraction) + 4, 'text-anchor': 'end' },
-        formatCompact(top * fraction),
-      ),
-    ),
-  );
+  const grid = yGrid(top, y, plotWidth);
   const labelEvery = Math.max(1, Math.ceil(requests.length / Math.max(1, plotWidth / 48)));
   const xLabels = requests
     .map((_, index) => index)
@@ -87,7 +69,7 @@ export function promptChart(requests: readonly UsageRecord[], width: number): HT
     .map((index) =>
       svg(
         'text',
-        { class: 'x-label', x: x(index), y: HEIGHT - 10, 'text-anchor': 'middle' },
+        { class: 'x-label', x: x(index), y: MARGIN.top + plotHeight + 16, 'text-anchor': 'middle' },
         index + 1,
       ),
     );
@@ -130,7 +112,7 @@ export function promptChart(requests: readonly UsageRecord[], width: number): HT
       svg('title', {}, describe(record, index)),
     ),
   );
-  const chart = svg(
+  return svg(
     'svg',
     {
       class: 'prompt-chart',
@@ -147,12 +129,15 @@ export function promptChart(requests: readonly UsageRecord[], width: number): HT
     svg('polyline', { class: 'line-sent', points: pointsOf(sent) }),
     ...points,
     ...xLabels,
+    ...axisTitles(width, 'request', 'prompt tokens'),
   );
+}
+
+export function promptChart(requests: readonly UsageRecord[]): HTMLElement {
   return h(
     'figure',
     { class: 'chart' },
     legend(),
-    chart,
-    h('figcaption', { class: 'muted' }, 'request'),
+    chartFrame((width) => drawChart(requests, width), 'prompt-chart'),
   );
 }

@@ -17,7 +17,6 @@ export interface SessionInput {
   summary: SessionSummary;
   detail: SessionDetail;
   outputs: SessionOutputs;
-  chartWidth: number;
 }
 
 function extrasTable(extras: Record<string, number>): HTMLElement {
@@ -42,6 +41,7 @@ export function sessionView(input: SessionInput): HTMLElement {
     h('span', { class: 'client' }, summary.client),
     ' · ',
     h('span', { class: 'model' }, summary.model || '?'),
+    summary.sideOnly ? h('span', { class: 'badge' }, 'side requests only') : null,
     ` · started ${formatTime(summary.startedAt)} · last request ${formatTime(summary.lastAt)}`,
   );
   const cards = statCards([
@@ -50,6 +50,14 @@ export function sessionView(input: SessionInput): HTMLElement {
       label: 'Requests',
       value: summary.requests,
       shown: formatInteger(summary.requests),
+      note:
+        summary.sideRequests > 0
+          ? h(
+              'span',
+              { 'data-metric': 'sideRequests', 'data-value': summary.sideRequests },
+              `${formatInteger(summary.sideRequests)} side (router, checks)`,
+            )
+          : undefined,
     },
     {
       metric: 'contextTokens',
@@ -93,7 +101,17 @@ export function sessionView(input: SessionInput): HTMLElement {
     facts,
     cards,
     h('h2', {}, 'Prompt tokens per request'),
-    promptChart(detail.requests, input.chartWidth),
+    promptChart(detail.requests),
+    detail.sideRequests
+      ? h(
+          'p',
+          { class: 'muted' },
+          `Not charted: ${formatInteger(detail.sideRequests.length)} side request(s) of this session ` +
+            `(a model router or a next-speaker check), ` +
+            `${formatInteger(detail.sideRequests.reduce((sum, record) => sum + (record.promptTokens ?? 0), 0))} prompt tokens; ` +
+            'they count in the figures above.',
+        )
+      : null,
     detail.extras ? h('h2', {}, 'From the metric exports') : null,
     detail.extras ? extrasTable(detail.extras) : null,
     h('h2', {}, `Offloaded outputs (${formatInteger(outputs.outputs.length)})`),

@@ -4,7 +4,7 @@
  * row, or Enter on it, opens the session.
  */
 import type { SessionSummary } from '../../src/dashboard/api-types.js';
-import { h } from './dom.js';
+import { h, type Child } from './dom.js';
 import { formatInteger, formatShare, formatTime } from './format.js';
 
 export type SortKey =
@@ -26,22 +26,51 @@ interface Column {
   key: SortKey;
   label: string;
   numeric: boolean;
-  cell: (session: SessionSummary) => string;
+  cell: (session: SessionSummary) => Child;
+}
+
+/** A date and a time that may go on two lines, each whole. */
+function started(session: SessionSummary): HTMLElement {
+  const [day, clock] = formatTime(session.startedAt).split(' ');
+  return h(
+    'span',
+    {},
+    h('span', { class: 'nowrap' }, day),
+    ' ',
+    h('span', { class: 'nowrap' }, clock),
+  );
+}
+
+/** The client, and a badge when the session is nothing but side requests. */
+function client(session: SessionSummary): Child {
+  if (!session.sideOnly) return session.client;
+  return h('span', {}, session.client, ' ', h('span', { class: 'badge' }, 'side requests'));
+}
+
+/** The requests, with the side requests among them under the figure. */
+function requests(session: SessionSummary): Child {
+  if (session.sideRequests === 0 || session.sideOnly) return formatInteger(session.requests);
+  return h(
+    'span',
+    {},
+    formatInteger(session.requests),
+    h('span', { class: 'side-note' }, `${formatInteger(session.sideRequests)} side`),
+  );
 }
 
 /** A numeric column of a session's count. */
 function count(
-  key: 'requests' | 'contextTokens' | 'peakContextTokens' | 'maskedOutputs',
+  key: 'contextTokens' | 'peakContextTokens' | 'maskedOutputs',
   label: string,
 ): Column {
   return { key, label, numeric: true, cell: (session) => formatInteger(session[key]) };
 }
 
 const COLUMNS: readonly Column[] = [
-  { key: 'client', label: 'Client', numeric: false, cell: (s) => s.client },
+  { key: 'client', label: 'Client', numeric: false, cell: client },
   { key: 'model', label: 'Model', numeric: false, cell: (s) => s.model || '?' },
-  { key: 'startedAt', label: 'Started', numeric: false, cell: (s) => formatTime(s.startedAt) },
-  count('requests', 'Requests'),
+  { key: 'startedAt', label: 'Started', numeric: false, cell: started },
+  { key: 'requests', label: 'Requests', numeric: true, cell: requests },
   count('contextTokens', 'Context now'),
   count('peakContextTokens', 'Peak'),
   {

@@ -1,0 +1,59 @@
+/**
+ * What the usage record says about a request beside its figures, for the dashboard's sessions:
+ * whether it is a side request, and a digest of its session signal. Read from the body as it came,
+ * after the answer (off the client's path), with the cheap key scan the pipeline uses for the
+ * session: nothing here changes what is sent or how it is masked.
+ *
+ * A side request is a client's one-shot structured call beside its conversation. gemini-cli's
+ * `generateJson` (the model router's complexity check, the next-speaker check) sets
+ * `generationConfig.responseMimeType` to `application/json` with a `responseJsonSchema`; a main
+ * turn never does. qwen-code's `generateJson` over OpenAI sends one `respond_in_schema` tool with
+ * `tool_choice: "required"`, which a main turn never sets; `response_format` is OpenAI's own way.
+ */
+import { stringAt } from '../body/json-layout.js';
+import { SESSION_HEADER } from '../conversation/conversation-key.js';
+import type { ModelExchange } from '../pipeline/model-exchange.js';
+import { firstHeader } from '../server/access.js';
+import { sessionDigestOf } from './session-digest.js';
+import type { UsageRecord } from './usage-record.js';
+
+const JSON_ANSWER = 'application/json';
+
+async function isSideRequest(exchange: ModelExchange): Promise<boolean> {
+  const raw = exchange.raw;
+  if (!raw) return false;
+  switch (exchange.protocol.kind) {
+    case 'openai':
+      return (
+        (await stringAt(raw, ['tool_choice'])) === 'required' ||
+        /^json_(schema|object)$/.test((await stringAt(raw, ['response_format', 'type'])) ?? '')
+      );
+    case 'code-assist':
+      return (
+        (await stringAt(raw, ['request', 'generationConfig', 'responseMimeType'])) === JSON_ANSWER
+      );
+    default:
+      return (await stringAt(raw, ['generationConfig', 'responseMimeType'])) === JSON_ANSWER;
+  }
+}
+
+/** The session signal as the conversation key reads it, digested (the record never holds it raw). */
+async function sessionDigest(exchange: ModelExchange): Promise<string | undefined> {
+  const session =
+    firstHeader(exchange.request, SESSION_HEADER) ??
+    (exchange.raw ? await exchange.protocol.codec.session?.(exchange.raw) : undefined);
+  if (!session) return undefined;
+  return sessionDigestOf(session);
+}
+
+/** The record's `side` and `session` fields (absent when false or unknown); never throws. */
+export async function sideFacts(
+  exchange: ModelExchange,
+): Promise<Pick<UsageRecord, 'side' | 'session'>> {
+  try {
+    const [side, session] = await Promise.all([isSideRequest(exchange), sessionDigest(exchange)]);
+    return { ...(side ? { side: true as const } : {}), ...(session ? { session } : {}) };
+  } catch {
+    return {}; // a figure for the dashboard only: never a reason to lose the record
+  }
+}
