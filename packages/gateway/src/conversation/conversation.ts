@@ -175,12 +175,19 @@ export class Conversation {
   }
 
   /** The answer to a request ended: the idle gap counts from now; the usage is remembered. */
-  async finish(usage: { promptTokens?: number; cachedTokens?: number }, meta: ConversationMeta) {
+  async finish(
+    usage: { promptTokens?: number; cachedTokens?: number; cacheWriteTokens?: number },
+    meta: ConversationMeta,
+  ) {
     const endedAt = this.options.now();
     this.middleware.requestEnded(endedAt);
     this.meta = { ...meta, lastEndedAt: endedAt };
     if (usage.promptTokens !== undefined) this.meta.lastPromptTokens = usage.promptTokens;
-    if (usage.cachedTokens !== undefined) this.meta.lastCachedTokens = usage.cachedTokens;
+    // What the provider holds in its cache after this answer: a prompt it wrote there (Anthropic
+    // reports writes apart from reads) is cached for the next request, not a sign of a cold cache.
+    if (usage.cachedTokens !== undefined) {
+      this.meta.lastCachedTokens = usage.cachedTokens + (usage.cacheWriteTokens ?? 0);
+    }
     await this.options.store.saveMeta(this.id, this.meta);
   }
 

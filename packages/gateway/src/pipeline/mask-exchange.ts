@@ -49,11 +49,16 @@ interface PassTurn {
   config: ToolOutputMaskingConfig;
 }
 
-/** The conversation's key: the launcher's session header, or the body's own, and its head. */
+/**
+ * The conversation's key: the launcher's session header, or the client's own (the protocol's
+ * session header, else what its body says), and its head.
+ */
 async function keyOf(exchange: ExchangeWithBody, head: Buffer): Promise<string> {
+  const { protocol } = exchange;
   const session =
     firstHeader(exchange.request, SESSION_HEADER) ??
-    (await exchange.protocol.codec.session?.(exchange.raw));
+    (protocol.sessionHeader ? firstHeader(exchange.request, protocol.sessionHeader) : undefined) ??
+    (await protocol.codec.session?.(exchange.raw));
   return conversationKey(session, head);
 }
 

@@ -2,7 +2,8 @@
  * Which protocol and upstream a model request goes to, and whether it carries a conversation to
  * mask.
  *
- * A launcher gives each API its own path prefix (`/gemini`, `/vertex`, `/code-assist`, `/openai`):
+ * A launcher gives each API its own path prefix (`/gemini`, `/vertex`, `/code-assist`, `/openai`,
+ * `/anthropic`):
  * gemini-cli keeps a prefix of its base URLs, so one port tells them apart. Without a prefix the
  * path itself says, by each protocol's routes (protocols.ts). Anything else goes to the Gemini API
  * upstream as it is. Only a POST is masked; any other method is forwarded.
@@ -15,6 +16,7 @@ const PREFIXES: ReadonlyArray<[string, UpstreamName]> = [
   ['/vertex', 'vertex'],
   ['/code-assist', 'codeAssist'],
   ['/openai', 'openai'],
+  ['/anthropic', 'anthropic'],
 ];
 
 export function matchModelRoute(method: string, rawUrl: string): ModelRoute {

@@ -18,10 +18,10 @@ import type { BodyCodec } from '../body/body-codec.js';
 import type { WireErrorCode } from '../errors.js';
 
 /** Which protocol a model request came through. */
-export type ProtocolKind = 'gemini-api' | 'vertex' | 'code-assist' | 'openai';
+export type ProtocolKind = 'gemini-api' | 'vertex' | 'code-assist' | 'openai' | 'anthropic';
 
 /** The upstreams a request can go to (upstream/upstreams.ts has their URLs). */
-export type UpstreamName = 'gemini' | 'vertex' | 'codeAssist' | 'openai';
+export type UpstreamName = 'gemini' | 'vertex' | 'codeAssist' | 'openai' | 'anthropic';
 
 /** What the gateway does with a request besides forwarding it. */
 export type Action = 'mask' | 'countTokens' | 'listExperiments' | 'forward';
@@ -51,6 +51,8 @@ export interface UsageReport {
   promptTokens?: number;
   cachedTokens?: number;
   outputTokens?: number;
+  /** Prompt tokens written to the provider's cache (Anthropic's `cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
 }
 
 export interface Protocol {
@@ -60,4 +62,9 @@ export interface Protocol {
   usage(event: unknown): UsageReport | undefined;
   /** A JSON error body in this protocol's style. */
   errorBody(status: number, code: WireErrorCode, message: string): string;
+  /**
+   * A header its clients send the session id in, read before the body's own (`codec.session`),
+   * which costs a walk over the body when the id comes after the conversation.
+   */
+  sessionHeader?: string;
 }

@@ -6,6 +6,8 @@
  */
 import { CODE_ASSIST_PROTOCOL, GEMINI_API_PROTOCOL, VERTEX_PROTOCOL } from './gemini/index.js';
 import { CODE_ASSIST_ROUTE, GEMINI_API_ROUTE, VERTEX_ROUTE } from './gemini/routes.js';
+import { ANTHROPIC_MESSAGES_PROTOCOL } from './anthropic-messages/index.js';
+import { ANTHROPIC_MESSAGES_ROUTE } from './anthropic-messages/routes.js';
 import { OPENAI_CHAT_PROTOCOL } from './openai-chat/index.js';
 import { OPENAI_CHAT_ROUTE } from './openai-chat/routes.js';
 import type { Protocol, ProtocolKind, ProtocolRoute, UpstreamName } from './protocol.js';
@@ -15,6 +17,7 @@ export const PROTOCOLS: Record<ProtocolKind, Protocol> = {
   vertex: VERTEX_PROTOCOL,
   'code-assist': CODE_ASSIST_PROTOCOL,
   openai: OPENAI_CHAT_PROTOCOL,
+  anthropic: ANTHROPIC_MESSAGES_PROTOCOL,
 };
 
 /** Tried in this order; the first that matches a path decides. */
@@ -23,6 +26,7 @@ export const PROTOCOL_ROUTES: readonly ProtocolRoute[] = [
   VERTEX_ROUTE,
   GEMINI_API_ROUTE,
   OPENAI_CHAT_ROUTE,
+  ANTHROPIC_MESSAGES_ROUTE,
 ];
 
 /** The protocol of each upstream's requests. */
@@ -31,4 +35,5 @@ export const PROTOCOL_OF: Record<UpstreamName, ProtocolKind> = {
   vertex: 'vertex',
   codeAssist: 'code-assist',
   openai: 'openai',
+  anthropic: 'anthropic',
 };

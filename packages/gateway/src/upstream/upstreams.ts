@@ -17,11 +17,14 @@ export interface UpstreamUrls {
    * `openaiNamed[name]` (one per model provider of a qwen setup: the CLI's launch/qwen-launch.ts).
    */
   openaiNamed?: Record<string, string>;
+  /** The Anthropic Messages API (Claude Code's `ANTHROPIC_BASE_URL`, without `/v1`). */
+  anthropic: string;
 }
 
 export const DEFAULT_UPSTREAMS: UpstreamUrls = {
   gemini: 'https://generativelanguage.googleapis.com',
   codeAssist: 'https://cloudcode-pa.googleapis.com',
+  anthropic: 'https://api.anthropic.com',
 };
 
 /**
@@ -69,6 +72,7 @@ export function upstreamTarget(upstreams: UpstreamUrls, route: ModelRoute): Upst
     vertex: upstreams.vertex ?? vertexDefault(route.location),
     codeAssist: upstreams.codeAssist,
     openai: route.openaiRoute ? upstreams.openaiNamed?.[route.openaiRoute] : upstreams.openai,
+    anthropic: upstreams.anthropic,
   };
   const root = base[route.upstream];
   if (!root) return { kind: 'none' };

@@ -1,0 +1,45 @@
+/**
+ * Usage in a Messages answer. Streamed: `message_start` carries `message.usage` (the prompt's
+ * figures) and `message_delta` the final `usage.output_tokens`; an answer that is not streamed
+ * carries `usage` at its top (`type: "message"`).
+ *
+ * Anthropic counts a prompt in three parts: `input_tokens` (after the last cache breakpoint),
+ * `cache_read_input_tokens` and `cache_creation_input_tokens`. The report's `promptTokens` is the
+ * whole prompt (their sum, as the other protocols report it), `cachedTokens` the reads and
+ * `cacheWriteTokens` the writes (an absent or null part is 0).
+ */
+import { isPlainObject } from '@toolmask/core/utils';
+import type { UsageReport } from '../protocol.js';
+import { tokenCount } from '../token-count.js';
+
+/** The report of one `usage` object; the prompt's figures only when it has `input_tokens`. */
+function reportOf(usage: unknown): UsageReport | undefined {
+  if (!isPlainObject(usage)) return undefined;
+  const report: UsageReport = {};
+  const input = tokenCount(usage['input_tokens']);
+  // A `message_delta` may hold the output count alone: the prompt's figures are left as
+  // `message_start` gave them (the tap keeps the last value of each field).
+  if (input !== undefined) {
+    const read = tokenCount(usage['cache_read_input_tokens']) ?? 0;
+    const written = tokenCount(usage['cache_creation_input_tokens']) ?? 0;
+    report.promptTokens = input + read + written;
+    report.cachedTokens = read;
+    report.cacheWriteTokens = written;
+  }
+  const output = tokenCount(usage['output_tokens']);
+  if (output !== undefined) report.outputTokens = output;
+  return report;
+}
+
+export function anthropicUsage(event: unknown): UsageReport | undefined {
+  if (!isPlainObject(event)) return undefined;
+  switch (event['type']) {
+    case 'message_start':
+      return isPlainObject(event['message']) ? reportOf(event['message']['usage']) : undefined;
+    case 'message_delta':
+    case 'message':
+      return reportOf(event['usage']);
+    default:
+      return undefined;
+  }
+}
