@@ -51,7 +51,7 @@ passes to \`installToolOutputMasking\` win over both files. Comments are allowed
 | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
 
-Built-in exempt tools (never counted, never masked): ${BUILT_IN_EXEMPT_TOOLS.map((t) => `\`${t}\``).join(', ')}.
+Built-in exempt tools (never counted, never masked): ${BUILT_IN_EXEMPT_TOOLS.map((t) => `\`${t}\``).join(', ')}. The read-back tool is exempt under any client's prefix too (\`mcp__toolmask__read_tool_output\`, \`toolmask_read_tool_output\`).
 
 Token figures are toolmask's estimates (\`estimateTokenCountSync\`, calibrated against the Gemma 3
 tokenizer that Gemini models share; see [benchmarks](benchmarks.md)).

@@ -28,6 +28,17 @@ export interface MaskedSnippetFields {
 export const DEFAULT_READ_TOOL_NAME = 'read_tool_output';
 
 /**
+ * Our own read-back tool under any client's name for it, whose outputs are never counted nor
+ * masked: masking what the agent just read back would loop. An MCP tool reaches the model prefixed
+ * (`mcp__toolmask__read_tool_output` in Claude Code, `toolmask__read_tool_output` in gemini-cli
+ * when names clash, `toolmask_read_tool_output` in OpenCode), which the exempt list's exact
+ * `read_tool_output` missed.
+ */
+export function isReadBackTool(name: string): boolean {
+  return name === DEFAULT_READ_TOOL_NAME || name.endsWith(`_${DEFAULT_READ_TOOL_NAME}`);
+}
+
+/**
  * The last line tells the model how to get the rest back: the read-back tool's call, whose `file`
  * argument is the header's `file` attribute. Paid on every masked output, so kept to ~18 tokens.
  */

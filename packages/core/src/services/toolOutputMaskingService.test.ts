@@ -194,6 +194,25 @@ describe('ToolOutputMaskingService', () => {
     expect(isMaskedResponse(responseOf(result.newHistory[7]))).toBe(true);
   });
 
+  it('never masks the read-back tool under a client prefix (Claude Code, gemini-cli, OpenCode)', async () => {
+    const { service, host } = setup({ toolProtectionThreshold: 0, minPrunableTokensThreshold: 0 });
+    const names = [
+      'mcp__toolmask__read_tool_output',
+      'toolmask__read_tool_output',
+      'toolmask_read_tool_output',
+    ];
+    const history = [
+      ...names.flatMap((name) => exchange(name, { output: lines(400, name) })),
+      ...exchange('run_shell_command', { output: `Output: ${lines(400, 'shell')}` }),
+      { role: 'user', parts: [{ text: 'next' }] },
+    ] satisfies Content[];
+    const result = await service.mask(history, host);
+    expect(result.maskedCount).toBe(1);
+    for (const index of [1, 3, 5])
+      expect(responseOf(result.newHistory[index])).toBe(responseOf(history[index]));
+    expect(isMaskedResponse(responseOf(result.newHistory[7]))).toBe(true);
+  });
+
   it('leaves an output whole and writes no file when masking would not shrink it', async () => {
     const { service, host, memory } = setup({
       toolProtectionThreshold: 0,

@@ -31,7 +31,7 @@ import type {
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import { planMasking, type OutputRef } from './maskingPlan.js';
 import { HistoryLedger } from './historyLedger.js';
-import { formatMaskedSnippet } from './maskedSnippet.js';
+import { formatMaskedSnippet, isReadBackTool } from './maskedSnippet.js';
 import { formatMaskingNotice } from './maskingNotice.js';
 import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPreview.js';
 import { createFileToolOutputStore, type ToolOutputStore } from '../storage/toolOutputStore.js';
@@ -447,7 +447,7 @@ export class ToolOutputMaskingService {
       const functionResponse = part.functionResponse;
       if (!functionResponse) return undefined;
       const name = typeof functionResponse.name === 'string' ? functionResponse.name : '';
-      if (this.exempt.has(name)) return undefined;
+      if (this.exempt.has(name) || isReadBackTool(name)) return undefined;
       const response: unknown = functionResponse.response;
       if (!isPlainObject(response)) return undefined;
       let info = this.responseInfo.get(response);
