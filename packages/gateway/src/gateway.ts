@@ -37,6 +37,8 @@ import { openStores } from './state/open-stores.js';
 import { scheduleStateRetention } from './state/state-retention.js';
 import { DEFAULT_UPSTREAMS, shownUpstreams, type UpstreamUrls } from './upstream/upstreams.js';
 import { createGatewayTelemetry } from './usage/gateway-telemetry.js';
+import { summaryRoute } from './usage/summary-route.js';
+import { UsageTally } from './usage/usage-tally.js';
 import { GATEWAY_VERSION } from './version.js';
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -62,6 +64,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Room for one largest body at least, so that a body the gateway accepts can always pass alone.
   const maxInFlightBodyBytes = Math.max(maxBodyBytes, options.maxInFlightBodyBytes ?? maxBodyBytes);
   const disableClientMasking = options.disableClientMasking !== false;
+  // The running totals for the terminal (GET /api/summary): every record as it is made.
+  const tally = new UsageTally();
+  const startedAt = now();
   const conversations = new ConversationRegistry({
     maxRetainedBytes,
     maxConversations: 1_024,
@@ -136,6 +141,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     log,
     maskingConfig: () => settings.config(),
     async recordUsage(record) {
+      tally.add(record);
       try {
         await usage.append(record);
         source.changed();
@@ -161,6 +167,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           .end(JSON.stringify({ status: 'ok', version: GATEWAY_VERSION, instanceId }));
       },
     },
+    summaryRoute(tally, { instanceId, startedAt, now }),
     ...dashboard.routes,
     {
       path: '/mcp',

@@ -1,0 +1,97 @@
+/**
+ * The running totals `GET /api/summary` answers (summary-route.ts): every model request this
+ * gateway process recorded since it started, and the same per session signal (the launcher's
+ * `x-toolmask-session` header, one per `toolmask gemini` / `toolmask qwen` run). The launchers
+ * print a run's figures when its client exits; `toolmask status` prints the gateway's.
+ *
+ * In memory, fed by each usage record as it is made: exact for this process (the usage files of
+ * the state folder may also hold other gateways' records: a launcher's private gateways share the
+ * folder), O(1) to read, and gone at a restart, which the answer's `startedAt` and `instanceId` let
+ * a reader notice. At most `MAX_SESSIONS` sessions are kept, the least recently used dropped first.
+ */
+import { sessionDigestOf } from './session-digest.js';
+import type { UsageRecord } from './usage-record.js';
+
+/** Sums over recorded model requests. Tokens are the provider's, `tokensKeptOut` toolmask's estimate. */
+export interface UsageFigures {
+  requests: number;
+  /** Requests whose answer carried the provider's usage report (prompt and cached tokens). */
+  requestsWithUsage: number;
+  promptTokens: number;
+  cachedTokens: number;
+  /** Outputs masked by these requests' passes (each output counted once, when first masked). */
+  maskedOutputs: number;
+  /** Estimated tokens the masked outputs would have added to these requests whole. */
+  tokensKeptOut: number;
+  bytesOffloaded: number;
+  failures: number;
+  /** Epoch ms of the first and the last request counted (absent when none). */
+  firstAt?: number;
+  lastAt?: number;
+}
+
+/** `GET /api/summary[?session=<session signal>]`. */
+export interface UsageSummary {
+  instanceId: string;
+  /** Epoch ms the gateway started: what `gateway` counts from. */
+  startedAt: number;
+  now: number;
+  gateway: UsageFigures;
+  /** The session's figures, when a session was asked for (zeros when it made no request yet). */
+  session?: UsageFigures;
+}
+
+export const MAX_SESSIONS = 1_000;
+
+export function emptyFigures(): UsageFigures {
+  return {
+    requests: 0,
+    requestsWithUsage: 0,
+    promptTokens: 0,
+    cachedTokens: 0,
+    maskedOutputs: 0,
+    tokensKeptOut: 0,
+    bytesOffloaded: 0,
+    failures: 0,
+  };
+}
+
+function add(figures: UsageFigures, record: UsageRecord): void {
+  figures.requests++;
+  if (record.promptTokens !== undefined) {
+    figures.requestsWithUsage++;
+    figures.promptTokens += record.promptTokens;
+    figures.cachedTokens += record.cachedTokens ?? 0;
+  }
+  figures.maskedOutputs += record.newlyMasked;
+  figures.tokensKeptOut += record.tokensKeptOut;
+  figures.bytesOffloaded += record.bytesOffloaded;
+  figures.failures += record.failures;
+  figures.firstAt = Math.min(figures.firstAt ?? record.at, record.at);
+  figures.lastAt = Math.max(figures.lastAt ?? record.at, record.at);
+}
+
+export class UsageTally {
+  private readonly total = emptyFigures();
+  /** By session digest; a Map keeps insertion order, which `add` turns into recency. */
+  private readonly sessions = new Map<string, UsageFigures>();
+
+  /** Counts one usage record. Never throws. */
+  add(record: UsageRecord): void {
+    add(this.total, record);
+    if (record.session === undefined) return;
+    const figures = this.sessions.get(record.session) ?? emptyFigures();
+    this.sessions.delete(record.session);
+    this.sessions.set(record.session, figures);
+    add(figures, record);
+    if (this.sessions.size > MAX_SESSIONS) {
+      this.sessions.delete(this.sessions.keys().next().value as string);
+    }
+  }
+
+  /** The gateway's figures, or one session signal's (by its raw value, as the client sent it). */
+  figures(session?: string): UsageFigures {
+    if (session === undefined) return { ...this.total };
+    return { ...(this.sessions.get(sessionDigestOf(session)) ?? emptyFigures()) };
+  }
+}
