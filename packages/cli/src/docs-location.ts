@@ -1,7 +1,9 @@
 /**
  * Where a person reads more about the command, as a path that exists where the command runs: in
  * a checkout of the repository, `docs/cli.md` (the full reference); in an installed package,
- * which ships no `docs/`, the package's README.md.
+ * which ships no `docs/`, the package's README.md. `--help` shows it absolute: a relative path
+ * means something only in the folder the person happened to run it from. (The replay's closing
+ * line, read right where it ran, shows it relative when it can: `displayPath`.)
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';

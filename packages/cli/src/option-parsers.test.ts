@@ -4,6 +4,7 @@ import {
   parseDuration,
   parseFraction,
   parseNonNegativeInteger,
+  parsePort,
   parsePositiveInteger,
 } from './option-parsers.js';
 import { runCliCaptured } from './test-data/run-cli.js';
@@ -29,6 +30,19 @@ describe('option parsers', () => {
     ] as const) {
       expect(() => parse(value), value).toThrow(InvalidArgumentError);
     }
+  });
+
+  it('a port is 0 to 65535; a duration at most 100 years', () => {
+    expect(parsePort('0')).toBe(0);
+    expect(parsePort('65535')).toBe(65_535);
+    for (const value of ['65536', '99999', '-1', 'abc', '80.5']) {
+      expect(() => parsePort(value), value).toThrow(
+        'expected a port from 0 to 65535 (0 picks a free one).',
+      );
+    }
+    expect(parseDuration('36500d')).toBe(36_500 * 86_400_000);
+    expect(() => parseDuration('36501d')).toThrow(InvalidArgumentError);
+    expect(() => parseDuration(`${'9'.repeat(400)}s`)).toThrow(InvalidArgumentError);
   });
 
   it('one message for every value that is not a positive integer (--concat -1, 0, abc)', async () => {

@@ -23,6 +23,28 @@ export function parsePositiveInteger(value: string): number {
   return number;
 }
 
+/**
+ * A whole number from `min` to `max`, for options whose value is used in arithmetic or handed to
+ * Node (a port, a byte count, days): a value the parser let through must never turn into a
+ * RangeError, an invalid date or a silent overflow further on. `describe` names what is expected.
+ */
+export function integerInRange(
+  min: number,
+  max: number,
+  describe: string,
+): (value: string) => number {
+  return (value) => {
+    const number = wholeNumber(value);
+    if (number === undefined || number < min || number > max) {
+      throw new InvalidArgumentError(`expected ${describe}.`);
+    }
+    return number;
+  };
+}
+
+/** A TCP port: 0 (the system picks a free one) to 65535. */
+export const parsePort = integerInRange(0, 65_535, 'a port from 0 to 65535 (0 picks a free one)');
+
 export function parseFraction(value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number) || number < 0 || number > 1) {
@@ -46,9 +68,16 @@ const UNIT_MS: Record<string, number> = {
   w: 604_800_000,
 };
 
+/** Longest duration: 100 years, well inside what a `Date` can hold either side of now. */
+const MAX_DURATION_MS = 36_500 * 86_400_000;
+
 /** `30d`, `12h`, `90m`, `45s`, `2w` to milliseconds. */
 export function parseDuration(value: string): number {
   const match = /^\s*(\d+)\s*([smhdw])\s*$/i.exec(value);
   if (!match) throw new InvalidArgumentError('expected a duration such as 30d, 12h, 90m or 2w.');
-  return Number(match[1]) * (UNIT_MS[(match[2] as string).toLowerCase()] as number);
+  const milliseconds = Number(match[1]) * (UNIT_MS[(match[2] as string).toLowerCase()] as number);
+  if (!(milliseconds <= MAX_DURATION_MS)) {
+    throw new InvalidArgumentError('expected a duration of at most 100 years (36500d).');
+  }
+  return milliseconds;
 }

@@ -10,9 +10,10 @@ import { createGatewayCommand } from './commands/gateway/gateway-command.js';
 import { createGeminiCommand } from './commands/launch/gemini-command.js';
 import { createQwenCommand } from './commands/launch/qwen-command.js';
 import { createSetupCommand } from './commands/setup/setup-command.js';
+import { createStatusCommand } from './commands/status/status-command.js';
 import { createOutputsCommand } from './commands/outputs/outputs-command.js';
 import { createReplayCommand } from './commands/replay/replay-command.js';
-import { cliDocumentationPath, displayPath } from './docs-location.js';
+import { cliDocumentationPath } from './docs-location.js';
 import { CLI_VERSION } from './version.js';
 
 const examples = (documentation: string) => `
@@ -35,13 +36,14 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     )
     .version(CLI_VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', examples(displayPath(cliDocumentationPath(), io.cwd)))
+    .addHelpText('after', examples(cliDocumentationPath()))
     .addCommand(createReplayCommand(io, setExitCode))
     .addCommand(createOutputsCommand(io, setExitCode))
     .addCommand(createGatewayCommand(io, setExitCode))
     .addCommand(createGeminiCommand(io, setExitCode))
     .addCommand(createQwenCommand(io, setExitCode))
     .addCommand(createSetupCommand(io, setExitCode))
+    .addCommand(createStatusCommand(io, setExitCode))
     .addCommand(createDashboardCommand(io, setExitCode));
 
   const configure = (command: Command) => {

@@ -176,10 +176,10 @@ describe('the packed packages in a host that has its own @google/gemini-cli-core
     }
   });
 
-  it("both tarballs carry the LICENSE (the repository's Apache-2.0 text) and a README", () => {
+  it("every tarball carries the LICENSE (the repository's Apache-2.0 text) and a README", () => {
     const license = fs.readFileSync(path.join(repo, 'LICENSE'), 'utf8');
     expect(license).toMatch(/^\s+Apache License\s+Version 2\.0, January 2004/);
-    for (const name of ['core', 'cli']) {
+    for (const name of ['core', 'gateway', 'cli']) {
       const installed = path.join(host, 'node_modules', '@toolmask', name);
       expect(fs.readFileSync(path.join(installed, 'LICENSE'), 'utf8'), name).toBe(license);
       const readme = fs.readFileSync(path.join(installed, 'README.md'), 'utf8');
@@ -199,7 +199,8 @@ describe('the packed packages in a host that has its own @google/gemini-cli-core
       { cwd: host, encoding: 'utf8' },
     );
     const named = /^Documentation: (.+)$/m.exec(help)?.[1];
-    expect(named).toBe(path.join('node_modules', '@toolmask', 'cli', 'README.md'));
-    expect(fs.existsSync(path.join(host, named!))).toBe(true);
+    // Absolute: it opens from any folder (issue 24).
+    expect(named).toBe(path.join(host, 'node_modules', '@toolmask', 'cli', 'README.md'));
+    expect(fs.existsSync(named!)).toBe(true);
   });
 });

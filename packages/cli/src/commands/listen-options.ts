@@ -1,6 +1,6 @@
 /** The options of a command that listens (`toolmask gateway`, `toolmask dashboard`): where, and the token. */
 import type { Command } from 'commander';
-import { parseNonNegativeInteger } from '../option-parsers.js';
+import { parsePort } from '../option-parsers.js';
 
 export function withListenOptions(command: Command, defaultPort: number): Command {
   return command
@@ -9,6 +9,6 @@ export function withListenOptions(command: Command, defaultPort: number): Comman
       'address to bind (anything but loopback needs --auth-token)',
       '127.0.0.1',
     )
-    .option('--port <port>', 'port (0 picks a free one)', parseNonNegativeInteger, defaultPort)
+    .option('--port <port>', 'port (0 picks a free one)', parsePort, defaultPort)
     .option('--auth-token <token>', 'required of every client (default $TOOLMASK_GATEWAY_TOKEN)');
 }

@@ -35,3 +35,16 @@ export function mcpServerEntry(
 export function dashboardLink(gateway: GatewayAccess): string {
   return `${gateway.url}/?token=${gateway.accessSecret}`;
 }
+
+/** A URL as printed for the person: without a user name and password it may carry. */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}

@@ -153,3 +153,56 @@ describe('overlays left behind', () => {
     expect((await fs.stat(running)).isDirectory()).toBe(true);
   });
 });
+
+describe('the paths gemini printed during the run (issue 24, item 2)', () => {
+  it.each([
+    ['a tmp folder the person already had (linked in)', true],
+    ['a tmp folder gemini made during the run (moved back)', false],
+  ])('%s: still lead to the file after the run', async (_name, hadTmp) => {
+    const home = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-overlay-paths-'));
+    cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
+    await fs.mkdir(path.join(home, '.gemini', ...(hadTmp ? ['tmp'] : [])), { recursive: true });
+    const env = { HOME: home, GEMINI_CLI_HOME: home, GEMINI_API_KEY: 'k' };
+    const stateDir = path.join(home, 'state');
+    const launch = await prepareGeminiLaunch({
+      env,
+      cwd: home,
+      plan: await planGeminiLaunch(env, home),
+      gateway: { url: 'http://127.0.0.1:1', accessSecret: 'a'.repeat(64) },
+      stateDir,
+      sessionId: 's',
+    });
+    // What gemini 0.61.0 does with a long output: saves it under its project temp dir, as it
+    // sees it, and prints that path ("Output too long and was saved to: …").
+    const printed = path.join(
+      launch.overlay.home,
+      '.gemini',
+      'tmp',
+      'project-1',
+      'tool-outputs',
+      'session-1',
+      'run_shell_command_1.txt',
+    );
+    await fs.mkdir(path.dirname(printed), { recursive: true });
+    await fs.writeFile(printed, 'the whole output\n');
+    expect(await launch.overlay.restore()).toEqual([]);
+
+    expect(await fs.readFile(printed, 'utf8')).toBe('the whole output\n');
+    const real = path.join(home, '.gemini', 'tmp', 'project-1', 'tool-outputs', 'session-1');
+    expect(await fs.readFile(path.join(real, 'run_shell_command_1.txt'), 'utf8')).toBe(
+      'the whole output\n',
+    );
+    // What stays of the view is its folder and one link; the next launch leaves it alone.
+    expect(await fs.readdir(launch.overlay.home)).toEqual(['.gemini']);
+    const next = await prepareGeminiLaunch({
+      env,
+      cwd: home,
+      plan: await planGeminiLaunch(env, home),
+      gateway: { url: 'http://127.0.0.1:1', accessSecret: 'a'.repeat(64) },
+      stateDir,
+      sessionId: 's2',
+    });
+    await next.overlay.restore();
+    expect(await fs.readFile(printed, 'utf8')).toBe('the whole output\n');
+  });
+});

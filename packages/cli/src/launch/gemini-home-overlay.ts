@@ -9,8 +9,15 @@
  * When the run ends, `restore()` brings back what gemini wrote into the overlay itself: entries
  * it created (or replaced instead of writing through a link) move to the real folder, and changes
  * it made to `settings.json` are applied to the person's file as edits (comments kept), without
- * toolmask's own additions. An overlay left by a launcher that was killed is restored and removed
- * by the next launch.
+ * toolmask's own additions. An overlay left by a launcher that was killed is restored by the next
+ * launch.
+ *
+ * gemini names files by the paths it sees, and it saw the overlay's: "Output too long and was
+ * saved to: <overlay>/.gemini/tmp/…" stays in its chat record (and in the outputs toolmask saved),
+ * and `gemini --resume` reads it again later. Rewriting those records would change bytes already
+ * sent (the prompt cache, toolmask's own decisions). So a restored overlay keeps its folder with
+ * one entry, `.gemini`, a link to the real folder: every path gemini printed during the run still
+ * leads to the same file, now in the real folder. That is one folder and one link per run.
  */
 import { describeError } from '@toolmask/core/errors';
 import { promises as fs } from 'node:fs';
@@ -40,6 +47,7 @@ export interface GeminiHomeOverlay {
 }
 
 const SETTINGS = 'settings.json';
+const GEMINI_DIR = '.gemini';
 const OWNER_FILE = '.toolmask-overlay.json';
 
 interface OverlayOwner {
@@ -111,9 +119,30 @@ function setPath(target: Record<string, unknown>, jsonPath: JsonPath, value: unk
   else node[last] = value;
 }
 
+/** A restored overlay: its `.gemini` is the link to the real folder (keepPathsReachable). */
+async function isKeptView(overlayRoot: string): Promise<boolean> {
+  try {
+    return (await fs.lstat(path.join(overlayRoot, GEMINI_DIR))).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The overlay emptied and its `.gemini` made a link to the real folder, where everything it held
+ * now is: the paths gemini printed during the run stay valid (see the module comment).
+ */
+async function keepPathsReachable(overlayRoot: string, realDir: string): Promise<void> {
+  await fs.rm(overlayRoot, { recursive: true, force: true });
+  // Made afresh (ensurePrivateDirectory remembers folders it checked, this one included).
+  await fs.mkdir(overlayRoot, { mode: 0o700 });
+  await fs.symlink(realDir, path.join(overlayRoot, GEMINI_DIR));
+}
+
 async function restoreOverlay(overlayRoot: string): Promise<string[]> {
   const warnings: string[] = [];
-  const overlayDir = path.join(overlayRoot, '.gemini');
+  const overlayDir = path.join(overlayRoot, GEMINI_DIR);
+  if (await isKeptView(overlayRoot)) return warnings;
   const owner = await readOwner(overlayRoot);
   if (!owner) {
     // No owner file (written whole, before the client starts): gemini never ran in this view.
@@ -149,7 +178,7 @@ async function restoreOverlay(overlayRoot: string): Promise<string[]> {
       warnings.push(`could not bring back ${inOverlay}: ${describeError(error)}`);
     }
   }
-  await fs.rm(overlayRoot, { recursive: true, force: true });
+  await keepPathsReachable(overlayRoot, owner.realDir);
   return warnings;
 }
 
@@ -202,7 +231,7 @@ export async function createGeminiHomeOverlay(options: {
   // changed like toolmask's own private folders.
   await ensureOwnDirectory(options.realDir);
   const root = path.join(options.launchDir, launchEntryName('gemini'));
-  const overlayDir = path.join(root, '.gemini');
+  const overlayDir = path.join(root, GEMINI_DIR);
   await ensurePrivateDirectory(overlayDir);
   for (const name of await fs.readdir(options.realDir)) {
     if (name === SETTINGS) continue;

@@ -32,7 +32,8 @@ import {
   type GeminiHomeOverlay,
   type SettingsInjection,
 } from './gemini-home-overlay.js';
-import { dashboardLink, mcpServerEntry, type GatewayAccess } from './gateway-access.js';
+import { dashboardLink, mcpServerEntry, shownUrl, type GatewayAccess } from './gateway-access.js';
+import { geminiUpstreamShown } from './gateway-reuse.js';
 import { LaunchError } from './launch-error.js';
 
 export type Environment = Record<string, string | undefined>;
@@ -151,17 +152,15 @@ export async function prepareGeminiLaunch(options: {
     const ownExperiments = env['GEMINI_EXP'] || dotEnv['GEMINI_EXP'];
     childEnv['GEMINI_EXP'] = await writeExperimentsFile(overlay.home, ownExperiments);
   }
-  const route =
-    auth === 'gemini-api-key'
-      ? 'the Gemini API'
-      : auth === 'vertex-ai'
-        ? 'Vertex AI'
-        : 'Code Assist';
+  // Where this auth type's requests go, as qwen's banner says it: the person's own base URL or
+  // the public endpoint (the reused gateway sends them there too: gateway-reuse.ts).
+  const api = auth === 'gemini-api-key' ? 'gemini' : auth === 'vertex-ai' ? 'vertex' : 'codeAssist';
+  const upstream = shownUrl(geminiUpstreamShown(options.plan.upstreams, api));
   return {
     env: childEnv,
     auth,
     overlay,
-    summary: `toolmask: gemini (${auth}) → ${route} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${dashboardLink(gateway)}`,
+    summary: `toolmask: gemini (${auth}) → ${upstream} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${dashboardLink(gateway)}`,
   };
 }
 

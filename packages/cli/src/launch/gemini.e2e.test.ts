@@ -77,6 +77,11 @@ async function workspace() {
   return { root, home, project, state, maskingSettings };
 }
 
+/** The line of the exit summary with the run's figures. */
+function summaryOf(stderr: string): string | undefined {
+  return stderr.split('\n').find((line) => line.startsWith('toolmask: this run: '));
+}
+
 function contentsOf(body: unknown): Content[] {
   return ((body as { contents?: Content[] })?.contents ?? []) as Content[];
 }
@@ -259,11 +264,27 @@ describe('toolmask gemini with the real gemini binary', () => {
     const result = await done;
     expect(result.code, result.stderr).toBe(0);
     await checkSession(upstream, result.stdout);
-    // The person's settings file is as it was (comment included); no overlay is left.
+    // The person's settings file is as it was (comment included); of the overlay, only the link
+    // that keeps the paths gemini printed valid is left (issue 24, item 2).
     expect(await fs.readFile(path.join(paths.home, '.gemini', 'settings.json'), 'utf8')).toContain(
       '// a comment the launcher must keep',
     );
-    expect(await fs.readdir(path.join(paths.state, 'launch'))).toEqual([]);
+    const views = await fs.readdir(path.join(paths.state, 'launch'));
+    expect(views).toHaveLength(1);
+    const view = path.join(paths.state, 'launch', views[0]!, '.gemini');
+    expect(await fs.realpath(view)).toBe(await fs.realpath(path.join(paths.home, '.gemini')));
+    // When gemini exits, the run's figures (issue 24): all its requests, what was masked.
+    const summary = summaryOf(result.stderr);
+    expect(summary).toMatch(
+      new RegExp(
+        `^toolmask: this run: ${SHELL_STEPS + 2} requests, [1-9]\\d* outputs masked, ~[1-9][\\d,]* tokens kept out \\(estimated\\), cache hits \\d+% of [\\d,]+ prompt tokens \\(provider's count\\)$`,
+      ),
+    );
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+      "toolmask: dashboard: this run's gateway stopped with it; `toolmask gateway --state-dir " +
+        paths.state +
+        '` shows its sessions',
+    );
   }, 180_000);
 
   // gemini 0.61.0 reads an extra settings layer only from root-owned files: a normal user's
@@ -357,7 +378,12 @@ describe('toolmask gemini with the real gemini binary', () => {
     const result = await done;
     expect(restarted).toBe(true);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`through the gateway at ${gatewayUrl}`);
+    // The banner names the upstream, as qwen's does (issue 24, item 3).
+    expect(result.stderr).toContain(`→ ${upstreamUrl} through the gateway at ${gatewayUrl}`);
     await checkSession(upstream, result.stdout);
+    // The figures count from the restart, and say so; the dashboard is the standalone gateway's.
+    expect(summaryOf(result.stderr)).toMatch(/^toolmask: this run: \d+ requests/);
+    expect(result.stderr).toContain('the gateway restarted during the run');
+    expect(result.stderr).toContain(`toolmask: dashboard ${gatewayUrl}/?token=`);
   }, 180_000);
 });

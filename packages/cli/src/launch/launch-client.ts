@@ -16,8 +16,17 @@
  * and the shared files are appended whole lines at a time (usage days, the log).
  *
  * Signals: Ctrl-C reaches the client directly (it shares the terminal's process group), which
- * decides what it means (gemini cancels a request, then exits); the launcher ignores it meanwhile.
- * SIGTERM and SIGHUP sent to the launcher alone are passed on to the client.
+ * decides what it means (gemini cancels a request, then exits); the launcher ignores it meanwhile,
+ * and until it has cleaned up and printed the run's summary (a second Ctrl-C pressed to quit the
+ * client must not cut that short). SIGTERM and SIGHUP sent to the launcher alone are passed on to
+ * the client while it runs.
+ *
+ * When the client exits, however it exits, the launcher prints the run's figures (requests,
+ * outputs masked, tokens kept out, cache hits; usage-summary.ts), which also brings the
+ * dashboard's address back into view after a full-screen UI. A private gateway carried this run
+ * alone: its totals are the run's. A reused standalone gateway may carry other clients too: the
+ * run's figures are those of its session header, and what else the gateway carried meanwhile is
+ * said, not counted.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -32,8 +41,11 @@ import {
   type UpstreamUrls,
 } from '@toolmask/gateway';
 import { ensurePrivateDirectory } from '@toolmask/core/storage';
-import type { GatewayAccess } from './gateway-access.js';
+import { createPalette } from '../render/color.js';
+import { dashboardLink, type GatewayAccess } from './gateway-access.js';
+import { servesUpstreams, type LaunchClientName } from './gateway-reuse.js';
 import type { Environment } from './gemini-launch.js';
+import { fetchUsageSummary, runSummaryLines, type UsageSummary } from './usage-summary.js';
 
 export interface ClientSetup {
   env: Environment;
@@ -41,13 +53,15 @@ export interface ClientSetup {
   args?: readonly string[];
   /** One line for the person before the client starts. */
   summary: string;
+  /** More lines for the person before the client starts (notes on the client's settings). */
+  notes?: readonly string[];
   /** Undoes what the setup made for this run (overlays); returns warnings. */
   cleanup(): Promise<string[]>;
 }
 
 export interface LaunchOptions {
   /** The client's command name, for messages: `gemini`, `qwen`. */
-  client: string;
+  client: LaunchClientName;
   /** The executable to run (a path, or a name found on PATH). */
   bin: string;
   args: readonly string[];
@@ -60,8 +74,12 @@ export interface LaunchOptions {
   setup(gateway: GatewayAccess, sessionId: string): Promise<ClientSetup>;
   /** Messages for the person (stderr). */
   say(line: string): void;
-  /** Extra gateway options (tests: settings, thresholds). */
+  /** The masking settings file a gateway this run starts reads. */
   gatewaySettingsFile?: string;
+  /** Colours in what is said (stderr is a terminal, NO_COLOR unset). @default false */
+  color?: boolean;
+  /** The state folder as the person named it, for the hint after a private gateway's run. */
+  stateDirOption?: string;
 }
 
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
@@ -74,7 +92,7 @@ async function ensureGateway(
   options: LaunchOptions,
 ): Promise<GatewayAccess & { running?: RunningGateway }> {
   const existing = await findRunningGateway(options.stateDir);
-  if (existing && servesUpstreams(existing.upstreams ?? {}, options.upstreams)) {
+  if (existing && servesUpstreams(options.client, existing.upstreams ?? {}, options.upstreams)) {
     // The gateway of this state folder keeps its secret there (0600): the person can read it.
     return { url: existing.url, accessSecret: await loadAccessSecret(options.stateDir) };
   }
@@ -97,24 +115,130 @@ async function ensureGateway(
   return { url: running.url, accessSecret: running.gateway.accessSecret, running };
 }
 
-/** Whether a gateway started with `has` sends requests where `wanted` says. */
-function servesUpstreams(has: Partial<UpstreamUrls>, wanted: Partial<UpstreamUrls>): boolean {
-  return Object.entries(wanted).every(
-    ([key, value]) => JSON.stringify(has[key as keyof UpstreamUrls]) === JSON.stringify(value),
-  );
-}
-
 /** Runs the client through the gateway; resolves to the exit code to exit with. */
 export async function launchClient(options: LaunchOptions): Promise<number> {
   const gateway = await ensureGateway(options);
+  const sessionId = randomUUID();
+  // A standalone gateway's totals before the run: what else it carries meanwhile is not this run's.
+  const before = gateway.running ? undefined : await fetchUsageSummary(gateway);
   let setup: ClientSetup | undefined;
+  const signals = new SignalGuard();
+  let ran = false;
   try {
-    setup = await options.setup(gateway, randomUUID());
+    setup = await options.setup(gateway, sessionId);
     options.say(setup.summary);
-    return await runChild(options, setup.env, setup.args ?? options.args);
+    for (const note of setup.notes ?? []) options.say(note);
+    signals.hold();
+    ran = true;
+    return await runChild(options, setup.env, setup.args ?? options.args, signals);
   } finally {
-    for (const warning of (await setup?.cleanup()) ?? []) options.say(`toolmask: ${warning}`);
-    await gateway.running?.close();
+    signals.childGone();
+    try {
+      const after = ran ? await runFigures(gateway, sessionId) : undefined;
+      for (const warning of (await setup?.cleanup()) ?? []) options.say(`toolmask: ${warning}`);
+      await gateway.running?.close();
+      if (ran) sayRunSummary(options, gateway, before?.ok ? before.summary : undefined, after);
+    } finally {
+      signals.release();
+    }
+  }
+}
+
+/**
+ * The run's figures, once the private gateway has recorded the client's last requests (a record
+ * lands as the answer ends, which may be just after the client saw it); bounded, never throws.
+ */
+async function runFigures(
+  gateway: GatewayAccess & { running?: RunningGateway },
+  sessionId: string,
+): Promise<Awaited<ReturnType<typeof fetchUsageSummary>>> {
+  const running = gateway.running?.gateway;
+  for (let waited = 0; running && running.inFlight > 0 && waited < 1_000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return fetchUsageSummary(gateway, sessionId);
+}
+
+function sayRunSummary(
+  options: LaunchOptions,
+  gateway: GatewayAccess & { running?: RunningGateway },
+  before: UsageSummary | undefined,
+  after: Awaited<ReturnType<typeof fetchUsageSummary>> | undefined,
+): void {
+  const palette = createPalette(options.color === true);
+  const say = (line: string) => options.say(`${palette.dim('toolmask:')} ${line}`);
+  if (!after?.ok) {
+    say(`no figures for this run: ${after?.reason ?? 'the gateway was not asked'}`);
+  } else {
+    const privateGateway = gateway.running !== undefined;
+    for (const line of runSummaryLines(
+      {
+        ...(before ? { before } : {}),
+        // A private gateway carried this run alone: all its figures are the run's.
+        after: privateGateway
+          ? { ...after.summary, session: after.summary.gateway }
+          : after.summary,
+        privateGateway,
+      },
+      palette,
+    )) {
+      say(line);
+    }
+  }
+  if (gateway.running) {
+    // Its address died with it; the figures stay in the state folder for a standalone gateway.
+    const stateDir = options.stateDirOption ? ` --state-dir ${options.stateDirOption}` : '';
+    say(
+      `dashboard: this run's gateway stopped with it; \`toolmask gateway${stateDir}\` shows its sessions`,
+    );
+  } else {
+    say(`dashboard ${dashboardLink(gateway)}`);
+  }
+}
+
+const RELEASE_DELAY_MS = 2_000;
+
+/**
+ * The launcher's signal handling while a client runs and until the launcher is done: Ctrl-C is
+ * the client's (ignored here), SIGTERM and SIGHUP are passed on to a client still running.
+ */
+class SignalGuard {
+  private child: { kill(signal: NodeJS.Signals): unknown } | undefined;
+  private held = false;
+  private readonly ignore = () => undefined;
+  private readonly onTerm = () => this.child?.kill('SIGTERM');
+  private readonly onHup = () => this.child?.kill('SIGHUP');
+
+  hold(): void {
+    if (this.held) return;
+    this.held = true;
+    process.on('SIGINT', this.ignore);
+    process.on('SIGTERM', this.onTerm);
+    process.on('SIGHUP', this.onHup);
+  }
+
+  /** The client to pass SIGTERM and SIGHUP on to. */
+  passTo(child: { kill(signal: NodeJS.Signals): unknown }): void {
+    this.child = child;
+  }
+
+  childGone(): void {
+    this.child = undefined;
+  }
+
+  /**
+   * Stops holding, a little later: the launcher is about to exit once it returns, and a Ctrl-C
+   * pressed once more in between must not turn the client's exit code into a death by SIGINT. The
+   * timer does not keep the process alive.
+   */
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    setTimeout(() => {
+      process.off('SIGINT', this.ignore);
+      process.off('SIGTERM', this.onTerm);
+      process.off('SIGHUP', this.onHup);
+    }, RELEASE_DELAY_MS).unref();
   }
 }
 
@@ -122,6 +246,7 @@ function runChild(
   options: LaunchOptions,
   env: Environment,
   args: readonly string[],
+  signals: SignalGuard,
 ): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(options.bin, [...args], {
@@ -129,17 +254,9 @@ function runChild(
       env: env as NodeJS.ProcessEnv,
       cwd: options.cwd,
     });
-    const ignore = () => undefined;
-    const passOn = (signal: NodeJS.Signals) => () => child.kill(signal);
-    const onTerm = passOn('SIGTERM');
-    const onHup = passOn('SIGHUP');
-    process.on('SIGINT', ignore);
-    process.on('SIGTERM', onTerm);
-    process.on('SIGHUP', onHup);
+    signals.passTo(child);
     const done = (code: number) => {
-      process.off('SIGINT', ignore);
-      process.off('SIGTERM', onTerm);
-      process.off('SIGHUP', onHup);
+      signals.childGone();
       resolve(code);
     };
     child.on('error', (error: NodeJS.ErrnoException) => {

@@ -1,7 +1,8 @@
 /**
  * What a launcher keeps in `<state>/launch/` while its client runs: a gemini home overlay
- * (`gemini-<pid>-<hex>/`, gemini-home-overlay.ts) or a qwen settings layer
- * (`qwen-<pid>-<hex>.json`, a copy of the machine's qwen settings, which may hold an API key). A
+ * (`gemini-<pid>-<hex>/`, gemini-home-overlay.ts), a qwen settings layer
+ * (`qwen-<pid>-<hex>.json`, a copy of the machine's qwen settings, which may hold an API key) or
+ * claude's settings layer and MCP file (`claude-<pid>-<hex>/`, claude-launch.ts). A
  * launcher that is killed cannot remove its own, so each launch sweeps those whose launcher is
  * gone. The launcher's pid is in the name: it is known before anything inside is written, and a
  * name cannot be torn by a kill (a file's content can).
@@ -11,9 +12,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isProcessAlive } from '@toolmask/core/utils';
 
-export type LaunchKind = 'gemini' | 'qwen';
+export type LaunchKind = 'gemini' | 'qwen' | 'claude';
 
-const SUFFIX: Record<LaunchKind, string> = { gemini: '', qwen: '.json' };
+const SUFFIX: Record<LaunchKind, string> = { gemini: '', qwen: '.json', claude: '' };
 
 /** A fresh name for this process's entry of that kind. */
 export function launchEntryName(kind: LaunchKind): string {
@@ -47,5 +48,12 @@ export async function abandonedEntries(launchDir: string, kind: LaunchKind): Pro
 export async function sweepQwenLayers(launchDir: string): Promise<void> {
   for (const layer of await abandonedEntries(launchDir, 'qwen')) {
     await fs.rm(layer, { force: true }).catch(() => undefined);
+  }
+}
+
+/** Removes the claude folders of launchers that were killed. Never throws. */
+export async function sweepClaudeFolders(launchDir: string): Promise<void> {
+  for (const folder of await abandonedEntries(launchDir, 'claude')) {
+    await fs.rm(folder, { recursive: true, force: true }).catch(() => undefined);
   }
 }

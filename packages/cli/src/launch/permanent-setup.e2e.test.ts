@@ -97,5 +97,11 @@ describe('toolmask setup gemini with the real gemini binary', () => {
     expect(
       JSON.parse(await fs.readFile(path.join(home, '.gemini', 'settings.json'), 'utf8')),
     ).toEqual({ privacy: { usageStatisticsEnabled: false }, general: { maxAttempts: 1 } });
+    // Nothing of setup's left behind (issue 24): its backups went with the undo.
+    expect(
+      (await fs.readdir(path.join(home, '.gemini'))).filter((name) =>
+        name.endsWith('.toolmask-backup'),
+      ),
+    ).toEqual([]);
   }, 120_000);
 });

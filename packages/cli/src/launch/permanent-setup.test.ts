@@ -87,6 +87,8 @@ describe('toolmask setup', () => {
       ORIGINAL.replace('"GitHub"', '"Dracula"'),
     );
     expect(await fs.readFile(path.join(clientDir, '.env'), 'utf8')).toBe('GEMINI_API_KEY=abc\n');
+    // No backup left behind, whichever way each file was put back.
+    expect((await fs.readdir(clientDir)).sort()).toEqual(['.env', 'settings.json']);
     await expect(undoSetup({ client: 'gemini', stateDir })).rejects.toThrow(/nothing to undo/);
   });
 
@@ -414,8 +416,43 @@ describe('toolmask setup', () => {
       expect(env.toString('latin1')).toContain('GEMINI_API_KEY=abc');
       expect(env.toString('latin1')).toContain('MINE=1');
       expect(env.toString('latin1')).not.toContain('127.0.0.1');
-      // The backup stays: the only copy of the file as it was.
-      expect((await fs.readFile(`${envFile}.toolmask-backup`)).equals(ENV)).toBe(true);
+      // Its values are back: the backup setup made is not needed any more, and goes (issue 24).
+      await expect(fs.stat(`${envFile}.toolmask-backup`)).rejects.toThrow(/ENOENT/);
+      expect(report.lines).toContain(
+        `${envFile}.toolmask-backup: removed (the file as it was before setup; its values are back)`,
+      );
+      expect((await fs.readdir(path.dirname(envFile))).sort()).toEqual(['.env', 'settings.json']);
+    });
+
+    it('a value the person changed since: left as it is, its value from before setup said, the backup gone', async () => {
+      const { stateDir, settingsFile } = await setUp();
+      // As gemini rewrites its settings: the file is no longer what setup wrote.
+      const settings = JSON.parse(await fs.readFile(settingsFile, 'utf8')) as {
+        security: { auth: { selectedType: string } };
+      };
+      settings.security.auth.selectedType = 'vertex-ai';
+      await fs.writeFile(settingsFile, JSON.stringify(settings, null, 2));
+      const report = await undoSetup({ client: 'gemini', stateDir });
+      expect(report.lines).toContain(
+        `${settingsFile}: security.auth.selectedType changed since setup; left as it is (before setup: (unset))`,
+      );
+      expect(JSON.parse(await fs.readFile(settingsFile, 'utf8'))).toEqual({
+        mcpServers: { other: { command: 'other-server' } },
+        ui: { theme: 'GitHub' },
+        security: { auth: { selectedType: 'vertex-ai' } },
+      });
+      await expect(fs.stat(`${settingsFile}.toolmask-backup`)).rejects.toThrow(/ENOENT/);
+    });
+
+    it('a backup the person replaced since is not removed, and it says so', async () => {
+      const { stateDir, envFile } = await setUp();
+      await fs.appendFile(envFile, 'MINE=1\n');
+      await fs.writeFile(`${envFile}.toolmask-backup`, 'my own notes\n');
+      const report = await undoSetup({ client: 'gemini', stateDir });
+      expect(await fs.readFile(`${envFile}.toolmask-backup`, 'utf8')).toBe('my own notes\n');
+      expect(report.lines).toContain(
+        `${envFile}.toolmask-backup: kept, it is not the file as this setup found it; remove it when you no longer need it`,
+      );
     });
   });
 });

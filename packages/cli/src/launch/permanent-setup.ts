@@ -7,8 +7,10 @@
  * before the first change). What it set, and what was there before, is recorded in the state
  * folder, with a digest of each file before and after: `--undo` puts a file that is still exactly
  * as setup left it back byte for byte, and in a file edited since puts back exactly those values
- * and leaves every other later edit alone. The files are read and written as `setup-files.ts`
- * says: regular files only, never through a link.
+ * and leaves every other later edit alone. Either way `--undo` then removes the backup it made
+ * (found by its digest), which nothing needs once the file is put back: a value the person changed
+ * since is left as it is, and the line that says so carries the value from before setup. The files
+ * are read and written as `setup-files.ts` says: regular files only, never through a link.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -199,6 +201,11 @@ export async function applySetup(options: {
   stateDir: string;
   /** The environment the client will run in (gemini: tells its auth type). @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * What the caller found at `gatewayUrl` (the command checks that a gateway answers there), in
+   * place of the generic advice to keep one running there.
+   */
+  gatewayLines?: readonly string[];
 }): Promise<SetupReport> {
   const { client, clientDir, gatewayUrl, stateDir } = options;
   if ((await readIfExists(recordFile(stateDir, client))) !== undefined) {
@@ -301,7 +308,9 @@ export async function applySetup(options: {
   for (const backup of backups) lines.push(`backup: ${backup}`);
   lines.push(...plan.notes);
   lines.push(
-    `Now keep a gateway running at ${gatewayUrl} (\`toolmask gateway\`; docs/gateway.md shows a systemd user service).`,
+    ...(options.gatewayLines ?? [
+      `Now keep a gateway running at ${gatewayUrl} (\`toolmask gateway\`; docs/gateway.md shows a systemd user service).`,
+    ]),
     `Its dashboard, for you: ${dashboardLink(gateway)} (the read-back tool's settings carry the same secret).`,
     `${client === 'gemini' ? 'gemini' : 'qwen'} reads ${envFile} only where it finds no other .env first (docs/gateway.md).`,
   );
@@ -351,6 +360,36 @@ async function putBackExactly(
   return true;
 }
 
+/**
+ * After `file` had its values put back one by one: its backup goes when it still holds the file as
+ * setup found it (the record's digest), so nothing is lost; anything else at that path (an older
+ * backup, a file the person put there, a record from before digests) is kept, and said.
+ */
+async function removeSpentBackup(
+  file: string,
+  digests: FileDigests | undefined,
+  lines: string[],
+): Promise<void> {
+  const backup = `${file}${BACKUP_SUFFIX}`;
+  let copy: SetupFile | undefined;
+  try {
+    copy = await readSetupFile(backup);
+  } catch {
+    // A link or a FIFO there: not ours to remove (and not followed).
+    lines.push(`${backup}: kept, it is not the backup this setup made`);
+    return;
+  }
+  if (copy === undefined) return;
+  if (digests?.before !== undefined && digest(copy.bytes) === digests.before) {
+    await fs.rm(backup, { force: true });
+    lines.push(`${backup}: removed (the file as it was before setup; its values are back)`);
+    return;
+  }
+  lines.push(
+    `${backup}: kept, it is not the file as this setup found it; remove it when you no longer need it`,
+  );
+}
+
 export async function undoSetup(options: {
   client: SetupClient;
   stateDir: string;
@@ -376,7 +415,7 @@ export async function undoSetup(options: {
       // A value the person changed since is theirs now: left alone.
       if (!sameJson(valueAt(settings, change.path), change.after)) {
         lines.push(
-          `${record.settingsFile}: ${change.path.join('.')} changed since setup; left as it is`,
+          `${record.settingsFile}: ${change.path.join('.')} changed since setup; left as it is (before setup: ${describe(change.before)})`,
         );
         continue;
       }
@@ -399,6 +438,7 @@ export async function undoSetup(options: {
     } else {
       await writeSetupFile(record.settingsFile, text, settingsNow.mode);
     }
+    await removeSpentBackup(record.settingsFile, record.digests?.settings, lines);
   }
   if (
     envNow !== undefined &&
@@ -409,7 +449,9 @@ export async function undoSetup(options: {
     let env = envText;
     for (const change of record.env) {
       if (current[change.name] !== change.after) {
-        lines.push(`${record.envFile}: ${change.name} changed since setup; left as it is`);
+        lines.push(
+          `${record.envFile}: ${change.name} changed since setup; left as it is (before setup: ${change.before ?? '(unset)'})`,
+        );
         continue;
       }
       env = setEnvLine(env, change.name, change.before);
@@ -420,6 +462,7 @@ export async function undoSetup(options: {
       : !record.env.some((change) => change.before !== undefined);
     if (created && env === '') await fs.rm(record.envFile, { force: true });
     else await writeSetupFile(record.envFile, env, envNow.mode);
+    await removeSpentBackup(record.envFile, record.digests?.env, lines);
   }
   if (record.experimentsFile) await fs.rm(record.experimentsFile, { force: true });
   await fs.rm(file, { force: true });

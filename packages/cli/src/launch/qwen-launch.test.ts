@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { deadPid } from '@toolmask/test-support/dead-pid';
-import { planQwenLaunch, prepareQwenLaunch } from './qwen-launch.js';
+import { planQwenLaunch, prepareQwenLaunch, truncationNote } from './qwen-launch.js';
 
 const cleanups = cleanUpAfterEach();
 const GATEWAY = 'http://127.0.0.1:4321';
@@ -120,5 +120,41 @@ describe('qwen layers left behind', () => {
     expect((await fs.stat(own)).isFile()).toBe(true);
     await launch.cleanup();
     await expect(fs.stat(own)).rejects.toThrow();
+  });
+});
+
+describe("the note on qwen's own truncation (issue 24, item 6)", () => {
+  it.each([
+    ['the defaults', undefined, /about 25,000-30,000 characters by default/],
+    [
+      'a threshold of its own',
+      { tools: { truncateToolOutputThreshold: 40_000 } },
+      /40,000 characters, your setting/,
+    ],
+    ['truncation off (0)', { tools: { truncateToolOutputThreshold: 0 } }, undefined],
+    ['truncation off (-1)', { tools: { truncateToolOutputThreshold: -1 } }, undefined],
+    ['lines off', { tools: { truncateToolOutputLines: 0 } }, undefined],
+  ])('%s', async (_name, settings, expected) => {
+    const paths = await folders({ ...(settings ?? {}) });
+    const env = { ...paths.env, OPENAI_BASE_URL: 'https://example.test/v1' };
+    const plan = await planQwenLaunch(env, paths.project, []);
+    const note = truncationNote(plan, env);
+    if (expected === undefined) {
+      expect(note).toBeUndefined();
+      return;
+    }
+    expect(note).toMatch(expected);
+    expect(note).toContain('tools.truncateToolOutputThreshold');
+    expect(note).toContain(path.join(paths.home, '.qwen', 'settings.json'));
+    // Said once, among the launch's notes.
+    const launch = await prepareQwenLaunch({
+      env,
+      gateway: { url: GATEWAY, accessSecret: 'a'.repeat(64) },
+      stateDir: paths.stateDir,
+      sessionId: 's',
+      plan,
+    });
+    cleanups.push(async () => void (await launch.cleanup()));
+    expect(launch.notes).toEqual([note]);
   });
 });

@@ -30,7 +30,7 @@ import type { Environment } from './gemini-launch.js';
 import { readSettingsObject, valueAt } from './jsonc-settings.js';
 import { launchEntryName, sweepQwenLayers } from './launch-leftovers.js';
 import { flagValue, withFlagValue } from './qwen-args.js';
-import { dashboardLink, mcpServerEntry, type GatewayAccess } from './gateway-access.js';
+import { dashboardLink, mcpServerEntry, shownUrl, type GatewayAccess } from './gateway-access.js';
 import { LaunchError } from './launch-error.js';
 
 const DEFAULT_SYSTEM_SETTINGS = '/etc/qwen-code/settings.json';
@@ -54,11 +54,16 @@ interface QwenLayers {
   systemFile: string;
 }
 
+/** qwen's user settings file: `$QWEN_HOME/settings.json`, else `~/.qwen/settings.json`. */
+export function qwenUserSettingsPath(env: Environment): string {
+  return env['QWEN_HOME']
+    ? path.join(env['QWEN_HOME'], 'settings.json')
+    : path.join(env['HOME'] || os.homedir(), '.qwen', 'settings.json');
+}
+
 async function readLayers(env: Environment, cwd: string): Promise<QwenLayers> {
   const home = env['HOME'] || os.homedir();
-  const userFile = env['QWEN_HOME']
-    ? path.join(env['QWEN_HOME'], 'settings.json')
-    : path.join(home, '.qwen', 'settings.json');
+  const userFile = qwenUserSettingsPath(env);
   const systemFile = env['QWEN_CODE_SYSTEM_SETTINGS_PATH'] || DEFAULT_SYSTEM_SETTINGS;
   // qwen skips the workspace file when the working folder is the home folder.
   const workspaceFile =
@@ -167,7 +172,27 @@ export interface QwenLaunch {
   /** qwen's arguments, with a base URL given there replaced by the gateway route. */
   args: string[];
   summary: string;
+  /** Lines for the person about their qwen settings (truncationNote). */
+  notes: string[];
   cleanup(): Promise<string[]>;
+}
+
+/**
+ * One line when qwen's own truncation at ingest is on (its default): qwen cuts every long output
+ * to a preview before it is sent (`tools.truncateToolOutputThreshold`, or
+ * `tools.truncateToolOutputLines`; either at 0 or below turns it off), so toolmask only ever sees
+ * previews and saves little. Said, not changed: the person may want it (docs/gateway.md).
+ */
+export function truncationNote(plan: QwenPlan, env: Environment): string | undefined {
+  const threshold = effective(plan.layers, ['tools', 'truncateToolOutputThreshold']);
+  const lines = effective(plan.layers, ['tools', 'truncateToolOutputLines']);
+  const off = (value: unknown) => typeof value === 'number' && value <= 0;
+  if (off(threshold) || off(lines)) return undefined;
+  const size =
+    typeof threshold === 'number'
+      ? `${threshold.toLocaleString('en-US')} characters, your setting`
+      : 'about 25,000-30,000 characters by default';
+  return `toolmask: note: qwen cuts each long tool output to a short preview itself (tools.truncateToolOutputThreshold: ${size}), so masking has little left to save; to keep outputs whole until toolmask masks them (read back on demand), set "tools": { "truncateToolOutputThreshold": 0 } in ${qwenUserSettingsPath(env)} (docs/gateway.md)`;
 }
 
 export async function prepareQwenLaunch(options: {
@@ -249,7 +274,8 @@ export async function prepareQwenLaunch(options: {
     // `--openai-base-url` wins over OPENAI_BASE_URL in qwen: left as given, it would bypass the
     // gateway. Its value is the upstream (planQwenLaunch); qwen gets the gateway route instead.
     args: withFlagValue(plan.args, 'openai-base-url', `${route}/v1`),
-    summary: `toolmask: qwen → ${plan.upstreams.openai ?? `${plan.routes.size} model provider(s)`} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${dashboardLink(gateway)}`,
+    summary: `toolmask: qwen → ${plan.upstreams.openai ? shownUrl(plan.upstreams.openai) : `${plan.routes.size} model provider(s)`} through the gateway at ${gatewayUrl}; read-back over MCP; dashboard ${dashboardLink(gateway)}`,
+    notes: [truncationNote(plan, env)].filter((note): note is string => note !== undefined),
     async cleanup() {
       await fs.rm(file, { force: true });
       return [];

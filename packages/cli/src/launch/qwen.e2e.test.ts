@@ -224,6 +224,15 @@ describe('toolmask qwen with the real qwen binary', () => {
     expect(
       JSON.parse(await fs.readFile(path.join(home, '.qwen', 'settings.json'), 'utf8')),
     ).not.toHaveProperty('mcpServers');
+    // Said once at launch: qwen's own truncation is on (its default) (issue 24, item 6).
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines.filter((line) => line.startsWith('toolmask: note: qwen cuts'))).toHaveLength(1);
+    // When qwen exits, the run's figures and where its sessions are (issue 24, items 7 and the
+    // summary): after everything qwen printed.
+    expect(lines.at(-2)).toMatch(
+      /^toolmask: this run: \d+ requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
+    );
+    expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
   }, 180_000);
 
   // qwen takes --openai-base-url over OPENAI_BASE_URL: a flag left as given would skip the gateway.

@@ -13,8 +13,12 @@ export interface OffloadedOutputEntry {
   session: string;
   file: string;
   name: string;
+  /** Empty for a file toolmask did not write. */
   tool: string;
+  /** Empty for a file toolmask did not write. */
   callId: string;
+  /** Named by toolmask (core's layout); false: another writer's file (gemini-cli's). */
+  byToolmask: boolean;
   bytes: number;
   modifiedMs: number;
 }
@@ -43,13 +47,14 @@ async function outputsIn(directory: string, session: string): Promise<OffloadedO
     } catch {
       continue; // removed between readdir and lstat (gc, another process)
     }
-    const parsed = parseOutputFileName(entry.name) ?? { tool: '', callId: '' };
+    const parsed = parseOutputFileName(entry.name);
     outputs.push({
       session,
       file,
       name: entry.name,
-      tool: parsed.tool,
-      callId: parsed.callId,
+      tool: parsed?.tool ?? '',
+      callId: parsed?.callId ?? '',
+      byToolmask: parsed !== undefined,
       bytes: stats.size,
       modifiedMs: stats.mtimeMs,
     });

@@ -1,10 +1,21 @@
 /** Declares `toolmask gateway` (options, help, examples) and hands over to `runGateway`. */
 import { Command } from 'commander';
 import type { CliIo } from '../../cli-io.js';
-import { parseNonNegativeInteger, parsePositiveInteger } from '../../option-parsers.js';
+import { integerInRange } from '../../option-parsers.js';
 import { withListenOptions } from '../listen-options.js';
 import { DEFAULT_PORT } from '@toolmask/gateway/defaults';
 import type { GatewayCommandOptions } from './run-gateway.js';
+
+// Bounds that keep each value meaningful once multiplied out: a body is held whole in memory, and
+// Node's largest buffer is 4 GiB; a budget past 1 TiB is no bound on any machine this runs on;
+// more than 100 years of days makes a date JavaScript cannot hold ("Invalid time value").
+const parseBodyMb = integerInRange(1, 4096, 'a number of MiB from 1 to 4096');
+const parseInFlightMb = integerInRange(1, 1_048_576, 'a number of MiB from 1 to 1048576');
+const parseRetentionDays = integerInRange(
+  0,
+  36_500,
+  'a number of days from 0 (keep everything) to 36500',
+);
 
 const EXAMPLES = `
 Examples:
@@ -19,7 +30,8 @@ OPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1. Read-back over MCP: http://127.
 Dashboard: http://127.0.0.1:8787/ (with --auth-token, open it once as /?token=<token>);
 Prometheus metrics: /metrics. docs/dashboard.md
 Or let \`toolmask gemini\` / \`toolmask qwen\` do all of that for one run.
-Exit codes: 0 stopped by SIGINT/SIGTERM, 1 failure, 2 bad usage (a port in use included).`;
+Exit codes: 0 stopped by SIGINT/SIGTERM, 1 failure (a gateway already running for the state
+folder included), 2 bad usage (a port in use included).`;
 
 export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const command = new Command('gateway').description(
@@ -43,6 +55,10 @@ export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => v
       'OpenAI-compatible upstream, e.g. https://host/v1 (no default)',
     )
     .option(
+      '--anthropic-upstream <url>',
+      'Anthropic Messages API upstream, without /v1 (default https://api.anthropic.com)',
+    )
+    .option(
       '--state-dir <dir>',
       'decisions, usage records and offloaded outputs (default ~/.toolmask/gateway)',
     )
@@ -54,19 +70,23 @@ export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => v
       '--otlp-endpoint <url>',
       'also export metrics and events over OTLP/HTTP, e.g. http://127.0.0.1:4318',
     )
-    .option('--max-body-mb <mb>', 'largest request body accepted', parsePositiveInteger, 64)
+    .option('--max-body-mb <mb>', 'largest request body accepted', parseBodyMb, 64)
     .option(
       '--max-in-flight-mb <mb>',
       'request bodies held at once, across requests; past it a request is answered 503 with Retry-After (default --max-body-mb)',
-      parsePositiveInteger,
+      parseInFlightMb,
     )
     .option(
       '--retention-days <days>',
       'days of history kept in the state folder (usage records, decisions, offloaded outputs); 0 keeps everything',
-      parseNonNegativeInteger,
+      parseRetentionDays,
       30,
     )
     .option('--keep-client-masking', "leave gemini-cli's own masking on for Code Assist sessions")
+    .option(
+      '--allow-second',
+      'start even when a gateway already runs for this state folder (without it: exit 1, naming that one)',
+    )
     .addHelpText('after', EXAMPLES)
     .action(async (options: GatewayCommandOptions) => {
       // Loaded when run: the gateway's code costs every other command a second at start.

@@ -4,10 +4,12 @@
  * once it accepts connections, and where its dashboard is on stderr; log lines go to stderr
  * (never a header or a body).
  */
+import * as path from 'node:path';
 import { GatewayStartError, listenGateway, type UpstreamUrls } from '@toolmask/gateway';
 import { EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
+import { refuseIfRunning } from './already-running.js';
 
 export interface GatewayCommandOptions {
   host: string;
@@ -16,6 +18,7 @@ export interface GatewayCommandOptions {
   vertexUpstream?: string;
   codeAssistUpstream?: string;
   openaiUpstream?: string;
+  anthropicUpstream?: string;
   stateDir?: string;
   settings?: string;
   authToken?: string;
@@ -24,6 +27,8 @@ export interface GatewayCommandOptions {
   maxInFlightMb?: number;
   retentionDays: number;
   keepClientMasking?: boolean;
+  /** Start even when a gateway already runs for the state folder (already-running.ts). */
+  allowSecond?: boolean;
 }
 
 function checkUrl(flag: string, value: string | undefined): string | undefined {
@@ -52,18 +57,23 @@ export function upstreamsFrom(options: GatewayCommandOptions): Partial<UpstreamU
   if (vertex) upstreams.vertex = vertex;
   if (codeAssist) upstreams.codeAssist = codeAssist;
   if (openai) upstreams.openai = openai;
+  const anthropic = checkUrl('--anthropic-upstream', options.anthropicUpstream);
+  if (anthropic) upstreams.anthropic = anthropic;
   return upstreams;
 }
 
 export async function runGateway(options: GatewayCommandOptions, io: CliIo): Promise<number> {
   const authToken = options.authToken ?? io.env['TOOLMASK_GATEWAY_TOKEN'];
+  const stateDir = path.resolve(io.cwd, options.stateDir ?? defaultStateDir(io.env));
+  const upstreams = upstreamsFrom(options);
+  if (!options.allowSecond) await refuseIfRunning(stateDir, (io.now ?? Date.now)());
   let running;
   try {
     running = await listenGateway({
       host: options.host,
       port: options.port,
-      stateDir: options.stateDir ?? defaultStateDir(io.env),
-      upstreams: upstreamsFrom(options),
+      stateDir,
+      upstreams,
       ...(options.settings ? { settingsFile: options.settings } : {}),
       ...(authToken ? { authToken } : {}),
       ...(options.otlpEndpoint

@@ -8,7 +8,12 @@ import type { Command } from 'commander';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { LaunchError } from '../../launch/launch-error.js';
-import { launcherCommand, runLauncher, type LauncherOptions } from './launcher-command.js';
+import {
+  checkLaunch,
+  launcherCommand,
+  runLauncher,
+  type LauncherOptions,
+} from './launcher-command.js';
 
 const EXAMPLES = `
 Examples:
@@ -20,8 +25,10 @@ Examples:
 
 Works with the three auth types of gemini-cli: API key (GEMINI_API_KEY), Vertex AI and Login with
 Google. The gateway masks old tool outputs in every request (settings: experimental.toolOutputMasking
-in ~/.gemini/settings.json); the model reads them back with mcp_toolmask_read_tool_output.
-Exit code: gemini's own (127 when gemini is not installed).`;
+in ~/.gemini/settings.json; a mistake there stops the launch, exit 2); the model reads them back
+with mcp_toolmask_read_tool_output. When gemini exits, the run's figures are printed (requests,
+outputs masked, tokens kept out, cache hits); toolmask status shows a running gateway's.
+Exit code: gemini's own (127 when gemini is not installed, 126 when it cannot be run).`;
 
 export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return launcherCommand(
@@ -38,6 +45,8 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
         await import('../../launch/gemini-launch.js');
       try {
         // What cannot be launched is said before any gateway starts.
+        const ready = await checkLaunch('gemini', io, options, setExitCode);
+        if (!ready) return;
         const plan = await planGeminiLaunch(io.env, io.cwd);
         setExitCode(
           await runLauncher(
@@ -45,6 +54,7 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
             io,
             args,
             options,
+            ready,
             plan.upstreams,
             async (gateway, sessionId, stateDir) => {
               const launch = await prepareGeminiLaunch({

@@ -1,7 +1,9 @@
 /**
  * What `toolmask gemini` and `toolmask qwen` share: the command's shape (everything after its name
- * goes to the client as it is; `--<client>-bin`, `--state-dir`, `--masking-settings`), and the run
- * through `launchClient` (launch/launch-client.ts). Each launcher adds its own options and setup.
+ * goes to the client as it is; `--<client>-bin`, `--state-dir`, `--masking-settings`), the checks
+ * made before anything starts or is printed (the client's executable: exit 127 or 126 as a shell
+ * would; the masking settings: exit 2), and the run through `launchClient`
+ * (launch/launch-client.ts). Each launcher adds its own options and setup.
  */
 import { Command } from 'commander';
 import type { UpstreamUrls } from '@toolmask/gateway';
@@ -9,6 +11,7 @@ import type { GatewayAccess } from '../../launch/gateway-access.js';
 import type { ClientSetup } from '../../launch/launch-client.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
 import type { CliIo } from '../../cli-io.js';
+import { colorEnabled } from '../../render/color.js';
 
 export interface LauncherOptions {
   stateDir?: string;
@@ -32,11 +35,48 @@ export function launcherCommand(
     .option('--state-dir <dir>', 'the gateway state folder (default ~/.toolmask/gateway)')
     .option(
       '--masking-settings <file>',
-      'settings.json for a gateway this run starts (default ~/.gemini/settings.json)',
+      client === 'gemini'
+        ? 'settings.json whose experimental.toolOutputMasking a gateway this run starts reads (default ~/.gemini/settings.json)'
+        : "settings.json whose experimental.toolOutputMasking a gateway this run starts reads (default qwen's own ~/.qwen/settings.json; ~/.gemini/settings.json when only that one has the block)",
     )
     .allowUnknownOption()
     .passThroughOptions()
     .addHelpText('after', examples);
+}
+
+/** What the checks before a launch found: the executable and the masking settings file. */
+export interface LaunchReady {
+  bin: string;
+  maskingSettingsFile: string;
+}
+
+/**
+ * The checks made before anything starts or is printed: the client's executable (undefined after
+ * saying why it cannot be run, with the exit code set) and the masking settings (a
+ * `MaskingSettingsError`, a `LaunchError`, for a mistake; warnings said).
+ */
+export async function checkLaunch(
+  client: 'gemini' | 'qwen',
+  io: CliIo,
+  options: LauncherOptions,
+  setExitCode: (code: number) => void,
+): Promise<LaunchReady | undefined> {
+  const { findExecutable, missingExecutableMessage } =
+    await import('../../launch/find-executable.js');
+  const { checkMaskingSettings, maskingSettingsFile } =
+    await import('../../launch/masking-settings.js');
+  const given = options[`${client}Bin`];
+  const bin =
+    typeof given === 'string' ? given : (io.env[`TOOLMASK_${client.toUpperCase()}_BIN`] ?? client);
+  const lookup = await findExecutable(bin, io.env, io.cwd);
+  if (!lookup.found) {
+    io.stderr.write(`${missingExecutableMessage(client, bin, lookup)}\n`);
+    setExitCode(lookup.exitCode);
+    return undefined;
+  }
+  const file = await maskingSettingsFile(client, io.env, options.maskingSettings);
+  for (const warning of await checkMaskingSettings(file)) io.stderr.write(`toolmask: ${warning}\n`);
+  return { bin, maskingSettingsFile: file };
 }
 
 /** Runs the client through the gateway with `setup`; resolves to the exit code. */
@@ -45,22 +85,24 @@ export async function runLauncher(
   io: CliIo,
   args: readonly string[],
   options: LauncherOptions,
+  ready: LaunchReady,
   upstreams: Partial<UpstreamUrls>,
   setup: (gateway: GatewayAccess, sessionId: string, stateDir: string) => Promise<ClientSetup>,
 ): Promise<number> {
   // Loaded when run: the gateway's code costs every other command a second at start.
   const { launchClient } = await import('../../launch/launch-client.js');
   const stateDir = options.stateDir ?? defaultStateDir(io.env);
-  const bin = options[`${client}Bin`];
   return launchClient({
     client,
-    bin: typeof bin === 'string' ? bin : (io.env[`TOOLMASK_${client.toUpperCase()}_BIN`] ?? client),
+    bin: ready.bin,
     args,
     env: io.env,
     cwd: io.cwd,
     stateDir,
+    ...(options.stateDir ? { stateDirOption: options.stateDir } : {}),
     upstreams,
-    ...(options.maskingSettings ? { gatewaySettingsFile: options.maskingSettings } : {}),
+    gatewaySettingsFile: ready.maskingSettingsFile,
+    color: colorEnabled(io.stderr, io.env),
     say: (line) => io.stderr.write(`${line}\n`),
     setup: (gateway, sessionId) => setup(gateway, sessionId, stateDir),
   });

@@ -7,7 +7,12 @@ import type { Command } from 'commander';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { LaunchError } from '../../launch/launch-error.js';
-import { launcherCommand, runLauncher, type LauncherOptions } from './launcher-command.js';
+import {
+  checkLaunch,
+  launcherCommand,
+  runLauncher,
+  type LauncherOptions,
+} from './launcher-command.js';
 
 const EXAMPLES = `
 Examples:
@@ -20,7 +25,13 @@ Routes the openai auth type (--openai-base-url, OPENAI_BASE_URL, security.auth.b
 modelProviders in ~/.qwen/settings.json). Qwen OAuth cannot be routed. qwen's microcompaction is
 switched off for the run (it would clear old results for good, at moments of its own);
 --keep-microcompaction leaves it on. The model reads masked outputs
-back with mcp__toolmask__read_tool_output. Exit code: qwen's own (127 when qwen is not installed).`;
+back with mcp__toolmask__read_tool_output.
+Masking settings: experimental.toolOutputMasking in ~/.qwen/settings.json (qwen ignores the key;
+~/.gemini/settings.json is read when only that one has the block); a mistake there stops the
+launch, exit 2. qwen's own truncation (tools.truncateToolOutputThreshold) leaves masking little
+to do: the launcher says so when it is on. When qwen exits, the run's figures are printed;
+toolmask status shows a running gateway's.
+Exit code: qwen's own (127 when qwen is not installed, 126 when it cannot be run).`;
 
 export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return launcherCommand(
@@ -33,6 +44,9 @@ export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void
       async (args: string[], options: LauncherOptions & { keepMicrocompaction?: boolean }) => {
         const { planQwenLaunch, prepareQwenLaunch } = await import('../../launch/qwen-launch.js');
         try {
+          // What cannot be launched is said before any gateway starts.
+          const ready = await checkLaunch('qwen', io, options, setExitCode);
+          if (!ready) return;
           const plan = await planQwenLaunch(io.env, io.cwd, args);
           setExitCode(
             await runLauncher(
@@ -40,6 +54,7 @@ export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void
               io,
               args,
               options,
+              ready,
               plan.upstreams,
               (gateway, sessionId, stateDir) =>
                 prepareQwenLaunch({

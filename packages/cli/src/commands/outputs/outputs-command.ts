@@ -2,12 +2,14 @@
 import { Command, Option } from 'commander';
 import type { CliIo } from '../../cli-io.js';
 import { parseDuration } from '../../option-parsers.js';
-import { DEFAULT_GC_AGE, runOutputsGc } from './outputs-gc.js';
+import { DEFAULT_GC_AGE, runOutputsGc, type OutputsGcOptions } from './outputs-gc.js';
 import { runOutputsLs, type OutputsLsOptions } from './outputs-ls.js';
 import { runOutputsShow, type OutputsShowOptions } from './outputs-show.js';
 
 const PROJECT_HELP =
-  "the project folder, its gemini-cli temp dir, or a tool-outputs folder (default: the current directory's project)";
+  "the project folder, its gemini-cli temp dir, or a tool-outputs folder (default: the current directory's project, and the gateway's state folder)";
+const STATE_DIR_HELP =
+  "the gateway's state folder, where it saves the outputs it masks (default ~/.toolmask/gateway, and the current directory's project)";
 
 export function createOutputsCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const outputs = new Command('outputs')
@@ -15,8 +17,11 @@ export function createOutputsCommand(io: CliIo, setExitCode: (code: number) => v
     .addHelpText(
       'after',
       `
-Outputs live in <project temp dir>/tool-outputs/session-<id>/<tool>.<callId>.<hash>.txt,
-where the project temp dir is ~/.gemini/tmp/<project> (GEMINI_CLI_HOME moves ~/.gemini).
+Outputs live in <folder>/tool-outputs/session-<id>/<tool>.<callId>.<hash>.txt. The gateway
+(toolmask gateway, toolmask gemini, toolmask qwen) saves them in its state folder,
+~/.toolmask/gateway (TOOLMASK_HOME moves ~/.toolmask); the in-process installation in the
+project's temp dir, ~/.gemini/tmp/<project> (GEMINI_CLI_HOME moves ~/.gemini). Without
+--project or --state-dir, both are looked in, the gateway's first.
 
 Examples:
   $ toolmask outputs ls
@@ -26,9 +31,13 @@ Examples:
 
   outputs
     .command('ls')
-    .description('List offloaded outputs with tool, call id, size and age.')
+    .description(
+      'List offloaded outputs with the folder they come from, tool, call id, size and age.',
+    )
     .option('--project <dir>', PROJECT_HELP)
+    .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--session <id>', 'only this session (with or without the session- prefix)')
+    .option('--all', "also list files toolmask did not write (gemini-cli's own saved outputs)")
     .option('--json', 'print the list as JSON')
     .addHelpText(
       'after',
@@ -36,6 +45,7 @@ Examples:
 Examples:
   $ toolmask outputs ls
   $ toolmask outputs ls --session 7f3c2a10
+  $ toolmask outputs ls --state-dir ~/.toolmask/gateway
   $ toolmask outputs ls --project ./replay-outputs/toolmask --json`,
     )
     .action(async (options: OutputsLsOptions) => setExitCode(await runOutputsLs(options, io)));
@@ -45,6 +55,7 @@ Examples:
     .description('Print one full output: a file path, a call id, or a file name.')
     .argument('<file-or-id>', 'path of an output file, or a call id / file name in the project')
     .option('--project <dir>', PROJECT_HELP)
+    .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--session <id>', 'look only in this session')
     .addHelpText(
       'after',
@@ -70,6 +81,10 @@ Examples:
     )
     .option('--dry-run', 'only print what would be removed')
     .option('--project <dir>', PROJECT_HELP)
+    .option(
+      '--state-dir <dir>',
+      `${STATE_DIR_HELP}; left alone while a gateway runs for it (it removes its own)`,
+    )
     .addHelpText(
       'after',
       `
@@ -78,9 +93,7 @@ Examples:
   $ toolmask outputs gc --older-than 7d --dry-run
   $ toolmask outputs gc --project ~/work/app --older-than 12h`,
     )
-    .action(async (options: { olderThan: number; dryRun?: boolean; project?: string }) =>
-      setExitCode(await runOutputsGc(options, io)),
-    );
+    .action(async (options: OutputsGcOptions) => setExitCode(await runOutputsGc(options, io)));
 
   return outputs;
 }

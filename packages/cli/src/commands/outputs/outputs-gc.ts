@@ -1,34 +1,58 @@
 /**
  * `toolmask outputs gc`: removes session folders of offloaded outputs not used (no write, no
  * read-back) for longer than a limit, never the folder of a session that is still running.
+ *
+ * The gateway's state folder is cleaned only while no gateway runs for it: a running gateway
+ * prunes its own outputs every day (`--retention-days`) and alone knows which conversations it
+ * still holds, whose folders an outside rule could remove under it.
  */
 import { EXIT_FAILURE, EXIT_OK } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { findExpiredSessionFolders, removeSessionFolder } from '../../outputs/collect-garbage.js';
 import { formatAge, formatInteger } from '../../render/format.js';
-import { resolveProject } from './resolve-project.js';
+import { resolveSources, type OutputsSource, type SourceOptions } from './resolve-sources.js';
 
 export const DEFAULT_GC_AGE = '30d';
 
-export interface OutputsGcOptions {
-  project?: string;
+export interface OutputsGcOptions extends SourceOptions {
   /** Milliseconds (parsed from `30d` and the like). */
   olderThan: number;
   dryRun?: boolean;
 }
 
+/** The pid of the gateway running for `stateDir`, if one is. */
+async function runningGatewayPid(stateDir: string): Promise<number | undefined> {
+  // Loaded only here: the gateway's code costs every other command a second at start.
+  const { findRunningGateway } = await import('@toolmask/gateway');
+  return (await findRunningGateway(stateDir))?.pid;
+}
+
 export async function runOutputsGc(options: OutputsGcOptions, io: CliIo): Promise<number> {
-  const project = await resolveProject(options.project, io);
-  if (!project) return EXIT_OK;
+  const sources: OutputsSource[] = [];
+  for (const source of await resolveSources(options, io)) {
+    const pid = source.from === 'gateway' ? await runningGatewayPid(source.dir) : undefined;
+    if (pid === undefined) {
+      sources.push(source);
+      continue;
+    }
+    io.stderr.write(
+      `toolmask: left ${source.dir} alone: the gateway running there (pid ${pid}) removes its own old outputs (toolmask gateway --retention-days)\n`,
+    );
+  }
   const now = (io.now ?? Date.now)();
-  const expired = await findExpiredSessionFolders(project.dir, options.olderThan, now);
+  const expired = [];
+  for (const source of sources) {
+    for (const folder of await findExpiredSessionFolders(source.dir, options.olderThan, now)) {
+      expired.push({ dir: source.dir, folder });
+    }
+  }
   const verb = options.dryRun ? 'would remove' : 'removed';
   let freed = 0;
   let removed = 0;
   let failed = 0;
-  for (const folder of expired) {
+  for (const { dir, folder } of expired) {
     try {
-      if (!options.dryRun) await removeSessionFolder(project.dir, folder);
+      if (!options.dryRun) await removeSessionFolder(dir, folder);
     } catch (error) {
       failed++;
       io.stderr.write(`toolmask: could not remove ${folder.path}: ${(error as Error).message}\n`);

@@ -2,6 +2,7 @@
  * `toolmask outputs show FILE|ID`: prints one full output exactly as saved. ID is a call id or a
  * file name (or its start) in the project's outputs. Several matching files print only when they
  * hold the same text (gemini-cli may save one output more than once); otherwise they are listed.
+ * An id is looked up in the gateway's state folder and the project alike (resolve-sources.ts).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -9,10 +10,9 @@ import { isOutputOfCall } from '@toolmask/core/storage';
 import { EXIT_FAILURE, EXIT_OK } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { listOffloadedOutputs, type OffloadedOutputEntry } from '../../outputs/list-outputs.js';
-import { resolveProject } from './resolve-project.js';
+import { describeSources, resolveSources, type SourceOptions } from './resolve-sources.js';
 
-export interface OutputsShowOptions {
-  project?: string;
+export interface OutputsShowOptions extends SourceOptions {
   session?: string;
 }
 
@@ -66,14 +66,16 @@ export async function runOutputsShow(
     return EXIT_OK;
   }
 
-  const project = await resolveProject(options.project, io);
-  if (!project) return EXIT_FAILURE;
-  const found = (await listOffloadedOutputs(project.dir, { session: options.session })).filter(
-    (output) => matches(output, target),
-  );
+  const sources = await resolveSources(options, io);
+  if (sources.length === 0) return EXIT_FAILURE;
+  const found: OffloadedOutputEntry[] = [];
+  for (const source of sources) {
+    const outputs = await listOffloadedOutputs(source.dir, { session: options.session });
+    found.push(...outputs.filter((output) => matches(output, target)));
+  }
   if (found.length === 0) {
     io.stderr.write(
-      `toolmask: no offloaded output with id or file name ${target} in ${project.dir}\n`,
+      `toolmask: no offloaded output with id or file name ${target} in ${describeSources(sources)}\n`,
     );
     return EXIT_FAILURE;
   }

@@ -10,6 +10,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { listenGateway } from '@toolmask/gateway';
 import { runCliCaptured } from '../../test-data/run-cli.js';
 
 const DAY = 86_400_000;
@@ -23,10 +24,18 @@ const projectRoot = join(root, 'app');
 const tempDir = join(home, '.gemini', 'tmp', 'app');
 const outputs = join(tempDir, 'tool-outputs');
 const outside = join(root, 'outside');
-const env = { GEMINI_CLI_HOME: home };
+// The gateway's state folder: ~/.toolmask/gateway by default, here under the test's root.
+const stateDir = join(root, 'toolmask', 'gateway');
+const env = { GEMINI_CLI_HOME: home, TOOLMASK_HOME: join(root, 'toolmask') };
 
-function writeOutput(session: string, name: string, text: string, ageDays: number): string {
-  const folder = session ? join(outputs, `session-${session}`) : outputs;
+function writeOutput(
+  session: string,
+  name: string,
+  text: string,
+  ageDays: number,
+  under = outputs,
+): string {
+  const folder = session ? join(under, `session-${session}`) : under;
   mkdirSync(folder, { recursive: true });
   const file = join(folder, name);
   writeFileSync(file, text);
@@ -68,12 +77,80 @@ describe('toolmask outputs ls', () => {
     const run = await runCliCaptured(['outputs', 'ls'], { cwd: projectRoot, env, now: NOW });
     expect(run.code).toBe(0);
     const lines = run.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^SESSION\s+TOOL\s+CALL ID\s+SIZE \(BYTES\)\s+AGE\s+FILE$/);
-    // A name toolmask did not write (gemini-cli's own masking): no tool or call id to read.
-    expect(lines[1]).toMatch(/^-\s+\?\s+\?\s+17\s+3d\s+list_directory_call-9_abc123\.txt$/);
-    expect(run.stdout).toMatch(/new2\s+read_file\s+call-7\s+20\s+2d/);
-    expect(run.stdout).toMatch(/old1\s+run_shell_command\s+run_shell_command-1-0\s+16\s+45d/);
-    expect(lines.at(-1)).toBe(`4 outputs, 68 bytes in ${tempDir}`);
+    expect(lines[0]).toMatch(/^FROM\s+SESSION\s+TOOL\s+CALL ID\s+SIZE \(BYTES\)\s+AGE\s+FILE$/);
+    expect(run.stdout).toMatch(/project\s+new2\s+read_file\s+call-7\s+20\s+2d/);
+    expect(run.stdout).toMatch(
+      /project\s+old1\s+run_shell_command\s+run_shell_command-1-0\s+16\s+45d/,
+    );
+    // A name toolmask did not write (gemini-cli's own): counted, not listed as toolmask's.
+    expect(run.stdout).not.toContain('list_directory_call-9_abc123.txt');
+    expect(lines.at(-1)).toBe(
+      `project: 3 outputs, 51 bytes in ${tempDir} (and 1 file toolmask did not write, gemini-cli's own; --all lists them)`,
+    );
+  });
+
+  it('--all lists the files toolmask did not write too, with no tool or call id', async () => {
+    const run = await runCliCaptured(['outputs', 'ls', '--all'], {
+      cwd: projectRoot,
+      env,
+      now: NOW,
+    });
+    expect(run.stdout).toMatch(
+      /\nproject\s+-\s+-\s+-\s+17\s+3d\s+list_directory_call-9_abc123\.txt\n/,
+    );
+    expect(run.stdout.trim().split('\n').at(-1)).toBe(`project: 4 files, 68 bytes in ${tempDir}`);
+  });
+
+  it("lists the gateway's outputs from any folder, first, marked as the gateway's", async () => {
+    writeOutput(
+      'gw1',
+      'read_file.call-31.00aa00aa00aa00aa.txt',
+      'from the gateway',
+      1,
+      join(stateDir, 'tool-outputs'),
+    );
+    const inProject = await runCliCaptured(['outputs', 'ls'], {
+      cwd: projectRoot,
+      env,
+      now: NOW,
+    });
+    expect(inProject.code).toBe(0);
+    const lines = inProject.stdout.trim().split('\n');
+    expect(lines[1]).toMatch(/^gateway\s+gw1\s+read_file\s+call-31\s+16\s+1d\s+read_file\./);
+    expect(lines).toContain(`gateway: 1 output, 16 bytes in ${stateDir}`);
+    expect(lines.at(-1)).toMatch(/^project: 3 outputs, 51 bytes in /);
+
+    // Elsewhere (no project): the gateway's alone, and no complaint about the missing project.
+    const elsewhere = await runCliCaptured(['outputs', 'ls'], { cwd: root, env, now: NOW });
+    expect(elsewhere.stderr).toBe('');
+    expect(elsewhere.stdout.trim().split('\n').at(-1)).toBe(
+      `gateway: 1 output, 16 bytes in ${stateDir}`,
+    );
+    // --project alone: that project only; --state-dir alone: that gateway folder only.
+    const project = await runCliCaptured(['outputs', 'ls', '--project', projectRoot], { env });
+    expect(project.stdout).not.toContain('gateway');
+    const gateway = await runCliCaptured(['outputs', 'ls', '--state-dir', stateDir, '--json'], {
+      cwd: projectRoot,
+      env,
+    });
+    const listed = JSON.parse(gateway.stdout) as {
+      gatewayStateDir: string;
+      projectTempDir: null;
+      outputs: { from: string; callId: string }[];
+    };
+    expect(listed).toMatchObject({ gatewayStateDir: stateDir, projectTempDir: null });
+    expect(listed.outputs.map((output) => `${output.from}:${output.callId}`)).toEqual([
+      'gateway:call-31',
+    ]);
+    // And `show` finds it by call id from the project folder.
+    const shown = await runCliCaptured(['outputs', 'show', 'call-31'], { cwd: projectRoot, env });
+    expect(shown).toEqual({ code: 0, stdout: 'from the gateway', stderr: '' });
+  });
+
+  it('a --state-dir that does not exist is bad usage (exit 2)', async () => {
+    const run = await runCliCaptured(['outputs', 'ls', '--state-dir', join(root, 'nope')], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`toolmask: --state-dir ${join(root, 'nope')}: no such directory\n`);
   });
 
   it('filters by session and prints JSON', async () => {
@@ -107,10 +184,11 @@ describe('toolmask outputs ls', () => {
     expect(file.stderr).toMatch(/: not a directory\n$/);
   });
 
-  it('says so when a project has no temp dir', async () => {
+  it('says so when a project has no temp dir and the gateway has no outputs', async () => {
     const run = await runCliCaptured(['outputs', 'ls'], { cwd: join(root, 'elsewhere'), env });
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/no gemini-cli temp dir found/);
+    expect(run.stderr).toContain(`no gateway outputs in ${stateDir} either`);
   });
 });
 
@@ -227,6 +305,32 @@ describe('toolmask outputs gc', () => {
     expect(dry.stdout).toMatch(
       /would remove .*session-old1 \(1 files, 16 bytes, last used 45d ago\)/,
     );
+  });
+
+  it("cleans the gateway's folder too, but never while a gateway runs for it", async () => {
+    writeOutput(
+      'gw-old',
+      'read_file.call-41.00bb00bb00bb00bb.txt',
+      'x',
+      45,
+      join(stateDir, 'tool-outputs'),
+    );
+    // Its own retention off, so that only gc could remove the old folder.
+    const gateway = await listenGateway({ port: 0, stateDir, retentionDays: 0 });
+    try {
+      const running = await runCliCaptured(['outputs', 'gc'], { cwd: projectRoot, env, now: NOW });
+      expect(running.code).toBe(0);
+      expect(running.stderr).toBe(
+        `toolmask: left ${stateDir} alone: the gateway running there (pid ${process.pid}) removes its own old outputs (toolmask gateway --retention-days)\n`,
+      );
+      expect(running.stdout).toContain('Removed 1 session folder, freed 16 bytes.');
+      expect(existsSync(join(stateDir, 'tool-outputs', 'session-gw-old'))).toBe(true);
+    } finally {
+      await gateway.close();
+    }
+    const stopped = await runCliCaptured(['outputs', 'gc'], { cwd: projectRoot, env, now: NOW });
+    expect(stopped.stdout).toContain(`removed ${join(stateDir, 'tool-outputs', 'session-gw-old')}`);
+    expect(existsSync(join(stateDir, 'tool-outputs', 'session-gw-old'))).toBe(false);
   });
 
   it('rejects a bad duration with exit 2', async () => {

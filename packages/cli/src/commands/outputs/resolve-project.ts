@@ -26,10 +26,11 @@ async function checkProjectFolder(project: string, io: CliIo): Promise<void> {
 export async function resolveProject(
   project: string | undefined,
   io: CliIo,
+  options: { quiet?: boolean } = {},
 ): Promise<ProjectTempDir | undefined> {
   if (project !== undefined) await checkProjectFolder(project, io);
   const found = await findProjectTempDir(path.resolve(io.cwd, project ?? '.'), io.env);
-  if (!found) {
+  if (!found && !options.quiet) {
     io.stderr.write(
       `toolmask: no gemini-cli temp dir found for ${project ?? io.cwd}; ` +
         'pass --project with the project folder or its temp dir (the one holding tool-outputs/)\n',

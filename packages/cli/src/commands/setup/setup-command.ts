@@ -8,7 +8,6 @@ import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { geminiDir } from '@toolmask/core/storage';
 import type { SetupClient } from '../../launch/permanent-setup.js';
-import { DEFAULT_PORT } from '@toolmask/gateway/defaults';
 import { EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { LaunchError } from '../../launch/launch-error.js';
@@ -24,7 +23,25 @@ gemini: ~/.gemini/settings.json gets the MCP server (and the API key as the auth
 chosen and GEMINI_API_KEY is set); ~/.gemini/.env the base URLs of the gateway (API key, Vertex AI,
 Login with Google) and GEMINI_EXP (gemini's own masking off).
 qwen: ~/.qwen/settings.json gets the MCP server, a session header and microcompaction off;
-~/.qwen/.env gets OPENAI_BASE_URL. Start the gateway with --openai-upstream <your provider's URL>.`;
+~/.qwen/.env gets OPENAI_BASE_URL. Start the gateway with --openai-upstream <your provider's URL>.
+Without --gateway, setup writes the address of the gateway running for the state folder (from its
+gateway.json), else http://127.0.0.1:8787, and says whether a gateway answers there.`;
+
+/** An http:// or https:// URL, or a usage error naming the option. */
+function checkGatewayUrl(value: string | undefined): void {
+  if (value === undefined) return;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw usageError(
+      `--gateway ${JSON.stringify(value)} is not an http:// or https:// URL (e.g. http://127.0.0.1:8787)`,
+    );
+  }
+}
 
 function parseClient(value: string): SetupClient {
   if (value !== 'gemini' && value !== 'qwen')
@@ -37,7 +54,10 @@ export function createSetupCommand(io: CliIo, setExitCode: (code: number) => voi
     .description('Point your plain gemini or qwen at a gateway you keep running (or undo it).')
     .argument('<client>', 'gemini or qwen', parseClient)
     .option('--undo', 'put back what setup changed')
-    .option('--gateway <url>', 'the gateway to use', `http://127.0.0.1:${DEFAULT_PORT}`)
+    .option(
+      '--gateway <url>',
+      'the gateway to use (default: the one running for the state folder, from its gateway.json, else http://127.0.0.1:8787)',
+    )
     .option(
       '--state-dir <dir>',
       'where the record of the change is kept (default ~/.toolmask/gateway)',
@@ -46,25 +66,35 @@ export function createSetupCommand(io: CliIo, setExitCode: (code: number) => voi
     .action(
       async (
         client: SetupClient,
-        options: { undo?: boolean; gateway: string; stateDir?: string },
+        options: { undo?: boolean; gateway?: string; stateDir?: string },
       ) => {
         // Loaded when run: the gateway's code costs every other command a second at start.
         const { applySetup, undoSetup } = await import('../../launch/permanent-setup.js');
+        const { chooseGatewayAddress, describeGatewayAddress, probeGateway } =
+          await import('./gateway-address.js');
         const stateDir = options.stateDir ?? defaultStateDir(io.env);
         const clientDir =
           client === 'gemini'
             ? geminiDir(io.env)
             : io.env['QWEN_HOME'] || path.join(io.env['HOME'] || os.homedir(), '.qwen');
         try {
-          const report = options.undo
-            ? await undoSetup({ client, stateDir })
-            : await applySetup({
-                client,
-                clientDir,
-                gatewayUrl: options.gateway.replace(/\/$/, ''),
-                stateDir,
-                env: io.env,
-              });
+          if (options.undo) {
+            const report = await undoSetup({ client, stateDir });
+            for (const line of report.lines) io.stdout.write(`${line}\n`);
+            setExitCode(EXIT_OK);
+            return;
+          }
+          checkGatewayUrl(options.gateway);
+          const address = await chooseGatewayAddress(options.gateway, stateDir);
+          const probe = await probeGateway(address.url);
+          const report = await applySetup({
+            client,
+            clientDir,
+            gatewayUrl: address.url,
+            stateDir,
+            env: io.env,
+            gatewayLines: describeGatewayAddress(address, probe, stateDir, client),
+          });
           for (const line of report.lines) io.stdout.write(`${line}\n`);
           setExitCode(EXIT_OK);
         } catch (error) {

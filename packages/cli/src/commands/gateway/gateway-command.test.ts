@@ -1,0 +1,96 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { listenGateway } from '@toolmask/gateway';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../program.js';
+import { runCliCaptured } from '../../test-data/run-cli.js';
+
+let root: string | undefined;
+afterEach(async () => {
+  if (root) await fs.rm(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+async function stateFolder(): Promise<string> {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-gateway-command-'));
+  return path.join(root, 'state');
+}
+
+describe('toolmask gateway and toolmask dashboard: numeric options', () => {
+  it('a port out of range is bad usage (exit 2) with one clear line, never a stack', async () => {
+    for (const args of [
+      ['gateway', '--port', '99999'],
+      ['gateway', '--port', '65536'],
+      ['gateway', '--port', '-1'],
+      ['dashboard', '--telemetry-outfile', 'x.log', '--port', '70000'],
+    ]) {
+      const run = await runCliCaptured(args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).toContain(
+        `error: option '--port <port>' argument '${args.at(-1)}' is invalid. expected a port from 0 to 65535 (0 picks a free one).`,
+      );
+      expect(run.stderr).not.toMatch(/RangeError|\n\s+at /);
+    }
+  });
+
+  it('byte counts and days that would overflow further on are bad usage too', async () => {
+    const cases = [
+      ['--max-body-mb', '5000', 'expected a number of MiB from 1 to 4096.'],
+      ['--max-in-flight-mb', '99999999999', 'expected a number of MiB from 1 to 1048576.'],
+      // Accepted before, then "retention: could not prune usage records: Invalid time value".
+      [
+        '--retention-days',
+        '99999999999',
+        'expected a number of days from 0 (keep everything) to 36500.',
+      ],
+    ];
+    for (const [option, value, message] of cases) {
+      const run = await runCliCaptured(['gateway', option as string, value as string]);
+      expect(run.code, option).toBe(2);
+      expect(run.stderr, option).toContain(`argument '${value}' is invalid. ${message}`);
+    }
+    const gc = await runCliCaptured(['outputs', 'gc', '--older-than', '99999999999d']);
+    expect(gc.code).toBe(2);
+    expect(gc.stderr).toContain('expected a duration of at most 100 years (36500d).');
+  });
+});
+
+describe('toolmask gateway: one already running for the state folder', () => {
+  it('is named (address, pid) and the second is refused with exit 1; --allow-second starts it', async () => {
+    const stateDir = await stateFolder();
+    const first = await listenGateway({ port: 0, stateDir, retentionDays: 0 });
+    try {
+      const second = await runCliCaptured(['gateway', '--port', '0', '--state-dir', stateDir]);
+      expect(second.code).toBe(1);
+      expect(second.stdout).toBe('');
+      const secret = (await fs.readFile(path.join(stateDir, 'access-secret'), 'utf8')).trim();
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `^toolmask: a gateway is already running for ${stateDir}: ${first.url} \\(pid ${process.pid}, up \\d+s\\)\\.\\n`,
+        ),
+      );
+      expect(second.stderr).toContain(`its dashboard: ${first.url}/?token=${secret}\n`);
+      expect(second.stderr).toContain(`kill ${process.pid}\n`);
+      expect(second.stderr).toContain('--allow-second');
+
+      let stdout = '';
+      const code = await runCli(
+        ['gateway', '--port', '0', '--state-dir', stateDir, '--allow-second'],
+        {
+          stdout: { write: (text: string) => (stdout += text) },
+          stderr: { write: () => true },
+          env: {},
+          cwd: process.cwd(),
+          // Stops it as soon as it listens.
+          shutdownSignal: () => Promise.resolve('SIGTERM'),
+        },
+      );
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+      expect(stdout).not.toContain(first.url);
+    } finally {
+      await first.close();
+    }
+  });
+});

@@ -1,0 +1,89 @@
+import { promises as fs } from 'node:fs';
+import { createServer } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { listenGateway } from '@toolmask/gateway';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCliCaptured } from '../../test-data/run-cli.js';
+
+let root: string | undefined;
+afterEach(async () => {
+  if (root) await fs.rm(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+async function folders() {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-setup-command-'));
+  const home = path.join(root, 'home');
+  await fs.mkdir(path.join(home, '.gemini'), { recursive: true });
+  const stateDir = path.join(root, 'state');
+  // An API key, so that setup writes GOOGLE_GEMINI_BASE_URL too.
+  const env = { GEMINI_CLI_HOME: home, HOME: home, GEMINI_API_KEY: 'fake-key' };
+  return { envFile: path.join(home, '.gemini', '.env'), stateDir, env };
+}
+
+/** A loopback port nothing listens on (taken, then given back). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('toolmask setup: which gateway address it writes', () => {
+  it("writes the running gateway's address from its gateway.json, whatever its port, and says it answers", async () => {
+    const { envFile, stateDir, env } = await folders();
+    const gateway = await listenGateway({ port: 0, stateDir, retentionDays: 0 });
+    try {
+      const run = await runCliCaptured(['setup', 'gemini', '--state-dir', stateDir], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(await fs.readFile(envFile, 'utf8')).toContain(
+        `GOOGLE_GEMINI_BASE_URL=${gateway.url}/gemini\n`,
+      );
+      expect(run.stdout).toContain(
+        `Gateway address written: ${gateway.url} (the gateway running for ${stateDir}, pid ${process.pid}, from its gateway.json).\nA toolmask gateway answers there now.\n`,
+      );
+      expect(run.stdout).toContain(`It listens on port ${gateway.port}: start it again with`);
+      expect(run.stdout).not.toContain(':8787');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('says so when nothing answers at the address it wrote, with the command to start one there', async () => {
+    const { envFile, stateDir, env } = await folders();
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}`;
+    const run = await runCliCaptured(
+      ['setup', 'gemini', '--state-dir', stateDir, '--gateway', `${url}/`],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(await fs.readFile(envFile, 'utf8')).toContain(`CODE_ASSIST_ENDPOINT=${url}/code-assist`);
+    expect(run.stdout).toContain(`Gateway address written: ${url} (--gateway).\n`);
+    expect(run.stdout).toContain(
+      `No gateway answers there now (ECONNREFUSED): start one before you run the client, \`toolmask gateway --port ${port}\``,
+    );
+  });
+
+  it('with no gateway running and no --gateway: the default address, and why', async () => {
+    const { stateDir, env } = await folders();
+    const run = await runCliCaptured(['setup', 'qwen', '--state-dir', stateDir], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      `Gateway address written: http://127.0.0.1:8787 (the default: no gateway is running for ${stateDir}).\n`,
+    );
+  });
+
+  it('a --gateway that is not an http URL is bad usage, and nothing is written', async () => {
+    const { envFile, stateDir, env } = await folders();
+    const run = await runCliCaptured(
+      ['setup', 'gemini', '--state-dir', stateDir, '--gateway', '127.0.0.1:8787'],
+      { env },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--gateway "127.0.0.1:8787" is not an http:// or https:// URL');
+    await expect(fs.stat(envFile)).rejects.toThrow();
+  });
+});

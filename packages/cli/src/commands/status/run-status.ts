@@ -1,0 +1,78 @@
+/**
+ * `toolmask status`: the gateway running for a state folder (its `gateway.json`, trusted only when
+ * its pid is alive and `/healthz` answers with its instance id: running-gateway.ts), and its
+ * figures since it started, from `GET /api/summary` with the access secret of the folder (which
+ * the person owns). The same words as a launcher's summary at exit (launch/usage-summary.ts).
+ */
+import { findRunningGateway, loadAccessSecret, type RunningFile } from '@toolmask/gateway';
+import { failure } from '../../cli-error.js';
+import type { CliIo } from '../../cli-io.js';
+import { dashboardLink, shownUrl, type GatewayAccess } from '../../launch/gateway-access.js';
+import { defaultStateDir } from '../../launch/state-dir.js';
+import { describeFigures, fetchUsageSummary } from '../../launch/usage-summary.js';
+import { colorEnabled, createPalette } from '../../render/color.js';
+import { formatAge } from '../../render/format.js';
+import type { StatusOptions } from './status-command.js';
+
+/** The upstreams it was started with, or what that means when none was given. */
+function upstreamsLine(running: RunningFile): string {
+  const given = Object.entries(running.upstreams ?? {}).flatMap(([api, value]) =>
+    typeof value === 'string'
+      ? [`${api} ${shownUrl(value)}`]
+      : Object.entries(value ?? {}).map(
+          ([name, url]) => `openai/~${name} ${shownUrl(String(url))}`,
+        ),
+  );
+  return given.length > 0
+    ? `${given.join(', ')} (the others: the public endpoints)`
+    : 'the public endpoints (no --upstream given)';
+}
+
+export async function runStatus(options: StatusOptions, io: CliIo): Promise<number> {
+  const stateDir = options.stateDir ?? defaultStateDir(io.env);
+  const running = await findRunningGateway(stateDir);
+  if (!running) {
+    throw failure(
+      `no gateway is running for ${stateDir}; start one with \`toolmask gateway${options.stateDir ? ` --state-dir ${options.stateDir}` : ''}\` (a toolmask gemini or toolmask qwen run without one has a private gateway, and prints its figures when the client exits)`,
+    );
+  }
+  let access: GatewayAccess;
+  try {
+    access = { url: running.url, accessSecret: await loadAccessSecret(stateDir) };
+  } catch (error) {
+    throw failure(`cannot read the access secret of ${stateDir}: ${(error as Error).message}`);
+  }
+  const result = await fetchUsageSummary(access);
+  if (!result.ok) throw failure(`no figures: ${result.reason}`);
+  const { summary } = result;
+  const now = io.now?.() ?? Date.now();
+  if (options.json) {
+    io.stdout.write(
+      `${JSON.stringify(
+        {
+          gateway: {
+            url: running.url,
+            pid: running.pid,
+            version: running.version,
+            startedAt: summary.startedAt,
+            upstreams: running.upstreams ?? {},
+          },
+          sinceStart: summary.gateway,
+          dashboard: dashboardLink(access),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return 0;
+  }
+  const palette = createPalette(colorEnabled(io.stdout, io.env));
+  const lines = [
+    `gateway    ${running.url} (pid ${running.pid}, version ${running.version}, up ${formatAge(now - summary.startedAt)})`,
+    `upstreams  ${upstreamsLine(running)}`,
+    `since it started: ${describeFigures(summary.gateway, palette)}`,
+    `dashboard  ${dashboardLink(access)}`,
+  ];
+  io.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}

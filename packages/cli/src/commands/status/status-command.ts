@@ -1,0 +1,35 @@
+/** Declares `toolmask status` (options, help, examples) and hands over to `runStatus`. */
+import { Command } from 'commander';
+import type { CliIo } from '../../cli-io.js';
+
+const EXAMPLES = `
+Examples:
+  $ toolmask status
+  $ toolmask status --state-dir ~/.toolmask/gateway --json
+
+Finds the gateway running for the state folder (toolmask gateway, announced in its gateway.json)
+and prints what it did since it started: requests, outputs masked, tokens kept out (toolmask's
+estimate), cache hits (the provider's own count), and its dashboard's address. A toolmask gemini or
+toolmask qwen run without a toolmask gateway has a private one, which prints the run's figures
+when the client exits.
+Exit codes: 0 printed, 1 no gateway running (or it gave no figures), 2 bad usage.`;
+
+export interface StatusOptions {
+  stateDir?: string;
+  json?: boolean;
+}
+
+export function createStatusCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  return new Command('status')
+    .description(
+      "Show a running gateway's savings: requests, outputs masked, tokens kept out, cache hits.",
+    )
+    .option('--state-dir <dir>', 'the gateway state folder (default ~/.toolmask/gateway)')
+    .option('--json', 'print the figures as JSON')
+    .addHelpText('after', EXAMPLES)
+    .action(async (options: StatusOptions) => {
+      // Loaded when run: the gateway's code costs every other command a second at start.
+      const { runStatus } = await import('./run-status.js');
+      setExitCode(await runStatus(options, io));
+    });
+}

@@ -1,0 +1,90 @@
+/**
+ * `toolmask status`: a running standalone gateway's figures since it started (the same words as a
+ * launcher's summary), its upstreams and its dashboard; `--json`; exit 1 with a clear line when
+ * no gateway runs for the state folder; exit 2 for bad usage.
+ */
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listenGateway } from '@toolmask/gateway';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
+import { runCli } from '../../program.js';
+
+const cleanups = cleanUpAfterEach();
+
+async function run(args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: { PATH: process.env['PATH'] ?? '' },
+    cwd: os.tmpdir(),
+  });
+  return { code, stdout, stderr };
+}
+
+async function stateDir() {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-status-'));
+  cleanups.push(() => fs.rm(root, { recursive: true, force: true }));
+  const settingsFile = path.join(root, 'settings.json');
+  await fs.writeFile(settingsFile, '{}');
+  return { stateDir: path.join(root, 'state'), settingsFile };
+}
+
+describe('toolmask status', () => {
+  it("prints a running gateway's figures since it started", async () => {
+    const paths = await stateDir();
+    const upstream = await startFakeUpstream(async () =>
+      geminiAnswer([{ text: 'hi' }], { prompt: 2_000, cached: 1_500 }),
+    );
+    cleanups.push(() => upstream.close());
+    const gateway = await listenGateway({
+      port: 0,
+      stateDir: paths.stateDir,
+      settingsFile: paths.settingsFile,
+      upstreams: { gemini: upstream.url },
+    });
+    cleanups.push(() => gateway.close());
+    for (const text of ['one', 'two']) {
+      const answer = await fetch(
+        `${gateway.url}/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }),
+        },
+      );
+      await answer.text();
+    }
+    const result = await run(['status', '--state-dir', paths.stateDir]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      new RegExp(`^gateway {4}${gateway.url} \\(pid ${process.pid}, version \\S+, up \\d+s\\)$`),
+    );
+    expect(lines[1]).toBe(`upstreams  gemini ${upstream.url} (the others: the public endpoints)`);
+    expect(lines[2]).toBe(
+      "since it started: 2 requests, 0 outputs masked, ~0 tokens kept out (estimated), cache hits 75% of 4,000 prompt tokens (provider's count)",
+    );
+    expect(lines[3]).toBe(`dashboard  ${gateway.dashboardUrl}`);
+
+    const json = await run(['status', '--state-dir', paths.stateDir, '--json']);
+    expect(json.code).toBe(0);
+    const parsed = JSON.parse(json.stdout) as {
+      sinceStart: { requests: number; cachedTokens: number };
+    };
+    expect(parsed.sinceStart).toMatchObject({ requests: 2, cachedTokens: 3_000 });
+  });
+
+  it('no gateway running: exit 1, one clear line; bad usage: exit 2', async () => {
+    const paths = await stateDir();
+    const result = await run(['status', '--state-dir', paths.stateDir]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`toolmask: no gateway is running for ${paths.stateDir}`);
+    expect((await run(['status', '--no-such-option'])).code).toBe(2);
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * What `toolmask claude` sets up so that the person's own `claude` (npm @anthropic-ai/claude-code
+ * 2.1.328) talks through the gateway's Anthropic Messages front, without editing their files:
+ *
+ * - **Routing.** `ANTHROPIC_BASE_URL=<gateway>/anthropic`. Claude Code applies the `env` block of
+ *   its settings files over its own environment (measured: a user settings `env` wins over the
+ *   variable), so the variable alone is not enough: the launcher also passes one extra settings
+ *   layer (`--settings FILE`, above the user, project and local files, below managed policy) whose
+ *   `env` names the gateway. The person's own base URL, wherever claude would take it from, is the
+ *   gateway's upstream (default https://api.anthropic.com). A managed policy that sets the base URL
+ *   cannot be overridden: the launcher says so instead of running unmasked. Bedrock, Vertex AI and
+ *   Foundry speak other protocols: refused the same way.
+ * - **Session header.** `ANTHROPIC_CUSTOM_HEADERS` (one `Name: value` per line) gains
+ *   `x-toolmask-session: <id>`, after the person's own headers, in the environment and the layer.
+ * - **Read-back.** `--mcp-config=FILE` with the gateway's `/mcp` (Streamable HTTP, the access
+ *   secret in its headers) and `--allowedTools=mcp__toolmask__read_tool_output` (the tool is
+ *   read-only and confined; without it, `claude -p` denies the call). Both are files in the state
+ *   folder (0600), not JSON on the command line: any local account can read another's argv.
+ * - A `--settings` of the person's own is folded into the layer (claude keeps only the last one).
+ * - Claude Code's own context management (auto-compact, idle compaction) is left as the person has
+ *   it: it summarises only near the context limit or when idle, which toolmask does not replace;
+ *   docs/gateway.md says why.
+ *
+ * Project settings (`.claude/settings.json`, `settings.local.json`) count only in a folder the
+ * person trusted in claude (`~/.claude.json`), as in claude: a repository cannot choose where the
+ * gateway sends the person's key.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { DEFAULT_UPSTREAMS, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
+import { ensurePrivateDirectory } from '@toolmask/core/storage';
+import { claudeSettingsFlag, withoutClaudeSettingsFlag } from './claude-args.js';
+import { accessHeaders, dashboardLink, shownUrl, type GatewayAccess } from './gateway-access.js';
+import type { Environment } from './gemini-launch.js';
+import { parseSettings, readSettingsFile, readSettingsObject } from './jsonc-settings.js';
+import { LaunchError } from './launch-error.js';
+import { sweepClaudeFolders } from './launch-leftovers.js';
+
+export class ClaudeLaunchError extends LaunchError {}
+
+/** The read-back tool as Claude Code names MCP tools (`mcp__<server>__<tool>`). */
+export const CLAUDE_READ_BACK_TOOL = 'mcp__toolmask__read_tool_output';
+
+const DEFAULT_MANAGED_SETTINGS = '/etc/claude-code/managed-settings.json';
+const OTHER_PROVIDERS = ['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY'];
+
+type Settings = Record<string, unknown>;
+
+/** Claude Code's settings layers that can hold `env`, highest precedence first. */
+export interface ClaudeLayers {
+  managed: Settings;
+  /** The person's own `--settings` (a file or JSON text), when given. */
+  flag: Settings;
+  local: Settings;
+  project: Settings;
+  user: Settings;
+}
+
+/** Claude Code's folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+function claudeFolder(env: Environment): string {
+  return env['CLAUDE_CONFIG_DIR'] || path.join(env['HOME'] || os.homedir(), '.claude');
+}
+
+/** Where claude keeps its global state (`.claude.json`): in `$CLAUDE_CONFIG_DIR`, else the home folder. */
+function globalStateFile(env: Environment): string {
+  return env['CLAUDE_CONFIG_DIR']
+    ? path.join(env['CLAUDE_CONFIG_DIR'], '.claude.json')
+    : path.join(env['HOME'] || os.homedir(), '.claude.json');
+}
+
+/** Whether the person trusted `cwd` (or a folder above it) in claude's trust dialog. */
+async function trustedFolder(env: Environment, cwd: string): Promise<boolean> {
+  let state: Settings;
+  try {
+    state = await readSettingsObject(globalStateFile(env));
+  } catch {
+    return false;
+  }
+  const projects = (state['projects'] ?? {}) as Record<string, { hasTrustDialogAccepted?: unknown }>;
+  for (let folder = path.resolve(cwd); ; folder = path.dirname(folder)) {
+    if (projects[folder]?.hasTrustDialogAccepted === true) return true;
+    if (path.dirname(folder) === folder) return false;
+  }
+}
+
+/** The person's `--settings` value: JSON text, or a file (relative to the working folder). */
+async function flagLayer(value: string | undefined, cwd: string): Promise<Settings> {
+  if (value === undefined) return {};
+  if (value.trim().startsWith('{')) return parseSettings(value, '--settings');
+  const file = path.resolve(cwd, value);
+  const text = await readSettingsFile(file);
+  if (text === undefined) throw new ClaudeLaunchError(`--settings ${value}: no such file`);
+  return parseSettings(text, file);
+}
+
+async function readLayers(env: Environment, cwd: string, args: readonly string[]): Promise<ClaudeLayers> {
+  const trusted = await trustedFolder(env, cwd);
+  const project = path.join(cwd, '.claude');
+  return {
+    managed: await readSettingsObject(
+      env['CLAUDE_CODE_MANAGED_SETTINGS_PATH'] || DEFAULT_MANAGED_SETTINGS,
+    ),
+    flag: await flagLayer(claudeSettingsFlag(args), cwd),
+    local: trusted ? await readSettingsObject(path.join(project, 'settings.local.json')) : {},
+    project: trusted ? await readSettingsObject(path.join(project, 'settings.json')) : {},
+    user: await readSettingsObject(path.join(claudeFolder(env), 'settings.json')),
+  };
+}
+
+function envOf(layer: Settings): Record<string, unknown> {
+  const value = layer['env'];
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/** A variable as claude sees it: the highest settings layer's `env`, else the environment. */
+function effectiveVariable(layers: ClaudeLayers, env: Environment, name: string): string | undefined {
+  for (const layer of [layers.managed, layers.flag, layers.local, layers.project, layers.user]) {
+    const value = envOf(layer)[name];
+    if (value !== undefined && value !== null) return String(value);
+  }
+  return env[name];
+}
+
+/** Claude Code's reading of a boolean variable. */
+function isOn(value: string | undefined): boolean {
+  return /^(1|true|yes|on)$/i.test((value ?? '').trim());
+}
+
+export interface ClaudePlan {
+  upstreams: Partial<UpstreamUrls>;
+  layers: ClaudeLayers;
+  /** The person's own `ANTHROPIC_CUSTOM_HEADERS`, as claude would see it. */
+  customHeaders?: string;
+  /** claude's arguments without the person's `--settings` (folded into the launcher's layer). */
+  args: string[];
+}
+
+/** Where the person's claude sends its requests: the gateway's upstream for this run. */
+export async function planClaudeLaunch(
+  env: Environment,
+  cwd: string,
+  args: readonly string[],
+): Promise<ClaudePlan> {
+  const layers = await readLayers(env, cwd, args);
+  for (const name of OTHER_PROVIDERS) {
+    if (isOn(effectiveVariable(layers, env, name))) {
+      throw new ClaudeLaunchError(
+        `claude is set to another provider (${name}); toolmask claude routes the Anthropic API only (an API key, a Claude login, or ANTHROPIC_BASE_URL)`,
+      );
+    }
+  }
+  if (envOf(layers.managed)['ANTHROPIC_BASE_URL'] !== undefined) {
+    throw new ClaudeLaunchError(
+      "ANTHROPIC_BASE_URL is set by your organization's managed settings, which nothing may override; toolmask claude cannot route claude through the gateway here",
+    );
+  }
+  const baseUrl = effectiveVariable(layers, env, 'ANTHROPIC_BASE_URL');
+  const customHeaders = effectiveVariable(layers, env, 'ANTHROPIC_CUSTOM_HEADERS');
+  return {
+    upstreams: baseUrl ? { anthropic: baseUrl.replace(/\/+$/, '') } : {},
+    layers,
+    ...(customHeaders ? { customHeaders } : {}),
+    args: withoutClaudeSettingsFlag(args),
+  };
+}
+
+/** `headers` (claude's `Name: value` lines) with `name` set to `value`, the person's others kept. */
+export function withCustomHeader(headers: string | undefined, name: string, value: string): string {
+  const lines = (headers ?? '')
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+    .filter((line) => line.split(':', 1)[0]!.trim().toLowerCase() !== name);
+  return [...lines, `${name}: ${value}`].join('\n');
+}
+
+function appendList(value: string | undefined, items: string[]): string {
+  const existing = (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return [...existing, ...items.filter((item) => !existing.includes(item))].join(',');
+}
+
+export interface ClaudeLaunch {
+  env: Environment;
+  args: string[];
+  summary: string;
+  cleanup(): Promise<string[]>;
+}
+
+export async function prepareClaudeLaunch(options: {
+  env: Environment;
+  gateway: GatewayAccess;
+  stateDir: string;
+  sessionId: string;
+  plan: ClaudePlan;
+}): Promise<ClaudeLaunch> {
+  const { env, gateway, plan } = options;
+  const baseUrl = `${gateway.url}/anthropic`;
+  const customHeaders = withCustomHeader(plan.customHeaders, SESSION_HEADER, options.sessionId);
+  const layer: Settings = structuredClone(plan.layers.flag);
+  layer['env'] = {
+    ...envOf(layer),
+    ANTHROPIC_BASE_URL: baseUrl,
+    ANTHROPIC_CUSTOM_HEADERS: customHeaders,
+  };
+  const mcpConfig = {
+    mcpServers: { toolmask: { type: 'http', url: `${gateway.url}/mcp`, headers: accessHeaders(gateway) } },
+  };
+
+  const launchDir = path.join(options.stateDir, 'launch');
+  await ensurePrivateDirectory(launchDir);
+  await sweepClaudeFolders(launchDir);
+  const folder = path.join(launchDir, `claude-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await fs.mkdir(folder, { mode: 0o700 });
+  const settingsFile = path.join(folder, 'settings.json');
+  const mcpFile = path.join(folder, 'mcp.json');
+  await fs.writeFile(settingsFile, JSON.stringify(layer, null, 2) + '\n', { mode: 0o600 });
+  await fs.writeFile(mcpFile, JSON.stringify(mcpConfig, null, 2) + '\n', { mode: 0o600 });
+
+  return {
+    env: {
+      ...env,
+      ANTHROPIC_BASE_URL: baseUrl,
+      ANTHROPIC_CUSTOM_HEADERS: customHeaders,
+      NO_PROXY: appendList(env['NO_PROXY'], ['127.0.0.1', 'localhost']),
+      no_proxy: appendList(env['no_proxy'], ['127.0.0.1', 'localhost']),
+    },
+    // Before the person's arguments: root options are read before a subcommand (`claude mcp list`).
+    args: [
+      `--settings=${settingsFile}`,
+      `--mcp-config=${mcpFile}`,
+      `--allowedTools=${CLAUDE_READ_BACK_TOOL}`,
+      ...plan.args,
+    ],
+    summary: `toolmask: claude → ${shownUrl(plan.upstreams.anthropic ?? DEFAULT_UPSTREAMS.anthropic)} through the gateway at ${gateway.url}; read-back over MCP; dashboard ${dashboardLink(gateway)}`,
+    async cleanup() {
+      await fs.rm(folder, { recursive: true, force: true });
+      return [];
+    },
+  };
+}

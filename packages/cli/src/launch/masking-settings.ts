@@ -1,0 +1,96 @@
+/**
+ * The masking settings a launch's gateway reads (`experimental.toolOutputMasking`), and their
+ * check before anything starts.
+ *
+ * Which file: `--masking-settings FILE` when given. Else, for `toolmask gemini` (and `claude`,
+ * `opencode`), gemini's user settings (`~/.gemini/settings.json`, where the in-process
+ * installation and `toolmask gateway` read them too); for
+ * `toolmask qwen`, qwen's own (`~/.qwen/settings.json`: a qwen-only user has no gemini folder, and
+ * qwen ignores a key it does not know), unless only gemini's file has the block (where toolmask
+ * read it for qwen before), which is then read.
+ *
+ * The check: a gateway that meets a bad value ignores the file's whole block and says so in its
+ * log only, so the run would go ahead with settings the person did not choose. So a value of the
+ * wrong type (`"toolProtectionThreshold": "50k"`), a file that cannot be read or parsed, and an
+ * unknown key that is close to a known one (a typo: `toolProtectionThresold`) stop the launch
+ * with exit 2, naming the file, the key, what was expected and the key meant, as a broken JSON
+ * file already does. An unknown key close to none is only a warning: it may be a setting of a
+ * newer toolmask, and core never refuses those either (unknownSettingKeys.ts).
+ */
+import {
+  readSettingsText,
+  readToolOutputMaskingSettingsFile,
+  parseSettingsText,
+  userSettingsPath,
+} from '@toolmask/core/settings';
+import type { Environment } from './gemini-launch.js';
+import type { LaunchClientName } from './gateway-reuse.js';
+import { LaunchError } from './launch-error.js';
+import { valueAt } from './jsonc-settings.js';
+import { qwenUserSettingsPath } from './qwen-launch.js';
+
+export class MaskingSettingsError extends LaunchError {}
+
+/** Whether the file holds an `experimental.toolOutputMasking` block (false when it cannot be read). */
+async function hasMaskingBlock(file: string): Promise<boolean> {
+  try {
+    return (
+      valueAt(parseSettingsText(await readSettingsText(file)), [
+        'experimental',
+        'toolOutputMasking',
+      ]) !== undefined
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The masking settings file of a launch (see the module comment). */
+export async function maskingSettingsFile(
+  client: LaunchClientName,
+  env: Environment,
+  given?: string,
+): Promise<string> {
+  if (given) return given;
+  const gemini = userSettingsPath(env);
+  // claude and opencode validate their own settings files: toolmask's block stays in the file
+  // every other toolmask command reads by default (`toolmask gateway --settings`).
+  if (client !== 'qwen') return gemini;
+  const qwen = qwenUserSettingsPath(env);
+  if (!(await hasMaskingBlock(qwen)) && (await hasMaskingBlock(gemini))) return gemini;
+  return qwen;
+}
+
+/** Core's sentence without its tail about ignoring the block: the launch stops instead. */
+function withoutFallback(message: string): string {
+  return message
+    .replace(/ This file's masking settings are ignored\.$/, '')
+    .replace(/ The rest of the block is ignored; "enabled": false is kept\.$/, '')
+    .replace(/ Its experimental\.toolOutputMasking settings are ignored\.$/, '')
+    .replace(/ \(ignored\);/, ';');
+}
+
+/**
+ * Throws a `MaskingSettingsError` for what must stop the launch; resolves to the warnings to show
+ * (one line each) otherwise. A missing file is no mistake: the defaults apply.
+ */
+export async function checkMaskingSettings(file: string): Promise<string[]> {
+  const result = await readToolOutputMaskingSettingsFile(file);
+  const problems: string[] = [];
+  if (result.error) problems.push(withoutFallback(result.error.message));
+  const warnings: string[] = [];
+  for (const warning of result.warnings ?? []) {
+    if (warning.suggestion) problems.push(withoutFallback(warning.message));
+    else warnings.push(`warning: ${warning.message}`);
+  }
+  if (problems.length > 0) {
+    throw new MaskingSettingsError(
+      [
+        `the masking settings in ${file} have ${problems.length === 1 ? 'a mistake' : 'mistakes'}; nothing was started:`,
+        ...problems.map((problem) => `  ${problem}`),
+        'Fix the file (the keys, their types and defaults: docs/settings.md), or name another with --masking-settings FILE.',
+      ].join('\n'),
+    );
+  }
+  return warnings;
+}
