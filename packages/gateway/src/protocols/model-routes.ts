@@ -5,11 +5,12 @@
  * A launcher gives each API its own path prefix (`/gemini`, `/vertex`, `/code-assist`, `/openai`,
  * `/anthropic`):
  * gemini-cli keeps a prefix of its base URLs, so one port tells them apart. Without a prefix the
- * path itself says, by each protocol's routes (protocols.ts). Anything else goes to the Gemini API
+ * path itself says, by each protocol's routes (protocols.ts); `/openai` serves two protocols (chat
+ * completions and the Responses API), told apart by their paths. Anything else goes to the Gemini API
  * upstream as it is. Only a POST is masked; any other method is forwarded.
  */
 import { PROTOCOL_OF, PROTOCOL_ROUTES } from './protocols.js';
-import type { ModelRoute, UpstreamName } from './protocol.js';
+import type { ModelRoute, ProtocolKind, UpstreamName } from './protocol.js';
 
 const PREFIXES: ReadonlyArray<[string, UpstreamName]> = [
   ['/gemini', 'gemini'],
@@ -37,7 +38,9 @@ export function matchModelRoute(method: string, rawUrl: string): ModelRoute {
     openaiRoute = named[1];
     pathname = named[2] as string;
   }
-  let found: Pick<ModelRoute, 'upstream' | 'action' | 'model' | 'location'> = {
+  let found: Pick<ModelRoute, 'upstream' | 'action' | 'model' | 'location'> & {
+    protocol?: ProtocolKind;
+  } = {
     upstream: 'gemini',
     action: 'forward',
     model: '',
@@ -45,14 +48,21 @@ export function matchModelRoute(method: string, rawUrl: string): ModelRoute {
   for (const route of PROTOCOL_ROUTES) {
     const match = route.match(pathname);
     if (match) {
-      found = { upstream: route.upstream, ...match };
+      found = {
+        upstream: route.upstream,
+        ...(route.protocol ? { protocol: route.protocol } : {}),
+        ...match,
+      };
       break;
     }
   }
   const upstream = forced ?? found.upstream;
+  // A route's own protocol holds on its own upstream (`/openai/v1/responses`), not another's.
+  const protocol =
+    found.protocol && found.upstream === upstream ? found.protocol : PROTOCOL_OF[upstream];
   return {
     upstream,
-    protocol: PROTOCOL_OF[upstream],
+    protocol,
     upstreamPath: pathname + query,
     action: method === 'POST' ? found.action : 'forward',
     model: found.model,

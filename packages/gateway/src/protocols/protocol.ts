@@ -18,7 +18,8 @@ import type { BodyCodec } from '../body/body-codec.js';
 import type { WireErrorCode } from '../errors.js';
 
 /** Which protocol a model request came through. */
-export type ProtocolKind = 'gemini-api' | 'vertex' | 'code-assist' | 'openai' | 'anthropic';
+export type ProtocolKind =
+  'gemini-api' | 'vertex' | 'code-assist' | 'openai' | 'openai-responses' | 'anthropic';
 
 /** The upstreams a request can go to (upstream/upstreams.ts has their URLs). */
 export type UpstreamName = 'gemini' | 'vertex' | 'codeAssist' | 'openai' | 'anthropic';
@@ -43,6 +44,11 @@ export interface ModelRoute {
 /** A protocol's paths: what one matches, without the launchers' prefix (`/gemini`, `/openai`). */
 export interface ProtocolRoute {
   upstream: UpstreamName;
+  /**
+   * The protocol of the requests it matches, when it is not its upstream's own (`PROTOCOL_OF`):
+   * the Responses API shares the `openai` upstream with chat completions.
+   */
+  protocol?: ProtocolKind;
   /** The route for `pathname` when it is this one's. */
   match(pathname: string): Pick<ModelRoute, 'action' | 'model' | 'location'> | undefined;
 }

@@ -1,0 +1,15 @@
+/** The OpenAI Responses API (Codex and other Responses clients). */
+import { openAiErrorBody } from '../openai-chat/errors.js';
+import type { Protocol } from '../protocol.js';
+import { OPENAI_RESPONSES_CODEC } from './codec.js';
+import { CODEX_SESSION_HEADER } from './session.js';
+import { openAiResponsesUsage } from './usage.js';
+
+export const OPENAI_RESPONSES_PROTOCOL: Protocol = {
+  kind: 'openai-responses',
+  codec: OPENAI_RESPONSES_CODEC,
+  usage: openAiResponsesUsage,
+  // OpenAI's error body, the same for both of its APIs.
+  errorBody: openAiErrorBody,
+  sessionHeader: CODEX_SESSION_HEADER,
+};

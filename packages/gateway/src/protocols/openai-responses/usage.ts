@@ -1,0 +1,37 @@
+/**
+ * Usage in a Responses answer. Streamed, the final event carries the whole response with its
+ * `usage`: `response.completed` (also `response.incomplete` and `response.failed`, which are
+ * billed the same way); an answer that is not streamed is the response itself (`object:
+ * "response"`) with `usage` at its top.
+ *
+ * `input_tokens` is the whole prompt, `input_tokens_details.cached_tokens` the part read from the
+ * provider's cache (only an explicit count, as for chat completions: a server that leaves it out
+ * may cache without saying so), `output_tokens` the answer (reasoning included).
+ */
+import { isPlainObject } from '@toolmask/core/utils';
+import type { UsageReport } from '../protocol.js';
+import { tokenCount } from '../token-count.js';
+
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+function reportOf(usage: unknown): UsageReport | undefined {
+  if (!isPlainObject(usage)) return undefined;
+  const report: UsageReport = {};
+  const prompt = tokenCount(usage['input_tokens']);
+  if (prompt !== undefined) report.promptTokens = prompt;
+  const details = usage['input_tokens_details'];
+  const cached = isPlainObject(details) ? tokenCount(details['cached_tokens']) : undefined;
+  if (cached !== undefined) report.cachedTokens = cached;
+  const output = tokenCount(usage['output_tokens']);
+  if (output !== undefined) report.outputTokens = output;
+  return report;
+}
+
+export function openAiResponsesUsage(event: unknown): UsageReport | undefined {
+  if (!isPlainObject(event)) return undefined;
+  const type = event['type'];
+  if (typeof type === 'string' && FINAL_EVENTS.has(type)) {
+    return isPlainObject(event['response']) ? reportOf(event['response']['usage']) : undefined;
+  }
+  return event['object'] === 'response' ? reportOf(event['usage']) : undefined;
+}
