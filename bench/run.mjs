@@ -11,6 +11,7 @@
  *                                            bench/gatewayBench.mjs
  *      and gemini-cli's own masking with and without it (the real gemini binary)
  *                                            bench/clientMaskingBench.mjs
+ *      twelve concurrent 49 MiB bodies: memory and /healthz (bench/concurrentBodies.mjs)
  * Options: --only 1,2,3,4   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
  *          --temp-dir DIR (where section 1 writes output files; default the OS temp dir)
  */
@@ -24,6 +25,7 @@ import { runTokenAccuracyBench, formatResult } from './tokenAccuracy.mjs';
 import { runCachingCostBench } from './cachingCost.mjs';
 import { runGatewayBench } from './gatewayBench.mjs';
 import { runClientMaskingBench } from './clientMaskingBench.mjs';
+import { runConcurrentBodiesBench } from './concurrentBodies.mjs';
 import { runInformationKeptBench } from './informationKept.mjs';
 import { runPolicyFrontierBench } from './policyFrontier.mjs';
 import { loadFolders } from './replayStudy.mjs';
@@ -94,5 +96,12 @@ if (only.has('4')) {
   );
   await runGatewayBench({ quick });
   await runClientMaskingBench();
+  console.log('\n### Twelve concurrent 49 MiB bodies (issue 21)');
+  const bodies = await runConcurrentBodiesBench({ megabytes: quick ? 16 : 49 });
+  const met = (ok) => (ok ? 'met' : 'NOT met');
+  console.log(
+    `Goals: peak RSS under about 400 MB: ${met(bodies.peakMb < 400)}; /healthz within 100 ms ` +
+      `throughout: ${met(bodies.healthz.max <= 100)} (the idle server beside it: max ${bodies.floor.max.toFixed(1)} ms)`,
+  );
 }
 process.exitCode = failed ? 1 : 0;

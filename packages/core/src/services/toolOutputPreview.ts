@@ -5,6 +5,7 @@
  */
 import { formatCount } from '../utils/formatCount.js';
 import { headOf, tailOf } from '../utils/codePoints.js';
+import { cutPreviewLine } from './previewLineCut.js';
 import { countLines, firstLines, lastLines } from '../utils/textLines.js';
 import { splitShellSections, type ShellSections } from './shellOutput.js';
 
@@ -45,12 +46,9 @@ export const PREVIEW_LIMITS: Readonly<PreviewLimits> = {
   lineBudgetChars: 700,
 } as const;
 
+/** A long line cut in the middle, never through a path (previewLineCut.ts). */
 function cutLine(line: string, maxChars: number): string {
-  if (line.length <= maxChars) return line;
-  const keep = Math.floor((maxChars - 20) / 2);
-  const head = headOf(line, keep);
-  const tail = tailOf(line, keep);
-  return `${head} [... ${line.length - head.length - tail.length} chars ...] ${tail}`;
+  return cutPreviewLine(line, maxChars).text;
 }
 
 function capSection(text: string, limits: PreviewLimits): string {
@@ -133,7 +131,11 @@ export function budgetedLines(
   let tailEnd = text.length; // end (exclusive) of the next tail line
   let used = 0;
   const left = () => total - head.length - tail.length;
-  const cost = (line: string) => Math.min(line.length, limits.maxLineChars) + 1;
+  // A line costs what it shows: cut at `maxLineChars`, plus what a path kept whole adds.
+  const cost = (line: string) =>
+    Math.min(line.length, limits.maxLineChars) +
+    1 +
+    cutPreviewLine(line, limits.maxLineChars).pathChars;
   const peekHead = () => {
     const end = text.indexOf('\n', headStart);
     return text.slice(headStart, end === -1 ? text.length : end);

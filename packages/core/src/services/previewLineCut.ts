@@ -1,0 +1,74 @@
+/**
+ * A long line of a preview, cut in the middle, never through a path.
+ *
+ * A path cut in half is worth nothing to the model: it can neither read the file nor quote it.
+ * qwen, for one, ends a shortened output with the path of its full copy, and a plain cut in the
+ * middle left `saved [... 110 chars ...] ll_command_….output`. So a cut that would fall inside a
+ * path (or a URL) moves to its edge, and the path is kept whole, as long as it is no longer than
+ * `MAX_PATH_CHARS`. What the cut then leaves out must be worth its marker, or the line is kept
+ * whole.
+ */
+import { headOf, tailOf } from '../utils/codePoints.js';
+
+/** A path longer than this is cut like any other text (it would cost more than it saves). */
+export const MAX_PATH_CHARS = 240;
+
+/** Characters that end a path token: white space, quotes, brackets. */
+const DELIMITER = /[\s"'`()[\]{}<>,;]/;
+
+/** A cut that leaves out fewer characters than this keeps the line whole (the marker's size). */
+const MIN_LEFT_OUT = 24;
+
+const isPathToken = (token: string) => /[/\\]/.test(token) && /[^/\\.]/.test(token);
+
+/**
+ * The token (a run of characters without delimiters) that `index` falls strictly inside, as
+ * `[start, end)`, when it is a path of at most `MAX_PATH_CHARS`; undefined otherwise. Looks at most
+ * `MAX_PATH_CHARS` characters each way, so a giant line costs no more than a short one.
+ */
+function pathAround(line: string, index: number): [number, number] | undefined {
+  if (index <= 0 || index >= line.length) return undefined;
+  if (DELIMITER.test(line[index - 1] as string) || DELIMITER.test(line[index] as string)) {
+    return undefined;
+  }
+  let start = index;
+  while (start > 0 && !DELIMITER.test(line[start - 1] as string)) {
+    if (index - start >= MAX_PATH_CHARS) return undefined;
+    start--;
+  }
+  let end = index;
+  while (end < line.length && !DELIMITER.test(line[end] as string)) {
+    if (end - start >= MAX_PATH_CHARS) return undefined;
+    end++;
+  }
+  return isPathToken(line.slice(start, end)) ? [start, end] : undefined;
+}
+
+export interface CutLine {
+  /** The line as the preview shows it. */
+  text: string;
+  /** Characters shown beyond a plain cut, to keep paths whole (what the budget must pay for). */
+  pathChars: number;
+}
+
+/**
+ * `line` when it has at most `maxChars` characters; else its head and tail around a marker that
+ * says how many characters were left out, each end about `(maxChars - 20) / 2` characters, or more
+ * to keep a path whole.
+ */
+export function cutPreviewLine(line: string, maxChars: number): CutLine {
+  if (line.length <= maxChars) return { text: line, pathChars: 0 };
+  const keep = Math.floor((maxChars - 20) / 2);
+  const plainHeadEnd = headOf(line, keep).length;
+  const plainTailStart = line.length - tailOf(line, keep).length;
+  const headEnd = pathAround(line, plainHeadEnd)?.[1] ?? plainHeadEnd;
+  const tailStart = pathAround(line, plainTailStart)?.[0] ?? plainTailStart;
+  const pathChars = headEnd - plainHeadEnd + (plainTailStart - tailStart);
+  if (pathChars > 0 && tailStart - headEnd < MIN_LEFT_OUT) {
+    return { text: line, pathChars: line.length - maxChars };
+  }
+  return {
+    text: `${line.slice(0, headEnd)} [... ${tailStart - headEnd} chars ...] ${line.slice(tailStart)}`,
+    pathChars,
+  };
+}
