@@ -7,7 +7,9 @@ import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { createDashboardCommand } from './commands/dashboard/dashboard-command.js';
 import { createGatewayCommand } from './commands/gateway/gateway-command.js';
+import { createClaudeCommand } from './commands/launch/claude-command.js';
 import { createGeminiCommand } from './commands/launch/gemini-command.js';
+import { createOpencodeCommand } from './commands/launch/opencode-command.js';
 import { createQwenCommand } from './commands/launch/qwen-command.js';
 import { createSetupCommand } from './commands/setup/setup-command.js';
 import { createStatusCommand } from './commands/status/status-command.js';
@@ -32,7 +34,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     // Options after a launcher's name (toolmask gemini -m x) belong to the launched command.
     .enablePositionalOptions()
     .description(
-      'Mask old tool outputs for the stock gemini and qwen commands (a local gateway), see what masking does before turning it on, and find offloaded outputs again.',
+      'Mask old tool outputs for the stock gemini, qwen, claude and opencode commands (a local gateway), see what masking does before turning it on, and find offloaded outputs again.',
     )
     .version(CLI_VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
@@ -42,6 +44,8 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     .addCommand(createGatewayCommand(io, setExitCode))
     .addCommand(createGeminiCommand(io, setExitCode))
     .addCommand(createQwenCommand(io, setExitCode))
+    .addCommand(createClaudeCommand(io, setExitCode))
+    .addCommand(createOpencodeCommand(io, setExitCode))
     .addCommand(createSetupCommand(io, setExitCode))
     .addCommand(createStatusCommand(io, setExitCode))
     .addCommand(createDashboardCommand(io, setExitCode));

@@ -11,12 +11,15 @@
  *   cannot be overridden: the launcher says so instead of running unmasked. Bedrock, Vertex AI and
  *   Foundry speak other protocols: refused the same way.
  * - **Session header.** `ANTHROPIC_CUSTOM_HEADERS` (one `Name: value` per line) gains
- *   `x-toolmask-session: <id>`, after the person's own headers, in the environment and the layer.
+ *   `x-toolmask-session: <id>`, after the person's own headers, in the environment (and in the
+ *   layer when a settings file of theirs sets the variable: see `settingsLayer`).
  * - **Read-back.** `--mcp-config=FILE` with the gateway's `/mcp` (Streamable HTTP, the access
  *   secret in its headers) and `--allowedTools=mcp__toolmask__read_tool_output` (the tool is
  *   read-only and confined; without it, `claude -p` denies the call). Both are files in the state
  *   folder (0600), not JSON on the command line: any local account can read another's argv.
- * - A `--settings` of the person's own is folded into the layer (claude keeps only the last one).
+ * - A `--settings` of the person's own is folded into the layer (claude keeps only the last one);
+ *   its `env` values go in the child's environment instead, unless a settings file below would
+ *   override them, so no key of theirs is copied to disk.
  * - Claude Code's own context management (auto-compact, idle compaction) is left as the person has
  *   it: it summarises only near the context limit or when idle, which toolmask does not replace;
  *   docs/gateway.md says why.
@@ -44,7 +47,11 @@ export class ClaudeLaunchError extends LaunchError {}
 export const CLAUDE_READ_BACK_TOOL = 'mcp__toolmask__read_tool_output';
 
 const DEFAULT_MANAGED_SETTINGS = '/etc/claude-code/managed-settings.json';
-const OTHER_PROVIDERS = ['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY'];
+const OTHER_PROVIDERS = [
+  'CLAUDE_CODE_USE_BEDROCK',
+  'CLAUDE_CODE_USE_VERTEX',
+  'CLAUDE_CODE_USE_FOUNDRY',
+];
 
 type Settings = Record<string, unknown>;
 
@@ -78,7 +85,10 @@ async function trustedFolder(env: Environment, cwd: string): Promise<boolean> {
   } catch {
     return false;
   }
-  const projects = (state['projects'] ?? {}) as Record<string, { hasTrustDialogAccepted?: unknown }>;
+  const projects = (state['projects'] ?? {}) as Record<
+    string,
+    { hasTrustDialogAccepted?: unknown }
+  >;
   for (let folder = path.resolve(cwd); ; folder = path.dirname(folder)) {
     if (projects[folder]?.hasTrustDialogAccepted === true) return true;
     if (path.dirname(folder) === folder) return false;
@@ -95,7 +105,11 @@ async function flagLayer(value: string | undefined, cwd: string): Promise<Settin
   return parseSettings(text, file);
 }
 
-async function readLayers(env: Environment, cwd: string, args: readonly string[]): Promise<ClaudeLayers> {
+async function readLayers(
+  env: Environment,
+  cwd: string,
+  args: readonly string[],
+): Promise<ClaudeLayers> {
   const trusted = await trustedFolder(env, cwd);
   const project = path.join(cwd, '.claude');
   return {
@@ -117,7 +131,11 @@ function envOf(layer: Settings): Record<string, unknown> {
 }
 
 /** A variable as claude sees it: the highest settings layer's `env`, else the environment. */
-function effectiveVariable(layers: ClaudeLayers, env: Environment, name: string): string | undefined {
+function effectiveVariable(
+  layers: ClaudeLayers,
+  env: Environment,
+  name: string,
+): string | undefined {
   for (const layer of [layers.managed, layers.flag, layers.local, layers.project, layers.user]) {
     const value = envOf(layer)[name];
     if (value !== undefined && value !== null) return String(value);
@@ -185,6 +203,33 @@ function appendList(value: string | undefined, items: string[]): string {
   return [...existing, ...items.filter((item) => !existing.includes(item))].join(',');
 }
 
+/**
+ * The launcher's settings layer: the person's own `--settings` (claude keeps only the last one)
+ * with `ours` in its `env`. A variable goes into the file only when a settings file below it sets
+ * the same name (local, project, user), for only then must it win over them; every other one goes
+ * in the child's environment, with the same effect, so that an API key or a credential header
+ * passed in the person's `--settings` is not copied to disk. The base URL always goes in: it names
+ * only the gateway.
+ */
+function settingsLayer(
+  layers: ClaudeLayers,
+  ours: { ANTHROPIC_BASE_URL: string; ANTHROPIC_CUSTOM_HEADERS: string },
+): { layer: Settings; movedToEnvironment: Environment } {
+  const below = [layers.local, layers.project, layers.user];
+  const setBelow = (name: string) => below.some((layer) => envOf(layer)[name] !== undefined);
+  const layer: Settings = structuredClone(layers.flag);
+  const fileEnv: Record<string, unknown> = {};
+  const movedToEnvironment: Environment = {};
+  for (const [name, value] of Object.entries({ ...envOf(layer), ...ours })) {
+    if (value === undefined || value === null) continue;
+    const mustWin = name === 'ANTHROPIC_BASE_URL' || setBelow(name);
+    if (mustWin) fileEnv[name] = value;
+    else movedToEnvironment[name] = String(value);
+  }
+  layer['env'] = fileEnv;
+  return { layer, movedToEnvironment };
+}
+
 export interface ClaudeLaunch {
   env: Environment;
   args: string[];
@@ -202,14 +247,14 @@ export async function prepareClaudeLaunch(options: {
   const { env, gateway, plan } = options;
   const baseUrl = `${gateway.url}/anthropic`;
   const customHeaders = withCustomHeader(plan.customHeaders, SESSION_HEADER, options.sessionId);
-  const layer: Settings = structuredClone(plan.layers.flag);
-  layer['env'] = {
-    ...envOf(layer),
+  const { layer, movedToEnvironment } = settingsLayer(plan.layers, {
     ANTHROPIC_BASE_URL: baseUrl,
     ANTHROPIC_CUSTOM_HEADERS: customHeaders,
-  };
+  });
   const mcpConfig = {
-    mcpServers: { toolmask: { type: 'http', url: `${gateway.url}/mcp`, headers: accessHeaders(gateway) } },
+    mcpServers: {
+      toolmask: { type: 'http', url: `${gateway.url}/mcp`, headers: accessHeaders(gateway) },
+    },
   };
 
   const launchDir = path.join(options.stateDir, 'launch');
@@ -225,6 +270,7 @@ export async function prepareClaudeLaunch(options: {
   return {
     env: {
       ...env,
+      ...movedToEnvironment,
       ANTHROPIC_BASE_URL: baseUrl,
       ANTHROPIC_CUSTOM_HEADERS: customHeaders,
       NO_PROXY: appendList(env['NO_PROXY'], ['127.0.0.1', 'localhost']),

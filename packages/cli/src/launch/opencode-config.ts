@@ -77,7 +77,10 @@ export async function readOpencodeConfig(
   }
   let merged = await readAll(files);
   if (env['OPENCODE_CONFIG_CONTENT']) {
-    merged = mergeConfig(merged, parseSettings(env['OPENCODE_CONFIG_CONTENT'], 'OPENCODE_CONFIG_CONTENT'));
+    merged = mergeConfig(
+      merged,
+      parseSettings(env['OPENCODE_CONFIG_CONTENT'], 'OPENCODE_CONFIG_CONTENT'),
+    );
   }
   const managed = await readAll(
     ['opencode.json', 'opencode.jsonc'].map((name) => path.join(MANAGED_FOLDER, name)),

@@ -1,5 +1,5 @@
 /**
- * What `toolmask gemini` and `toolmask qwen` share: the command's shape (everything after its name
+ * What the launchers (`toolmask gemini`, `qwen`, `claude`, `opencode`) share: the command's shape (everything after its name
  * goes to the client as it is; `--<client>-bin`, `--state-dir`, `--masking-settings`), the checks
  * made before anything starts or is printed (the client's executable: exit 127 or 126 as a shell
  * would; the masking settings: exit 2), and the run through `launchClient`
@@ -8,6 +8,7 @@
 import { Command } from 'commander';
 import type { UpstreamUrls } from '@toolmask/gateway';
 import type { GatewayAccess } from '../../launch/gateway-access.js';
+import type { LaunchClientName } from '../../launch/gateway-reuse.js';
 import type { ClientSetup } from '../../launch/launch-client.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
 import type { CliIo } from '../../cli-io.js';
@@ -21,7 +22,7 @@ export interface LauncherOptions {
 
 /** The skeleton of a launcher command; add options and an action to it. */
 export function launcherCommand(
-  client: 'gemini' | 'qwen',
+  client: LaunchClientName,
   description: string,
   examples: string,
 ): Command {
@@ -35,7 +36,7 @@ export function launcherCommand(
     .option('--state-dir <dir>', 'the gateway state folder (default ~/.toolmask/gateway)')
     .option(
       '--masking-settings <file>',
-      client === 'gemini'
+      client !== 'qwen'
         ? 'settings.json whose experimental.toolOutputMasking a gateway this run starts reads (default ~/.gemini/settings.json)'
         : "settings.json whose experimental.toolOutputMasking a gateway this run starts reads (default qwen's own ~/.qwen/settings.json; ~/.gemini/settings.json when only that one has the block)",
     )
@@ -56,7 +57,7 @@ export interface LaunchReady {
  * `MaskingSettingsError`, a `LaunchError`, for a mistake; warnings said).
  */
 export async function checkLaunch(
-  client: 'gemini' | 'qwen',
+  client: LaunchClientName,
   io: CliIo,
   options: LauncherOptions,
   setExitCode: (code: number) => void,
@@ -81,7 +82,7 @@ export async function checkLaunch(
 
 /** Runs the client through the gateway with `setup`; resolves to the exit code. */
 export async function runLauncher(
-  client: 'gemini' | 'qwen',
+  client: LaunchClientName,
   io: CliIo,
   args: readonly string[],
   options: LauncherOptions,

@@ -2,9 +2,10 @@
  * `toolmask outputs gc`: removes session folders of offloaded outputs not used (no write, no
  * read-back) for longer than a limit, never the folder of a session that is still running.
  *
- * The gateway's state folder is cleaned only while no gateway runs for it: a running gateway
- * prunes its own outputs every day (`--retention-days`) and alone knows which conversations it
- * still holds, whose folders an outside rule could remove under it.
+ * The gateway's state folder is never cleaned here: the gateway prunes its own outputs
+ * (`toolmask gateway --retention-days`) together with the conversations' decisions that point at
+ * them, while `gc` would remove only the outputs, and a launcher's private gateway (not announced
+ * in `gateway.json`) may be using them right now. So `gc` says so and leaves that folder alone.
  */
 import { EXIT_FAILURE, EXIT_OK } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
@@ -20,23 +21,15 @@ export interface OutputsGcOptions extends SourceOptions {
   dryRun?: boolean;
 }
 
-/** The pid of the gateway running for `stateDir`, if one is. */
-async function runningGatewayPid(stateDir: string): Promise<number | undefined> {
-  // Loaded only here: the gateway's code costs every other command a second at start.
-  const { findRunningGateway } = await import('@toolmask/gateway');
-  return (await findRunningGateway(stateDir))?.pid;
-}
-
 export async function runOutputsGc(options: OutputsGcOptions, io: CliIo): Promise<number> {
   const sources: OutputsSource[] = [];
   for (const source of await resolveSources(options, io)) {
-    const pid = source.from === 'gateway' ? await runningGatewayPid(source.dir) : undefined;
-    if (pid === undefined) {
+    if (source.from !== 'gateway') {
       sources.push(source);
       continue;
     }
     io.stderr.write(
-      `toolmask: left ${source.dir} alone: the gateway running there (pid ${pid}) removes its own old outputs (toolmask gateway --retention-days)\n`,
+      `toolmask: left ${source.dir} alone: a gateway's outputs are removed by the gateway itself, with the decisions that point at them (toolmask gateway --retention-days)\n`,
     );
   }
   const now = (io.now ?? Date.now)();
