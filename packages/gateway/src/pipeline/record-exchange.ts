@@ -41,6 +41,8 @@ export async function recordExchange(
     ...(usage.promptTokens !== undefined ? { promptTokens: usage.promptTokens } : {}),
     ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}),
     ...(usage.outputTokens !== undefined ? { outputTokens: usage.outputTokens } : {}),
+    // Only the fronts whose provider reports writes apart (Anthropic) set it, 0 included.
+    ...(usage.cacheWriteTokens !== undefined ? { cacheWriteTokens: usage.cacheWriteTokens } : {}),
     maskedOutputs: prepared?.maskedOutputs ?? 0,
     newlyMasked: pass?.maskedCount ?? 0,
     tokensKeptOut: prepared?.tokensKeptOut ?? 0,

@@ -1,6 +1,7 @@
 /**
  * The dashboards in docs/dashboards/ are built on the metric names the gateway really exports.
- * After traffic with masking, a masking failure and the provider's usage:
+ * After traffic with masking, a masking failure and the provider's usage (a Gemini session, and a
+ * Claude Code session whose provider reports cache writes):
  *
  * - every metric a query of `toolmask-grafana.json` uses appears in a real `/metrics` scrape
  *   (OpenTelemetry's Prometheus exporter), and every metric family of the scrape is charted;
@@ -13,8 +14,15 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createFileToolOutputStore, type ToolOutputStore } from '@toolmask/core/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shellOutput } from '../test-utils/gemini-client.js';
+import type { RunningGateway } from '../listen-gateway.js';
+import {
+  gatewayFixture,
+  settled,
+  shellOutput,
+  startTestGateway,
+} from '../test-utils/gemini-client.js';
 import { shellSessionThroughGateway } from '../test-utils/shell-session.js';
+import { claudeLikeUpstream, runClaudeLikeSession } from '../test-utils/claude-like-session.js';
 
 const DASHBOARDS = new URL('../../../../docs/dashboards/', import.meta.url);
 /** Where the Cloud Monitoring dashboard's metric types come from (docs/telemetry.md). */
@@ -64,6 +72,28 @@ async function otlpReceiver(): Promise<{ url: string; close(): Promise<void> }> 
   };
 }
 
+/** A second gateway, in front of an Anthropic fake that reports cache writes, after a session. */
+async function claudeSessionThroughGateway(otlpEndpoint: string): Promise<RunningGateway> {
+  const fixture = await gatewayFixture();
+  cleanups.push(fixture.cleanup);
+  const upstream = await claudeLikeUpstream(2, (step) => ({
+    input: 50,
+    cacheRead: 900 * step,
+    cacheWrite: 400,
+  }));
+  cleanups.push(() => upstream.close());
+  const running = await startTestGateway({
+    stateDir: fixture.stateDir,
+    settingsFile: fixture.settingsFile,
+    upstreams: { anthropic: upstream.url },
+    otlpEndpoint,
+  });
+  cleanups.push(() => running.close());
+  await runClaudeLikeSession(running.url);
+  await settled(running);
+  return running;
+}
+
 beforeAll(async () => {
   const receiver = await otlpReceiver();
   cleanups.push(receiver.close);
@@ -77,9 +107,14 @@ beforeAll(async () => {
     },
     cleanups,
   );
-  scrape = await (await fetch(`${running.url}/metrics`)).text();
+  const claude = await claudeSessionThroughGateway(receiver.url);
+  // What the two gateways export together: the families of both scrapes, one OTLP receiver.
+  scrape = [
+    await (await fetch(`${running.url}/metrics`)).text(),
+    await (await fetch(`${claude.url}/metrics`)).text(),
+  ].join('\n');
   // Closing flushes the OTLP exporter once more.
-  await running.close();
+  await Promise.all([running.close(), claude.close()]);
 });
 
 afterAll(async () => {
@@ -146,6 +181,7 @@ describe('docs/dashboards/toolmask-grafana.json', () => {
       'toolmask_gateway_requests_total',
       'toolmask_gateway_prompt_tokens_total',
       'toolmask_gateway_cached_tokens_total',
+      'toolmask_gateway_cache_write_tokens_total',
       'toolmask_gateway_tokens_kept_out_total',
     ]) {
       expect(scraped).toContain(name);

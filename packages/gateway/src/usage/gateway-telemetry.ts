@@ -27,6 +27,7 @@ export const GATEWAY_METER = 'toolmask-gateway';
 export const METRIC_REQUESTS = 'toolmask.gateway.requests';
 export const METRIC_PROMPT_TOKENS = 'toolmask.gateway.prompt_tokens';
 export const METRIC_CACHED_TOKENS = 'toolmask.gateway.cached_tokens';
+export const METRIC_CACHE_WRITE_TOKENS = 'toolmask.gateway.cache_write_tokens';
 export const METRIC_OUTPUT_TOKENS = 'toolmask.gateway.output_tokens';
 export const METRIC_TOKENS_KEPT_OUT = 'toolmask.gateway.tokens_kept_out';
 export const METRIC_ADDED_LATENCY = 'toolmask.gateway.added_latency';
@@ -85,6 +86,10 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
     METRIC_CACHED_TOKENS,
     'Prompt tokens the provider reported as cached.',
   );
+  const cacheWriteTokens = counter(
+    METRIC_CACHE_WRITE_TOKENS,
+    'Prompt tokens the provider reported as written to its cache (Anthropic).',
+  );
   const outputTokens = counter(METRIC_OUTPUT_TOKENS, 'Output tokens the provider reported.');
   const keptOut = counter(
     METRIC_TOKENS_KEPT_OUT,
@@ -126,6 +131,8 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
       requests.add(1, attributes);
       if (record.promptTokens) promptTokens.add(record.promptTokens, attributes);
       if (record.cachedTokens) cachedTokens.add(record.cachedTokens, attributes);
+      // Like the others, counted when not 0: a series appears only where a provider writes.
+      if (record.cacheWriteTokens) cacheWriteTokens.add(record.cacheWriteTokens, attributes);
       if (record.outputTokens) outputTokens.add(record.outputTokens, attributes);
       if (record.tokensKeptOut) keptOut.add(Math.round(record.tokensKeptOut), attributes);
       addedLatency.record(record.gatewayMs, { front: record.front });

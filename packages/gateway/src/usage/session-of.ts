@@ -1,6 +1,6 @@
 /**
  * Which session each usage record is shown in. A record belongs to its conversation, except a side
- * request (usage-record.ts `side`: a router call, a next-speaker check) whose conversation holds
+ * request (usage-record.ts `side`: a router call, a next-speaker check, a title) whose conversation holds
  * nothing but side requests: its prompt is not the conversation's, so the gateway keyed it apart,
  * and alone it would show as a session of its own (two gemini runs listed as four). It is shown in
  * the session it was made for instead:

@@ -15,12 +15,17 @@ export interface SessionSummary {
   lastAt: number;
   /** Every request, side requests included. */
   requests: number;
-  /** Of those, side requests (a router call, a next-speaker check): counted, not charted. */
+  /** Of those, side requests (a router call, a next-speaker check, a title): counted, not charted. */
   sideRequests: number;
   /** Nothing but side requests, with no session found to fold them into. */
   sideOnly?: true;
   promptTokens: number;
   cachedTokens: number;
+  /**
+   * Prompt tokens written to the provider's cache, summed over the requests whose provider reports
+   * them (Anthropic); 0 for the others, which the dashboard then leaves out.
+   */
+  cacheWriteTokens: number;
   /** Prompt tokens of the newest request (the context now) and the largest; side requests aside. */
   contextTokens: number;
   peakContextTokens: number;
@@ -68,6 +73,7 @@ export function summarizeSessions(records: readonly UsageRecord[]): SessionsRepo
         ...(withMain.has(id) ? {} : { sideOnly: true as const }),
         promptTokens: 0,
         cachedTokens: 0,
+        cacheWriteTokens: 0,
         contextTokens: 0,
         peakContextTokens: 0,
         cacheHitShare: 0,
@@ -95,6 +101,7 @@ export function summarizeSessions(records: readonly UsageRecord[]): SessionsRepo
     if (record.promptTokens !== undefined) {
       session.promptTokens += record.promptTokens;
       session.cachedTokens += record.cachedTokens ?? 0;
+      session.cacheWriteTokens += record.cacheWriteTokens ?? 0;
     }
     session.maskedOutputs += record.newlyMasked;
     session.tokensKeptOut += record.tokensKeptOut;
@@ -108,6 +115,7 @@ export function summarizeSessions(records: readonly UsageRecord[]): SessionsRepo
     sideRequests: 0,
     promptTokens: 0,
     cachedTokens: 0,
+    cacheWriteTokens: 0,
     cacheHitShare: 0,
     maskedOutputs: 0,
     tokensKeptOut: 0,
@@ -121,6 +129,7 @@ export function summarizeSessions(records: readonly UsageRecord[]): SessionsRepo
     totals.sideRequests += session.sideRequests;
     totals.promptTokens += session.promptTokens;
     totals.cachedTokens += session.cachedTokens;
+    totals.cacheWriteTokens += session.cacheWriteTokens;
     totals.maskedOutputs += session.maskedOutputs;
     totals.tokensKeptOut += session.tokensKeptOut;
     totals.bytesOffloaded += session.bytesOffloaded;

@@ -1,7 +1,9 @@
 /**
  * Which requests are side requests (side-request.ts), from the body as each client sends them:
  * gemini-cli's `generateJson` (Gemini API and Code Assist) and qwen-code's (OpenAI, a required
- * `respond_in_schema` tool); main turns are not. The session signal is kept as a digest.
+ * `respond_in_schema` tool), Claude Code's and Codex's title calls (a JSON schema and no tools, as
+ * the real binaries sent them to a loopback fake); main turns are not. The session signal is kept
+ * as a digest.
  */
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -55,5 +57,70 @@ describe('sideFacts', () => {
     expect(side.session).toMatch(/^[0-9a-f]{16}$/);
     expect(side.session).not.toContain('run-1');
     expect(await sideFacts(exchange('openai', { messages, tools }))).toEqual({});
+  });
+
+  it('claude-code: the title call (a json_schema format, tools: []) is a side request; a main turn is not', async () => {
+    // As claude 2.1.328 sent it (the system text shortened), before its first main turn.
+    const title = {
+      model: 'claude-opus-5-5',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: '<session>\nsay hi\n</session>' }] },
+      ],
+      system: [{ type: 'text', text: 'You are naming a coding session…' }],
+      tools: [],
+      metadata: { user_id: '{"device_id":"d","account_uuid":"","session_id":"e440505e"}' },
+      max_tokens: 128000,
+      output_config: {
+        effort: 'medium',
+        format: {
+          type: 'json_schema',
+          schema: {
+            type: 'object',
+            properties: { title: { type: 'string' } },
+            required: ['title'],
+          },
+        },
+      },
+      stream: true,
+    };
+    expect((await sideFacts(exchange('anthropic', title))).side).toBe(true);
+    const main = {
+      ...title,
+      tools: [{ name: 'Bash', input_schema: { type: 'object' } }],
+      output_config: { effort: 'medium' },
+    };
+    expect((await sideFacts(exchange('anthropic', main))).side).toBeUndefined();
+    // A schema with the agent's tools is a turn of the conversation, not a one-shot call.
+    const structuredTurn = { ...main, output_config: title.output_config };
+    expect((await sideFacts(exchange('anthropic', structuredTurn))).side).toBeUndefined();
+  });
+
+  it('codex: the title call (text.format json_schema, tools: []) is a side request; exec --output-schema turns are not', async () => {
+    const input = [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+    ];
+    const schema = {
+      format: {
+        type: 'json_schema',
+        strict: true,
+        schema: { type: 'object', properties: { title: { type: 'string' } } },
+        name: 'codex_output_schema',
+      },
+    };
+    const title = {
+      model: 'gpt-5-codex',
+      stream: true,
+      input,
+      tools: [],
+      tool_choice: 'auto',
+      text: schema,
+    };
+    expect((await sideFacts(exchange('openai-responses', title))).side).toBe(true);
+    const tools = [{ type: 'function', name: 'exec_command', parameters: {} }];
+    const main = { model: 'gpt-5-codex', stream: true, input, tools, tool_choice: 'auto' };
+    expect((await sideFacts(exchange('openai-responses', main))).side).toBeUndefined();
+    expect(
+      (await sideFacts(exchange('openai-responses', { ...main, text: schema }))).side,
+    ).toBeUndefined();
   });
 });

@@ -9,8 +9,19 @@
  * `generationConfig.responseMimeType` to `application/json` with a `responseJsonSchema`; a main
  * turn never does. qwen-code's `generateJson` over OpenAI sends one `respond_in_schema` tool with
  * `tool_choice: "required"`, which a main turn never sets; `response_format` is OpenAI's own way.
+ *
+ * Claude Code (2.1.328, interactive) names a session with a Messages call of `tools: []` and
+ * `output_config.format.type: "json_schema"` (a `title` object); Codex (0.169.0, its terminal UI)
+ * with a Responses call of `tools: []` and `text.format.type: "json_schema"` (`codex_output_schema`,
+ * a `title`). Both are seen from the real binaries against a loopback fake; their headless runs
+ * (`claude -p`, `codex exec`) make none. A schema alone is not enough: `codex exec
+ * --output-schema` puts one on its main turns too, which carry the agent's tools.
+ *
+ * OpenCode (1.18.33) names a session with a plain chat call (a "title generator" system message,
+ * no tools, no schema): nothing structured tells it from a main turn of a model configured without
+ * tools, so it is left a conversation of its own rather than guessed at.
  */
-import { stringAt } from '../body/json-layout.js';
+import { findArray, scanElements, stringAt } from '../body/json-layout.js';
 import { SESSION_HEADER } from '../conversation/conversation-key.js';
 import type { ModelExchange } from '../pipeline/model-exchange.js';
 import { firstHeader } from '../server/access.js';
@@ -18,6 +29,15 @@ import { sessionDigestOf } from './session-digest.js';
 import type { UsageRecord } from './usage-record.js';
 
 const JSON_ANSWER = 'application/json';
+const JSON_SCHEMA = 'json_schema';
+
+/** Whether the body's `tools` is absent or an empty array (the one-shot calls send `[]`). */
+async function withoutTools(raw: Buffer): Promise<boolean> {
+  const at = await findArray(raw, ['tools']);
+  if (at < 0) return true;
+  const first = await scanElements(raw, at + 1, undefined, 1);
+  return first?.elements.length === 0;
+}
 
 async function isSideRequest(exchange: ModelExchange): Promise<boolean> {
   const raw = exchange.raw;
@@ -27,6 +47,16 @@ async function isSideRequest(exchange: ModelExchange): Promise<boolean> {
       return (
         (await stringAt(raw, ['tool_choice'])) === 'required' ||
         /^json_(schema|object)$/.test((await stringAt(raw, ['response_format', 'type'])) ?? '')
+      );
+    case 'anthropic':
+      return (
+        (await stringAt(raw, ['output_config', 'format', 'type'])) === JSON_SCHEMA &&
+        (await withoutTools(raw))
+      );
+    case 'openai-responses':
+      return (
+        (await stringAt(raw, ['text', 'format', 'type'])) === JSON_SCHEMA &&
+        (await withoutTools(raw))
       );
     case 'code-assist':
       return (

@@ -4,7 +4,8 @@
  */
 import type { ProtocolKind } from '../protocols/protocol.js';
 
-export type ClientKind = 'gemini-cli' | 'qwen-code' | 'other';
+export type ClientKind =
+  'gemini-cli' | 'qwen-code' | 'claude-code' | 'codex' | 'opencode' | 'other';
 
 /**
  * Where a request was seen: through one of the gateway's protocols, or `in-process` (read from the
@@ -25,6 +26,12 @@ export interface UsageRecord {
   promptTokens?: number;
   cachedTokens?: number;
   outputTokens?: number;
+  /**
+   * Prompt tokens the provider wrote to its cache for this request, when it reports them apart
+   * (Anthropic's `cache_creation_input_tokens`, billed at a premium); part of `promptTokens`, like
+   * `cachedTokens`. Absent for providers with no separate write figure (Gemini, OpenAI).
+   */
+  cacheWriteTokens?: number;
   /** Masked outputs in the request as sent (earlier decisions re-applied plus new ones). */
   maskedOutputs: number;
   /** Of those, masked by this request's pass. */
@@ -43,7 +50,8 @@ export interface UsageRecord {
   gatewayMs: number;
   /**
    * A side request: a one-shot structured call of the client beside its conversation (gemini-cli's
-   * model router and next-speaker check, qwen-code's `respond_in_schema` checks). The dashboard
+   * model router and next-speaker check, qwen-code's `respond_in_schema` checks, Claude Code's and
+   * Codex's session titles: side-request.ts). The dashboard
    * folds it into the session it belongs to (sessions.ts); nothing else reads it.
    */
   side?: true;
@@ -51,10 +59,22 @@ export interface UsageRecord {
   session?: string;
 }
 
-/** The client from its user agent. */
+/**
+ * The client from its user agent, as each binary sends it (checked against the real ones, see
+ * usage-record.test.ts): `GeminiCLI-tui/0.61.0/<model> (…)`, `QwenCode/0.24.4 (…)`,
+ * `claude-cli/2.1.328 (external, cli)` (`sdk-cli` headless), `codex_exec/0.169.0 (…)` headless and
+ * `codex-tui/0.169.0 (…)` interactive (the originator, which other Codex front ends name
+ * `codex_<name>`, comes first), `opencode/1.18.33 ai-sdk/provider-utils/… runtime/bun/…`.
+ */
+const CLIENTS: ReadonlyArray<readonly [RegExp, ClientKind]> = [
+  [/^GeminiCLI/i, 'gemini-cli'],
+  [/^QwenCode/i, 'qwen-code'],
+  [/^claude-cli\//i, 'claude-code'],
+  [/^codex[_-]/i, 'codex'],
+  [/^opencode\//i, 'opencode'],
+];
+
 export function clientOf(userAgent: string | undefined): ClientKind {
   if (!userAgent) return 'other';
-  if (/^GeminiCLI/i.test(userAgent)) return 'gemini-cli';
-  if (/^QwenCode/i.test(userAgent)) return 'qwen-code';
-  return 'other';
+  return CLIENTS.find(([pattern]) => pattern.test(userAgent))?.[1] ?? 'other';
 }

@@ -41,7 +41,7 @@ export function overviewView(input: OverviewInput): HTMLElement {
       shown: formatInteger(totals.requests),
       note:
         totals.sideRequests > 0
-          ? `${formatInteger(totals.sideRequests)} side (router, checks)`
+          ? `${formatInteger(totals.sideRequests)} side (router, checks, titles)`
           : undefined,
     },
     {
@@ -58,8 +58,20 @@ export function overviewView(input: OverviewInput): HTMLElement {
       shown: formatInteger(totals.cachedTokens),
       note: h(
         'span',
-        { 'data-metric': 'cacheHitShare', 'data-value': totals.cacheHitShare },
-        formatShare(totals.cacheHitShare),
+        {},
+        h(
+          'span',
+          { 'data-metric': 'cacheHitShare', 'data-value': totals.cacheHitShare },
+          formatShare(totals.cacheHitShare),
+        ),
+        // Writes only where a provider reports them (Anthropic): no "0 written" under Gemini's.
+        totals.cacheWriteTokens > 0
+          ? h(
+              'span',
+              { 'data-metric': 'cacheWriteTokens', 'data-value': totals.cacheWriteTokens },
+              ` · ${formatInteger(totals.cacheWriteTokens)} written`,
+            )
+          : null,
       ),
     },
     {

@@ -1,7 +1,8 @@
 /**
  * The session chart: prompt tokens per request as sent (a line with one point per request),
  * what would have been sent without masking (prompt tokens plus the tokens kept out, dashed),
- * the cached part of each prompt shaded under it, and each masking event (a request whose pass
+ * the cached part of each prompt shaded under it (and, for a provider that reports them, the part
+ * written to its cache this request shaded above that), and each masking event (a request whose pass
  * masked outputs) marked by a vertical line. Drawn as SVG at its box's width (chart-frame.ts),
  * 300 px tall; every mark has a `<title>` the browser shows on hover.
  */
@@ -22,8 +23,11 @@ function describe(record: UsageRecord, index: number): string {
   if (record.promptTokens === undefined) {
     parts.push('no usage reported');
   } else {
+    const written = record.cacheWriteTokens
+      ? `, ${formatInteger(record.cacheWriteTokens)} written to cache`
+      : '';
     parts.push(
-      `${formatInteger(record.promptTokens)} prompt tokens (${formatInteger(record.cachedTokens ?? 0)} cached)`,
+      `${formatInteger(record.promptTokens)} prompt tokens (${formatInteger(record.cachedTokens ?? 0)} cached${written})`,
     );
   }
   if (record.tokensKeptOut > 0) parts.push(`${formatInteger(record.tokensKeptOut)} kept out`);
@@ -35,7 +39,7 @@ function describe(record: UsageRecord, index: number): string {
   return parts.join(' · ');
 }
 
-function legend(): HTMLElement {
+function legend(writes: boolean): HTMLElement {
   const item = (kind: string, label: string) =>
     h('span', { class: 'legend-item' }, h('span', { class: `swatch ${kind}` }), label);
   return h(
@@ -44,8 +48,14 @@ function legend(): HTMLElement {
     item('sent', 'prompt tokens sent'),
     item('without', 'without masking (sent + kept out)'),
     item('cached', 'cached'),
+    writes ? item('written', 'written to cache') : null,
     item('event', 'masking event'),
   );
+}
+
+/** Whether any request reported cache writes: only then is that band drawn and named. */
+function hasWrites(requests: readonly UsageRecord[]): boolean {
+  return requests.some((record) => (record.cacheWriteTokens ?? 0) > 0);
 }
 
 function drawChart(requests: readonly UsageRecord[], width: number): SVGSVGElement {
@@ -73,6 +83,20 @@ function drawChart(requests: readonly UsageRecord[], width: number): SVGSVGEleme
         index + 1,
       ),
     );
+  // Written sits on top of cached: both are parts of the prompt (Anthropic's input is the rest).
+  const writtenTop = requests.map(
+    (record, index) => (cached[index] ?? 0) + (record.cacheWriteTokens ?? 0),
+  );
+  const writtenArea =
+    requests.length > 0 && hasWrites(requests)
+      ? svg('polygon', {
+          class: 'written-area',
+          points: `${pointsOf(writtenTop)} ${[...cached]
+            .map((value, index) => `${x(index).toFixed(1)},${y(value).toFixed(1)}`)
+            .reverse()
+            .join(' ')}`,
+        })
+      : null;
   const cachedArea =
     requests.length > 0
       ? svg('polygon', {
@@ -124,6 +148,7 @@ function drawChart(requests: readonly UsageRecord[], width: number): SVGSVGEleme
     },
     ...grid,
     cachedArea,
+    writtenArea,
     ...events,
     svg('polyline', { class: 'line-without', points: pointsOf(without) }),
     svg('polyline', { class: 'line-sent', points: pointsOf(sent) }),
@@ -137,7 +162,7 @@ export function promptChart(requests: readonly UsageRecord[]): HTMLElement {
   return h(
     'figure',
     { class: 'chart' },
-    legend(),
+    legend(hasWrites(requests)),
     chartFrame((width) => drawChart(requests, width), 'prompt-chart'),
   );
 }

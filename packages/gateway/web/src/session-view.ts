@@ -55,7 +55,7 @@ export function sessionView(input: SessionInput): HTMLElement {
           ? h(
               'span',
               { 'data-metric': 'sideRequests', 'data-value': summary.sideRequests },
-              `${formatInteger(summary.sideRequests)} side (router, checks)`,
+              `${formatInteger(summary.sideRequests)} side (router, checks, titles)`,
             )
           : undefined,
     },
@@ -73,6 +73,19 @@ export function sessionView(input: SessionInput): HTMLElement {
       shown: formatShare(summary.cacheHitShare),
       note: `${formatInteger(summary.cachedTokens)} of ${formatInteger(summary.promptTokens)}`,
     },
+    // Next to the cache hits, and only for a provider that reports writes (Anthropic): a Gemini
+    // or OpenAI session has no such figure, and a card of 0 would suggest one.
+    ...(summary.cacheWriteTokens > 0
+      ? [
+          {
+            metric: 'cacheWriteTokens',
+            label: 'Cache writes',
+            value: summary.cacheWriteTokens,
+            shown: formatInteger(summary.cacheWriteTokens),
+            note: 'prompt tokens written to the cache',
+          },
+        ]
+      : []),
     {
       metric: 'tokensKeptOut',
       label: 'Kept out',
@@ -107,7 +120,7 @@ export function sessionView(input: SessionInput): HTMLElement {
           'p',
           { class: 'muted' },
           `Not charted: ${formatInteger(detail.sideRequests.length)} side request(s) of this session ` +
-            `(a model router or a next-speaker check), ` +
+            `(a model router, a check or a session title), ` +
             `${formatInteger(detail.sideRequests.reduce((sum, record) => sum + (record.promptTokens ?? 0), 0))} prompt tokens; ` +
             'they count in the figures above.',
         )

@@ -1,6 +1,7 @@
 /**
  * The sessions table: client, model, started, requests, context now, peak, cache hit share,
- * masked outputs. A click on a column header sorts by it (again: the other way); a click on a
+ * cache writes (only when a session of the table has any: Gemini and OpenAI report none, and a
+ * column of dashes would tell their reader nothing), masked outputs. A click on a column header sorts by it (again: the other way); a click on a
  * row, or Enter on it, opens the session.
  */
 import type { SessionSummary } from '../../src/dashboard/api-types.js';
@@ -15,6 +16,7 @@ export type SortKey =
   | 'contextTokens'
   | 'peakContextTokens'
   | 'cacheHitShare'
+  | 'cacheWriteTokens'
   | 'maskedOutputs';
 
 export interface SortState {
@@ -60,11 +62,19 @@ function requests(session: SessionSummary): Child {
 
 /** A numeric column of a session's count. */
 function count(
-  key: 'contextTokens' | 'peakContextTokens' | 'maskedOutputs',
+  key: 'contextTokens' | 'peakContextTokens' | 'maskedOutputs' | 'cacheWriteTokens',
   label: string,
 ): Column {
   return { key, label, numeric: true, cell: (session) => formatInteger(session[key]) };
 }
+
+/** Prompt tokens written to the provider's cache; empty for a session whose provider writes none. */
+const CACHE_WRITES: Column = {
+  key: 'cacheWriteTokens',
+  label: 'Cache writes',
+  numeric: true,
+  cell: (s) => (s.cacheWriteTokens > 0 ? formatInteger(s.cacheWriteTokens) : ''),
+};
 
 const COLUMNS: readonly Column[] = [
   { key: 'client', label: 'Client', numeric: false, cell: client },
@@ -79,8 +89,15 @@ const COLUMNS: readonly Column[] = [
     numeric: true,
     cell: (s) => formatShare(s.cacheHitShare),
   },
+  CACHE_WRITES,
   count('maskedOutputs', 'Masked'),
 ];
+
+/** The columns for these sessions: cache writes only when one of them has some. */
+function columnsFor(sessions: readonly SessionSummary[]): readonly Column[] {
+  const writes = sessions.some((session) => session.cacheWriteTokens > 0);
+  return writes ? COLUMNS : COLUMNS.filter((column) => column !== CACHE_WRITES);
+}
 
 function sorted(sessions: readonly SessionSummary[], sort: SortState): SessionSummary[] {
   const direction = sort.descending ? -1 : 1;
@@ -105,13 +122,14 @@ export function sessionsTable(
     return h(
       'p',
       { class: 'empty' },
-      'No sessions yet. Point gemini or qwen at this gateway (toolmask gemini) and they show up here.',
+      'No sessions yet. Start a client through this gateway (toolmask gemini, qwen, claude, …) and its sessions show up here.',
     );
   }
+  const columns = columnsFor(sessions);
   const header = h(
     'tr',
     {},
-    ...COLUMNS.map((column) => {
+    ...columns.map((column) => {
       const active = column.key === sort.key;
       const button = h(
         'button',
@@ -136,8 +154,12 @@ export function sessionsTable(
     const row = h(
       'tr',
       { class: 'session-row', tabindex: 0, 'data-session': session.id },
-      ...COLUMNS.map((column) =>
-        h('td', { class: column.numeric ? 'num' : column.key }, column.cell(session)),
+      ...columns.map((column) =>
+        h(
+          'td',
+          { class: column.numeric ? 'num' : column.key, 'data-column': column.key },
+          column.cell(session),
+        ),
       ),
     );
     row.addEventListener('click', () => onOpen(session.id));
