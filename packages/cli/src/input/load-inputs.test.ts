@@ -47,9 +47,9 @@ describe('loadInputs: bad input, one reason per file', () => {
       'not a Content array: the array is empty: nothing to replay',
     );
   });
-  it('a .jsonl file that is not a chat recording', async () => {
+  it('a .jsonl file that is not a session of any known format', async () => {
     expect(await reasonFor('other.jsonl', '{"a":1}\n{"b":2}\n')).toBe(
-      'not a gemini-cli chat recording: the first line has no sessionId and projectHash',
+      'not a session: expected a Claude Code transcript, a Codex session file or a gemini-cli chat recording (JSON Lines)',
     );
   });
   it('a chat recording with nothing sent to the model', async () => {

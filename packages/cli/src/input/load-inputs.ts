@@ -1,6 +1,6 @@
 /**
- * Turns the PATH arguments of `toolmask replay` into tasks, in order. A directory contributes its
- * `*.json` and `*.jsonl` files, in its subfolders too unless `recursive: false` (dot files and dot
+ * Turns the PATH arguments of `toolmask replay` into tasks, in order (a file may give several:
+ * see load-session-file.ts). A directory contributes its `*.json` and `*.jsonl` files, in its subfolders too unless `recursive: false` (dot files and dot
  * folders left out, symlinked folders not followed), sorted by path. Among them, well-formed files
  * of another kind (a settings file, a log) are `skipped`; damaged ones are `rejected`, and the
  * good ones still play. A file named on the command line that cannot be replayed is rejected
@@ -9,7 +9,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from './input-error.js';
-import { loadTaskFile, type LoadedTask } from './load-task-file.js';
+import type { LoadedTask } from './load-task-file.js';
+import { OPENCODE_DATABASE, loadSessionFile } from './load-session-file.js';
 
 export interface RejectedInput {
   file: string;
@@ -73,7 +74,7 @@ export async function loadInputs(
   /** Loads one file; says whether it was a session. */
   const loadOne = async (file: string, fromDirectory: boolean): Promise<boolean> => {
     try {
-      loaded.tasks.push(await loadTaskFile(file));
+      loaded.tasks.push(...(await loadSessionFile(file)));
       return true;
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
@@ -109,11 +110,17 @@ export async function loadInputs(
     const skipped = loaded.skipped.length - skippedBefore;
     loaded.directories.push({ directory: inputPath, sessions, skipped });
     if (sessions === 0 && loaded.rejected.length === rejectedBefore) {
+      const database = path.join(inputPath, 'opencode.db');
+      const isOpencodeData = await fs.stat(database).then(
+        (entry) => entry.isFile(),
+        () => false,
+      );
       loaded.rejected.push({
-        file: inputPath,
-        reason:
-          `the directory has no session files (.json or .jsonl` +
-          `${recursive ? ', subfolders included' : ', subfolders not read'})`,
+        file: isOpencodeData ? database : inputPath,
+        reason: isOpencodeData
+          ? OPENCODE_DATABASE
+          : `the directory has no session files (.json or .jsonl` +
+            `${recursive ? ', subfolders included' : ', subfolders not read'})`,
         fromDirectory: false,
       });
     }

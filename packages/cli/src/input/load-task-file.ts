@@ -5,6 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import type { PricingName } from '../replay/pricing.js';
 import type { ReplayTask } from '../replay/types.js';
 import {
   ChatRecordingFormatError,
@@ -25,8 +26,14 @@ import {
 
 export interface LoadedTask extends ReplayTask {
   file: string;
-  format: 'content-array' | 'chat-recording' | 'openai-messages';
+  format:
+    'content-array' | 'chat-recording' | 'openai-messages' | 'claude-code' | 'codex' | 'opencode';
   warnings: string[];
+  /** Whose prompt cache the session ran against: the default `--pricing` (load-session-file.ts). */
+  provider?: PricingName;
+  /** Milliseconds since the epoch of the session's first and last recorded moment, when known. */
+  startedAt?: number;
+  updatedAt?: number;
 }
 
 function taskLabel(file: string): string {

@@ -52,6 +52,9 @@ export function settingsTableHtml(report: ReplayReport): string {
   const pricing: Array<[string, unknown]> = [
     ['cached token price', `${report.pricing.cacheDiscount} of an uncached token`],
   ];
+  if (report.pricing.provider) pricing.unshift(['cache rules', report.pricing.provider]);
+  const writePrice = report.pricing.cacheWritePrice ?? 1;
+  if (writePrice !== 1) pricing.push(['cache write price', `${writePrice} x an uncached token`]);
   if (report.inputs.concat > 1) {
     pricing.push(['tasks chained per session', report.inputs.concat]);
     pricing.push([

@@ -3,6 +3,7 @@
  * `schemaVersion` changes only when a field is removed or changes meaning; see docs/cli.md.
  */
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
+import type { PricingName } from '../replay/pricing.js';
 import type { GeminiCliMaskingConfig } from '../replay/strategies/gemini-cli.js';
 import type { RecordedUsageSummary, ReplayResult, StrategyReplay } from '../replay/types.js';
 
@@ -21,7 +22,11 @@ export interface ReplayReport {
     skipped: { file: string; reason: string }[];
   };
   pricing: {
+    /** Whose cache rules priced the run (`--pricing`, or the inputs' provider). */
+    provider?: PricingName;
     cacheDiscount: number;
+    /** Price of a token not read from the cache (written to it): 1.25 under Anthropic's rules. */
+    cacheWritePrice?: number;
     warmTaskStarts: boolean;
     tokenEstimator: string;
     /** Usage the transcripts recorded; requests with cached tokens are priced from it. */
@@ -50,6 +55,8 @@ export interface ReplayReportContext {
   skipped: { file: string; reason: string }[];
   taskLabels: Map<string, string[]>;
   settings: ReplayReport['settings'];
+  /** Whose cache rules priced the run. */
+  provider?: PricingName;
 }
 
 export function buildReplayReport(
@@ -67,7 +74,9 @@ export function buildReplayReport(
       skipped: context.skipped,
     },
     pricing: {
+      ...(context.provider ? { provider: context.provider } : {}),
       cacheDiscount: result.cacheDiscount,
+      cacheWritePrice: result.cacheWritePrice,
       warmTaskStarts: result.warmTaskStarts,
       tokenEstimator: 'estimateTokenCountSync (@toolmask/core), the same for every strategy',
       ...(result.recordedUsage ? { recorded: result.recordedUsage } : {}),

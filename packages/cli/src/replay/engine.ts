@@ -7,7 +7,8 @@
  *   request the contents recorded since are appended, and the strategy's pass runs on that history
  *   and the pending user content, returning the request to send;
  * - cached tokens are the tokens of the longest prefix of contents unchanged since the previous
- *   request; billed tokens are `uncached + cacheDiscount * cached`;
+ *   request; billed tokens are `cacheWritePrice * uncached + cacheDiscount * cached` (the write
+ *   price is 1 but under Anthropic's rules: pricing.ts);
  * - the first request of a session is cold; so is the first request of every chained task after
  *   the first (the person read the result, the cache expired), unless `warmTaskStarts`, and every
  *   request after an idle gap (`idleGaps`: the person paused in the middle of a task). Strategies
@@ -23,6 +24,7 @@ import { findRequestPoints, flattenSession, isColdRequest } from './request-poin
 import type { IdleGaps } from './idle-gaps.js';
 import { summarizeRequests } from './summary.js';
 import { ContentMeter, type ContentTokenCounter } from './content-meter.js';
+import { billedTokens } from './pricing.js';
 import { recordedCachedTokens, recordedRequests, summarizeRecorded } from './recorded-usage.js';
 import type {
   Content,
@@ -39,6 +41,12 @@ export interface ReplayOptions {
    * @default 0.1
    */
   cacheDiscount?: number;
+  /**
+   * Price of a token that is not read from the cache (written to it), relative to an uncached
+   * token with no cache: 1.25 under Anthropic's rules, 1 for OpenAI and Gemini (pricing.ts).
+   * @default 1
+   */
+  cacheWritePrice?: number;
   /**
    * Price the first request of each chained task as warm (the person went on at once).
    * @default false
@@ -65,6 +73,7 @@ export async function replaySessions(
   options: ReplayOptions = {},
 ): Promise<ReplayResult> {
   const cacheDiscount = options.cacheDiscount ?? DEFAULT_CACHE_DISCOUNT;
+  const cacheWritePrice = options.cacheWritePrice ?? 1;
   const warmTaskStarts = options.warmTaskStarts ?? false;
   const clock = options.clock ?? (() => performance.now());
   const meter = new ContentMeter(options.countTokens);
@@ -119,7 +128,7 @@ export async function replaySessions(
           contentCount: request.length,
           contextTokens,
           cachedTokens,
-          billedTokens: contextTokens - cachedTokens + cacheDiscount * cachedTokens,
+          billedTokens: billedTokens(contextTokens, cachedTokens, cacheDiscount, cacheWritePrice),
           cacheCold,
           cacheBreak,
           maskedCount: outcome.maskedCount,
@@ -142,6 +151,7 @@ export async function replaySessions(
   const recordedUsage = summarizeRecorded(prepared.flatMap((entry) => entry.recorded));
   return {
     cacheDiscount,
+    cacheWritePrice,
     warmTaskStarts,
     ...(recordedUsage ? { recordedUsage } : {}),
     sessions: prepared.map(({ session, flat, points }) => ({

@@ -11,6 +11,8 @@ export interface RecordedUsage {
   promptTokens: number;
   /** Prompt tokens served from the provider's cache, when it reported them. */
   cachedTokens?: number;
+  /** Prompt tokens written to the provider's cache (Anthropic reports them), when reported. */
+  cacheWriteTokens?: number;
 }
 
 /**
@@ -111,7 +113,7 @@ export interface RequestRow {
   contextTokens: number;
   /** Tokens of the longest prefix of contents unchanged since the previous request (0 when cold). */
   cachedTokens: number;
-  /** `contextTokens - cachedTokens + cacheDiscount * cachedTokens`. */
+  /** `cacheWritePrice * (contextTokens - cachedTokens) + cacheDiscount * cachedTokens`. */
   billedTokens: number;
   /** Priced as cache-cold: first request of a session, or of a chained task unless warm. */
   cacheCold: boolean;
@@ -149,6 +151,8 @@ export interface StrategyReplay {
 
 export interface ReplayResult {
   cacheDiscount: number;
+  /** Price of an uncached token (written to the cache): 1 but under Anthropic's rules. */
+  cacheWritePrice: number;
   warmTaskStarts: boolean;
   /**
    * What the transcripts recorded (OpenAI-style `usage`), when any did; requests whose provider

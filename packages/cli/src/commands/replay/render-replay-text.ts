@@ -78,7 +78,14 @@ function pricingLine(report: ReplayReport): string {
         ? '; chained tasks start warm'
         : '; each chained task starts cache-cold'
       : '';
-  return `billed = uncached + ${report.pricing.cacheDiscount} x cached${chained}; tokens estimated the same way for every strategy`;
+  const writePrice = report.pricing.cacheWritePrice ?? 1;
+  // Today's line when no write premium applies (OpenAI, Gemini), so earlier outputs read the same.
+  const billed =
+    writePrice === 1
+      ? `billed = uncached + ${report.pricing.cacheDiscount} x cached`
+      : `billed = ${writePrice} x uncached (written to the cache) + ${report.pricing.cacheDiscount} x cached` +
+        (report.pricing.provider ? ` (${report.pricing.provider} cache rules)` : '');
+  return `${billed}${chained}; tokens estimated the same way for every strategy`;
 }
 
 /** Said when the transcripts recorded usage: what the provider reported, and what used it. */

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import type { CliIo } from '../../cli-io.js';
 import { DEFAULT_CACHE_DISCOUNT } from '../../replay/engine.js';
 import { parseFraction, parseNameList, parsePositiveInteger } from '../../option-parsers.js';
+import { parsePricing, parseSince } from './replay-filters.js';
 import { addSettingFlags } from './setting-flags.js';
 import type { ReplayCommandOptions } from './replay-options.js';
 import { runReplay } from './run-replay.js';
@@ -17,14 +18,21 @@ Examples:
       every session file under a folder, subfolders included
   $ toolmask replay ~/.gemini/tmp/my-project/chats/session-2026-01-05T10-12-ab12cd34.jsonl
       a gemini-cli chat recording
+  $ toolmask replay --since 30d ~/.claude/projects
+      your last month of Claude Code, priced with Anthropic's cache rules
+  $ toolmask replay --since 30d ~/.codex/sessions
+      your last month of Codex (OpenAI's cache rules)
+  $ opencode export SESSION_ID > session.json && toolmask replay session.json
+      an OpenCode session
   $ toolmask replay --settings ~/.gemini/settings.json --min-prunable 20000 session.json
       tune settings: file first, flags on top
   $ toolmask replay --compare --json session.json > replay.json
   $ toolmask replay --compare --report replay.html --keep ./replay-outputs session.json
 
-Inputs: JSON arrays of Content, gemini-cli chat recordings (.jsonl, or older .json), or folders of
+Inputs: JSON arrays of Content, gemini-cli chat recordings (.jsonl, or older .json), OpenAI-style
+transcripts, Claude Code transcripts, Codex session files, OpenCode session exports, or folders of
 them (their *.json and *.jsonl files, subfolders included, sorted by path; other JSON files are
-skipped with a warning). Without PATH: the built-in example.
+skipped with a warning); the format is told by content. Without PATH: the built-in example.
 Exit codes: 0 done, 1 failure, 2 bad usage or bad input (the good inputs are still replayed).`;
 
 export function createReplayCommand(io: CliIo, setExitCode: (code: number) => void): Command {
@@ -51,6 +59,16 @@ export function createReplayCommand(io: CliIo, setExitCode: (code: number) => vo
       'price of a cached token relative to an uncached one',
       parseFraction,
       DEFAULT_CACHE_DISCOUNT,
+    )
+    .option(
+      '--pricing <provider>',
+      "whose prompt-cache rules price the run: anthropic (cache writes 1.25x), openai or gemini (default: the inputs' provider)",
+      parsePricing,
+    )
+    .option(
+      '--since <age|date>',
+      'replay only sessions active since then: 30d, 12h, 2w, or a date such as 2026-11-01',
+      parseSince,
     )
     .option('--warm-task-starts', 'price the first request of each chained task as cache-warm')
     .option(

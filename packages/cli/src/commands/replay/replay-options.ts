@@ -11,6 +11,8 @@ import {
 import { usageError } from '../../cli-error.js';
 import { InputError } from '../../input/input-error.js';
 import type { GeminiCliMaskingConfig } from '../../replay/strategies/gemini-cli.js';
+import type { PricingName } from '../../replay/pricing.js';
+import type { SinceFilter } from './replay-filters.js';
 import { readSettingsFile } from '../../settings/read-settings-file.js';
 import { settingsFromFlags } from './setting-flags.js';
 
@@ -22,6 +24,10 @@ export interface ReplayCommandOptions {
   strategies?: string[];
   concat: number;
   cacheDiscount: number;
+  /** `--pricing`: whose cache rules; default the inputs' provider. */
+  pricing?: PricingName;
+  /** `--since`: only sessions active since then. */
+  since?: SinceFilter;
   warmTaskStarts?: boolean;
   settings?: string;
   json?: boolean;

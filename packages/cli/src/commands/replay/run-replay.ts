@@ -13,6 +13,7 @@ import { BUILTIN_EXAMPLE_PATH } from '../../input/builtin-example.js';
 import { chainTasks } from '../../input/chain-tasks.js';
 import { loadInputs } from '../../input/load-inputs.js';
 import { replaySessions } from '../../replay/engine.js';
+import { CACHE_PRICING } from '../../replay/pricing.js';
 import { countRequests } from '../../replay/request-points.js';
 import { createNoneStrategy } from '../../replay/strategies/none.js';
 import {
@@ -28,6 +29,7 @@ import { createProgressBar } from '../../render/progress-bar.js';
 import { buildReplayReport, type ReplayReport } from '../../render/replay-report.js';
 import { cliDocumentationPath, displayPath } from '../../docs-location.js';
 import { announceInputs } from './announce-inputs.js';
+import { choosePricing, filterSince } from './replay-filters.js';
 import { checkKeepFolder, prepareOutputRoot } from './output-root.js';
 import { renderReplayText } from './render-replay-text.js';
 import { reportPathProblem } from './report-path.js';
@@ -61,6 +63,14 @@ async function buildStrategies(
   return { strategies, report };
 }
 
+/** What `--since` kept and left out, one line for stderr. */
+function sinceLine(since: string, kept: number, older: number, untimed: number): string {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  const untimedNote =
+    untimed > 0 ? `, ${plural(untimed, 'session')} without a recorded time left out` : '';
+  return `toolmask: --since ${since}: ${plural(kept, 'session')} kept, ${older} older left out${untimedNote}\n`;
+}
+
 /** What the `--verbose` notices' folder is, and where the files really are (or were). */
 function noticeFolderNote(keep: string | undefined): string {
   const shown = `Notices name ${shownProjectTempDir('<strategy>')}, the replay's fixed stand-in for a project temp dir (so figures do not depend on the folder)`;
@@ -87,10 +97,28 @@ export async function runReplay(
   if (options.keep) await checkKeepFolder(options.keep, options.force === true);
 
   const inputs = await loadInputs(inputPaths, { recursive: options.recursive !== false });
-  const { tasks, rejected, skipped } = inputs;
+  const { rejected, skipped } = inputs;
   announceInputs(inputs, io.stderr);
+  let tasks = inputs.tasks;
+  if (options.since && tasks.length > 0) {
+    const { kept, older, untimed } = filterSince(
+      tasks,
+      options.since.cutoff((io.now ?? Date.now)()),
+    );
+    io.stderr.write(sinceLine(options.since.text, kept.length, older, untimed));
+    // Nothing in the window is an answer, not bad input: say so and stop.
+    if (kept.length === 0) return rejected.length > 0 ? EXIT_USAGE : EXIT_OK;
+    tasks = kept;
+  }
   // Each bad input already has its line; with nothing left there is nothing more to say.
   if (tasks.length === 0) return EXIT_USAGE;
+  const { pricing, mixed } = choosePricing(options.pricing, tasks);
+  if (mixed?.includes('anthropic')) {
+    io.stderr.write(
+      `toolmask: warning: the inputs ran against several providers (${mixed.join(', ')}); priced with ${pricing}'s cache rules (choose with --pricing)\n`,
+    );
+  }
+  const cachePricing = CACHE_PRICING[pricing];
 
   const sessions = chainTasks(tasks, options.concat);
   const outputRoot = await prepareOutputRoot(options.keep);
@@ -107,6 +135,7 @@ export async function runReplay(
     try {
       result = await replaySessions(sessions, strategies, {
         cacheDiscount: options.cacheDiscount,
+        cacheWritePrice: cachePricing.cacheWritePrice,
         warmTaskStarts: options.warmTaskStarts === true,
         onProgress: (done, all) => progress.update(done, all),
       });
@@ -123,6 +152,7 @@ export async function runReplay(
         sessions.map((session) => [session.id, session.tasks.map((task) => task.label)]),
       ),
       settings: settingsReport,
+      provider: pricing,
     });
   } finally {
     await outputRoot.release();

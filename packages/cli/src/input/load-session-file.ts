@@ -1,0 +1,131 @@
+/**
+ * Reads one session file in any format `toolmask replay` knows, told apart by content (the name
+ * only breaks ties): the agents' own session files, streamed line by line (Claude Code
+ * transcripts, Codex rollouts), an `opencode export` of a session, and the formats of
+ * `loadTaskFile` (Content arrays, gemini-cli chat recordings, OpenAI-style transcripts). A file
+ * may give several tasks: an agent that compacted its context started a new history there.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { PricingName } from '../replay/pricing.js';
+import type { AgentSessionRead } from './agent-session.js';
+import { isClaudeTranscriptRecord, readClaudeTranscript } from './claude-transcript.js';
+import { isCodexRolloutRecord, readCodexRollout } from './codex-rollout.js';
+import { firstLineRecord, readHead } from './first-line.js';
+import { InputError } from './input-error.js';
+import { JsonLinesError } from './json-lines.js';
+import { loadTaskFile, type LoadedTask } from './load-task-file.js';
+import { isOpencodeExport, opencodeSessionToHistory } from './opencode-session.js';
+
+/** What the loader expects of a JSON Lines file that is none of the formats it knows. */
+const JSONL_EXPECTED =
+  'not a session: expected a Claude Code transcript, a Codex session file or a gemini-cli chat recording (JSON Lines)';
+
+/** What to do with OpenCode's database (`opencode.db`), which this cannot read. */
+export const OPENCODE_DATABASE =
+  'an SQLite database (OpenCode keeps its sessions in one), which replay cannot read: export a session with `opencode export SESSION_ID > session.json` (ids: `opencode session list`) and replay that file';
+
+/** How `opencode export` starts its pretty-printed JSON (the session's `info` first). */
+const OPENCODE_EXPORT_OPENING = /^\s*\{\s*"info"\s*:/;
+
+/** Whose cache rules price each of the formats `loadTaskFile` reads. */
+const LEGACY_PROVIDER: Record<string, PricingName> = {
+  'content-array': 'gemini',
+  'chat-recording': 'gemini',
+  'openai-messages': 'openai',
+};
+
+function taskLabel(file: string): string {
+  return path.basename(file).replace(/\.jsonl?$/i, '');
+}
+
+function toTasks(file: string, format: LoadedTask['format'], read: AgentSessionRead): LoadedTask[] {
+  const histories = read.histories.filter((history) =>
+    history.contents.some((content) => content.role === 'user'),
+  );
+  if (histories.length === 0) {
+    throw new InputError(
+      file,
+      'not a session: it has no messages that were sent to the model',
+      'not-a-session',
+    );
+  }
+  const label = taskLabel(file);
+  return histories.map((history, index) => {
+    const task: LoadedTask = {
+      file,
+      label: histories.length === 1 ? label : `${label}#${index + 1}`,
+      format,
+      provider: read.provider,
+      contents: history.contents,
+      // Said once per file, not once per history.
+      warnings: index === 0 ? read.warnings : [],
+      ...(read.startedAt !== undefined ? { startedAt: read.startedAt } : {}),
+      ...(read.updatedAt !== undefined ? { updatedAt: read.updatedAt } : {}),
+    };
+    if (history.recordedUsage.some((usage) => usage !== undefined)) {
+      task.recordedUsage = history.recordedUsage;
+    }
+    return task;
+  });
+}
+
+async function readStreamed(
+  file: string,
+  format: LoadedTask['format'],
+  reader: (file: string) => Promise<AgentSessionRead>,
+): Promise<LoadedTask[]> {
+  try {
+    return toTasks(file, format, await reader(file));
+  } catch (error) {
+    if (error instanceof JsonLinesError) throw new InputError(file, error.message);
+    if (error instanceof InputError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code) throw new InputError(file, `cannot be read (${code})`);
+    throw error;
+  }
+}
+
+export async function loadSessionFile(file: string): Promise<LoadedTask[]> {
+  let size: number;
+  try {
+    size = (await fs.stat(file)).size;
+  } catch (error) {
+    throw new InputError(
+      file,
+      `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})`,
+    );
+  }
+  // Node 20 has no SQLite reader, and the project adds no dependency for one: say what to do.
+  if (size > 0 && (await readHead(file, 16)) === 'SQLite format 3\u0000') {
+    throw new InputError(file, OPENCODE_DATABASE);
+  }
+  const first = size > 0 ? await firstLineRecord(file) : undefined;
+  if (first && !('projectHash' in first)) {
+    if (isClaudeTranscriptRecord(first))
+      return readStreamed(file, 'claude-code', readClaudeTranscript);
+    if (isCodexRolloutRecord(first)) return readStreamed(file, 'codex', readCodexRollout);
+    // A whole-file JSON object on one line: an export, a request body, a legacy recording.
+    if (isOpencodeExport(first)) return toTasks(file, 'opencode', opencodeSessionToHistory(first));
+    if (file.toLowerCase().endsWith('.jsonl') && !('sessionId' in first)) {
+      throw new InputError(file, JSONL_EXPECTED, 'not-a-session');
+    }
+  }
+  // Pretty-printed JSON, or one of the older formats: read whole (these are per-session files).
+  if (!first && size > 0 && OPENCODE_EXPORT_OPENING.test(await readHead(file))) {
+    const exported = await readOpencodeExport(file);
+    if (exported) return toTasks(file, 'opencode', opencodeSessionToHistory(exported));
+  }
+  const task = await loadTaskFile(file);
+  return [{ ...task, provider: LEGACY_PROVIDER[task.format] ?? 'gemini' }];
+}
+
+/** The file as an `opencode export`, or undefined (then the other readers say what is wrong). */
+async function readOpencodeExport(file: string) {
+  try {
+    const value: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
+    return isOpencodeExport(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

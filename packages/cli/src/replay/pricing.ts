@@ -1,0 +1,38 @@
+/**
+ * How a provider bills a prompt under prompt caching, relative to an uncached input token:
+ * - `cachedTokenPrice`: a token read from the cache (`--cache-discount` overrides it);
+ * - `cacheWritePrice`: a token that is not read from the cache. Anthropic writes it to the cache
+ *   at 1.25x (5-minute TTL); OpenAI and Gemini cache implicitly, with no write premium (1x).
+ *
+ * The replay prices every uncached token of a request as written: Claude Code puts its cache
+ * breakpoint on the newest block, so all that is not read is written. OpenAI's and Gemini's
+ * figures are today's (`uncached + 0.1 x cached`), so earlier reports stay identical.
+ */
+export const PRICING_NAMES = ['anthropic', 'openai', 'gemini'] as const;
+export type PricingName = (typeof PRICING_NAMES)[number];
+
+export interface CachePricing {
+  name: PricingName;
+  cachedTokenPrice: number;
+  cacheWritePrice: number;
+}
+
+export const CACHE_PRICING: Readonly<Record<PricingName, CachePricing>> = {
+  anthropic: { name: 'anthropic', cachedTokenPrice: 0.1, cacheWritePrice: 1.25 },
+  openai: { name: 'openai', cachedTokenPrice: 0.1, cacheWritePrice: 1 },
+  gemini: { name: 'gemini', cachedTokenPrice: 0.1, cacheWritePrice: 1 },
+};
+
+export function isPricingName(value: string): value is PricingName {
+  return (PRICING_NAMES as readonly string[]).includes(value);
+}
+
+/** Billed tokens of one request: what is read from the cache, and what is not (written). */
+export function billedTokens(
+  contextTokens: number,
+  cachedTokens: number,
+  cachedTokenPrice: number,
+  cacheWritePrice = 1,
+): number {
+  return (contextTokens - cachedTokens) * cacheWritePrice + cachedTokenPrice * cachedTokens;
+}
