@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { deadPid } from '@toolmask/test-support/dead-pid';
+import { KEPT_VIEW_MS, restoreAbandonedOverlays } from './gemini-home-overlay.js';
 import { planGeminiLaunch, prepareGeminiLaunch } from './gemini-launch.js';
 
 const cleanups = cleanUpAfterEach();
@@ -204,5 +205,28 @@ describe('the paths gemini printed during the run (issue 24, item 2)', () => {
     });
     await next.overlay.restore();
     expect(await fs.readFile(printed, 'utf8')).toBe('the whole output\n');
+  });
+
+  it('a kept view goes after KEPT_VIEW_MS, so that runs do not pile up folders forever', async () => {
+    const home = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-overlay-kept-'));
+    cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
+    const launchDir = path.join(home, 'state', 'launch');
+    const realDir = path.join(home, '.gemini');
+    await fs.mkdir(realDir, { recursive: true });
+    const view = async (name: string, ageMs: number) => {
+      const root = path.join(launchDir, `gemini-${await deadPid()}-${name}`);
+      await fs.mkdir(root, { recursive: true });
+      await fs.symlink(realDir, path.join(root, '.gemini'));
+      const when = new Date(Date.now() - ageMs);
+      await fs.lutimes(path.join(root, '.gemini'), when, when);
+      return root;
+    };
+    const old = await view('0000aaaa', KEPT_VIEW_MS + 60_000);
+    const recent = await view('0000bbbb', KEPT_VIEW_MS - 60_000);
+    expect(await restoreAbandonedOverlays(launchDir)).toEqual([]);
+    await expect(fs.lstat(old)).rejects.toThrow();
+    expect((await fs.lstat(path.join(recent, '.gemini'))).isSymbolicLink()).toBe(true);
+    // The person's folder is never touched.
+    expect((await fs.stat(realDir)).isDirectory()).toBe(true);
   });
 });

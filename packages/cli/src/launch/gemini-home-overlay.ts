@@ -139,10 +139,33 @@ async function keepPathsReachable(overlayRoot: string, realDir: string): Promise
   await fs.symlink(realDir, path.join(overlayRoot, GEMINI_DIR));
 }
 
-async function restoreOverlay(overlayRoot: string): Promise<string[]> {
+/**
+ * How long a restored overlay keeps its link: gemini's saved-output paths of a run stay valid
+ * this long (a `gemini --resume` of an older chat names dead paths), then the folder goes, so
+ * that runs do not pile up folders in the state folder forever. The same 30 days as the gateway's
+ * default retention.
+ */
+export const KEPT_VIEW_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** A kept view whose link was made more than `KEPT_VIEW_MS` ago (never throws). */
+async function isExpiredView(overlayRoot: string, now: number): Promise<boolean> {
+  try {
+    const stats = await fs.lstat(path.join(overlayRoot, GEMINI_DIR));
+    return now - stats.mtimeMs > KEPT_VIEW_MS;
+  } catch {
+    return false;
+  }
+}
+
+async function restoreOverlay(overlayRoot: string, now: number): Promise<string[]> {
   const warnings: string[] = [];
   const overlayDir = path.join(overlayRoot, GEMINI_DIR);
-  if (await isKeptView(overlayRoot)) return warnings;
+  if (await isKeptView(overlayRoot)) {
+    if (await isExpiredView(overlayRoot, now)) {
+      await fs.rm(overlayRoot, { recursive: true, force: true });
+    }
+    return warnings;
+  }
   const owner = await readOwner(overlayRoot);
   if (!owner) {
     // No owner file (written whole, before the client starts): gemini never ran in this view.
@@ -183,13 +206,17 @@ async function restoreOverlay(overlayRoot: string): Promise<string[]> {
 }
 
 /**
- * Restores and removes overlays whose launcher is gone (killed before it could). Never throws: a
- * leftover that cannot be handled must not stop this launch; returns warnings.
+ * Restores and removes overlays whose launcher is gone (killed before it could), and removes kept
+ * views older than `KEPT_VIEW_MS`. Never throws: a leftover that cannot be handled must not stop
+ * this launch; returns warnings.
  */
-export async function restoreAbandonedOverlays(launchDir: string): Promise<string[]> {
+export async function restoreAbandonedOverlays(
+  launchDir: string,
+  now: number = Date.now(),
+): Promise<string[]> {
   const warnings: string[] = [];
   for (const root of await abandonedEntries(launchDir, 'gemini')) {
-    warnings.push(...(await restoreOverlay(root).catch((error: unknown) => [String(error)])));
+    warnings.push(...(await restoreOverlay(root, now).catch((error: unknown) => [String(error)])));
   }
   return warnings;
 }
@@ -260,6 +287,7 @@ export async function createGeminiHomeOverlay(options: {
   let restored: Promise<string[]> | undefined;
   return {
     home: root,
-    restore: () => (restored ??= restoreOverlay(root).catch((error: unknown) => [String(error)])),
+    restore: () =>
+      (restored ??= restoreOverlay(root, Date.now()).catch((error: unknown) => [String(error)])),
   };
 }
