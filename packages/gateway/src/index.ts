@@ -14,7 +14,7 @@ export { listenGateway, type ListenOptions, type RunningGateway } from './listen
 export { findRunningGateway, type RunningFile } from './running-gateway.js';
 export { loadAccessSecret } from './state/access-secret.js';
 export { GatewayStartError, type WireErrorCode } from './errors.js';
-export { DEFAULT_UPSTREAMS, type UpstreamUrls } from './upstream/upstreams.js';
+export { DEFAULT_UPSTREAMS, withoutCredentials, type UpstreamUrls } from './upstream/upstreams.js';
 export { SESSION_HEADER } from './conversation/conversation-key.js';
 export { CLIENT_MASKING_OFF_FLAGS } from './protocols/gemini/client-masking.js';
 export type { ProtocolKind } from './protocols/protocol.js';

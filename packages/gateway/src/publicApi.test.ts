@@ -21,6 +21,7 @@ const PUBLIC_RUNTIME_NAMES = [
   'listenDashboard',
   'listenGateway',
   'loadAccessSecret',
+  'withoutCredentials',
 ];
 
 const PUBLIC_TYPE_NAMES = [

@@ -37,14 +37,4 @@ export function dashboardLink(gateway: GatewayAccess): string {
 }
 
 /** A URL as printed for the person: without a user name and password it may carry. */
-export function shownUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.username && !parsed.password) return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return url;
-  }
-}
+export { withoutCredentials as shownUrl } from '@toolmask/gateway';

@@ -8,6 +8,7 @@
  */
 import { findRunningGateway, loadAccessSecret } from '@toolmask/gateway';
 import { failure } from '../../cli-error.js';
+import { dashboardLink } from '../../launch/gateway-access.js';
 import { formatAge } from '../../render/format.js';
 
 export async function refuseIfRunning(stateDir: string, now: number): Promise<void> {
@@ -15,7 +16,9 @@ export async function refuseIfRunning(stateDir: string, now: number): Promise<vo
   if (!running) return;
   // The running gateway made its secret in this folder already; the person may read it.
   const secret = await loadAccessSecret(stateDir).catch(() => undefined);
-  const dashboard = secret ? `${running.url}/?token=${secret}` : `${running.url}/`;
+  const dashboard = secret
+    ? dashboardLink({ url: running.url, accessSecret: secret })
+    : `${running.url}/`;
   const since =
     typeof running.startedAt === 'number' ? `, up ${formatAge(now - running.startedAt)}` : '';
   throw failure(
