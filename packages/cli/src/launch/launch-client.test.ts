@@ -216,7 +216,11 @@ describe('the run summary when the client exits (issue 24)', () => {
       other,
     );
     expect(run.code).toBe(0);
-    expect(run.said.slice(1)).toEqual([
+    // Reused: its masking settings are its own, not this launch's file, and it is said.
+    expect(run.said[0]).toMatch(
+      /^toolmask: using the gateway already running at http:\/\/127\.0\.0\.1:\d+ \(pid \d+\); its own masking settings apply/,
+    );
+    expect(run.said.slice(2)).toEqual([
       "toolmask: this run: 2 requests, 0 outputs masked, ~0 tokens kept out (estimated), cache hits 60% of 2,000 prompt tokens (provider's count)",
       'toolmask: the gateway also carried 1 request of other clients meanwhile (not counted above)',
       `toolmask: dashboard ${standalone.dashboardUrl}`,

@@ -93,6 +93,10 @@ async function ensureGateway(
 ): Promise<GatewayAccess & { running?: RunningGateway }> {
   const existing = await findRunningGateway(options.stateDir);
   if (existing && servesUpstreams(options.client, existing.upstreams ?? {}, options.upstreams)) {
+    // Its masking settings are the ones it was started with, not this launch's file: say so.
+    options.say(
+      `toolmask: using the gateway already running at ${existing.url} (pid ${existing.pid}); its own masking settings apply${options.gatewaySettingsFile ? `, not ${options.gatewaySettingsFile}` : ''}`,
+    );
     // The gateway of this state folder keeps its secret there (0600): the person can read it.
     return { url: existing.url, accessSecret: await loadAccessSecret(options.stateDir) };
   }
