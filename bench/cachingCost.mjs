@@ -7,7 +7,9 @@
  * any trigger rule could reach, knowing the future; replay/metrics/optimal-schedule.ts) and each
  * strategy's share of the optimal savings, `(none - strategy) / (none - optimum)`. Then one
  * ablation per lever: toolmask with that lever turned back, so the table shows what each one
- * contributes.
+ * contributes. Last, the same replays priced per provider (providerPricing.mjs): Gemini/OpenAI (no
+ * write premium) and Anthropic (writes 1.25x), with toolmask replayed a second time with
+ * Anthropic's cache economics in its trigger, so the two can be set side by side in one run.
  *
  *   node bench/cachingCost.mjs [--traces DIR] [--quick]
  *
@@ -18,6 +20,12 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TRIGGER_RULES, simulateRule } from './triggerRules.mjs';
+import {
+  ANTHROPIC_TRIGGER,
+  optimumPerPricing,
+  printProviderPricing,
+  providerPricings,
+} from './providerPricing.mjs';
 import {
   DISCOUNTS,
   billed,
@@ -138,6 +146,13 @@ function specsFor(cli, core, withAblations) {
           }),
         ]),
     ...(withAblations ? ablations.map((variant) => toolmaskSpec(cli, variant)) : []),
+    // toolmask as the Anthropic front runs it: its trigger weighs a break at Anthropic's prices.
+    // Last, so that adding it changes nothing in the runs above.
+    toolmaskSpec(cli, {
+      ...toolmask,
+      name: ANTHROPIC_TRIGGER,
+      tuning: { cacheEconomics: core.CACHE_ECONOMICS.anthropic },
+    }),
   ];
 }
 
@@ -145,7 +160,7 @@ function specsFor(cli, core, withAblations) {
  * The optimum's billed tokens over a folder's sessions, per discount; beside it, the billed tokens
  * of the other trigger rules simulated on the same model (triggerRules.mjs).
  */
-function optimumOf(cli, sessions, strategies, warmTaskStarts) {
+function optimumOf(cli, sessions, strategies, warmTaskStarts, pricings) {
   const warm = strategies['every request, warm window'];
   const cold = strategies['every request, cold window'] ?? warm;
   const models = sessions.map((session) =>
@@ -156,7 +171,7 @@ function optimumOf(cli, sessions, strategies, warmTaskStarts) {
       coldWindowMoments: cold.moments(session.id),
     }),
   );
-  const result = { rules: {} };
+  const result = { rules: {}, pricing: optimumPerPricing(cli, models, pricings) };
   for (const discount of DISCOUNTS) {
     const schedules = models.map((model) => cli.optimalSchedule(model, discount));
     result[discount] = {
@@ -186,7 +201,8 @@ export async function runCachingCostBench({
   const core = await import('@toolmask/core');
   folders ??= await loadFolders(cli, tracesDir);
   const scratch = createScratch();
-  const results = { folders: folders.map((entry) => entry.folder), modes: {} };
+  const pricings = providerPricings(core);
+  const results = { folders: folders.map((entry) => entry.folder), modes: {}, pricings };
   try {
     for (const [mode, warmTaskStarts] of [
       ['cold', false],
@@ -195,11 +211,17 @@ export async function runCachingCostBench({
       const specs = specsFor(cli, core, mode === 'cold' && !quick);
       const byFolder = await replayFolders(cli, folders, specs, scratch.path, { warmTaskStarts });
       for (const { folder, sessions } of folders) {
-        byFolder[folder][OPTIMUM] = optimumOf(cli, sessions, byFolder[folder], warmTaskStarts);
+        byFolder[folder][OPTIMUM] = optimumOf(
+          cli,
+          sessions,
+          byFolder[folder],
+          warmTaskStarts,
+          pricings,
+        );
       }
       const shown = specs
         .map((spec) => spec.name)
-        .filter((name) => !name.startsWith('every request'));
+        .filter((name) => !name.startsWith('every request') && name !== ANTHROPIC_TRIGGER);
       results.modes[mode] = { byFolder, shown };
     }
   } finally {
@@ -225,6 +247,15 @@ function scopeOf(results, mode, scope) {
           {
             billed: sum((optimum) => optimum[discount].billed),
             breaks: sum((optimum) => optimum[discount].breaks),
+          },
+        ]),
+      );
+      scoped.pricing = Object.fromEntries(
+        results.pricings.map(({ name: pricing }) => [
+          pricing,
+          {
+            billed: sum((optimum) => optimum.pricing[pricing].billed),
+            breaks: sum((optimum) => optimum.pricing[pricing].breaks),
           },
         ]),
       );
@@ -362,6 +393,8 @@ function printResults(results, log) {
     const input = scoped.toolmask.input <= scoped['gemini-cli'].input ? 'met' : 'NOT met';
     log(`  ${scope}: ${checks.join(', ')}; peak ${peak}; input ${input}; shares ${sharesMet}`);
   }
+
+  printProviderPricing(results, scopes, (mode, scope) => scopeOf(results, mode, scope), log);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -4,7 +4,8 @@
  * gemini-cli's own implementation measured in the same process run.
  *   1. speed and memory of the pass          bench/passSpeed.mjs, bench/giantOutputs.mjs (one 200 MB output)
  *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
- *   3. billed tokens under prompt caching    bench/cachingCost.mjs (with the offline optimum),
+ *   3. billed tokens under prompt caching    bench/cachingCost.mjs (with the offline optimum, and
+ *                                            per provider's pricing: bench/providerPricing.mjs),
  *      information kept                      bench/informationKept.mjs,
  *      the policy frontier                   bench/policyFrontier.mjs
  *   4. the gateway: added latency, throughput, memory (against a direct connection)

@@ -30,6 +30,7 @@ export {
   type MaskingRequest,
   type MaskedRequest,
 } from './services/maskingMiddleware.js';
+export { CACHE_ECONOMICS, type CacheEconomics } from './services/cacheEconomics.js';
 export {
   ToolOutputMaskingService,
   type ToolOutputMaskingServiceDeps,
@@ -71,5 +72,9 @@ export {
   type ToolOutputReadErrorCode,
 } from './storage/toolOutputReader.js';
 
-export { parseMaskedSnippet, type ParsedMaskedSnippet } from './services/maskedSnippet.js';
+export {
+  isReadBackTool,
+  parseMaskedSnippet,
+  type ParsedMaskedSnippet,
+} from './services/maskedSnippet.js';
 export { estimateTokenCountSync } from './utils/tokenCalculation.js';

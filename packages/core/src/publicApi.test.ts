@@ -9,6 +9,7 @@ import * as core from './index.js';
 import { readPublicSurface } from '@toolmask/test-support/public-surface';
 
 const PUBLIC_RUNTIME_NAMES = [
+  'CACHE_ECONOMICS',
   'DEFAULT_IDLE_GAP_MS',
   'EVENT_TOOL_OUTPUT_MASKING',
   'READ_TOOL_OUTPUT_TOOL_NAME',
@@ -22,6 +23,7 @@ const PUBLIC_RUNTIME_NAMES = [
   'estimateTokenCountSync',
   'getToolOutputMaskingInstallation',
   'installToolOutputMasking',
+  'isReadBackTool',
   'parseMaskedSnippet',
   'readToolOutput',
   'resolveToolOutputMaskingConfig',
@@ -29,6 +31,7 @@ const PUBLIC_RUNTIME_NAMES = [
 ];
 
 const PUBLIC_TYPE_NAMES = [
+  'CacheEconomics',
   'Content',
   'InstallToolOutputMaskingOptions',
   'MaskOptions',

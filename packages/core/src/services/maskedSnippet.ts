@@ -28,11 +28,13 @@ export interface MaskedSnippetFields {
 export const DEFAULT_READ_TOOL_NAME = 'read_tool_output';
 
 /**
- * Our own read-back tool under any client's name for it, whose outputs are never counted nor
- * masked: masking what the agent just read back would loop. An MCP tool reaches the model prefixed
- * (`mcp__toolmask__read_tool_output` in Claude Code, `toolmask__read_tool_output` in gemini-cli
- * when names clash, `toolmask_read_tool_output` in OpenCode), which the exempt list's exact
- * `read_tool_output` missed.
+ * Our own read-back tool under any client's name for it: outputs of this tool are never counted
+ * nor masked (masking what the agent just read back would loop), and a request that declares it
+ * tells the snippets which name to give. An MCP tool reaches the model prefixed by its server's
+ * name: `mcp__toolmask__read_tool_output` in Claude Code and Codex, `mcp_toolmask_read_tool_output`
+ * in gemini-cli, `toolmask_read_tool_output` in OpenCode. Any prefix counts, not only `toolmask`'s:
+ * a person may name the server otherwise, and masking our read-backs would loop, while another
+ * server's tool of exactly this name (unlikely) would only be left whole.
  */
 export function isReadBackTool(name: string): boolean {
   return name === DEFAULT_READ_TOOL_NAME || name.endsWith(`_${DEFAULT_READ_TOOL_NAME}`);

@@ -8,10 +8,13 @@
  *   parts), it goes into the pass as the latest turn: protected like the latest turn always is,
  *   except that an output above `maxOutputTokens` (the guard) is offloaded before it is ever sent.
  *   A text prompt is not passed in (nothing in it can be masked).
- * - **The cold-cache signal.** A new text prompt more than `idleGapMs` after the previous request
+ * - **The cold-cache signal.** A new text prompt more than the idle gap after the previous request
  *   of this conversation ended finds the provider's prompt cache most likely expired, so the pass
  *   may mask everything prunable at no cache cost. A host that knows more (the provider reported
- *   no cached tokens) says so with `cacheLikelyCold`.
+ *   no cached tokens) says so with `cacheLikelyCold`. The idle gap is the middleware's `idleGapMs`
+ *   when the host set one, else the request's provider's (`cache.idleGapMs`), else 5 minutes.
+ * - **The provider's cache.** A request's `cache` (its provider's economics) goes to the pass,
+ *   whose warm trigger weighs a cache break at those prices (cacheEconomics.ts).
  * - **The notice.** After a pass that masked something, `onNotice` gets one line for the person.
  *
  * What changes per request comes with the request (`config`, `readToolName`, as the AI SDK's
@@ -26,9 +29,9 @@ import type { Content, MaskingHost, MaskingResult, Part } from './maskingTypes.j
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { ToolOutputMaskingService } from './toolOutputMaskingService.js';
 import { describeError, safeCall, safeSink } from '../utils/safeCall.js';
+import { DEFAULT_IDLE_GAP_MS, type CacheEconomics } from './cacheEconomics.js';
 
-/** Roughly the prompt-cache lifetime: after this much idle time the cache is most likely cold. */
-export const DEFAULT_IDLE_GAP_MS = 5 * 60 * 1000;
+export { DEFAULT_IDLE_GAP_MS };
 
 export interface MaskingMiddlewareOptions {
   /**
@@ -36,7 +39,10 @@ export interface MaskingMiddlewareOptions {
    * a request falls back to when it brings none (`MaskingRequest.config`).
    */
   host: MaskingHost;
-  /** Idle time after which a new text prompt counts as cache-cold. @default 5 minutes */
+  /**
+   * Idle time after which a new text prompt counts as cache-cold, whatever the request's provider.
+   * @default the request's `cache.idleGapMs`, else 5 minutes
+   */
   idleGapMs?: number;
   /** Let the pass see (and offload a giant output of) the request being sent. @default true */
   maskPendingRequest?: boolean;
@@ -64,6 +70,11 @@ export interface MaskingRequest {
   config?: ToolOutputMaskingConfig;
   /** The read-back tool as this request names it to the model (named in new snippets). */
   readToolName?: string;
+  /**
+   * The cache economics of the provider this request goes to (its idle gap, and the prices the
+   * warm trigger weighs). @default the service's (Gemini's)
+   */
+  cache?: Readonly<CacheEconomics>;
 }
 
 export interface MaskedRequest {
@@ -123,7 +134,9 @@ export function createMaskingMiddleware(
   options: MaskingMiddlewareOptions,
 ): MaskingMiddleware {
   const now = options._internal?.now ?? Date.now;
-  const idleGapMs = Math.max(0, options.idleGapMs ?? DEFAULT_IDLE_GAP_MS);
+  // The host's own idle gap, when it set one, wins over the provider's.
+  const idleGapOf = (input: MaskingRequest) =>
+    Math.max(0, options.idleGapMs ?? input.cache?.idleGapMs ?? DEFAULT_IDLE_GAP_MS);
   const maskPending = options.maskPendingRequest !== false;
   const debug = safeSink(options.debug);
   let lastRequestEnded: number | undefined;
@@ -135,7 +148,7 @@ export function createMaskingMiddleware(
       cacheLikelyCold ||=
         isTextPrompt(request) &&
         lastRequestEnded !== undefined &&
-        now() - lastRequestEnded > idleGapMs;
+        now() - lastRequestEnded > idleGapOf(input);
       const pending = maskPending && hasFunctionResponse(request);
       const passInput = pending ? [...history, request] : history;
       const result = await service.mask(passInput, options.host, {
@@ -143,6 +156,7 @@ export function createMaskingMiddleware(
         ...(input.signal ? { signal: input.signal } : {}),
         ...(input.config ? { config: input.config } : {}),
         ...(input.readToolName ? { readToolName: input.readToolName } : {}),
+        ...(input.cache ? { cache: input.cache } : {}),
       });
       const historyChanged = result.changedIndices.some((index) => index < history.length);
       const maskedHistory = historyChanged ? result.newHistory.slice(0, history.length) : history;

@@ -5,8 +5,10 @@
  * see historyLedger.ts); the last entry is skipped when `protectLatestTurn`. The newest
  * `toolProtectionThreshold` are protected; the output that crosses that line and every older
  * one are prunable. Masking is batched: it happens only when the prunable total reaches
- * `minPrunableTokensThreshold`, so every prompt-cache break frees a lot — or when the cache is
- * most likely cold anyway (`cacheLikelyCold`), where a break costs nothing. At such a cold moment
+ * `minPrunableTokensThreshold`, so every prompt-cache break frees a lot — scaled by what a break
+ * costs at the provider's prices (`cache`, cacheEconomics.ts: × (w − r) / (1 − r), so 1 without a
+ * write premium and 1.28 under Anthropic's) — or when the cache is most likely cold anyway
+ * (`cacheLikelyCold`), where a break costs nothing. At such a cold moment
  * the protected window is `coldCacheProtectionThreshold` when that is smaller (the pass is free
  * then, and what stays whole is paid for on every request until the next cold moment); every
  * other pass uses `toolProtectionThreshold`. Independently, an
@@ -18,6 +20,7 @@
  */
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { HistoryView } from './historyLedger.js';
+import { warmTriggerThreshold, type CacheEconomics } from './cacheEconomics.js';
 
 export interface OutputRef {
   contentIndex: number;
@@ -91,10 +94,17 @@ export function protectionBudget(config: PlanConfig, cacheLikelyCold = false): n
     : config.toolProtectionThreshold;
 }
 
+export interface PlanOptions {
+  /** The prompt cache is most likely cold for this request. */
+  cacheLikelyCold?: boolean;
+  /** The provider's cache prices (the warm threshold's scale). @default Gemini's: no premium */
+  cache?: Pick<CacheEconomics, 'cacheWritePrice' | 'cacheReadPrice'>;
+}
+
 export function planMasking(
   view: HistoryView,
   config: PlanConfig,
-  options: { cacheLikelyCold?: boolean } = {},
+  options: PlanOptions = {},
 ): MaskingPlan {
   const scanEnd = Math.max(0, config.protectLatestTurn ? view.length - 1 : view.length);
   const budget = protectionBudget(config, options.cacheLikelyCold);
@@ -119,8 +129,10 @@ export function planMasking(
   }
   const totalTokens = view.tokensBefore(view.length) + oversizedTokens;
 
+  // A warm break must pay for its re-write at the provider's prices (cacheEconomics.ts).
+  const warmThreshold = warmTriggerThreshold(config.minPrunableTokensThreshold, options.cache);
   let trigger: MaskingTrigger | undefined;
-  if (totalPrunableTokens > 0 && totalPrunableTokens >= config.minPrunableTokensThreshold) {
+  if (totalPrunableTokens > 0 && totalPrunableTokens >= warmThreshold) {
     trigger = 'threshold';
   } else if (totalPrunableTokens > 0 && options.cacheLikelyCold) {
     trigger = 'cold_cache';

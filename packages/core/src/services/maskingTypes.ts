@@ -4,6 +4,7 @@
  */
 import type { Content, Part } from '@google/gemini-cli-core';
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
+import type { CacheEconomics } from './cacheEconomics.js';
 
 export type { Content, Part };
 
@@ -26,6 +27,12 @@ export interface MaskOptions {
    * `minPrunableTokensThreshold`.
    */
   cacheLikelyCold?: boolean;
+  /**
+   * The provider's cache economics (what a cache write and a read cost, its idle gap): a warm
+   * pass masks only a batch that pays for re-writing what a break re-sends (cacheEconomics.ts).
+   * @default the service's (Gemini's: no write premium, reads at 0.1)
+   */
+  cache?: Readonly<CacheEconomics>;
   /** Abort signal of the turn; a pass that sees it aborted stops and returns what it has. */
   signal?: AbortSignal;
   /**

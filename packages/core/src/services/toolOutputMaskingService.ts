@@ -30,6 +30,7 @@ import type {
 } from './maskingTypes.js';
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import { planMasking, type OutputRef } from './maskingPlan.js';
+import { DEFAULT_CACHE_ECONOMICS, type CacheEconomics } from './cacheEconomics.js';
 import { HistoryLedger } from './historyLedger.js';
 import { formatMaskedSnippet, isReadBackTool } from './maskedSnippet.js';
 import { formatMaskingNotice } from './maskingNotice.js';
@@ -87,6 +88,11 @@ export interface MaskingTuning {
   maxKeptRatio?: number;
   /** Token estimate of a response. Default: `estimateFunctionResponseTokens`. */
   estimateResponseTokens?: (response: unknown) => number;
+  /**
+   * The provider's cache economics of a pass whose call brings none (`MaskOptions.cache`): the
+   * bench replays one host under each provider's prices. Default: `DEFAULT_CACHE_ECONOMICS`.
+   */
+  cacheEconomics?: Readonly<CacheEconomics>;
 }
 
 interface ResponseInfo {
@@ -202,6 +208,7 @@ export class ToolOutputMaskingService {
   private readonly minSavedTokens: number;
   private readonly maxKeptRatio: number;
   private readonly estimateResponseTokens: (response: unknown) => number;
+  private readonly cacheEconomics: Readonly<CacheEconomics>;
   /** Per response object: its estimate and whether it is a toolmask snippet. */
   private readonly responseInfo = new WeakMap<object, ResponseInfo>();
   /** Per-entry summaries kept between passes (see historyLedger.ts). */
@@ -228,6 +235,7 @@ export class ToolOutputMaskingService {
     this.minSavedTokens = tuning?.minSavedTokens ?? MIN_SAVED_TOKENS;
     this.maxKeptRatio = tuning?.maxKeptRatio ?? MAX_KEPT_RATIO;
     this.estimateResponseTokens = tuning?.estimateResponseTokens ?? estimateFunctionResponseTokens;
+    this.cacheEconomics = tuning?.cacheEconomics ?? DEFAULT_CACHE_ECONOMICS;
   }
 
   /**
@@ -315,7 +323,10 @@ export class ToolOutputMaskingService {
     const failures: MaskingFailure[] = [];
     const pause = eventLoopPauser();
     const plan = await this.inPlanningTurn(async () =>
-      planMasking(await this.ledgerFor(history, config, failures, pause), config, options),
+      planMasking(await this.ledgerFor(history, config, failures, pause), config, {
+        cacheLikelyCold: options.cacheLikelyCold,
+        cache: options.cache ?? this.cacheEconomics,
+      }),
     );
     if (plan.targets.length === 0) {
       const result = this.unchanged(

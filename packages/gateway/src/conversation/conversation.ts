@@ -11,9 +11,10 @@
  *    before is replaced by its recorded snippet, byte for byte; one kept whole before stays whole
  *    and uncounted.
  * 3. The masking middleware runs (the same as in every host), with the request's own settings
- *    and read-back tool name: the content being sent is the last entry; the cold signal is the
- *    idle gap since the last answer, or the provider's own report that nothing of the last prompt
- *    was cached.
+ *    and read-back tool name, and its protocol's cache economics: the content being sent is the
+ *    last entry; the cold signal is the idle gap (the protocol's, unless the gateway set one)
+ *    since the last answer, or the provider's own report that nothing of the last prompt was
+ *    cached.
  * 4. New decisions are appended to the store before the request is forwarded. If that fails, the
  *    request goes out without them (the next one tries again): a decision is never used unsaved.
  *
@@ -24,6 +25,7 @@ import { describeError } from '@toolmask/core/errors';
 import {
   ToolOutputMaskingService,
   createMaskingMiddleware,
+  type CacheEconomics,
   type Content,
   type MaskingHost,
   type MaskingMiddleware,
@@ -57,6 +59,10 @@ export interface ConversationOptions {
   outputs: ToolOutputStore;
   /** The read-back tool as the client's model sees it, unless its requests declare it (readToolName). */
   readToolName: string;
+  /**
+   * Idle time after which a new prompt counts as cache-cold, for every protocol (the gateway's
+   * option). @default each request's protocol's (`PrepareOptions.cache`)
+   */
   idleGapMs?: number;
   now: () => number;
   /** Telemetry sink of the pass (the gateway adds its attributes). */
@@ -70,6 +76,11 @@ export interface PrepareOptions {
   signal?: AbortSignal;
   /** The read-back tool as this request declares it (named in new snippets). */
   readToolName?: string;
+  /**
+   * The cache economics of the request's protocol: the pass's warm trigger weighs a break at its
+   * prices, and its idle gap is the cold signal's (unless the gateway set `idleGapMs`).
+   */
+  cache?: Readonly<CacheEconomics>;
   /**
    * `incoming` comes from an incremental reader, which keeps what is sent for an entry in place
    * of the client's version (body/incremental-body.ts): the conversation does the same, so a
@@ -222,6 +233,7 @@ export class Conversation {
       config: options.config,
       ...(options.readToolName ? { readToolName: options.readToolName } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.cache ? { cache: options.cache } : {}),
       cacheLikelyCold: this.providerCacheCold(),
     });
     const turnsSent = last >= 0 ? [...masked.history, masked.request] : [];

@@ -171,6 +171,8 @@ async function passOver(
       config,
       signal: exchange.signal,
       ...(readToolName ? { readToolName } : {}),
+      // The provider's cache economics: the pass's warm trigger and the idle gap.
+      cache: exchange.protocol.cache,
       ...(decoded.incremental ? { keptAsSent: true } : { retainedBytes: raw.length }),
     });
     // No session id on metrics: a label per conversation would grow the exporter's memory and

@@ -14,6 +14,7 @@
  * protocols.ts lists them; model-routes.ts matches a request to one. Everything else in a body is
  * left as it came: only the tool outputs the pass changed are replaced.
  */
+import type { CacheEconomics } from '@toolmask/core';
 import type { BodyCodec } from '../body/body-codec.js';
 import type { WireErrorCode } from '../errors.js';
 
@@ -68,6 +69,12 @@ export interface Protocol {
   usage(event: unknown): UsageReport | undefined;
   /** A JSON error body in this protocol's style. */
   errorBody(status: number, code: WireErrorCode, message: string): string;
+  /**
+   * Its provider's prompt-cache economics (core's `CACHE_ECONOMICS`): what a cache write and a
+   * read cost, and the idle gap after which the cache is cold. The pass weighs a cache break at
+   * these prices, and the conversation's idle clock uses that gap.
+   */
+  cache: Readonly<CacheEconomics>;
   /**
    * A header its clients send the session id in, read before the body's own (`codec.session`),
    * which costs a walk over the body when the id comes after the conversation.

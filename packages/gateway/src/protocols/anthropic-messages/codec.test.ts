@@ -307,6 +307,29 @@ describe('the Anthropic usage report and error body', () => {
     expect(usage({ type: 'message_delta', usage: { output_tokens: 42 } })).toEqual({
       outputTokens: 42,
     });
+    // A delta whose cache parts are null says nothing new of them: it must not wipe the start's.
+    expect(
+      usage({
+        type: 'message_delta',
+        usage: {
+          input_tokens: 10,
+          cache_read_input_tokens: null,
+          cache_creation_input_tokens: null,
+          output_tokens: 42,
+        },
+      }),
+    ).toEqual({ outputTokens: 42 });
+    expect(
+      usage({
+        type: 'message_delta',
+        usage: {
+          input_tokens: 10,
+          cache_read_input_tokens: 5_000,
+          cache_creation_input_tokens: 0,
+          output_tokens: 42,
+        },
+      }),
+    ).toEqual({ promptTokens: 5_010, cachedTokens: 5_000, cacheWriteTokens: 0, outputTokens: 42 });
     expect(
       usage({
         type: 'message',

@@ -8,7 +8,7 @@
  * them), and everything outside `messages` (`system`, `tools`, `thinking`, `metadata`,
  * `context_management`...) is copied as it came. No `cache_control` breakpoint is ever added.
  */
-import type { Content } from '@toolmask/core';
+import { isReadBackTool, type Content } from '@toolmask/core';
 import { isPlainObject } from '@toolmask/core/utils';
 import type { BodyCodec, WholeBody } from '../../body/body-codec.js';
 import { MCP_SERVER_NAME, MCP_TOOL_NAME } from '../../server/mcp-endpoint.js';
@@ -29,11 +29,11 @@ import { anthropicSession } from './session.js';
  */
 export const CLAUDE_READ_TOOL_NAME = `mcp__${MCP_SERVER_NAME}__${MCP_TOOL_NAME}`;
 
-/** The name of a declared tool ending in `read_tool_output` (an MCP tool, prefixed by the client). */
+/** The name of the declared read-back tool (an MCP tool, prefixed by the client: `isReadBackTool`). */
 function declaredReadTool(tools: unknown): string | undefined {
   for (const tool of Array.isArray(tools) ? tools : []) {
     const name = isPlainObject(tool) ? tool['name'] : undefined;
-    if (typeof name === 'string' && name.endsWith(MCP_TOOL_NAME)) return name;
+    if (typeof name === 'string' && isReadBackTool(name)) return name;
   }
   return undefined;
 }

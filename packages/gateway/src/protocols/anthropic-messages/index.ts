@@ -1,4 +1,5 @@
 /** The Anthropic Messages API (Claude Code and other Messages clients). */
+import { CACHE_ECONOMICS } from '@toolmask/core';
 import type { Protocol } from '../protocol.js';
 import { ANTHROPIC_MESSAGES_CODEC } from './codec.js';
 import { anthropicErrorBody } from './errors.js';
@@ -11,4 +12,6 @@ export const ANTHROPIC_MESSAGES_PROTOCOL: Protocol = {
   usage: anthropicUsage,
   errorBody: anthropicErrorBody,
   sessionHeader: CLAUDE_CODE_SESSION_HEADER,
+  // Writes at 1.25x (5-minute time to live), reads at 0.1x: a warm break must free more to pay.
+  cache: CACHE_ECONOMICS.anthropic,
 };

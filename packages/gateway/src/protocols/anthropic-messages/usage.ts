@@ -12,16 +12,22 @@ import { isPlainObject } from '@toolmask/core/utils';
 import type { UsageReport } from '../protocol.js';
 import { tokenCount } from '../token-count.js';
 
-/** The report of one `usage` object; the prompt's figures only when it has `input_tokens`. */
-function reportOf(usage: unknown): UsageReport | undefined {
+/**
+ * The report of one `usage` object; the prompt's figures only when it has `input_tokens`. In a
+ * `message_delta` (`partial`), a cache part that is null or absent means "as before", not 0: the
+ * prompt's figures are then left as `message_start` gave them (the tap keeps the last value of
+ * each field), or a delta would wipe the cache reads the start reported.
+ */
+function reportOf(usage: unknown, partial = false): UsageReport | undefined {
   if (!isPlainObject(usage)) return undefined;
   const report: UsageReport = {};
   const input = tokenCount(usage['input_tokens']);
-  // A `message_delta` may hold the output count alone: the prompt's figures are left as
-  // `message_start` gave them (the tap keeps the last value of each field).
-  if (input !== undefined) {
-    const read = tokenCount(usage['cache_read_input_tokens']) ?? 0;
-    const written = tokenCount(usage['cache_creation_input_tokens']) ?? 0;
+  const readPart = tokenCount(usage['cache_read_input_tokens']);
+  const writtenPart = tokenCount(usage['cache_creation_input_tokens']);
+  const complete = !partial || (readPart !== undefined && writtenPart !== undefined);
+  if (input !== undefined && complete) {
+    const read = readPart ?? 0;
+    const written = writtenPart ?? 0;
     report.promptTokens = input + read + written;
     report.cachedTokens = read;
     report.cacheWriteTokens = written;
@@ -37,6 +43,7 @@ export function anthropicUsage(event: unknown): UsageReport | undefined {
     case 'message_start':
       return isPlainObject(event['message']) ? reportOf(event['message']['usage']) : undefined;
     case 'message_delta':
+      return reportOf(event['usage'], true);
     case 'message':
       return reportOf(event['usage']);
     default:

@@ -4,7 +4,7 @@
  * it as `{ model, project, user_prompt_id, request: { contents, ..., session_id } }`. `countTokens`
  * bodies may nest the request once more (`generateContentRequest`).
  */
-import type { Content } from '@toolmask/core';
+import { isReadBackTool, type Content } from '@toolmask/core';
 import { isPlainObject } from '@toolmask/core/utils';
 import { stringAt } from '../../body/json-layout.js';
 import type { BodyCodec, WholeBody } from '../../body/body-codec.js';
@@ -26,13 +26,13 @@ function contentsHolder(body: JsonObject, kind: ProtocolKind): JsonObject | unde
   return undefined;
 }
 
-/** The name of a declared function ending in `read_tool_output` (an MCP tool, prefixed by the client). */
+/** The name of the declared read-back tool (an MCP tool, prefixed by the client: `isReadBackTool`). */
 function declaredReadTool(tools: unknown): string | undefined {
   for (const tool of Array.isArray(tools) ? tools : []) {
     const declarations = isPlainObject(tool) ? tool['functionDeclarations'] : undefined;
     for (const declaration of Array.isArray(declarations) ? declarations : []) {
       const name = isPlainObject(declaration) ? declaration['name'] : undefined;
-      if (typeof name === 'string' && name.endsWith('read_tool_output')) return name;
+      if (typeof name === 'string' && isReadBackTool(name)) return name;
     }
   }
   return undefined;

@@ -1,4 +1,5 @@
 /** The Gemini API, Vertex AI and Code Assist: one protocol family, three kinds. */
+import { CACHE_ECONOMICS } from '@toolmask/core';
 import type { Protocol, ProtocolKind } from '../protocol.js';
 import { geminiCodec } from './codec.js';
 import { googleErrorBody } from './errors.js';
@@ -10,6 +11,8 @@ function geminiProtocol(kind: ProtocolKind): Protocol {
     codec: geminiCodec(kind),
     usage: (event) => geminiUsage(kind, event),
     errorBody: googleErrorBody,
+    // Implicit caching: no write premium.
+    cache: CACHE_ECONOMICS.gemini,
   };
 }
 

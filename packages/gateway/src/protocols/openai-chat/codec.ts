@@ -13,7 +13,7 @@
  * assistant message announced, is left as it is, never masked; the usage record counts it as a
  * failure once, in the request that brings it.
  */
-import type { Content, Part } from '@toolmask/core';
+import { isReadBackTool, type Content, type Part } from '@toolmask/core';
 import { isPlainObject } from '@toolmask/core/utils';
 import type { BodyCodec, WholeBody } from '../../body/body-codec.js';
 
@@ -87,12 +87,12 @@ function toContent(message: unknown, names: Map<string, string>, skips: OpenAiSk
   return { role: role === 'system' ? 'system' : 'user', parts };
 }
 
-/** The name of a declared function ending in `read_tool_output` (an MCP tool, prefixed by the client). */
+/** The name of the declared read-back tool (an MCP tool, prefixed by the client: `isReadBackTool`). */
 function declaredReadTool(tools: unknown): string | undefined {
   for (const tool of Array.isArray(tools) ? tools : []) {
     const fn = isPlainObject(tool) ? tool['function'] : undefined;
     const name = isPlainObject(fn) ? fn['name'] : undefined;
-    if (typeof name === 'string' && name.endsWith('read_tool_output')) return name;
+    if (typeof name === 'string' && isReadBackTool(name)) return name;
   }
   return undefined;
 }

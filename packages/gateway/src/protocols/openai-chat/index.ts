@@ -1,4 +1,5 @@
 /** OpenAI chat completions (qwen-code and other OpenAI-style agents). */
+import { CACHE_ECONOMICS } from '@toolmask/core';
 import type { Protocol } from '../protocol.js';
 import { OPENAI_CHAT_CODEC } from './codec.js';
 import { openAiErrorBody } from './errors.js';
@@ -9,4 +10,6 @@ export const OPENAI_CHAT_PROTOCOL: Protocol = {
   codec: OPENAI_CHAT_CODEC,
   usage: openAiChatUsage,
   errorBody: openAiErrorBody,
+  // OpenAI's automatic caching, no write premium: what an OpenAI-compatible server is taken to do.
+  cache: CACHE_ECONOMICS.openai,
 };

@@ -10,7 +10,7 @@
  * it came. An `input` that is a string (one user prompt) holds no tool output: the body goes out
  * as it came.
  */
-import type { Content } from '@toolmask/core';
+import { isReadBackTool, type Content } from '@toolmask/core';
 import { isPlainObject } from '@toolmask/core/utils';
 import type { BodyCodec, WholeBody } from '../../body/body-codec.js';
 import { MCP_SERVER_NAME, MCP_TOOL_NAME } from '../../server/mcp-endpoint.js';
@@ -38,8 +38,8 @@ function readToolOf(tool: unknown, namespace?: string): string | undefined {
     }
     return undefined;
   }
-  if (!name.endsWith(MCP_TOOL_NAME)) return undefined;
-  return namespace ? `${namespace}__${name}` : name;
+  const full = namespace ? `${namespace}__${name}` : name;
+  return isReadBackTool(full) ? full : undefined;
 }
 
 function declaredReadTool(tools: unknown): string | undefined {

@@ -1,4 +1,5 @@
 /** The OpenAI Responses API (Codex and other Responses clients). */
+import { CACHE_ECONOMICS } from '@toolmask/core';
 import { openAiErrorBody } from '../openai-chat/errors.js';
 import type { Protocol } from '../protocol.js';
 import { OPENAI_RESPONSES_CODEC } from './codec.js';
@@ -12,4 +13,5 @@ export const OPENAI_RESPONSES_PROTOCOL: Protocol = {
   // OpenAI's error body, the same for both of its APIs.
   errorBody: openAiErrorBody,
   sessionHeader: CODEX_SESSION_HEADER,
+  cache: CACHE_ECONOMICS.openai,
 };
