@@ -24,13 +24,13 @@ import {
   type DecodedConversation,
 } from '../body/decode-body.js';
 import { headBytes } from '../body/element-reading.js';
-import { SESSION_HEADER, conversationKey } from '../conversation/conversation-key.js';
+import { conversationKey } from '../conversation/conversation-key.js';
 import type { ConversationLease } from '../conversation/conversation-registry.js';
 import type { Conversation, PreparedRequest } from '../conversation/conversation.js';
 import { firstHeader } from '../server/access.js';
 import { clientOf } from '../usage/usage-record.js';
 import type { GatewayContext } from './gateway-context.js';
-import { replyError, type ExchangeWithBody } from './model-exchange.js';
+import { replyError, sessionSignal, type ExchangeWithBody } from './model-exchange.js';
 
 /** The body to send, and what masking it found (the usage record's fields). */
 export interface MaskedBody {
@@ -54,12 +54,7 @@ interface PassTurn {
  * session header, else what its body says), and its head.
  */
 async function keyOf(exchange: ExchangeWithBody, head: Buffer): Promise<string> {
-  const { protocol } = exchange;
-  const session =
-    firstHeader(exchange.request, SESSION_HEADER) ??
-    (protocol.sessionHeader ? firstHeader(exchange.request, protocol.sessionHeader) : undefined) ??
-    (await protocol.codec.session?.(exchange.raw));
-  return conversationKey(session, head);
+  return conversationKey(await sessionSignal(exchange), head);
 }
 
 /** The exchange's conversation, leased once (masking off, then on: the same key, one lease). */

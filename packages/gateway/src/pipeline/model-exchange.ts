@@ -6,9 +6,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
+import { SESSION_HEADER } from '../conversation/conversation-key.js';
 import type { ConversationLease } from '../conversation/conversation-registry.js';
 import type { WireErrorCode } from '../errors.js';
 import type { ModelRoute, Protocol } from '../protocols/protocol.js';
+import { firstHeader } from '../server/access.js';
 
 export interface ModelExchange {
   readonly request: IncomingMessage;
@@ -39,6 +41,20 @@ export type ExchangeWithBody = ModelExchange & { readonly raw: Buffer };
 
 export function hasBody(exchange: ModelExchange): exchange is ExchangeWithBody {
   return exchange.raw !== undefined;
+}
+
+/**
+ * The session the exchange says it belongs to: the launcher's session header, or the client's
+ * own (its protocol's session header, else what its body says). One rule for the conversation key
+ * (mask-exchange.ts) and the usage record's session (usage/side-request.ts).
+ */
+export async function sessionSignal(exchange: ModelExchange): Promise<string | undefined> {
+  const { protocol } = exchange;
+  return (
+    firstHeader(exchange.request, SESSION_HEADER) ??
+    (protocol.sessionHeader ? firstHeader(exchange.request, protocol.sessionHeader) : undefined) ??
+    (exchange.raw ? await protocol.codec.session?.(exchange.raw) : undefined)
+  );
 }
 
 export interface WireError {

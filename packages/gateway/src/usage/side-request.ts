@@ -22,9 +22,7 @@
  * tools, so it is left a conversation of its own rather than guessed at.
  */
 import { findArray, scanElements, stringAt } from '../body/json-layout.js';
-import { SESSION_HEADER } from '../conversation/conversation-key.js';
-import type { ModelExchange } from '../pipeline/model-exchange.js';
-import { firstHeader } from '../server/access.js';
+import { sessionSignal, type ModelExchange } from '../pipeline/model-exchange.js';
 import { sessionDigestOf } from './session-digest.js';
 import type { UsageRecord } from './usage-record.js';
 
@@ -69,9 +67,7 @@ async function isSideRequest(exchange: ModelExchange): Promise<boolean> {
 
 /** The session signal as the conversation key reads it, digested (the record never holds it raw). */
 async function sessionDigest(exchange: ModelExchange): Promise<string | undefined> {
-  const session =
-    firstHeader(exchange.request, SESSION_HEADER) ??
-    (exchange.raw ? await exchange.protocol.codec.session?.(exchange.raw) : undefined);
+  const session = await sessionSignal(exchange);
   if (!session) return undefined;
   return sessionDigestOf(session);
 }
