@@ -8,6 +8,7 @@ import type { CliIo } from './cli-io.js';
 import { createDashboardCommand } from './commands/dashboard/dashboard-command.js';
 import { createGatewayCommand } from './commands/gateway/gateway-command.js';
 import { createClaudeCommand } from './commands/launch/claude-command.js';
+import { createCodexCommand } from './commands/launch/codex-command.js';
 import { createGeminiCommand } from './commands/launch/gemini-command.js';
 import { createOpencodeCommand } from './commands/launch/opencode-command.js';
 import { createQwenCommand } from './commands/launch/qwen-command.js';
@@ -34,7 +35,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     // Options after a launcher's name (toolmask gemini -m x) belong to the launched command.
     .enablePositionalOptions()
     .description(
-      'Mask old tool outputs for the stock gemini, qwen, claude and opencode commands (a local gateway), see what masking does before turning it on, and find offloaded outputs again.',
+      'Mask old tool outputs for the stock gemini, qwen, claude, opencode and codex commands (a local gateway), see what masking does before turning it on, and find offloaded outputs again.',
     )
     .version(CLI_VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
@@ -46,6 +47,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     .addCommand(createQwenCommand(io, setExitCode))
     .addCommand(createClaudeCommand(io, setExitCode))
     .addCommand(createOpencodeCommand(io, setExitCode))
+    .addCommand(createCodexCommand(io, setExitCode))
     .addCommand(createSetupCommand(io, setExitCode))
     .addCommand(createStatusCommand(io, setExitCode))
     .addCommand(createDashboardCommand(io, setExitCode));

@@ -15,6 +15,7 @@ const PACKAGES: Record<LaunchClientName, string> = {
   qwen: '@qwen-code/qwen-code',
   claude: '@anthropic-ai/claude-code',
   opencode: 'opencode-ai',
+  codex: '@openai/codex',
 };
 
 export type ExecutableLookup =

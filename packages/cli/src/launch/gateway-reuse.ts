@@ -5,12 +5,12 @@
  * gateway's defaults), so a gateway started with `--upstream http://127.0.0.1:PORT` for a test
  * must not capture a plain `toolmask gemini`. Only the APIs the client can call are compared:
  * gemini calls the Gemini API, Vertex AI and Code Assist (which one depends on its auth type, and
- * the launcher routes all three); claude calls the Anthropic Messages API; qwen and opencode call
- * the OpenAI-compatible routes they were given.
+ * the launcher routes all three); claude calls the Anthropic Messages API; qwen, opencode and codex
+ * call the OpenAI routes they were given.
  */
 import { DEFAULT_UPSTREAMS, type UpstreamUrls } from '@toolmask/gateway';
 
-export type LaunchClientName = 'gemini' | 'qwen' | 'claude' | 'opencode';
+export type LaunchClientName = 'gemini' | 'qwen' | 'claude' | 'opencode' | 'codex';
 
 /** Where a gateway started with `upstreams` sends each API (unset Vertex AI: its regional default). */
 function effective(upstreams: Partial<UpstreamUrls>): UpstreamUrls {
@@ -28,7 +28,7 @@ export function servesUpstreams(
     return (['gemini', 'vertex', 'codeAssist'] as const).every((api) => gateway[api] === own[api]);
   }
   if (client === 'claude') return effective(has).anthropic === effective(wanted).anthropic;
-  // qwen and opencode reach only the routes their launch names: a base URL, one per provider.
+  // qwen, opencode and codex reach only the routes their launch names: a base URL, one per provider.
   if (wanted.openai !== undefined && has.openai !== wanted.openai) return false;
   return Object.entries(wanted.openaiNamed ?? {}).every(
     ([name, url]) => has.openaiNamed?.[name] === url,

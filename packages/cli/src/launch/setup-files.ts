@@ -177,3 +177,84 @@ export async function createBackup(file: string, bytes: Buffer): Promise<string>
   }
   return backup;
 }
+
+/** SHA-256 digests of a file's bytes (`setup-files.ts` `digest`). */
+export interface FileDigests {
+  /** Before setup; absent: there was no such file. */
+  before?: string;
+  /** As setup wrote it. */
+  after: string;
+}
+
+/**
+ * A file still exactly as setup left it, put back byte for byte: removed when setup created it,
+ * else given the bytes of its backup (checked against the record's digest; an empty file needs
+ * none), and the backup, now the same as the file, removed. Whether it was; when it was not, a line
+ * says why and the values are put back one by one.
+ */
+export async function putBackExactly(
+  file: string,
+  now: SetupFile,
+  digests: FileDigests | undefined,
+  lines: string[],
+): Promise<boolean> {
+  // The record of an older setup has no digests.
+  if (!digests) return false;
+  if (digest(now.bytes) !== digests.after) {
+    lines.push(`${file}: edited since setup; only the values setup set are put back`);
+    return false;
+  }
+  if (digests.before === undefined) {
+    await fs.rm(file, { force: true });
+    lines.push(`${file}: removed (setup had created it)`);
+    return true;
+  }
+  const backup = `${file}${BACKUP_SUFFIX}`;
+  let original: Buffer | undefined;
+  if (digests.before === digest('')) {
+    original = Buffer.alloc(0);
+  } else {
+    const copy = await readSetupFile(backup).catch(() => undefined);
+    if (copy && digest(copy.bytes) === digests.before) original = copy.bytes;
+  }
+  if (!original) {
+    lines.push(
+      `${file}: ${backup} no longer holds the file as it was before setup; only the values setup set are put back`,
+    );
+    return false;
+  }
+  await writeSetupFile(file, original, now.mode);
+  if (original.length > 0) await fs.rm(backup, { force: true });
+  lines.push(`${file}: put back exactly as it was before setup`);
+  return true;
+}
+
+/**
+ * After `file` had its values put back one by one: its backup goes when it still holds the file as
+ * setup found it (the record's digest), so nothing is lost; anything else at that path (an older
+ * backup, a file the person put there, a record from before digests) is kept, and said.
+ */
+export async function removeSpentBackup(
+  file: string,
+  digests: FileDigests | undefined,
+  lines: string[],
+): Promise<void> {
+  const backup = `${file}${BACKUP_SUFFIX}`;
+  let copy: SetupFile | undefined;
+  try {
+    copy = await readSetupFile(backup);
+  } catch {
+    // A link or a FIFO there: not ours to remove (and not followed).
+    lines.push(`${backup}: kept, it is not the backup this setup made`);
+    return;
+  }
+  if (copy === undefined) return;
+  if (digests?.before !== undefined && digest(copy.bytes) === digests.before) {
+    await fs.rm(backup, { force: true });
+    lines.push(`${backup}: removed (the file as it was before setup; its values are back)`);
+    return;
+  }
+  lines.push(
+    `${backup}: kept, it is not the file as this setup found it; remove it when you no longer need it`,
+  );
+}

@@ -1,5 +1,5 @@
 /**
- * What the launchers (`toolmask gemini`, `qwen`, `claude`, `opencode`) share: the command's shape (everything after its name
+ * What the launchers (`toolmask gemini`, `qwen`, `claude`, `opencode`, `codex`) share: the command's shape (everything after its name
  * goes to the client as it is; `--<client>-bin`, `--state-dir`, `--masking-settings`), the checks
  * made before anything starts or is printed (the client's executable: exit 127 or 126 as a shell
  * would; the masking settings: exit 2), and the run through `launchClient`

@@ -91,7 +91,7 @@ export function describeGatewayAddress(
     lines.push(`A toolmask gateway answers there now${theRunningOne ? '' : ` (${url}/healthz)`}.`);
     if (address.chosen === 'running' && port !== String(DEFAULT_PORT)) {
       lines.push(
-        `It listens on port ${port}: start it again with --port ${port} (\`${startCommand}\`), or run \`toolmask setup ${client} --undo\` and setup again, since that port is what gemini and qwen now use.`,
+        `It listens on port ${port}: start it again with --port ${port} (\`${startCommand}\`), or run \`toolmask setup ${client} --undo\` and setup again, since that port is what ${client} now uses.`,
       );
     }
     if (!theRunningOne) {

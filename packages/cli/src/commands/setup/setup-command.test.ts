@@ -86,4 +86,46 @@ describe('toolmask setup: which gateway address it writes', () => {
     expect(run.stderr).toContain('--gateway "127.0.0.1:8787" is not an http:// or https:// URL');
     await expect(fs.stat(envFile)).rejects.toThrow();
   });
+
+  it('claude: the running gateway sends the Anthropic API elsewhere than claude does: exit 2, the command to run, nothing written', async () => {
+    const { stateDir, env } = await folders();
+    const home = env.HOME;
+    const gateway = await listenGateway({ port: 0, stateDir, retentionDays: 0 });
+    try {
+      const run = await runCliCaptured(['setup', 'claude', '--state-dir', stateDir], {
+        env: { ...env, ANTHROPIC_BASE_URL: 'https://proxy.example' },
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `claude sends its requests to https://proxy.example (ANTHROPIC_BASE_URL in the environment), but the gateway at ${gateway.url} sends the Anthropic API to https://api.anthropic.com; nothing was changed. Restart that gateway with \`toolmask gateway --anthropic-upstream https://proxy.example\``,
+      );
+      await expect(fs.stat(path.join(home, '.claude.json'))).rejects.toThrow();
+      await expect(fs.stat(path.join(home, '.claude'))).rejects.toThrow();
+
+      // Its own upstream: written, exit 0; --undo exit 0, then nothing to undo: exit 2.
+      const ok = await runCliCaptured(['setup', 'claude', '--state-dir', stateDir], { env });
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.stdout).toContain(`env.ANTHROPIC_BASE_URL (unset) → "${gateway.url}/anthropic"`);
+      expect(ok.stdout).toContain('A toolmask gateway answers there now.');
+      const undo = await runCliCaptured(['setup', 'claude', '--state-dir', stateDir, '--undo'], {
+        env,
+      });
+      expect(undo.code, undo.stderr).toBe(0);
+      await expect(fs.stat(path.join(home, '.claude.json'))).rejects.toThrow();
+      const again = await runCliCaptured(['setup', 'claude', '--state-dir', stateDir, '--undo'], {
+        env,
+      });
+      expect(again.code).toBe(2);
+      expect(again.stderr).toContain('toolmask is not set up for claude (nothing to undo)');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('an unknown client is bad usage', async () => {
+    const { stateDir, env } = await folders();
+    const run = await runCliCaptured(['setup', 'cursor', '--state-dir', stateDir], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('expected gemini, qwen, claude, codex or opencode.');
+  });
 });

@@ -1,13 +1,15 @@
 /**
- * `toolmask setup gemini|qwen [--undo]`: make the plain `gemini` or `qwen` use a gateway that runs
- * on its own (`toolmask gateway`, e.g. a systemd user service), by editing their user settings and
- * `.env` (comments kept, a backup kept, the change recorded so `--undo` puts back exactly it).
+ * `toolmask setup gemini|qwen|claude|codex|opencode [--undo]`: make the plain client use a gateway
+ * that runs on its own (`toolmask gateway`, e.g. a systemd user service), by editing its user
+ * settings (comments kept, a backup kept, the change recorded so `--undo` puts back exactly it).
+ * gemini and qwen: launch/permanent-setup.ts; claude, codex and opencode: launch/setup-clients.ts.
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { geminiDir } from '@toolmask/core/storage';
 import type { SetupClient } from '../../launch/permanent-setup.js';
+import { SETUP_CLIENTS, type SetupClientName } from '../../launch/setup-clients.js';
 import { EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { LaunchError } from '../../launch/launch-error.js';
@@ -18,12 +20,21 @@ Examples:
   $ toolmask setup gemini
   $ toolmask setup qwen --gateway http://127.0.0.1:9000
   $ toolmask setup gemini --undo
+  $ toolmask setup claude
+  $ toolmask setup codex --undo
 
 gemini: ~/.gemini/settings.json gets the MCP server (and the API key as the auth type when none is
 chosen and GEMINI_API_KEY is set); ~/.gemini/.env the base URLs of the gateway (API key, Vertex AI,
 Login with Google) and GEMINI_EXP (gemini's own masking off).
 qwen: ~/.qwen/settings.json gets the MCP server, a session header and microcompaction off;
 ~/.qwen/.env gets OPENAI_BASE_URL. Start the gateway with --openai-upstream <your provider's URL>.
+claude: ~/.claude/settings.json gets env.ANTHROPIC_BASE_URL and the read-back tool allowed;
+~/.claude.json the MCP server (user scope).
+codex: ~/.codex/config.toml gets [model_providers.toolmask] and model_provider (or your own
+provider's base_url pointed at the gateway) and [mcp_servers.toolmask].
+opencode: ~/.config/opencode/opencode.json gets the baseURL of your OpenAI-compatible provider and
+mcp.toolmask. claude, codex and opencode: your own base URL must be the gateway's upstream
+(--anthropic-upstream, --openai-upstream); setup refuses when the running gateway sends elsewhere.
 Without --gateway, setup writes the address of the gateway running for the state folder (from its
 gateway.json), else http://127.0.0.1:8787, and says whether a gateway answers there.`;
 
@@ -43,16 +54,23 @@ function checkGatewayUrl(value: string | undefined): void {
   }
 }
 
-function parseClient(value: string): SetupClient {
-  if (value !== 'gemini' && value !== 'qwen')
-    throw new InvalidArgumentError('expected gemini or qwen.');
-  return value;
+type AnyClient = SetupClient | SetupClientName;
+
+function parseClient(value: string): AnyClient {
+  if (value === 'gemini' || value === 'qwen') return value;
+  if ((SETUP_CLIENTS as readonly string[]).includes(value)) return value as SetupClientName;
+  throw new InvalidArgumentError('expected gemini, qwen, claude, codex or opencode.');
 }
+
+const isNewClient = (client: AnyClient): client is SetupClientName =>
+  (SETUP_CLIENTS as readonly string[]).includes(client);
 
 export function createSetupCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('setup')
-    .description('Point your plain gemini or qwen at a gateway you keep running (or undo it).')
-    .argument('<client>', 'gemini or qwen', parseClient)
+    .description(
+      'Point your plain gemini, qwen, claude, codex or opencode at a gateway you keep running (or undo it).',
+    )
+    .argument('<client>', 'gemini, qwen, claude, codex or opencode', parseClient)
     .option('--undo', 'put back what setup changed')
     .option(
       '--gateway <url>',
@@ -65,14 +83,46 @@ export function createSetupCommand(io: CliIo, setExitCode: (code: number) => voi
     .addHelpText('after', EXAMPLES)
     .action(
       async (
-        client: SetupClient,
+        client: AnyClient,
         options: { undo?: boolean; gateway?: string; stateDir?: string },
       ) => {
         // Loaded when run: the gateway's code costs every other command a second at start.
-        const { applySetup, undoSetup } = await import('../../launch/permanent-setup.js');
         const { chooseGatewayAddress, describeGatewayAddress, probeGateway } =
           await import('./gateway-address.js');
         const stateDir = options.stateDir ?? defaultStateDir(io.env);
+        if (isNewClient(client)) {
+          const { applyClientSetup, undoClientSetup } =
+            await import('../../launch/setup-clients.js');
+          try {
+            let lines: string[];
+            if (options.undo) {
+              lines = (await undoClientSetup({ client, stateDir })).lines;
+            } else {
+              checkGatewayUrl(options.gateway);
+              const address = await chooseGatewayAddress(options.gateway, stateDir);
+              const probe = await probeGateway(address.url);
+              // The upstreams are known only for the gateway running for the state folder.
+              const running = address.running?.url === address.url ? address.running : undefined;
+              lines = (
+                await applyClientSetup({
+                  client,
+                  gatewayUrl: address.url,
+                  stateDir,
+                  env: io.env,
+                  ...(running ? { gatewayUpstreams: running.upstreams ?? {} } : {}),
+                  gatewayLines: describeGatewayAddress(address, probe, stateDir, client),
+                })
+              ).lines;
+            }
+            for (const line of lines) io.stdout.write(`${line}\n`);
+            setExitCode(EXIT_OK);
+          } catch (error) {
+            if (error instanceof LaunchError) throw usageError(error.message);
+            throw error;
+          }
+          return;
+        }
+        const { applySetup, undoSetup } = await import('../../launch/permanent-setup.js');
         const clientDir =
           client === 'gemini'
             ? geminiDir(io.env)

@@ -1,0 +1,203 @@
+/**
+ * `toolmask setup codex`: Codex 0.169.0 reads its settings from `~/.codex/config.toml` (or
+ * `$CODEX_HOME/config.toml`; verified with the binary, `setup-codex.e2e.test.ts`). Setup edits it
+ * as text (`setup-toml.ts`), keeping every byte of the person's where it was:
+ *
+ * - **Routing.** With OpenAI's own provider (no `model_provider`, or `"openai"`), a provider of
+ *   toolmask's is added, `[model_providers.toolmask]` (`base_url` the gateway's OpenAI route,
+ *   `env_key = "OPENAI_API_KEY"`, `wire_api = "responses"`), and `model_provider = "toolmask"` set
+ *   (the line replaced in place, or inserted after the top-level keys). With a provider of the
+ *   person's own (`model_provider = "x"` and a `[model_providers.x]` table), that table's
+ *   `base_url` is pointed at the gateway instead, in place: their key, headers and wire API stay.
+ * - **Read-back.** `[mcp_servers.toolmask]`: `url`, `http_headers` with the access secret, and
+ *   `default_tools_approval_mode = "approve"` (`codex exec` refuses an MCP call without it).
+ *
+ * Refused, before anything is written: a file that already has a `model_providers.toolmask` or
+ * `mcp_servers.toolmask` of any form, or `model_providers`/`mcp_servers` as an inline table (no
+ * table can be added to one); a profile chosen by `profile` that sets its own `model_provider`;
+ * a provider setup cannot point elsewhere (a built-in one such as `ollama`, or one written as
+ * dotted keys); a file it cannot follow as TOML. The provider's base URL must be the gateway's
+ * `--openai-upstream`, checked as for the other clients.
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { accessHeaders, shownUrl } from './gateway-access.js';
+import type { ClientPlan, SetupChange } from './setup-edits.js';
+import { readSetupFile, SetupError } from './setup-files.js';
+import { checkOpenaiUpstream, openaiRoute, type SetupContext } from './setup-context.js';
+import {
+  fullKey,
+  scanToml,
+  startsWithPath,
+  stringValue,
+  TomlScanError,
+  tomlString,
+  topLevelPair,
+  type TomlPair,
+  type TomlStatement,
+} from './setup-toml.js';
+
+const OPENAI_DEFAULT = 'https://api.openai.com/v1';
+const PROVIDER = 'toolmask';
+
+function statementPath(statement: TomlStatement): string[] {
+  return statement.kind === 'pair' ? fullKey(statement) : statement.path;
+}
+
+/** The reason the file cannot take setup's tables, or undefined. */
+function conflict(statements: TomlStatement[]): string | undefined {
+  for (const statement of statements) {
+    const keyPath = statementPath(statement);
+    for (const taken of [
+      ['model_providers', PROVIDER],
+      ['mcp_servers', PROVIDER],
+    ]) {
+      if (startsWithPath(keyPath, taken)) {
+        return `it already has ${taken.join('.')} (${statement.kind === 'pair' ? `the key ${keyPath.join('.')}` : `the table [${keyPath.join('.')}]`})`;
+      }
+    }
+    if (
+      statement.kind === 'pair' &&
+      keyPath.length === 1 &&
+      ['model_providers', 'mcp_servers'].includes(keyPath[0]!)
+    ) {
+      return `it has ${keyPath[0]} as an inline table, to which no table can be added`;
+    }
+  }
+  return undefined;
+}
+
+function tablePair(
+  statements: TomlStatement[],
+  table: string[],
+  key: string,
+): TomlPair | undefined {
+  return statements.find(
+    (statement): statement is TomlPair =>
+      statement.kind === 'pair' &&
+      statement.key.length === 1 &&
+      statement.key[0] === key &&
+      statement.table.join('\0') === table.join('\0'),
+  );
+}
+
+function tables(...lines: string[][]): string {
+  return lines.map((table) => table.join('\n') + '\n').join('\n');
+}
+
+export async function planCodexSetup(context: SetupContext): Promise<ClientPlan> {
+  const { env, gateway } = context;
+  const codexHome = env['CODEX_HOME'] || path.join(env['HOME'] || os.homedir(), '.codex');
+  const file = path.join(codexHome, 'config.toml');
+  const original = await readSetupFile(file);
+  const text = original?.bytes.toString('utf8') ?? '';
+  let statements: TomlStatement[];
+  try {
+    statements = scanToml(text);
+  } catch (error) {
+    if (!(error instanceof TomlScanError)) throw error;
+    throw new SetupError(
+      `${file}: cannot read it as TOML (${error.message}); toolmask setup edits only a file it can follow. Make the change yourself (docs/gateway.md shows it)`,
+    );
+  }
+  const refuse = (why: string) =>
+    new SetupError(
+      `${file}: ${why}; nothing was changed. Make the change yourself (docs/gateway.md shows it), or fix the file and run setup again`,
+    );
+  const taken = conflict(statements);
+  if (taken) throw refuse(taken);
+
+  const profile = topLevelPair(statements, 'profile');
+  const profileName = profile && stringValue(text.slice(profile.valueStart, profile.valueEnd));
+  if (profileName && tablePair(statements, ['profiles', profileName], 'model_provider')) {
+    throw refuse(
+      `the profile "${profileName}" (chosen by \`profile\`) sets its own model_provider, which setup does not change`,
+    );
+  }
+  const providerPair = topLevelPair(statements, 'model_provider');
+  const providerRaw = providerPair && text.slice(providerPair.valueStart, providerPair.valueEnd);
+  const provider = providerRaw === undefined ? 'openai' : stringValue(providerRaw);
+  if (provider === undefined) throw refuse(`model_provider is not a plain string (${providerRaw})`);
+
+  const changes: SetupChange[] = [];
+  const providerTable: string[][] = [];
+  let upstream: string;
+  let where: string;
+  if (provider === 'openai') {
+    const base = topLevelPair(statements, 'openai_base_url');
+    const baseValue = base && stringValue(text.slice(base.valueStart, base.valueEnd));
+    upstream = baseValue || env['OPENAI_BASE_URL'] || OPENAI_DEFAULT;
+    where = baseValue
+      ? `openai_base_url in ${file}`
+      : env['OPENAI_BASE_URL']
+        ? 'OPENAI_BASE_URL in the environment'
+        : "OpenAI's own provider";
+    changes.push({
+      kind: 'toml-top',
+      key: 'model_provider',
+      ...(providerRaw !== undefined ? { before: providerRaw } : {}),
+      after: tomlString(PROVIDER),
+    });
+    providerTable.push([
+      `[model_providers.${PROVIDER}]`,
+      'name = "OpenAI through toolmask"',
+      `base_url = ${tomlString(openaiRoute(gateway.url, upstream))}`,
+      'env_key = "OPENAI_API_KEY"',
+      'wire_api = "responses"',
+    ]);
+  } else {
+    const table = ['model_providers', provider];
+    const hasTable = statements.some(
+      (statement) => statement.kind === 'table' && statement.path.join('\0') === table.join('\0'),
+    );
+    const baseUrl = hasTable ? tablePair(statements, table, 'base_url') : undefined;
+    const raw = baseUrl && text.slice(baseUrl.valueStart, baseUrl.valueEnd);
+    const value = raw && stringValue(raw);
+    if (!value) {
+      throw refuse(
+        `model_provider is "${provider}", which has no [model_providers.${provider}] table with a base_url string here (a built-in provider, or one written another way); setup points a provider's base_url at the gateway, or uses OpenAI's own`,
+      );
+    }
+    if (value.startsWith(gateway.url)) {
+      throw refuse(
+        `[model_providers.${provider}] base_url already points at the gateway (${value})`,
+      );
+    }
+    upstream = value;
+    where = `[model_providers.${provider}] base_url in ${file}`;
+    changes.push({
+      kind: 'toml-value',
+      table,
+      key: 'base_url',
+      before: raw,
+      after: tomlString(openaiRoute(gateway.url, value)),
+    });
+  }
+  const checked = checkOpenaiUpstream(context, 'codex', shownUrl(upstream), where);
+  if (checked.refusal) throw new SetupError(checked.refusal);
+
+  const headers = Object.entries(accessHeaders(gateway))
+    .map(([name, value]) => `${tomlString(name)} = ${tomlString(value)}`)
+    .join(', ');
+  const mcpTable = [
+    `[mcp_servers.${PROVIDER}]`,
+    `url = ${tomlString(`${gateway.url}/mcp`)}`,
+    `http_headers = { ${headers} }`,
+    'default_tools_approval_mode = "approve"',
+  ];
+  changes.push({
+    kind: 'toml-tables',
+    names: [
+      ...(providerTable.length > 0 ? [`model_providers.${PROVIDER}`] : []),
+      `mcp_servers.${PROVIDER}`,
+    ],
+    text: tables(...providerTable, mcpTable),
+  });
+  const notes = checked.note ? [checked.note] : [];
+  if (provider === 'openai') {
+    notes.push(
+      'codex now takes its key from OPENAI_API_KEY in the environment (a ChatGPT sign-in is not routed through the gateway).',
+    );
+  }
+  return { files: [{ file, format: 'toml', original, changes }], notes };
+}
