@@ -124,6 +124,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
           ANTHROPIC_BASE_URL: upstream.url,
           ANTHROPIC_API_KEY: 'fake-anthropic-key',
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          DISABLE_AUTOUPDATER: '1',
         },
         project,
       );

@@ -130,6 +130,7 @@ export async function recordClaude(root: string): Promise<RecordedRun> {
         ANTHROPIC_BASE_URL: upstream.url,
         ANTHROPIC_API_KEY: 'x',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
       },
       project,
     );

@@ -124,6 +124,7 @@ describe.skipIf(!existsSync(CLAUDE))('the real claude through the Anthropic fron
         ANTHROPIC_BASE_URL: running.url,
         ANTHROPIC_API_KEY: 'x',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
       },
       home,
     );
