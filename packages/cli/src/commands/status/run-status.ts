@@ -33,7 +33,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<numb
   const running = await findRunningGateway(stateDir);
   if (!running) {
     throw failure(
-      `no gateway is running for ${stateDir}; start one with \`toolmask gateway${options.stateDir ? ` --state-dir ${options.stateDir}` : ''}\` (a toolmask gemini or toolmask qwen run without one has a private gateway, and prints its figures when the client exits)`,
+      `no gateway is running for ${stateDir}; start one with \`toolmask gateway${options.stateDir ? ` --state-dir ${options.stateDir}` : ''}\` (a launcher run, toolmask gemini, qwen, claude, codex or opencode, without one has a private gateway, and prints its figures when the client exits)`,
     );
   }
   let access: GatewayAccess;
