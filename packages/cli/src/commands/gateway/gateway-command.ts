@@ -26,16 +26,17 @@ Examples:
 
 Point a client at it: GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787/gemini (API key),
 GOOGLE_VERTEX_BASE_URL=http://127.0.0.1:8787/vertex, CODE_ASSIST_ENDPOINT=http://127.0.0.1:8787/code-assist,
-OPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1. Read-back over MCP: http://127.0.0.1:8787/mcp.
+OPENAI_BASE_URL=http://127.0.0.1:8787/openai/v1 (chat completions and Responses),
+ANTHROPIC_BASE_URL=http://127.0.0.1:8787/anthropic. Read-back over MCP: http://127.0.0.1:8787/mcp.
 Dashboard: http://127.0.0.1:8787/ (with --auth-token, open it once as /?token=<token>);
 Prometheus metrics: /metrics. docs/dashboard.md
-Or let \`toolmask gemini\` / \`toolmask qwen\` do all of that for one run.
+Or let a launcher (\`toolmask gemini\`, \`qwen\`, \`claude\`, \`codex\`, \`opencode\`) do all of that for one run.
 Exit codes: 0 stopped by SIGINT/SIGTERM, 1 failure (a gateway already running for the state
 folder included), 2 bad usage (a port in use included).`;
 
 export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const command = new Command('gateway').description(
-    'Run the local gateway: masks old tool outputs in every model request of the stock gemini and qwen commands, offers read-back over MCP, records real usage.',
+    'Run the local gateway: masks old tool outputs in every model request of the stock agent commands (gemini, qwen, claude, codex, opencode), offers read-back over MCP, records real usage.',
   );
   return withListenOptions(command, DEFAULT_PORT)
     .option(
