@@ -12,7 +12,7 @@ export { createGateway } from './gateway.js';
 export type { Gateway, GatewayOptions } from './gateway-options.js';
 export { listenGateway, type ListenOptions, type RunningGateway } from './listen-gateway.js';
 export { findRunningGateway, type RunningFile } from './running-gateway.js';
-export { loadAccessSecret } from './state/access-secret.js';
+export { ACCESS_SECRET_FILE, loadAccessSecret } from './state/access-secret.js';
 export { GatewayStartError, type WireErrorCode } from './errors.js';
 export { DEFAULT_UPSTREAMS, withoutCredentials, type UpstreamUrls } from './upstream/upstreams.js';
 export { SESSION_HEADER } from './conversation/conversation-key.js';

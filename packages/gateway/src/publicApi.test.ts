@@ -10,6 +10,7 @@ import * as gateway from './index.js';
 import { readPublicSurface } from '@toolmask/test-support/public-surface';
 
 const PUBLIC_RUNTIME_NAMES = [
+  'ACCESS_SECRET_FILE',
   'CLIENT_MASKING_OFF_FLAGS',
   'DEFAULT_UPSTREAMS',
   'GATEWAY_VERSION',

@@ -15,8 +15,9 @@
  * - **Session header.** `env_http_headers` of the provider names `TOOLMASK_CODEX_SESSION`, whose
  *   value is the run's id: codex sends `x-toolmask-session` on every request.
  * - **Read-back.** `mcp_servers.toolmask` at `<gateway>/mcp` with the access secret in
- *   `env_http_headers` (`TOOLMASK_CODEX_MCP_TOKEN`: a name with TOKEN in it, which codex's default
- *   shell environment policy keeps out of the commands the model runs) and
+ *   `env_http_headers` (`TOOLMASK_CODEX_MCP_TOKEN`; `shell_environment_policy.exclude` gains
+ *   `TOOLMASK_*`, so the commands the model runs do not inherit it: codex 0.169.0 excludes no
+ *   name by default, and a command's output goes upstream) and
  *   `default_tools_approval_mode = "approve"` (`codex exec` refuses an unapproved MCP call). No
  *   secret is on the command line, which any local account can read.
  * - **`--no-daemon`.** Codex's TUI otherwise runs sessions in a shared background server, which
@@ -66,6 +67,8 @@ export interface CodexPlan {
   azure: boolean;
   /** The person's own overrides of what the launcher sets, as `-c` pairs (put first). */
   routingArgs: string[];
+  /** The person's `shell_environment_policy.exclude` patterns (the run adds its own to them). */
+  shellExclude: string[];
   /** The person's other arguments, unchanged. */
   args: string[];
 }
@@ -100,7 +103,10 @@ export async function planCodexLaunch(
   }
   const provider = text(merged['model_provider']) ?? 'openai';
   const { routing, rest } = splitRoutingOverrides(args);
-  const common = { provider, routingArgs: routing, args: rest };
+  const policy = tableAt(merged, ['shell_environment_policy']);
+  const excludes = Array.isArray(policy?.['exclude']) ? policy['exclude'] : [];
+  const shellExclude = excludes.filter((item): item is string => typeof item === 'string');
+  const common = { provider, routingArgs: routing, args: rest, shellExclude };
 
   if (provider === 'openai') {
     const auth = await openaiAuth(env);
@@ -176,6 +182,13 @@ export function codexOverrides(plan: CodexPlan, gatewayUrl: string): string[] {
         env_http_headers: inlineTable({ 'x-toolmask-token': tomlString(CODEX_TOKEN_VARIABLE) }),
         default_tools_approval_mode: tomlString('approve'),
       }),
+    ],
+    // The secret is in codex's environment, which the commands the model runs inherit (0.169.0
+    // keeps no name out by default: `ignore_default_excludes = true`), and what they print goes
+    // upstream: the run's variables are kept out of them, after the person's own patterns.
+    [
+      'shell_environment_policy.exclude',
+      `[${[...plan.shellExclude, 'TOOLMASK_*'].map(tomlString).join(', ')}]`,
     ],
   ]);
   if (plan.provider === 'openai') {

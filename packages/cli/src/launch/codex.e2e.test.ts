@@ -62,7 +62,12 @@ function respond(request: RecordedUpstreamRequest) {
       ],
       usage,
     );
-  if (step < SHELL_STEPS) return call('exec_command', { cmd: bulkyCommand(step) });
+  // The last command also prints its environment: the access secret must not be in it.
+  if (step < SHELL_STEPS) {
+    return call('exec_command', {
+      cmd: `${step === SHELL_STEPS - 1 ? 'env; ' : ''}${bulkyCommand(step)}`,
+    });
+  }
   if (step === SHELL_STEPS) {
     const snippet = outputs.map(toolOutputText).find((text) => parseMaskedSnippet(text));
     const file = snippet ? parseMaskedSnippet(snippet)!.filePath : 'no snippet seen';
@@ -197,6 +202,10 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
     const secret = (await fs.readFile(path.join(state, 'access-secret'), 'utf8')).trim();
     expect(secret.length).toBeGreaterThan(8);
     expect(argv).not.toContain(secret);
+    // Nor is it in anything sent upstream: the model's commands do not inherit it.
+    expect(upstream.requests.length).toBeGreaterThan(0);
+    for (const request of upstream.requests)
+      expect(request.raw.toString('utf8')).not.toContain(secret);
     expect(argv).toContain(CODEX_TOKEN_VARIABLE);
     expect(argv.split('\n')[0]).toBe('--no-daemon');
     // Nothing of the run is left: no file in the launch folder, no process.

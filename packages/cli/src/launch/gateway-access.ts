@@ -12,8 +12,10 @@ export interface GatewayAccess {
 }
 
 /** The header a client sends the access secret in (to `/mcp`: an MCP server's `headers`). */
+export const ACCESS_HEADER = 'x-toolmask-token';
+
 export function accessHeaders(gateway: GatewayAccess): Record<string, string> {
-  return { 'x-toolmask-token': gateway.accessSecret };
+  return { [ACCESS_HEADER]: gateway.accessSecret };
 }
 
 /**

@@ -12,7 +12,7 @@ import { opencodeModelFlag } from './opencode-args.js';
 import { planOpencodeLaunch, prepareOpencodeLaunch, pruneNote } from './opencode-launch.js';
 
 const cleanups = cleanUpAfterEach();
-const GATEWAY = { url: 'http://127.0.0.1:4321', accessSecret: 'secret' };
+const GATEWAY = { url: 'http://127.0.0.1:4321', accessSecret: 'a1b2c3d4e5f6' };
 
 const compatible = (baseURL: string) => ({
   npm: '@ai-sdk/openai-compatible',
@@ -86,7 +86,16 @@ describe('prepareOpencodeLaunch', () => {
     const own = JSON.stringify({ theme: 'dark', provider: { a: { options: { timeout: 5 } } } });
     const env = { ...paths.env, OPENCODE_CONFIG_CONTENT: own };
     const plan = await planOpencodeLaunch(env, paths.project, []);
-    const launch = prepareOpencodeLaunch({ env, gateway: GATEWAY, sessionId: 'run-1', plan });
+    const launch = prepareOpencodeLaunch({
+      env,
+      gateway: GATEWAY,
+      sessionId: 'run-1',
+      plan,
+      stateDir: '/state',
+    });
+    // The layer is in opencode's environment, which the model's commands inherit: it names the
+    // secret's file, never the secret.
+    expect(launch.env['OPENCODE_CONFIG_CONTENT']).not.toContain(GATEWAY.accessSecret);
     expect(JSON.parse(launch.env['OPENCODE_CONFIG_CONTENT']!)).toEqual({
       theme: 'dark',
       provider: {
@@ -102,7 +111,7 @@ describe('prepareOpencodeLaunch', () => {
         toolmask: {
           type: 'remote',
           url: `${GATEWAY.url}/mcp`,
-          headers: { 'x-toolmask-token': 'secret' },
+          headers: { 'x-toolmask-token': '{file:/state/access-secret}' },
           enabled: true,
         },
       },

@@ -11,15 +11,19 @@
  *   (`<gateway>/openai/~o<n>`, its base URL the upstream) and the session header in its
  *   `options.headers`. Other providers (opencode's built-in OpenAI, Anthropic, …) speak other
  *   APIs: a model of one of them is refused, exit 2, rather than run unmasked.
- * - **Read-back.** `mcp.toolmask`: `type: "remote"` at `<gateway>/mcp` with the access secret in
- *   its headers. opencode names MCP tools `<server>_<tool>`: the model sees
+ * - **Read-back.** `mcp.toolmask`: `type: "remote"` at `<gateway>/mcp`, its header naming the
+ *   state folder's secret file (`{file:…}`, which opencode reads itself), not the secret: the
+ *   layer is in opencode's environment, which the commands the model runs inherit, and what they
+ *   print goes upstream. opencode names MCP tools `<server>_<tool>`: the model sees
  *   `toolmask_read_tool_output`.
  * - **Prune.** opencode 1.18.33 prunes old tool outputs (`[Old tool result content cleared]`, for
  *   good) only with `compaction.prune: true`; its default is off, so the launcher has nothing to
  *   turn off. When the person turned it on, it is left on, and said at launch.
  */
 import { SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
-import { accessHeaders, dashboardLink, shownUrl, type GatewayAccess } from './gateway-access.js';
+import * as path from 'node:path';
+import { ACCESS_SECRET_FILE } from '@toolmask/gateway';
+import { ACCESS_HEADER, dashboardLink, shownUrl, type GatewayAccess } from './gateway-access.js';
 import type { Environment } from './gemini-launch.js';
 import { LaunchError } from './launch-error.js';
 import { opencodeModelFlag } from './opencode-args.js';
@@ -33,6 +37,11 @@ import {
 import { parseSettings } from './jsonc-settings.js';
 
 export class OpencodeLaunchError extends LaunchError {}
+
+/** The access header, its value opencode's `{file:…}` reference to the secret's file. */
+function secretHeaders(secretFile: string): Record<string, string> {
+  return { [ACCESS_HEADER]: `{file:${secretFile}}` };
+}
 
 /** The read-back tool as opencode names MCP tools (`<server>_<tool>`). */
 export const OPENCODE_READ_BACK_TOOL = 'toolmask_read_tool_output';
@@ -135,6 +144,8 @@ export function prepareOpencodeLaunch(options: {
   gateway: GatewayAccess;
   sessionId: string;
   plan: OpencodePlan;
+  /** The gateway's state folder, whose `access-secret` file the MCP header reads. */
+  stateDir: string;
 }): OpencodeLaunch {
   const { env, gateway, plan } = options;
   const provider: OpencodeConfig = {};
@@ -152,7 +163,7 @@ export function prepareOpencodeLaunch(options: {
       toolmask: {
         type: 'remote',
         url: `${gateway.url}/mcp`,
-        headers: accessHeaders(gateway),
+        headers: secretHeaders(path.resolve(options.stateDir, ACCESS_SECRET_FILE)),
         enabled: true,
       },
     },

@@ -79,7 +79,9 @@ function scripted() {
     const id = `call_${tools.length}`;
     if (shell.length < SHELL_STEPS) {
       const first = (shell.length + 1) * 100_000;
-      const command = `seq ${first} ${first + 1_499} | sed 's/^/row /'`;
+      // The last command also prints its environment: the access secret must not be in it.
+      const env = shell.length === SHELL_STEPS - 1 ? 'env; ' : '';
+      const command = `${env}seq ${first} ${first + 1_499} | sed 's/^/row /'`;
       const args = JSON.stringify({ command, description: `step ${shell.length}` });
       return openAiAnswer({ toolCalls: [{ id, name: 'bash', arguments: args }] }, usage);
     }
@@ -204,6 +206,15 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
           seen.set(tool.id, tool.text);
         }
       }
+
+      // The access secret reached nothing upstream (the model's commands printed their env).
+      const secret = (await fs.readFile(path.join(state, 'access-secret'), 'utf8')).trim();
+      for (const request of upstream.requests) {
+        expect(request.raw.toString('utf8')).not.toContain(secret);
+      }
+      expect(
+        upstream.requests.some((request) => request.raw.toString('utf8').includes('OPENCODE')),
+      ).toBe(true);
 
       // The person's config is as they wrote it; no process of the run is left.
       expect(await fs.readFile(path.join(project, 'opencode.json'), 'utf8')).toBe(config);

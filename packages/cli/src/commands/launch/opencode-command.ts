@@ -55,8 +55,10 @@ export function createOpencodeCommand(io: CliIo, setExitCode: (code: number) => 
           options,
           ready,
           plan.upstreams,
-          (gateway, sessionId) =>
-            Promise.resolve(prepareOpencodeLaunch({ env: io.env, gateway, sessionId, plan })),
+          (gateway, sessionId, stateDir) =>
+            Promise.resolve(
+              prepareOpencodeLaunch({ env: io.env, gateway, sessionId, plan, stateDir }),
+            ),
         ),
       );
     } catch (error) {
