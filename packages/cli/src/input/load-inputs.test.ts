@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -130,5 +130,25 @@ describe('loadInputs: directories', () => {
     expect(rejected[0]?.reason).toBe(
       'the directory has no session files (.json or .jsonl, subfolders included)',
     );
+  });
+});
+
+describe('loadInputs: --since reads only files written since', () => {
+  it('leaves unread a directory file last written before modifiedSince, and counts it', async () => {
+    const folder = join(dir, 'since');
+    mkdirSync(folder);
+    const old = join(folder, 'old.json');
+    const recent = join(folder, 'recent.json');
+    writeFileSync(old, good);
+    writeFileSync(recent, good);
+    const day = 24 * 60 * 60 * 1000;
+    const now = Date.now();
+    utimesSync(old, new Date(now - 40 * day), new Date(now - 40 * day));
+    const loaded = await loadInputs([folder], { modifiedSince: now - 30 * day });
+    expect(loaded.older).toBe(1);
+    expect(loaded.tasks.map((task) => task.file)).toEqual([recent]);
+    // Named on its own, a file is read whatever its age (its records are filtered later).
+    const named = await loadInputs([old], { modifiedSince: now - 30 * day });
+    expect(named.tasks).toHaveLength(1);
   });
 });

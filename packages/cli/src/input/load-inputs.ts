@@ -1,16 +1,17 @@
 /**
  * Turns the PATH arguments of `toolmask replay` into tasks, in order (a file may give several:
- * see load-session-file.ts). A directory contributes its `*.json` and `*.jsonl` files, in its subfolders too unless `recursive: false` (dot files and dot
- * folders left out, symlinked folders not followed), sorted by path. Among them, well-formed files
- * of another kind (a settings file, a log) are `skipped`; damaged ones are `rejected`, and the
- * good ones still play. A file named on the command line that cannot be replayed is rejected
+ * see load-session-file.ts). A directory contributes its `*.json` and `*.jsonl` files and
+ * OpenCode's database (`opencode.db`, or `opencode-CHANNEL.db`), in its subfolders too unless
+ * `recursive: false` (dot files and dot folders left out, symlinked folders not followed), sorted
+ * by path. Among them, well-formed files of another kind (a settings file, a log) are `skipped`;
+ * damaged ones are `rejected`, and the good ones still play. A file named on the command line that cannot be replayed is rejected
  * whatever the reason; the command decides what each list means for the exit code.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from './input-error.js';
 import type { LoadedTask } from './load-task-file.js';
-import { OPENCODE_DATABASE, loadSessionFile } from './load-session-file.js';
+import { loadSessionFile } from './load-session-file.js';
 
 export interface RejectedInput {
   file: string;
@@ -39,14 +40,37 @@ export interface LoadedInputs {
   rejected: RejectedInput[];
   skipped: SkippedInput[];
   directories: DirectoryInput[];
+  /** Files of a directory left unread: last written before `modifiedSince` (`--since`). */
+  older: number;
 }
 
 export interface LoadInputsOptions {
   /** Read subfolders of a directory too. @default true */
   recursive?: boolean;
+  /**
+   * Epoch ms: a file found in a directory and last written before it is not read at all (a
+   * session's records are older than its file's last write), so `--since 30d` over years of
+   * transcripts reads only the recent ones. A file named on its own is always read.
+   */
+  modifiedSince?: number;
 }
 
-const SESSION_FILE = /\.jsonl?$/i;
+/** Whether `file` was last written before `time` (a file that cannot be read is not: it is read and reported). */
+async function modifiedBefore(file: string, time: number): Promise<boolean> {
+  try {
+    if ((await fs.stat(file)).mtimeMs >= time) return false;
+  } catch {
+    return false;
+  }
+  // A database in WAL mode (OpenCode's) is written in its log until a checkpoint.
+  if (!file.endsWith('.db')) return true;
+  return fs.stat(`${file}-wal`).then(
+    (log) => log.mtimeMs < time,
+    () => true,
+  );
+}
+
+const SESSION_FILE = /\.jsonl?$|^opencode(-[\w.-]+)?\.db$/i;
 
 async function listSessionFiles(directory: string, recursive: boolean): Promise<string[]> {
   const files: string[] = [];
@@ -69,7 +93,13 @@ export async function loadInputs(
   options: LoadInputsOptions = {},
 ): Promise<LoadedInputs> {
   const recursive = options.recursive ?? true;
-  const loaded: LoadedInputs = { tasks: [], rejected: [], skipped: [], directories: [] };
+  const loaded: LoadedInputs = {
+    tasks: [],
+    rejected: [],
+    skipped: [],
+    directories: [],
+    older: 0,
+  };
 
   /** Loads one file; says whether it was a session. */
   const loadOne = async (file: string, fromDirectory: boolean): Promise<boolean> => {
@@ -105,22 +135,23 @@ export async function loadInputs(
     const rejectedBefore = loaded.rejected.length;
     let sessions = 0;
     for (const file of await listSessionFiles(inputPath, recursive)) {
+      if (
+        options.modifiedSince !== undefined &&
+        (await modifiedBefore(file, options.modifiedSince))
+      ) {
+        loaded.older++;
+        continue;
+      }
       if (await loadOne(file, true)) sessions++;
     }
     const skipped = loaded.skipped.length - skippedBefore;
     loaded.directories.push({ directory: inputPath, sessions, skipped });
-    if (sessions === 0 && loaded.rejected.length === rejectedBefore) {
-      const database = path.join(inputPath, 'opencode.db');
-      const isOpencodeData = await fs.stat(database).then(
-        (entry) => entry.isFile(),
-        () => false,
-      );
+    if (sessions === 0 && loaded.older === 0 && loaded.rejected.length === rejectedBefore) {
       loaded.rejected.push({
-        file: isOpencodeData ? database : inputPath,
-        reason: isOpencodeData
-          ? OPENCODE_DATABASE
-          : `the directory has no session files (.json or .jsonl` +
-            `${recursive ? ', subfolders included' : ', subfolders not read'})`,
+        file: inputPath,
+        reason:
+          `the directory has no session files (.json or .jsonl` +
+          `${recursive ? ', subfolders included' : ', subfolders not read'})`,
         fromDirectory: false,
       });
     }

@@ -96,16 +96,17 @@ export async function runReplay(
   }
   if (options.keep) await checkKeepFolder(options.keep, options.force === true);
 
-  const inputs = await loadInputs(inputPaths, { recursive: options.recursive !== false });
+  const cutoff = options.since?.cutoff((io.now ?? Date.now)());
+  const inputs = await loadInputs(inputPaths, {
+    recursive: options.recursive !== false,
+    ...(cutoff !== undefined ? { modifiedSince: cutoff } : {}),
+  });
   const { rejected, skipped } = inputs;
   announceInputs(inputs, io.stderr);
   let tasks = inputs.tasks;
-  if (options.since && tasks.length > 0) {
-    const { kept, older, untimed } = filterSince(
-      tasks,
-      options.since.cutoff((io.now ?? Date.now)()),
-    );
-    io.stderr.write(sinceLine(options.since.text, kept.length, older, untimed));
+  if (options.since && cutoff !== undefined && (tasks.length > 0 || inputs.older > 0)) {
+    const { kept, older, untimed } = filterSince(tasks, cutoff);
+    io.stderr.write(sinceLine(options.since.text, kept.length, older + inputs.older, untimed));
     // Nothing in the window is an answer, not bad input: say so and stop.
     if (kept.length === 0) return rejected.length > 0 ? EXIT_USAGE : EXIT_OK;
     tasks = kept;
