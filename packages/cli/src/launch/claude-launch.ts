@@ -35,8 +35,10 @@ import * as path from 'node:path';
 import { DEFAULT_UPSTREAMS, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
 import { ensurePrivateDirectory } from '@toolmask/core/storage';
 import { claudeSettingsFlag, withoutClaudeSettingsFlag } from './claude-args.js';
+import { DEFAULT_MANAGED_SETTINGS, envOf, isOn, OTHER_PROVIDERS } from './claude-settings.js';
 import { accessHeaders, dashboardLink, shownUrl, type GatewayAccess } from './gateway-access.js';
 import type { Environment } from './gemini-launch.js';
+import { loopbackNoProxy } from './loopback-env.js';
 import { parseSettings, readSettingsFile, readSettingsObject } from './jsonc-settings.js';
 import { LaunchError } from './launch-error.js';
 import { sweepClaudeFolders } from './launch-leftovers.js';
@@ -45,13 +47,6 @@ export class ClaudeLaunchError extends LaunchError {}
 
 /** The read-back tool as Claude Code names MCP tools (`mcp__<server>__<tool>`). */
 export const CLAUDE_READ_BACK_TOOL = 'mcp__toolmask__read_tool_output';
-
-const DEFAULT_MANAGED_SETTINGS = '/etc/claude-code/managed-settings.json';
-const OTHER_PROVIDERS = [
-  'CLAUDE_CODE_USE_BEDROCK',
-  'CLAUDE_CODE_USE_VERTEX',
-  'CLAUDE_CODE_USE_FOUNDRY',
-];
 
 type Settings = Record<string, unknown>;
 
@@ -123,13 +118,6 @@ async function readLayers(
   };
 }
 
-function envOf(layer: Settings): Record<string, unknown> {
-  const value = layer['env'];
-  return value && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
 /** A variable as claude sees it: the highest settings layer's `env`, else the environment. */
 function effectiveVariable(
   layers: ClaudeLayers,
@@ -141,11 +129,6 @@ function effectiveVariable(
     if (value !== undefined && value !== null) return String(value);
   }
   return env[name];
-}
-
-/** Claude Code's reading of a boolean variable. */
-function isOn(value: string | undefined): boolean {
-  return /^(1|true|yes|on)$/i.test((value ?? '').trim());
 }
 
 export interface ClaudePlan {
@@ -193,14 +176,6 @@ export function withCustomHeader(headers: string | undefined, name: string, valu
     .filter((line) => line.trim() !== '')
     .filter((line) => line.split(':', 1)[0]!.trim().toLowerCase() !== name);
   return [...lines, `${name}: ${value}`].join('\n');
-}
-
-function appendList(value: string | undefined, items: string[]): string {
-  const existing = (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-  return [...existing, ...items.filter((item) => !existing.includes(item))].join(',');
 }
 
 /**
@@ -273,8 +248,7 @@ export async function prepareClaudeLaunch(options: {
       ...movedToEnvironment,
       ANTHROPIC_BASE_URL: baseUrl,
       ANTHROPIC_CUSTOM_HEADERS: customHeaders,
-      NO_PROXY: appendList(env['NO_PROXY'], ['127.0.0.1', 'localhost']),
-      no_proxy: appendList(env['no_proxy'], ['127.0.0.1', 'localhost']),
+      ...loopbackNoProxy(env),
     },
     // Before the person's arguments: root options are read before a subcommand (`claude mcp list`).
     args: [

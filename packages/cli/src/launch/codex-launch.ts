@@ -32,6 +32,7 @@ import { CodexLaunchError, openaiAuth, readCodexConfig, type OpenaiAuth } from '
 import { tableAt, tomlString, type TomlValue } from './codex-toml.js';
 import { dashboardLink, shownUrl, type GatewayAccess } from './gateway-access.js';
 import type { Environment } from './gemini-launch.js';
+import { loopbackNoProxy } from './loopback-env.js';
 
 export { CodexLaunchError } from './codex-config.js';
 
@@ -229,14 +230,6 @@ export function codexOverrides(plan: CodexPlan, gatewayUrl: string): string[] {
   ];
 }
 
-function appendList(value: string | undefined, items: string[]): string {
-  const existing = (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-  return [...existing, ...items.filter((item) => !existing.includes(item))].join(',');
-}
-
 export interface CodexLaunch {
   env: Environment;
   args: string[];
@@ -260,8 +253,7 @@ export function prepareCodexLaunch(options: {
       ...env,
       [CODEX_SESSION_VARIABLE]: options.sessionId,
       [CODEX_TOKEN_VARIABLE]: gateway.accessSecret,
-      NO_PROXY: appendList(env['NO_PROXY'], ['127.0.0.1', 'localhost']),
-      no_proxy: appendList(env['no_proxy'], ['127.0.0.1', 'localhost']),
+      ...loopbackNoProxy(env),
     },
     // Root options first: they apply to every subcommand; the person's routing overrides before
     // the launcher's, so that the route to the gateway is the last word.

@@ -35,6 +35,7 @@ import {
 import { dashboardLink, mcpServerEntry, shownUrl, type GatewayAccess } from './gateway-access.js';
 import { geminiUpstreamShown } from './gateway-reuse.js';
 import { LaunchError } from './launch-error.js';
+import { appendList, loopbackNoProxy } from './loopback-env.js';
 
 export type Environment = Record<string, string | undefined>;
 export type { GeminiAuth };
@@ -55,14 +56,6 @@ function upstreamsOf(env: Environment, dotEnv: Record<string, string>): Partial<
   if (vertex) upstreams.vertex = vertex;
   if (codeAssist) upstreams.codeAssist = codeAssist;
   return upstreams;
-}
-
-function appendList(value: string | undefined, items: string[], separator: string): string {
-  const existing = (value ?? '')
-    .split(separator)
-    .map((item) => item.trim())
-    .filter(Boolean);
-  return [...existing, ...items.filter((item) => !existing.includes(item))].join(separator);
 }
 
 export class GeminiLaunchError extends LaunchError {}
@@ -144,9 +137,7 @@ export async function prepareGeminiLaunch(options: {
     [`${SESSION_HEADER}:${options.sessionId}`],
     ',',
   );
-  for (const name of ['NO_PROXY', 'no_proxy']) {
-    childEnv[name] = appendList(env[name], ['127.0.0.1', 'localhost'], ',');
-  }
+  Object.assign(childEnv, loopbackNoProxy(env));
   if (!options.keepClientMasking && (auth === 'gemini-api-key' || auth === 'vertex-ai')) {
     // The person's own flags file, from wherever gemini would have found it.
     const ownExperiments = env['GEMINI_EXP'] || dotEnv['GEMINI_EXP'];

@@ -25,6 +25,7 @@ import * as path from 'node:path';
 import { ACCESS_SECRET_FILE } from '@toolmask/gateway';
 import { ACCESS_HEADER, dashboardLink, shownUrl, type GatewayAccess } from './gateway-access.js';
 import type { Environment } from './gemini-launch.js';
+import { loopbackNoProxy } from './loopback-env.js';
 import { LaunchError } from './launch-error.js';
 import { opencodeModelFlag } from './opencode-args.js';
 import {
@@ -124,14 +125,6 @@ export function pruneNote(plan: OpencodePlan): string | undefined {
   return 'toolmask: note: opencode\'s prune is on in your config ("compaction": { "prune": true }): it replaces old tool outputs with "[Old tool result content cleared]" for good, at moments of its own, which breaks the prompt cache where toolmask keeps it and leaves nothing to read back; toolmask masks them with a preview and read-back instead. It is left as you set it; OPENCODE_DISABLE_PRUNE=1 turns it off for a run (docs/gateway.md)';
 }
 
-function appendList(value: string | undefined, items: string[]): string {
-  const existing = (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-  return [...existing, ...items.filter((item) => !existing.includes(item))].join(',');
-}
-
 export interface OpencodeLaunch {
   env: Environment;
   summary: string;
@@ -181,8 +174,7 @@ export function prepareOpencodeLaunch(options: {
     env: {
       ...env,
       OPENCODE_CONFIG_CONTENT: JSON.stringify(mergeConfig(own, additions)),
-      NO_PROXY: appendList(env['NO_PROXY'], ['127.0.0.1', 'localhost']),
-      no_proxy: appendList(env['no_proxy'], ['127.0.0.1', 'localhost']),
+      ...loopbackNoProxy(env),
     },
     summary: `toolmask: opencode → ${target} through the gateway at ${gateway.url}; read-back over MCP; dashboard ${dashboardLink(gateway)}`,
     notes: [pruneNote(plan)].filter((note): note is string => note !== undefined),

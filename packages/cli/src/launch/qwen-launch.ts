@@ -27,6 +27,7 @@ import { SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
 import { ensurePrivateDirectory } from '@toolmask/core/storage';
 import { readDotEnv } from './dotenv.js';
 import type { Environment } from './gemini-launch.js';
+import { loopbackNoProxy } from './loopback-env.js';
 import { readSettingsObject, valueAt } from './jsonc-settings.js';
 import { launchEntryName, sweepQwenLayers } from './launch-leftovers.js';
 import { flagValue, withFlagValue } from './qwen-args.js';
@@ -159,14 +160,6 @@ function isDashScope(url: string | undefined): boolean {
   }
 }
 
-function appendList(value: string | undefined, items: string[]): string {
-  const existing = (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-  return [...existing, ...items.filter((item) => !existing.includes(item))].join(',');
-}
-
 export interface QwenLaunch {
   env: Environment;
   /** qwen's arguments, with a base URL given there replaced by the gateway route. */
@@ -262,8 +255,7 @@ export async function prepareQwenLaunch(options: {
       (existsSync(DEFAULT_SYSTEM_DEFAULTS)
         ? DEFAULT_SYSTEM_DEFAULTS
         : path.join(folder, 'no-system-defaults.json')),
-    NO_PROXY: appendList(env['NO_PROXY'], ['127.0.0.1', 'localhost']),
-    no_proxy: appendList(env['no_proxy'], ['127.0.0.1', 'localhost']),
+    ...loopbackNoProxy(env),
   };
   if (plan.upstreams.openai) {
     childEnv['OPENAI_BASE_URL'] = `${route}/v1`;
