@@ -8,6 +8,8 @@
  * breakpoint on the newest block, so all that is not read is written. OpenAI's and Gemini's
  * figures are today's (`uncached + 0.1 x cached`), so earlier reports stay identical.
  */
+import { CACHE_ECONOMICS } from '@toolmask/core';
+
 export const PRICING_NAMES = ['anthropic', 'openai', 'gemini'] as const;
 export type PricingName = (typeof PRICING_NAMES)[number];
 
@@ -17,11 +19,17 @@ export interface CachePricing {
   cacheWritePrice: number;
 }
 
-export const CACHE_PRICING: Readonly<Record<PricingName, CachePricing>> = {
-  anthropic: { name: 'anthropic', cachedTokenPrice: 0.1, cacheWritePrice: 1.25 },
-  openai: { name: 'openai', cachedTokenPrice: 0.1, cacheWritePrice: 1 },
-  gemini: { name: 'gemini', cachedTokenPrice: 0.1, cacheWritePrice: 1 },
-};
+/** From core's one table of each provider's cache economics (what the gateway's fronts use). */
+export const CACHE_PRICING: Readonly<Record<PricingName, CachePricing>> = Object.fromEntries(
+  PRICING_NAMES.map((name) => [
+    name,
+    {
+      name,
+      cachedTokenPrice: CACHE_ECONOMICS[name].cacheReadPrice,
+      cacheWritePrice: CACHE_ECONOMICS[name].cacheWritePrice,
+    },
+  ]),
+) as Record<PricingName, CachePricing>;
 
 export function isPricingName(value: string): value is PricingName {
   return (PRICING_NAMES as readonly string[]).includes(value);

@@ -13,7 +13,8 @@ import { BUILTIN_EXAMPLE_PATH } from '../../input/builtin-example.js';
 import { chainTasks } from '../../input/chain-tasks.js';
 import { loadInputs } from '../../input/load-inputs.js';
 import { replaySessions } from '../../replay/engine.js';
-import { CACHE_PRICING } from '../../replay/pricing.js';
+import { CACHE_ECONOMICS } from '@toolmask/core';
+import { CACHE_PRICING, type PricingName } from '../../replay/pricing.js';
 import { countRequests } from '../../replay/request-points.js';
 import { createNoneStrategy } from '../../replay/strategies/none.js';
 import {
@@ -45,6 +46,7 @@ async function buildStrategies(
   names: readonly StrategyName[],
   settings: ResolvedSettings,
   outputRoot: string,
+  pricing: PricingName,
 ): Promise<{ strategies: ReplayStrategy[]; report: ReplayReport['settings'] }> {
   const report: ReplayReport['settings'] = {};
   const strategies: ReplayStrategy[] = [];
@@ -53,7 +55,14 @@ async function buildStrategies(
     if (name === 'none') strategies.push(createNoneStrategy());
     if (name === 'toolmask') {
       report.toolmask = settings.toolmask;
-      strategies.push(createToolmaskStrategy({ config: settings.toolmask, projectTempDir }));
+      // The trigger weighs the provider's cache as the gateway's front for it would.
+      strategies.push(
+        createToolmaskStrategy({
+          config: settings.toolmask,
+          projectTempDir,
+          cacheEconomics: CACHE_ECONOMICS[pricing],
+        }),
+      );
     }
     if (name === 'gemini-cli') {
       report.geminiCli = await resolveGeminiCliMaskingConfig(settings.geminiCli);
@@ -129,6 +138,7 @@ export async function runReplay(
       names,
       settings,
       outputRoot.path,
+      pricing,
     );
     const total = sessions.reduce((sum, session) => sum + countRequests(session), 0);
     const progress = createProgressBar(io.stderr, total * strategies.length);

@@ -7,6 +7,7 @@
 import {
   ToolOutputMaskingService,
   createMaskingMiddleware,
+  type CacheEconomics,
   type MaskingTuning,
   type ToolOutputMaskingConfig,
 } from '@toolmask/core';
@@ -28,6 +29,11 @@ export interface ToolmaskStrategyOptions {
   shownProjectTempDir?: string;
   /** Design knobs, for the bench's lever ablations. @default none */
   tuning?: MaskingTuning;
+  /**
+   * The provider's cache economics the trigger weighs (core's `CACHE_ECONOMICS`), as the gateway's
+   * front for that provider passes them. @default Gemini's (no write premium)
+   */
+  cacheEconomics?: CacheEconomics;
 }
 
 export function createToolmaskStrategy(options: ToolmaskStrategyOptions): ReplayStrategy {
@@ -43,10 +49,13 @@ export function createToolmaskStrategy(options: ToolmaskStrategyOptions): Replay
     name,
     startSession(sessionId) {
       // Telemetry off: a replay is not a real session.
+      const tuning: MaskingTuning | undefined = options.cacheEconomics
+        ? { ...options.tuning, cacheEconomics: options.cacheEconomics }
+        : options.tuning;
       const service = new ToolOutputMaskingService({
         store,
         telemetry: () => {},
-        ...(options.tuning ? { _internal: { tuning: options.tuning } } : {}),
+        ...(tuning ? { _internal: { tuning } } : {}),
       });
       const middleware = createMaskingMiddleware(service, {
         host: {
