@@ -1,9 +1,10 @@
 /**
  * Reads one session file in any format `toolmask replay` knows, told apart by content (the name
  * only breaks ties): the agents' own session files, streamed line by line (Claude Code
- * transcripts, Codex rollouts), an `opencode export` of a session, and the formats of
- * `loadTaskFile` (Content arrays, gemini-cli chat recordings, OpenAI-style transcripts). A file
- * may give several tasks: an agent that compacted its context started a new history there.
+ * transcripts, Codex rollouts), OpenCode's database (one task or more per session in it) and an
+ * `opencode export` of one session, and the formats of `loadTaskFile` (Content arrays, gemini-cli
+ * chat recordings, OpenAI-style transcripts). A file may give several tasks: an agent that
+ * compacted its context started a new history there.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -15,15 +16,15 @@ import { firstLineRecord, readHead } from './first-line.js';
 import { InputError } from './input-error.js';
 import { JsonLinesError } from './json-lines.js';
 import { loadTaskFile, type LoadedTask } from './load-task-file.js';
+import { openOpencodeDatabase } from './opencode-database.js';
 import { isOpencodeExport, opencodeSessionToHistory } from './opencode-session.js';
 
 /** What the loader expects of a JSON Lines file that is none of the formats it knows. */
 const JSONL_EXPECTED =
   'not a session: expected a Claude Code transcript, a Codex session file or a gemini-cli chat recording (JSON Lines)';
 
-/** What to do with OpenCode's database (`opencode.db`), which this cannot read. */
-export const OPENCODE_DATABASE =
-  'an SQLite database (OpenCode keeps its sessions in one), which replay cannot read: export a session with `opencode export SESSION_ID > session.json` (ids: `opencode session list`) and replay that file';
+/** How an SQLite database starts (OpenCode keeps its sessions in one). */
+const SQLITE_HEADER = 'SQLite format 3\u0000';
 
 /** How `opencode export` starts its pretty-printed JSON (the session's `info` first). */
 const OPENCODE_EXPORT_OPENING = /^\s*\{\s*"info"\s*:/;
@@ -39,18 +40,16 @@ function taskLabel(file: string): string {
   return path.basename(file).replace(/\.jsonl?$/i, '');
 }
 
-function toTasks(file: string, format: LoadedTask['format'], read: AgentSessionRead): LoadedTask[] {
+/** The histories of a read that hold a message sent to the model, as tasks named `label`. */
+function historiesToTasks(
+  file: string,
+  label: string,
+  format: LoadedTask['format'],
+  read: AgentSessionRead,
+): LoadedTask[] {
   const histories = read.histories.filter((history) =>
     history.contents.some((content) => content.role === 'user'),
   );
-  if (histories.length === 0) {
-    throw new InputError(
-      file,
-      'not a session: it has no messages that were sent to the model',
-      'not-a-session',
-    );
-  }
-  const label = taskLabel(file);
   return histories.map((history, index) => {
     const task: LoadedTask = {
       file,
@@ -58,7 +57,7 @@ function toTasks(file: string, format: LoadedTask['format'], read: AgentSessionR
       format,
       provider: read.provider,
       contents: history.contents,
-      // Said once per file, not once per history.
+      // Said once per session, not once per history.
       warnings: index === 0 ? read.warnings : [],
       ...(read.startedAt !== undefined ? { startedAt: read.startedAt } : {}),
       ...(read.updatedAt !== undefined ? { updatedAt: read.updatedAt } : {}),
@@ -68,6 +67,47 @@ function toTasks(file: string, format: LoadedTask['format'], read: AgentSessionR
     }
     return task;
   });
+}
+
+const NO_MESSAGES = 'not a session: it has no messages that were sent to the model';
+
+function toTasks(file: string, format: LoadedTask['format'], read: AgentSessionRead): LoadedTask[] {
+  const tasks = historiesToTasks(file, taskLabel(file), format, read);
+  if (tasks.length === 0) throw new InputError(file, NO_MESSAGES, 'not-a-session');
+  return tasks;
+}
+
+/**
+ * Every session of an OpenCode database, each named by its id (as `opencode export` files are);
+ * sessions with nothing sent to the model (created, then left) are left out.
+ */
+async function readOpencodeDatabase(file: string): Promise<LoadedTask[]> {
+  let database;
+  try {
+    database = await openOpencodeDatabase(file);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code) throw new InputError(file, `cannot be read (${code})`);
+    throw error;
+  }
+  try {
+    const tasks: LoadedTask[] = [];
+    for (const session of database.sessions()) {
+      const label = String(session.info['id']);
+      tasks.push(...historiesToTasks(file, label, 'opencode', opencodeSessionToHistory(session)));
+    }
+    if (tasks.length === 0) {
+      throw new InputError(
+        file,
+        'not a session: an OpenCode database with no messages that were sent to the model',
+        'not-a-session',
+      );
+    }
+    return tasks;
+  } finally {
+    database.close();
+  }
 }
 
 async function readStreamed(
@@ -96,9 +136,8 @@ export async function loadSessionFile(file: string): Promise<LoadedTask[]> {
       `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})`,
     );
   }
-  // Node 20 has no SQLite reader, and the project adds no dependency for one: say what to do.
-  if (size > 0 && (await readHead(file, 16)) === 'SQLite format 3\u0000') {
-    throw new InputError(file, OPENCODE_DATABASE);
+  if (size > 0 && (await readHead(file, SQLITE_HEADER.length)) === SQLITE_HEADER) {
+    return readOpencodeDatabase(file);
   }
   const first = size > 0 ? await firstLineRecord(file) : undefined;
   if (first && !('projectHash' in first)) {

@@ -2,8 +2,8 @@
  * OpenCode sessions (opencode 1.18.33) turned into what the model was sent. OpenCode keeps its
  * sessions in a SQLite database (`~/.local/share/opencode/opencode.db`: tables `session`,
  * `message`, `part`, each row's JSON in `data`); `opencode export <sessionID>` prints one session
- * as JSON, `{ info, messages: [{ info, parts }] }`, which is what this reads (the database reader
- * builds the same shape).
+ * as JSON, `{ info, messages: [{ info, parts }] }`, which is what this reads; the database reader
+ * (opencode-database.ts) builds the same shape from the rows, so both go through this converter.
  *
  * - A `user` message: its `text` parts (not `ignored` ones) and image `file` parts (data URLs).
  * - An `assistant` message is one model call (one step): its `text` parts and one function call
