@@ -22,8 +22,8 @@ Examples:
       your last month of Claude Code, priced with Anthropic's cache rules
   $ toolmask replay --since 30d ~/.codex/sessions
       your last month of Codex (OpenAI's cache rules)
-  $ opencode export SESSION_ID > session.json && toolmask replay session.json
-      an OpenCode session
+  $ toolmask replay --since 30d ~/.local/share/opencode
+      your last month of OpenCode (its database; or an \`opencode export\` file)
   $ toolmask replay --settings ~/.gemini/settings.json --min-prunable 20000 session.json
       tune settings: file first, flags on top
   $ toolmask replay --compare --json session.json > replay.json
