@@ -5,8 +5,9 @@
  * through a running gateway to a loopback fake of the Messages API, loads the read-back tool with
  * `ToolSearch` and calls it (allowed by the settings, not denied), and prints the fake's answer.
  * `--undo` then gives back the settings file byte for byte and takes `mcpServers.toolmask` out of
- * `~/.claude.json`, which claude itself rewrote meanwhile. DISABLE_AUTOUPDATER: claude must not
- * install a copy of itself from here.
+ * `~/.claude.json`, which claude itself rewrote meanwhile and which is still 0600 (setup made it
+ * so: it holds the access secret). DISABLE_AUTOUPDATER: claude must not install a copy of itself
+ * from here.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
@@ -72,6 +73,10 @@ describe.skipIf(!existsSync(CLAUDE))('toolmask setup claude with the real claude
     const settingsFile = path.join(home, '.claude', 'settings.json');
     const ownSettings = '{\n  "env": {\n    "DISABLE_TELEMETRY": "1"\n  }\n}\n';
     await fs.writeFile(settingsFile, ownSettings);
+    // The person's state file, readable by all before setup puts the access secret in it.
+    const stateFile = path.join(home, '.claude.json');
+    await fs.writeFile(stateFile, '{\n  "numStartups": 1\n}\n');
+    await fs.chmod(stateFile, 0o644);
 
     const upstream = await startFakeUpstream(respond);
     cleanups.push(() => upstream.close());
@@ -128,9 +133,12 @@ describe.skipIf(!existsSync(CLAUDE))('toolmask setup claude with the real claude
     expect(readBack).toMatch(/^read_tool_output: no offloaded outputs exist/);
     // It went through the gateway, which records every model request.
     expect((await fs.readdir(path.join(stateDir, 'usage'))).length).toBeGreaterThan(0);
+    // After claude's runs (which rewrite its state file), still 0600.
+    expect((await fs.stat(stateFile)).mode & 0o777).toBe(0o600);
 
     const undo = await undoClientSetup({ client: 'claude', stateDir });
     expect(undo.lines.join('\n')).toContain(`${settingsFile}: put back exactly`);
+    expect(undo.failures).toEqual([]);
     expect(await fs.readFile(settingsFile, 'utf8')).toBe(ownSettings);
     const state = JSON.parse(await fs.readFile(path.join(home, '.claude.json'), 'utf8')) as {
       mcpServers?: unknown;

@@ -17,11 +17,14 @@
  * `toolmask gateway --anthropic-upstream` to run when the gateway is not known. Bedrock, Vertex AI
  * and Foundry, and a base URL set by managed settings, cannot be routed: refused, as by
  * `toolmask claude`. Claude rewrites `~/.claude.json` as it runs (its counters, its projects), so
- * `--undo` there is the removal of `mcpServers.toolmask`, not the file's old bytes.
+ * `--undo` there is the removal of `mcpServers.toolmask`, not the file's old bytes; and its
+ * projects' history makes it grow past the 1 MB bound of the other files (`CLAUDE_STATE_MAX_BYTES`).
+ * It holds the access secret after setup: left 0600.
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_UPSTREAMS } from '@toolmask/gateway';
+import { DEFAULT_MANAGED_SETTINGS, envOf, isOn, OTHER_PROVIDERS } from './claude-settings.js';
 import { accessHeaders, shownUrl } from './gateway-access.js';
 import { parseSettings, readSettingsObject } from './jsonc-settings.js';
 import { jsonAddItem, jsonSet, type ClientPlan } from './setup-edits.js';
@@ -30,21 +33,14 @@ import type { SetupContext } from './setup-context.js';
 
 export const CLAUDE_READ_BACK_PERMISSION = 'mcp__toolmask__read_tool_output';
 
-const DEFAULT_MANAGED_SETTINGS = '/etc/claude-code/managed-settings.json';
-const OTHER_PROVIDERS = [
-  'CLAUDE_CODE_USE_BEDROCK',
-  'CLAUDE_CODE_USE_VERTEX',
-  'CLAUDE_CODE_USE_FOUNDRY',
-];
+/**
+ * The bound of setup's reads of claude's `.claude.json` (1 MB for every other file): claude keeps
+ * each project's history in it, so a heavy user's passes 1 MB and keeps growing. It is parsed
+ * whole (jsonc-parser; held as a string about twice its size), so it keeps a bound: 64 MB leaves
+ * room for years of history and still stops a runaway or planted file from filling memory.
+ */
+export const CLAUDE_STATE_MAX_BYTES = 64 * 1024 * 1024;
 
-function envOf(settings: Record<string, unknown>): Record<string, unknown> {
-  const value = settings['env'];
-  return value && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
-const isOn = (value: unknown) => /^(1|true|yes|on)$/i.test(String(value ?? '').trim());
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 export async function planClaudeSetup(context: SetupContext): Promise<ClientPlan> {
@@ -55,7 +51,7 @@ export async function planClaudeSetup(context: SetupContext): Promise<ClientPlan
   const stateFile = path.join(configDir || home, '.claude.json');
   const settingsOriginal = await readSetupFile(settingsFile);
   const settings = parseSettings(settingsOriginal?.bytes.toString('utf8') ?? '', settingsFile);
-  const stateOriginal = await readSetupFile(stateFile);
+  const stateOriginal = await readSetupFile(stateFile, CLAUDE_STATE_MAX_BYTES);
   const state = parseSettings(stateOriginal?.bytes.toString('utf8') ?? '', stateFile);
   const managedFile = env['CLAUDE_CODE_MANAGED_SETTINGS_PATH'] || DEFAULT_MANAGED_SETTINGS;
   const managed = await readSettingsObject(managedFile);
@@ -122,6 +118,8 @@ export async function planClaudeSetup(context: SetupContext): Promise<ClientPlan
         file: stateFile,
         format: 'json',
         original: stateOriginal,
+        maxBytes: CLAUDE_STATE_MAX_BYTES,
+        holdsAccessSecret: true,
         changes: [
           jsonSet(state, ['mcpServers', 'toolmask'], {
             type: 'http',

@@ -186,6 +186,110 @@ describe('toolmask setup claude', () => {
     expect(await snapshot(home)).toEqual(before);
   });
 
+  it('a .claude.json past 1 MB (claude keeps project history in it): set up, and put back by --undo after claude grew it further', async () => {
+    const { home, stateDir, env } = await folders();
+    const settingsFile = path.join(home, '.claude', 'settings.json');
+    const stateFile = path.join(home, '.claude.json');
+    await write(settingsFile, CLAUDE_SETTINGS);
+    const projects = (count: number) =>
+      Object.fromEntries(
+        Array.from({ length: count }, (_, index) => [
+          `/home/me/project-${index}`,
+          { history: 'x'.repeat(1000) },
+        ]),
+      );
+    const heavy = JSON.stringify({ numStartups: 900, projects: projects(1500) }, null, 2);
+    expect(heavy.length).toBeGreaterThan(1024 * 1024);
+    await write(stateFile, heavy, 0o600);
+    const before = await snapshot(home);
+
+    // Unchanged since: its bytes back from the backup (over 1 MB too).
+    await setup('claude', stateDir, env);
+    expect((await undoClientSetup({ client: 'claude', stateDir })).failures).toEqual([]);
+    expect(await snapshot(home)).toEqual(before);
+
+    await setup('claude', stateDir, env);
+    const state = JSON.parse(await fs.readFile(stateFile, 'utf8'));
+    expect(state.mcpServers.toolmask.url).toBe(`${GATEWAY}/mcp`);
+    // claude rewrites the file as it runs, with more history.
+    await fs.writeFile(
+      stateFile,
+      JSON.stringify({ ...state, numStartups: 901, projects: projects(3000) }, null, 2),
+    );
+
+    const undo = await undoClientSetup({ client: 'claude', stateDir });
+    expect(undo.failures).toEqual([]);
+    expect(await fs.readFile(settingsFile, 'utf8')).toBe(CLAUDE_SETTINGS);
+    const after = JSON.parse(await fs.readFile(stateFile, 'utf8'));
+    expect(after.numStartups).toBe(901);
+    expect(after).not.toHaveProperty('mcpServers');
+    expect(await backupsUnder(home)).toEqual([]);
+    await expect(fs.stat(path.join(stateDir, 'setup-claude.json'))).rejects.toThrow();
+  });
+
+  it('a .claude.json over 64 MB is refused, naming it and the bound, nothing written', async () => {
+    const { home, stateDir, env } = await folders();
+    const stateFile = path.join(home, '.claude.json');
+    await write(stateFile, '{}');
+    // A sparse file: its size is what counts, read or not.
+    await fs.truncate(stateFile, 64 * 1024 * 1024 + 1);
+    const before = await snapshot(home);
+    await expect(setup('claude', stateDir, env)).rejects.toThrow(
+      `${stateFile}: it is 67,108,865 bytes, larger than the 64 MB toolmask setup edits`,
+    );
+    expect(await snapshot(home)).toEqual(before);
+  });
+
+  it('--undo puts back every file it can, reports the one it cannot (and why), and keeps it for another --undo', async () => {
+    const { home, stateDir, env } = await folders();
+    const settingsFile = path.join(home, '.claude', 'settings.json');
+    const stateFile = path.join(home, '.claude.json');
+    await write(settingsFile, CLAUDE_SETTINGS);
+    await write(stateFile, CLAUDE_STATE, 0o600);
+    await setup('claude', stateDir, env);
+    const asSetupLeftIt = await fs.readFile(settingsFile);
+    // The settings file replaced by a link (a dotfiles manager): not followed.
+    const target = path.join(root!, 'dotfiles-settings.json');
+    await write(target, '{}');
+    await fs.rm(settingsFile);
+    await fs.symlink(target, settingsFile);
+
+    const undo = await undoClientSetup({ client: 'claude', stateDir });
+    expect(undo.failures).toEqual([
+      expect.stringContaining(`${settingsFile} is a symbolic link (to ${target})`),
+    ]);
+    expect(await fs.readFile(stateFile, 'utf8')).toBe(CLAUDE_STATE);
+    expect(undo.lines.join('\n')).toContain(`${stateFile}: put back exactly as it was`);
+    expect(await fs.readFile(target, 'utf8')).toBe('{}');
+
+    // Fixed by the person: the next --undo finishes it.
+    await fs.rm(settingsFile);
+    await fs.writeFile(settingsFile, asSetupLeftIt);
+    const again = await undoClientSetup({ client: 'claude', stateDir });
+    expect(again.failures).toEqual([]);
+    expect(await fs.readFile(settingsFile, 'utf8')).toBe(CLAUDE_SETTINGS);
+    expect(again.lines.join('\n')).not.toContain(stateFile);
+    await expect(fs.stat(path.join(stateDir, 'setup-claude.json'))).rejects.toThrow();
+  });
+
+  it('the file that gets the access secret (.claude.json) is left 0600, and said; --undo gives its mode back', async () => {
+    const { home, stateDir, env } = await folders();
+    const settingsFile = path.join(home, '.claude', 'settings.json');
+    const stateFile = path.join(home, '.claude.json');
+    await write(settingsFile, CLAUDE_SETTINGS, 0o644);
+    await write(stateFile, CLAUDE_STATE, 0o644);
+    const before = await snapshot(home);
+    const report = await setup('claude', stateDir, env);
+    expect((await fs.stat(stateFile)).mode & 0o777).toBe(0o600);
+    // No secret in settings.json: its mode is the person's.
+    expect((await fs.stat(settingsFile)).mode & 0o777).toBe(0o644);
+    expect(report.lines).toContain(
+      `${stateFile}: now 0600 (it was 0644): it holds the gateway's access secret`,
+    );
+    await undoClientSetup({ client: 'claude', stateDir });
+    expect(await snapshot(home)).toEqual(before);
+  });
+
   it('refuses Bedrock, a settings file that is a link (naming it) or a FIFO, without writing', async () => {
     const { home, stateDir, env } = await folders();
     await expect(
@@ -297,6 +401,103 @@ describe('toolmask setup codex', () => {
     await expect(fs.stat(file)).rejects.toThrow();
   });
 
+  it('config.toml gets the access secret: left 0600, and said; --undo gives its mode back, or keeps 0600 in a file edited since', async () => {
+    const { home, stateDir, env } = await folders();
+    const file = path.join(home, '.codex', 'config.toml');
+    await write(file, CODEX_CONFIG, 0o644);
+    const before = await snapshot(home);
+    const report = await setup('codex', stateDir, env);
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    expect(report.lines).toContain(
+      `${file}: now 0600 (it was 0644): it holds the gateway's access secret`,
+    );
+    await undoClientSetup({ client: 'codex', stateDir });
+    expect(await snapshot(home)).toEqual(before);
+
+    await setup('codex', stateDir, env);
+    await fs.appendFile(file, '\n[projects."/home/me/other"]\ntrust_level = "trusted"\n');
+    const undo = await undoClientSetup({ client: 'codex', stateDir });
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    expect(undo.lines).toContain(
+      `${file}: left 0600 (it was 0644 before setup; edited since, it may hold what you would not share)`,
+    );
+  });
+
+  it('a ~/.codex that is a link (a dotfiles folder): edited where it leads, as for ~/.gemini; a linked config.toml is refused', async () => {
+    const { home, stateDir, env } = await folders();
+    const dotfiles = path.join(root!, 'dotfiles', 'codex');
+    await write(path.join(dotfiles, 'config.toml'), CODEX_CONFIG);
+    await fs.symlink('../dotfiles/codex', path.join(home, '.codex'));
+    await setup('codex', stateDir, env);
+    expect((await fs.lstat(path.join(home, '.codex'))).isSymbolicLink()).toBe(true);
+    expect(await fs.readFile(path.join(dotfiles, 'config.toml'), 'utf8')).toContain(
+      '[mcp_servers.toolmask]',
+    );
+    await undoClientSetup({ client: 'codex', stateDir });
+    expect(await fs.readFile(path.join(dotfiles, 'config.toml'), 'utf8')).toBe(CODEX_CONFIG);
+
+    await fs.rm(path.join(home, '.codex'));
+    await fs.mkdir(path.join(home, '.codex'));
+    await fs.symlink(path.join(dotfiles, 'config.toml'), path.join(home, '.codex', 'config.toml'));
+    await expect(setup('codex', stateDir, env)).rejects.toThrow(
+      `${path.join(home, '.codex', 'config.toml')} is a symbolic link`,
+    );
+  });
+
+  it('OPENAI_BASE_URL in the environment is not the upstream (codex 0.169.0 ignores it)', async () => {
+    const { home, stateDir, env } = await folders();
+    await write(path.join(home, '.codex', 'config.toml'), CODEX_CONFIG);
+    const withVariable = { ...env, OPENAI_BASE_URL: 'https://proxy.example/v1' };
+    await setup('codex', stateDir, withVariable, { openai: 'https://api.openai.com/v1' });
+    await undoClientSetup({ client: 'codex', stateDir });
+    const report = await setup('codex', stateDir, withVariable);
+    expect(report.lines.join('\n')).toContain(
+      "codex sent its requests to https://api.openai.com/v1 (OpenAI's own provider)",
+    );
+  });
+
+  it('a profile file that chooses its own provider or base URL: set up, with a warning naming it', async () => {
+    const { home, stateDir, env } = await folders();
+    await write(path.join(home, '.codex', 'config.toml'), CODEX_CONFIG);
+    await write(path.join(home, '.codex', 'work.config.toml'), 'model_provider = "azure"\n');
+    await write(
+      path.join(home, '.codex', 'eu.config.toml'),
+      'openai_base_url = "https://eu.example/v1"\n',
+    );
+    await write(path.join(home, '.codex', 'plain.config.toml'), 'model = "o3"\n');
+    await write(path.join(home, '.codex', 'broken.config.toml'), 'model = "\n');
+    const report = await setup('codex', stateDir, env);
+    const text = report.lines.join('\n');
+    expect(text).toContain(
+      `${path.join(home, '.codex', 'work.config.toml')} sets model_provider: \`codex --profile work\` may not go through the gateway`,
+    );
+    expect(text).toContain(
+      `${path.join(home, '.codex', 'eu.config.toml')} sets openai_base_url: \`codex --profile eu\` may not go through the gateway`,
+    );
+    expect(text).not.toContain('plain.config.toml');
+    expect(text).toContain(`${path.join(home, '.codex', 'broken.config.toml')} is not valid TOML`);
+  });
+
+  it('a legacy `profile` key is no longer a reason to refuse (codex 0.169.0 refuses it itself)', async () => {
+    const { home, stateDir, env } = await folders();
+    const file = path.join(home, '.codex', 'config.toml');
+    await write(file, 'profile = "work"\n[profiles.work]\nmodel_provider = "azure"\n');
+    await setup('codex', stateDir, env);
+    expect(await fs.readFile(file, 'utf8')).toContain('[mcp_servers.toolmask]');
+  });
+
+  it('a config.toml that would not parse as TOML (a key twice) is refused, untouched', async () => {
+    const { home, stateDir, env } = await folders();
+    const file = path.join(home, '.codex', 'config.toml');
+    await write(file, 'model = "a"\nmodel = "b"\n');
+    const before = await snapshot(home);
+    await expect(setup('codex', stateDir, env)).rejects.toThrow(
+      `${file} is not valid TOML (line 2:`,
+    );
+    expect(await snapshot(home)).toEqual(before);
+    await expect(fs.stat(path.join(stateDir, 'setup-codex.json'))).rejects.toThrow();
+  });
+
   it('refuses, changing nothing: tables of its own already there, a provider it cannot point, an upstream the gateway does not have, a text it cannot follow', async () => {
     const { home, stateDir, env } = await folders();
     const file = path.join(home, '.codex', 'config.toml');
@@ -314,7 +515,6 @@ describe('toolmask setup codex', () => {
         'model_provider = "ollama"\n',
         'model_provider is "ollama", which has no [model_providers.ollama] table',
       ],
-      ['profile = "work"\n[profiles.work]\nmodel_provider = "azure"\n', 'the profile "work"'],
       ['model = "unterminated\n', /cannot read it as TOML \(line 1: unterminated string\)/],
       ['model = "gpt-5"\n', 'but the gateway at http://127.0.0.1:8787 has no OpenAI upstream', {}],
     ];
@@ -388,6 +588,20 @@ describe('toolmask setup opencode', () => {
       own.replace('{\n', '{\n  "$schema": "https://opencode.ai/config.json",\n'),
     );
     expect(await backupsUnder(home)).toEqual([]);
+  });
+
+  it('the config file that gets the access secret is left 0600, and said; --undo gives its mode back', async () => {
+    const { home, stateDir, env } = await folders();
+    const file = path.join(home, '.config', 'opencode', 'opencode.json');
+    await write(file, OPENCODE_CONFIG, 0o664);
+    const before = await snapshot(home);
+    const report = await setup('opencode', stateDir, env);
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    expect(report.lines).toContain(
+      `${file}: now 0600 (it was 0664): it holds the gateway's access secret`,
+    );
+    await undoClientSetup({ client: 'opencode', stateDir });
+    expect(await snapshot(home)).toEqual(before);
   });
 
   it('refuses a config without an OpenAI-compatible provider, and one whose upstream the gateway does not have', async () => {

@@ -14,6 +14,7 @@ import {
   refuseWhenSetUp,
   undoClientPlan,
   type ClientPlan,
+  type UndoReport,
 } from './setup-edits.js';
 import { planOpencodeSetup } from './setup-opencode.js';
 
@@ -57,9 +58,10 @@ export async function applyClientSetup(options: {
   return { lines };
 }
 
+/** What `--undo` did; `failures` names each file it could not put back, and why. */
 export async function undoClientSetup(options: {
   client: SetupClientName;
   stateDir: string;
-}): Promise<{ lines: string[] }> {
-  return { lines: await undoClientPlan(options) };
+}): Promise<UndoReport> {
+  return undoClientPlan(options);
 }

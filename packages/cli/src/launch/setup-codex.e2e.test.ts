@@ -1,10 +1,10 @@
 /**
  * `toolmask setup codex` with the real `codex` binary (npm @openai/codex 0.169.0) in a fresh home
- * whose config.toml is the person's (a comment, a model, a trusted project, an MCP server of
+ * whose config.toml is the person's (a comment, a model, their `openai_base_url`, an MCP server of
  * theirs): after setup, `codex mcp list --json` shows the gateway's MCP server with its header and
- * approval mode, and a plain `codex exec` (OPENAI_BASE_URL still the fake's) goes through a running
- * gateway to a loopback fake of the Responses API, calls the read-back tool over MCP and prints the
- * fake's answer. `--undo` then gives back config.toml byte for byte.
+ * approval mode, the file is 0600 (the secret is in it), and a plain `codex exec` goes through a
+ * running gateway to a loopback fake of the Responses API, calls the read-back tool over MCP and
+ * prints the fake's answer. `--undo` then gives back config.toml byte for byte, and its mode.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
@@ -60,8 +60,10 @@ function respond(request: RecordedUpstreamRequest) {
   return responsesAnswer([{ text: FINAL }]);
 }
 
-const OWN_CONFIG = `# my codex settings
+/** The person's file; their base URL (codex's `openai_base_url`) is the fake's. */
+const ownConfig = (baseUrl: string) => `# my codex settings
 model = "gpt-5-codex"
+openai_base_url = "${baseUrl}"
 
 [mcp_servers.docs]
 command = "docs-server-not-installed"
@@ -75,11 +77,12 @@ describe.skipIf(!existsSync(CODEX))('toolmask setup codex with the real codex', 
     const home = path.join(root, 'home');
     const stateDir = path.join(root, 'state');
     const configFile = path.join(home, '.codex', 'config.toml');
-    await fs.mkdir(path.dirname(configFile), { recursive: true });
-    await fs.writeFile(configFile, OWN_CONFIG);
-
     const upstream = await startFakeUpstream(respond);
     cleanups.push(() => upstream.close());
+    const own = ownConfig(`${upstream.url}/v1`);
+    await fs.mkdir(path.dirname(configFile), { recursive: true });
+    await fs.writeFile(configFile, own, { mode: 0o644 });
+    await fs.chmod(configFile, 0o644);
     const maskingSettings = path.join(root, 'masking.json');
     await fs.writeFile(maskingSettings, '{}');
     const gateway = await listenGateway({
@@ -94,8 +97,6 @@ describe.skipIf(!existsSync(CODEX))('toolmask setup codex with the real codex', 
       HOME: home,
       NO_COLOR: '1',
       OPENAI_API_KEY: 'fake-openai-key',
-      // The person's own base URL: the gateway's upstream.
-      OPENAI_BASE_URL: `${upstream.url}/v1`,
     };
     await applyClientSetup({
       client: 'codex',
@@ -104,6 +105,7 @@ describe.skipIf(!existsSync(CODEX))('toolmask setup codex with the real codex', 
       env,
       gatewayUpstreams: { openai: `${upstream.url}/v1` },
     });
+    expect((await fs.stat(configFile)).mode & 0o777).toBe(0o600);
 
     const startedAt = performance.now();
     const list = await run(['mcp', 'list', '--json'], env, home);
@@ -136,7 +138,8 @@ describe.skipIf(!existsSync(CODEX))('toolmask setup codex with the real codex', 
 
     const undo = await undoClientSetup({ client: 'codex', stateDir });
     expect(undo.lines).toEqual([`${configFile}: put back exactly as it was before setup`]);
-    expect(await fs.readFile(configFile, 'utf8')).toBe(OWN_CONFIG);
+    expect(await fs.readFile(configFile, 'utf8')).toBe(own);
+    expect((await fs.stat(configFile)).mode & 0o777).toBe(0o644);
     expect(existsSync(`${configFile}.toolmask-backup`)).toBe(false);
   }, 120_000);
 });

@@ -10,18 +10,32 @@
  *   person's own (`model_provider = "x"` and a `[model_providers.x]` table), that table's
  *   `base_url` is pointed at the gateway instead, in place: their key, headers and wire API stay.
  * - **Read-back.** `[mcp_servers.toolmask]`: `url`, `http_headers` with the access secret, and
- *   `default_tools_approval_mode = "approve"` (`codex exec` refuses an MCP call without it).
+ *   `default_tools_approval_mode = "approve"` (`codex exec` refuses an MCP call without it). The
+ *   secret in it: the file is left 0600.
+ *
+ * The upstream is the provider's `base_url`, or for OpenAI's own `openai_base_url`, else
+ * https://api.openai.com/v1: codex 0.169.0 ignores `OPENAI_BASE_URL` in the environment (a real
+ * `codex exec` with it set still went to api.openai.com), so setup does too.
  *
  * Refused, before anything is written: a file that already has a `model_providers.toolmask` or
  * `mcp_servers.toolmask` of any form, or `model_providers`/`mcp_servers` as an inline table (no
- * table can be added to one); a profile chosen by `profile` that sets its own `model_provider`;
- * a provider setup cannot point elsewhere (a built-in one such as `ollama`, or one written as
- * dotted keys); a file it cannot follow as TOML. The provider's base URL must be the gateway's
- * `--openai-upstream`, checked as for the other clients.
+ * table can be added to one); a provider setup cannot point elsewhere (a built-in one such as
+ * `ollama`, or one written as dotted keys); a file it cannot follow as TOML, or that smol-toml
+ * does not parse (codex would refuse it), before or after the change. The provider's base URL
+ * must be the gateway's `--openai-upstream`, checked as for the other clients.
+ *
+ * Profiles are files of their own in 0.169.0 (`$CODEX_HOME/<name>.config.toml`, chosen by
+ * `codex --profile <name>`; a legacy `profile = "x"` in config.toml is refused by codex itself):
+ * one that sets `model_provider`, `model_providers` or `openai_base_url` can take a run around the
+ * gateway. Setup leaves them alone and warns, naming each.
  */
-import * as os from 'node:os';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { MAX_SETTINGS_BYTES } from '@toolmask/core/settings';
+import { codexHome, readTomlFile } from './codex-config.js';
+import { tomlString } from './codex-toml.js';
 import { accessHeaders, shownUrl } from './gateway-access.js';
+import { LaunchError } from './launch-error.js';
 import type { ClientPlan, SetupChange } from './setup-edits.js';
 import { readSetupFile, SetupError } from './setup-files.js';
 import { checkOpenaiUpstream, openaiRoute, type SetupContext } from './setup-context.js';
@@ -31,7 +45,7 @@ import {
   startsWithPath,
   stringValue,
   TomlScanError,
-  tomlString,
+  tomlProblem,
   topLevelPair,
   type TomlPair,
   type TomlStatement,
@@ -85,10 +99,49 @@ function tables(...lines: string[][]): string {
   return lines.map((table) => table.join('\n') + '\n').join('\n');
 }
 
+/** What a profile file may set that takes `codex --profile` around the gateway. */
+const PROFILE_ROUTING_KEYS = ['model_provider', 'model_providers', 'openai_base_url'];
+
+/**
+ * A warning for each profile file (`<home>/<name>.config.toml`) that sets one of
+ * `PROFILE_ROUTING_KEYS`, or that cannot be read to tell. Only regular files of at most 1 MB are
+ * read (a FIFO there never blocks setup); codex-config.ts reads them as the launcher does.
+ */
+async function profileWarnings(home: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = (await fs.readdir(home)).filter((name) => name.endsWith('.config.toml')).sort();
+  } catch {
+    return [];
+  }
+  const warnings: string[] = [];
+  for (const name of names) {
+    const file = path.join(home, name);
+    const profile = name.slice(0, -'.config.toml'.length);
+    const stats = await fs.stat(file).catch(() => undefined);
+    if (!stats?.isFile() || stats.size > MAX_SETTINGS_BYTES) continue;
+    try {
+      const table = await readTomlFile(file);
+      const set = PROFILE_ROUTING_KEYS.filter((key) => table[key] !== undefined);
+      if (set.length > 0) {
+        warnings.push(
+          `Warning: ${file} sets ${set.join(' and ')}: \`codex --profile ${profile}\` may not go through the gateway (that file is read over config.toml). Point it at the gateway yourself (docs/gateway.md), or keep that profile for runs you want unmasked.`,
+        );
+      }
+    } catch (error) {
+      if (!(error instanceof LaunchError)) throw error;
+      warnings.push(
+        `Warning: ${error.message}; setup could not tell whether \`codex --profile ${profile}\` goes through the gateway.`,
+      );
+    }
+  }
+  return warnings;
+}
+
 export async function planCodexSetup(context: SetupContext): Promise<ClientPlan> {
   const { env, gateway } = context;
-  const codexHome = env['CODEX_HOME'] || path.join(env['HOME'] || os.homedir(), '.codex');
-  const file = path.join(codexHome, 'config.toml');
+  const home = codexHome(env);
+  const file = path.join(home, 'config.toml');
   const original = await readSetupFile(file);
   const text = original?.bytes.toString('utf8') ?? '';
   let statements: TomlStatement[];
@@ -104,16 +157,14 @@ export async function planCodexSetup(context: SetupContext): Promise<ClientPlan>
     new SetupError(
       `${file}: ${why}; nothing was changed. Make the change yourself (docs/gateway.md shows it), or fix the file and run setup again`,
     );
-  const taken = conflict(statements);
-  if (taken) throw refuse(taken);
-
-  const profile = topLevelPair(statements, 'profile');
-  const profileName = profile && stringValue(text.slice(profile.valueStart, profile.valueEnd));
-  if (profileName && tablePair(statements, ['profiles', profileName], 'model_provider')) {
-    throw refuse(
-      `the profile "${profileName}" (chosen by \`profile\`) sets its own model_provider, which setup does not change`,
+  const problem = tomlProblem(text);
+  if (problem) {
+    throw new SetupError(
+      `${file} is not valid TOML (${problem}); codex would refuse it too, and nothing was changed. Fix the file and run setup again`,
     );
   }
+  const taken = conflict(statements);
+  if (taken) throw refuse(taken);
   const providerPair = topLevelPair(statements, 'model_provider');
   const providerRaw = providerPair && text.slice(providerPair.valueStart, providerPair.valueEnd);
   const provider = providerRaw === undefined ? 'openai' : stringValue(providerRaw);
@@ -126,12 +177,8 @@ export async function planCodexSetup(context: SetupContext): Promise<ClientPlan>
   if (provider === 'openai') {
     const base = topLevelPair(statements, 'openai_base_url');
     const baseValue = base && stringValue(text.slice(base.valueStart, base.valueEnd));
-    upstream = baseValue || env['OPENAI_BASE_URL'] || OPENAI_DEFAULT;
-    where = baseValue
-      ? `openai_base_url in ${file}`
-      : env['OPENAI_BASE_URL']
-        ? 'OPENAI_BASE_URL in the environment'
-        : "OpenAI's own provider";
+    upstream = baseValue || OPENAI_DEFAULT;
+    where = baseValue ? `openai_base_url in ${file}` : "OpenAI's own provider";
     changes.push({
       kind: 'toml-top',
       key: 'model_provider',
@@ -194,10 +241,15 @@ export async function planCodexSetup(context: SetupContext): Promise<ClientPlan>
     text: tables(...providerTable, mcpTable),
   });
   const notes = checked.note ? [checked.note] : [];
+  notes.push(...(await profileWarnings(home)));
   if (provider === 'openai') {
     notes.push(
       'codex now takes its key from OPENAI_API_KEY in the environment (a ChatGPT sign-in is not routed through the gateway).',
     );
   }
-  return { files: [{ file, format: 'toml', original, changes }], notes };
+  // [mcp_servers.toolmask] carries the access secret: the file is left 0600.
+  return {
+    files: [{ file, format: 'toml', original, changes, holdsAccessSecret: true }],
+    notes,
+  };
 }

@@ -7,19 +7,27 @@
  *   anything is written, with a SHA-256 digest of each file before and after.
  * - A file with something in it is copied first to `<file>.toolmask-backup` (`setup-files.ts`:
  *   created `O_EXCL | O_NOFOLLOW`, 0600); the files are read and replaced as that module says
- *   (regular files of at most 1 MB, never through a link, a FIFO never opened for long).
- * - `--undo` puts a file that is still as setup left it back byte for byte (its backup's bytes,
- *   or no file when setup created it) and removes the backup. In a file changed since (by the
- *   person, or by the client itself: claude rewrites `~/.claude.json`, opencode adds `$schema`),
- *   it takes back only its own changes, each one only when it is still what setup wrote, says
- *   which ones it left, and removes the backup when it still holds the file as setup found it.
+ *   (regular files of at most 1 MB unless the plan gives a file a larger bound, never through a
+ *   link, a FIFO never opened for long).
+ * - A file that gets the gateway's access secret (`holdsAccessSecret`) is left 0600, whatever its
+ *   mode was: the secret opens the person's stored tool outputs. Its mode before is recorded.
+ * - `--undo` puts a file that is still as setup left it back byte for byte (its backup's bytes and
+ *   its mode from before, or no file when setup created it) and removes the backup. In a file
+ *   changed since (by the person, or by the client itself: claude rewrites `~/.claude.json`,
+ *   opencode adds `$schema`), it takes back only its own changes, each one only when it is still
+ *   what setup wrote, says which ones it left, and removes the backup when it still holds the file
+ *   as setup found it; such a file stays 0600. Each file is undone on its own: one that cannot be
+ *   (a link, a FIFO, a file too large, text it cannot follow) is reported with why, the others are
+ *   undone, and the record keeps only the ones left, for another `--undo`.
  *
  * Changes are minimal text edits: JSON through jsonc-parser (comments and layout kept), TOML by
- * `setup-toml.ts` (one value replaced, one line inserted, whole tables appended).
+ * `setup-toml.ts` (one value replaced, one line inserted, whole tables appended), the result
+ * checked by smol-toml (codex-toml.ts) before it is written.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { applyEdits, modify } from 'jsonc-parser';
+import { describeError } from '@toolmask/core/errors';
 import { sameJson } from '@toolmask/core/utils';
 import { ensurePrivateDirectory, readIfExists, writeAtomically } from '@toolmask/core/storage';
 import { parseSettings, setInText, valueAt, type JsonPath } from './jsonc-settings.js';
@@ -41,6 +49,7 @@ import {
   scanToml,
   setTopLevel,
   TomlScanError,
+  tomlProblem,
   type TomlPair,
 } from './setup-toml.js';
 
@@ -71,6 +80,10 @@ export interface PlannedFile {
   format: SetupFormat;
   original: SetupFile | undefined;
   changes: SetupChange[];
+  /** The bound of its reads (setup's and `--undo`'s), when not 1 MB. */
+  maxBytes?: number;
+  /** A change puts the gateway's access secret in it: it is left 0600. */
+  holdsAccessSecret?: boolean;
 }
 
 /** What setup will do for a client: its files, and lines for the person. */
@@ -87,6 +100,12 @@ interface RecordedFile {
   created: boolean;
   digests: FileDigests;
   changes: SetupChange[];
+  /** The bound of its reads, when not 1 MB. */
+  maxBytes?: number;
+  /** Its permission bits before setup (absent: setup created it). */
+  modeBefore?: number;
+  /** Setup made it 0600 (it holds the access secret). */
+  madePrivate?: boolean;
 }
 
 /** `<state>/setup-<client>.json` of these clients. */
@@ -186,6 +205,11 @@ function editArray(text: string, elementPath: JsonPath, value: unknown, insert: 
   return applyEdits(text, edits);
 }
 
+/** The 0600 of a file that holds the access secret. */
+const PRIVATE_MODE = 0o600;
+
+const octal = (mode: number) => `0${mode.toString(8)}`;
+
 function tomlScan(text: string, file: string) {
   try {
     return scanToml(text);
@@ -266,9 +290,19 @@ export async function applyClientPlan(options: {
     if (needsBackup(planned.original)) await checkBackupPath(planned.file);
     let text = planned.original?.bytes.toString('utf8') ?? '';
     for (const change of planned.changes) text = applyChange(text, change, planned.file);
-    // What setup writes must read back: a JSON file as the client parses it, TOML as it scans.
-    if (planned.format === 'json') parseSettings(text, planned.file);
-    else tomlScan(text, planned.file);
+    // What setup writes must read back: a JSON file as the client parses it, TOML as it scans
+    // and as codex parses it.
+    if (planned.format === 'json') {
+      parseSettings(text, planned.file);
+    } else {
+      tomlScan(text, planned.file);
+      const problem = tomlProblem(text);
+      if (problem) {
+        throw new SetupError(
+          `${planned.file}: with setup's change it would not be valid TOML (${problem}); nothing was changed. Make the change yourself (docs/gateway.md shows it)`,
+        );
+      }
+    }
     texts.push(text);
   }
   const record: ClientRecord = {
@@ -283,6 +317,9 @@ export async function applyClientPlan(options: {
         after: digest(texts[index]!),
       },
       changes: planned.changes,
+      ...(planned.maxBytes !== undefined ? { maxBytes: planned.maxBytes } : {}),
+      ...(planned.original ? { modeBefore: planned.original.mode } : {}),
+      ...(planned.holdsAccessSecret ? { madePrivate: true } : {}),
     })),
   };
   // Remembered before anything changes, so an interrupted setup can always be undone.
@@ -296,8 +333,14 @@ export async function applyClientPlan(options: {
     if (needsBackup(planned.original)) {
       backups.push(await createBackup(planned.file, planned.original.bytes));
     }
-    await writeSetupFile(planned.file, texts[index]!, planned.original?.mode);
+    const mode = planned.holdsAccessSecret ? PRIVATE_MODE : planned.original?.mode;
+    await writeSetupFile(planned.file, texts[index]!, mode);
     for (const change of planned.changes) lines.push(changeLine(planned.file, change));
+    if (planned.holdsAccessSecret && planned.original && planned.original.mode !== PRIVATE_MODE) {
+      lines.push(
+        `${planned.file}: now 0600 (it was ${octal(planned.original.mode)}): it holds the gateway's access secret`,
+      );
+    }
   }
   for (const backup of backups) lines.push(`backup: ${backup}`);
   lines.push(...plan.notes);
@@ -378,6 +421,8 @@ async function undoChanges(recorded: RecordedFile, now: SetupFile, lines: string
   let text = now.bytes.toString('utf8');
   if (recorded.format === 'json') parseSettings(text, file);
   else tomlScan(text, file);
+  // A TOML file codex loads now must still load after: checked before it is written.
+  const tomlBefore = recorded.format === 'toml' ? tomlProblem(text) : undefined;
   for (const change of [...recorded.changes].reverse())
     text = undoChange(text, change, file, lines);
   if (recorded.format === 'json') {
@@ -391,21 +436,66 @@ async function undoChanges(recorded: RecordedFile, now: SetupFile, lines: string
         text = setInText(text, change.created, undefined);
       }
     }
+  } else if (tomlBefore === undefined) {
+    const problem = tomlProblem(text);
+    if (problem) {
+      throw new SetupError(
+        `${file}: without setup's changes it would not be valid TOML (${problem}); it was left as it is. Take out [mcp_servers.toolmask] (and model_provider "toolmask" with [model_providers.toolmask]) yourself`,
+      );
+    }
   }
   const empty =
     recorded.format === 'json' ? isEmptyTree(parseSettings(text, file)) : text.trim() === '';
   if (recorded.created && empty) {
     await fs.rm(file, { force: true });
     lines.push(`${file}: removed (setup had created it)`);
-  } else {
-    await writeSetupFile(file, text, now.mode);
+    return;
+  }
+  await writeSetupFile(file, text, now.mode);
+  if (
+    recorded.madePrivate &&
+    recorded.modeBefore !== undefined &&
+    recorded.modeBefore !== now.mode
+  ) {
+    // Edited since: it may hold more than setup put there, so setup does not widen who reads it.
+    lines.push(
+      `${file}: left ${octal(now.mode)} (it was ${octal(recorded.modeBefore)} before setup; edited since, it may hold what you would not share)`,
+    );
   }
 }
 
+/** What `--undo` did, and the files it could not put back (each with why). */
+export interface UndoReport {
+  lines: string[];
+  /** One line per file left as it is, naming it; empty when every file was put back. */
+  failures: string[];
+}
+
+/** Puts back one recorded file; throws, naming it and why, when it cannot. */
+async function undoFile(recorded: RecordedFile, lines: string[]): Promise<void> {
+  const { file } = recorded;
+  const now = await readSetupFile(file, recorded.maxBytes);
+  if (now === undefined) {
+    lines.push(`${file}: no longer there; nothing to put back`);
+    return;
+  }
+  const options = {
+    ...(recorded.maxBytes !== undefined ? { maxBytes: recorded.maxBytes } : {}),
+    ...(recorded.modeBefore !== undefined ? { modeBefore: recorded.modeBefore } : {}),
+  };
+  if (await putBackExactly(file, now, recorded.digests, lines, options)) return;
+  await undoChanges(recorded, now, lines);
+  await removeSpentBackup(file, recorded.digests, lines, recorded.maxBytes);
+}
+
+/**
+ * Puts back every recorded file it can. A file it cannot is reported and kept in the record (the
+ * record goes when none is left), so that `--undo` can be run again once it is fixed.
+ */
 export async function undoClientPlan(options: {
   client: string;
   stateDir: string;
-}): Promise<string[]> {
+}): Promise<UndoReport> {
   const recordFile = setupRecordFile(options.stateDir, options.client);
   const recordText = await readIfExists(recordFile);
   if (recordText === undefined) {
@@ -416,19 +506,21 @@ export async function undoClientPlan(options: {
     throw new SetupError(`${recordFile}: not a record this toolmask can undo`);
   }
   const lines: string[] = [];
-  // Everything that can refuse (a link, a FIFO, a file over 1 MB) is checked before any write.
-  const current: Array<SetupFile | undefined> = [];
-  for (const recorded of record.files) current.push(await readSetupFile(recorded.file));
-  for (const [index, recorded] of record.files.entries()) {
-    const now = current[index];
-    if (now === undefined) {
-      lines.push(`${recorded.file}: no longer there; nothing to put back`);
-      continue;
+  const failures: string[] = [];
+  const left: RecordedFile[] = [];
+  for (const recorded of record.files) {
+    try {
+      await undoFile(recorded, lines);
+    } catch (error) {
+      const why = describeError(error);
+      failures.push(why.includes(recorded.file) ? why : `${recorded.file}: ${why}`);
+      left.push(recorded);
     }
-    if (await putBackExactly(recorded.file, now, recorded.digests, lines)) continue;
-    await undoChanges(recorded, now, lines);
-    await removeSpentBackup(recorded.file, recorded.digests, lines);
   }
-  await fs.rm(recordFile, { force: true });
-  return lines;
+  if (left.length === 0) {
+    await fs.rm(recordFile, { force: true });
+  } else {
+    await writeAtomically(recordFile, JSON.stringify({ ...record, files: left }, null, 2) + '\n');
+  }
+  return { lines, failures };
 }

@@ -2,16 +2,21 @@
  * The files `toolmask setup` edits (a client's `settings.json` and `.env`, and their backups),
  * handled so that nothing planted in the person's folder can make it write anywhere else or hang:
  *
- * - **Read**: only a regular file of at most 1 MB (core's limit for settings files), opened
+ * - **Read**: only a regular file of at most 1 MB (core's limit for settings files; a caller may
+ *   give a larger bound for a file it knows grows, as claude's `.claude.json`), opened
  *   `O_NONBLOCK | O_NOFOLLOW` and checked on the open descriptor, so a FIFO or a device never
  *   blocks and a link is refused before a byte is read. The bytes are kept as they are: `--undo`
  *   compares them and can put them back exactly.
- * - **Links refused**: a file that is a symbolic link, or a folder on the way to it below the home
- *   folder (the client's folder itself always), is refused with an error that names it and says
- *   why. (The launchers' overlay writes through a dotfiles link, `person-files.ts`; setup edits
- *   the files for good and as whoever runs it, root included, so it never follows one.)
+ * - **A file that is a link is refused**, with an error that names it and says why: setup edits
+ *   the files for good and as whoever runs it, root included, so it never follows one (a `.env`
+ *   linked to `/etc/passwd` would be appended to). (The launchers' overlay writes through a
+ *   dotfiles link, `person-files.ts`.) The folders on the way are not checked: a client folder
+ *   that is a link (a dotfiles manager's `~/.gemini` or `~/.codex`) is the person's own choice of
+ *   where their settings live, and the file is edited where it leads, as the client itself reads
+ *   it; the temporary file and the backup are made beside the file, in that same folder.
  * - **Written** by a new temporary file beside it (`O_CREAT | O_EXCL | O_NOFOLLOW`) renamed over
- *   it: a rename replaces a link rather than following it. The file keeps its mode.
+ *   it: a rename replaces a link rather than following it. The file keeps its mode unless the
+ *   caller gives another (0600 for a file that now holds the gateway's access secret).
  * - **Backups** are created `O_CREAT | O_EXCL | O_NOFOLLOW`: a link (dangling or not) or anything
  *   but a regular file at the backup path is refused, never followed; a regular file already there
  *   is the copy an earlier setup kept, and is left as it is.
@@ -38,6 +43,9 @@ export interface SetupFile {
 
 export const BACKUP_SUFFIX = '.toolmask-backup';
 
+/** How much a file may grow while it is read (a client rewriting it meanwhile). */
+const GROWTH_ROOM = 1024 * 1024;
+
 /** The hex SHA-256 of some bytes: how the record remembers a file without holding its secrets. */
 export function digest(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -53,19 +61,24 @@ async function linkText(link: string): Promise<string> {
   }
 }
 
-async function linkRefusal(file: string, what: 'file' | 'folder'): Promise<SetupError> {
-  const because =
-    what === 'file'
-      ? 'toolmask setup does not edit a file through a link, which could change a file outside your home folder. Replace the link with a copy of the file it points to and run setup again, or make the change yourself'
-      : 'toolmask setup does not write in a folder reached through a link, which could change files outside your home folder. Replace the link with a folder and run setup again, or make the change yourself';
-  return new SetupError(`${file} is a symbolic link${await linkText(file)}; ${because}`);
+async function linkRefusal(file: string): Promise<SetupError> {
+  return new SetupError(
+    `${file} is a symbolic link${await linkText(file)}; toolmask setup does not edit a file through a link, which could change a file outside your home folder. Replace the link with a copy of the file it points to and run setup again, or make the change yourself`,
+  );
 }
+
+/** A bound in bytes as the person reads it (`1 MB`, `64 MB`). */
+const megabytes = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
 
 /**
  * The bytes and mode of `file`, or undefined when there is none. A link, a FIFO, a device or a
- * file over 1 MB is refused with an error that names it, without blocking.
+ * file over `maxBytes` (1 MB unless told) is refused with an error that names it, without
+ * blocking.
  */
-export async function readSetupFile(file: string): Promise<SetupFile | undefined> {
+export async function readSetupFile(
+  file: string,
+  maxBytes: number = MAX_SETTINGS_BYTES,
+): Promise<SetupFile | undefined> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -73,7 +86,7 @@ export async function readSetupFile(file: string): Promise<SetupFile | undefined
     if (errorCode(error) === 'ENOENT') return undefined;
     // O_NOFOLLOW on a link: ELOOP (Linux, macOS) or EMLINK (FreeBSD).
     const stats = await fs.lstat(file).catch(() => undefined);
-    if (stats?.isSymbolicLink()) throw await linkRefusal(file, 'file');
+    if (stats?.isSymbolicLink()) throw await linkRefusal(file);
     throw new SetupError(`${file}: cannot open it: ${describeError(error)}`);
   }
   try {
@@ -83,13 +96,21 @@ export async function readSetupFile(file: string): Promise<SetupFile | undefined
         `${file}: it is not a regular file (${stats.isDirectory() ? 'a folder' : 'a FIFO, socket or device'}); toolmask setup edits only regular files`,
       );
     }
-    if (stats.size > MAX_SETTINGS_BYTES) {
+    if (stats.size > maxBytes) {
       throw new SetupError(
-        `${file}: it is ${stats.size.toLocaleString('en-US')} bytes, larger than the 1 MB toolmask setup edits`,
+        `${file}: it is ${stats.size.toLocaleString('en-US')} bytes, larger than the ${megabytes(maxBytes)} toolmask setup edits`,
       );
     }
-    const bytes = await readUpTo(handle, MAX_SETTINGS_BYTES);
-    if (!bytes) throw new SetupError(`${file}: it grew larger than the 1 MB toolmask setup edits`);
+    // Room for what the file holds now and some growth, not the whole bound (64 MB) every time.
+    const room = Math.min(maxBytes, stats.size + GROWTH_ROOM);
+    const bytes = await readUpTo(handle, room);
+    if (!bytes) {
+      throw new SetupError(
+        room < maxBytes
+          ? `${file}: it changed while setup read it; run setup again`
+          : `${file}: it grew larger than the ${megabytes(maxBytes)} toolmask setup edits`,
+      );
+    }
     return { bytes, mode: stats.mode & 0o777 };
   } catch (error) {
     if (error instanceof SetupError) throw error;
@@ -186,17 +207,26 @@ export interface FileDigests {
   after: string;
 }
 
+/** How a file setup edited is read again, and the mode it had before setup. */
+export interface PutBackOptions {
+  /** The bound its reads keep (its backup's too). @default 1 MB */
+  maxBytes?: number;
+  /** Its permission bits before setup, given back with its bytes. @default its mode now */
+  modeBefore?: number;
+}
+
 /**
  * A file still exactly as setup left it, put back byte for byte: removed when setup created it,
  * else given the bytes of its backup (checked against the record's digest; an empty file needs
- * none), and the backup, now the same as the file, removed. Whether it was; when it was not, a line
- * says why and the values are put back one by one.
+ * none) and its mode from before setup, and the backup, now the same as the file, removed.
+ * Whether it was; when it was not, a line says why and the values are put back one by one.
  */
 export async function putBackExactly(
   file: string,
   now: SetupFile,
   digests: FileDigests | undefined,
   lines: string[],
+  options: PutBackOptions = {},
 ): Promise<boolean> {
   // The record of an older setup has no digests.
   if (!digests) return false;
@@ -214,7 +244,7 @@ export async function putBackExactly(
   if (digests.before === digest('')) {
     original = Buffer.alloc(0);
   } else {
-    const copy = await readSetupFile(backup).catch(() => undefined);
+    const copy = await readSetupFile(backup, options.maxBytes).catch(() => undefined);
     if (copy && digest(copy.bytes) === digests.before) original = copy.bytes;
   }
   if (!original) {
@@ -223,7 +253,7 @@ export async function putBackExactly(
     );
     return false;
   }
-  await writeSetupFile(file, original, now.mode);
+  await writeSetupFile(file, original, options.modeBefore ?? now.mode);
   if (original.length > 0) await fs.rm(backup, { force: true });
   lines.push(`${file}: put back exactly as it was before setup`);
   return true;
@@ -238,11 +268,12 @@ export async function removeSpentBackup(
   file: string,
   digests: FileDigests | undefined,
   lines: string[],
+  maxBytes?: number,
 ): Promise<void> {
   const backup = `${file}${BACKUP_SUFFIX}`;
   let copy: SetupFile | undefined;
   try {
-    copy = await readSetupFile(backup);
+    copy = await readSetupFile(backup, maxBytes);
   } catch {
     // A link or a FIFO there: not ours to remove (and not followed).
     lines.push(`${backup}: kept, it is not the backup this setup made`);

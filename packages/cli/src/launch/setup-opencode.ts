@@ -9,7 +9,8 @@
  *   OpenAI-compatible provider of the global config (`"npm": "@ai-sdk/openai-compatible"` with an
  *   `options.baseURL`) whose base URL is the gateway's `--openai-upstream` (a standalone gateway
  *   has one OpenAI upstream). Other providers are left as they are.
- * - **Read-back.** `mcp.toolmask` = `{type: "remote", url: "<gateway>/mcp", headers, enabled}`.
+ * - **Read-back.** `mcp.toolmask` = `{type: "remote", url: "<gateway>/mcp", headers, enabled}`;
+ *   its headers hold the access secret, so the file is left 0600.
  *
  * Refused: a global config with no such provider, the person's `model` on a provider setup does
  * not route, and providers with different base URLs when the gateway's upstream is not known
@@ -141,7 +142,8 @@ export async function planOpencodeSetup(context: SetupContext): Promise<ClientPl
     }),
   ];
   return {
-    files: [{ file, format: 'json', original: target?.original, changes }],
+    // mcp.toolmask carries the access secret: the file is left 0600.
+    files: [{ file, format: 'json', original: target?.original, changes, holdsAccessSecret: true }],
     notes,
   };
 }

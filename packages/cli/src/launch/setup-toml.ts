@@ -8,12 +8,28 @@
  * The scanner reads strings (basic, literal, and their multi-line forms, escapes included),
  * comments, arrays and inline tables spanning lines, and quoted or dotted keys, so that a `[` or a
  * `=` inside a value is never taken for a header or a key. It does not check types or duplicate
- * keys (codex does, when it loads the file); a text it cannot follow throws `TomlScanError`.
- * Values are kept as raw text: setup compares and restores them, it never needs their meaning,
- * except for a plain string (`stringValue`).
+ * keys: `tomlProblem` does, with smol-toml (codex-toml.ts), on the text before and after setup's
+ * change; a text the scanner cannot follow throws `TomlScanError`. Values are kept as raw text:
+ * setup compares and restores them, it never needs their meaning, except for a plain string
+ * (`stringValue`). Strings are written by codex-toml.ts's `tomlString`.
  */
+import { parseToml, TomlError, tomlString } from './codex-toml.js';
 
 export class TomlScanError extends Error {}
+
+/**
+ * Why codex would not load `text` (smol-toml, TOML 1.0: types and duplicate keys too, which the
+ * scanner leaves alone), as `line N: reason`; undefined when it would.
+ */
+export function tomlProblem(text: string): string | undefined {
+  try {
+    parseToml(text);
+    return undefined;
+  } catch (error) {
+    if (error instanceof TomlError) return error.message;
+    throw error;
+  }
+}
 
 /** A table header: `[a.b]` or `[[a.b]]`. */
 export interface TomlHeader {
@@ -260,13 +276,6 @@ export function stringValue(raw: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A string as a TOML basic string. */
-export function tomlString(value: string): string {
-  return JSON.stringify(value).replace(/\u2028|\u2029/g, (char) =>
-    char === '\u2028' ? '\\u2028' : '\\u2029',
-  );
 }
 
 /** A key as TOML writes it: bare when it can be, else quoted. */

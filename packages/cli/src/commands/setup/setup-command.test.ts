@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
@@ -120,6 +121,30 @@ describe('toolmask setup: which gateway address it writes', () => {
     } finally {
       await gateway.close();
     }
+  });
+
+  it('claude --undo that cannot put back one file: the others put back, that one on stderr with why, exit 1', async () => {
+    const { stateDir, env } = await folders();
+    const home = env.HOME;
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const ok = await runCliCaptured(
+      ['setup', 'claude', '--state-dir', stateDir, '--gateway', url],
+      { env },
+    );
+    expect(ok.code, ok.stderr).toBe(0);
+    const settingsFile = path.join(home, '.claude', 'settings.json');
+    await fs.rm(settingsFile);
+    execFileSync('mkfifo', [settingsFile]);
+    const undo = await runCliCaptured(['setup', 'claude', '--state-dir', stateDir, '--undo'], {
+      env,
+    });
+    expect(undo.code).toBe(1);
+    expect(undo.stdout).toContain(
+      `${path.join(home, '.claude.json')}: removed (setup had created it)`,
+    );
+    expect(undo.stderr).toContain(`${settingsFile}: it is not a regular file`);
+    expect(undo.stderr).toContain('`toolmask setup claude --undo` again');
+    await expect(fs.stat(path.join(home, '.claude.json'))).rejects.toThrow();
   });
 
   it('an unknown client is bad usage', async () => {

@@ -10,7 +10,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { geminiDir } from '@toolmask/core/storage';
 import type { SetupClient } from '../../launch/permanent-setup.js';
 import { SETUP_CLIENTS, type SetupClientName } from '../../launch/setup-clients.js';
-import { EXIT_OK, usageError } from '../../cli-error.js';
+import { EXIT_FAILURE, EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { LaunchError } from '../../launch/launch-error.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
@@ -94,26 +94,32 @@ export function createSetupCommand(io: CliIo, setExitCode: (code: number) => voi
           const { applyClientSetup, undoClientSetup } =
             await import('../../launch/setup-clients.js');
           try {
-            let lines: string[];
             if (options.undo) {
-              lines = (await undoClientSetup({ client, stateDir })).lines;
-            } else {
-              checkGatewayUrl(options.gateway);
-              const address = await chooseGatewayAddress(options.gateway, stateDir);
-              const probe = await probeGateway(address.url);
-              // The upstreams are known only for the gateway running for the state folder.
-              const running = address.running?.url === address.url ? address.running : undefined;
-              lines = (
-                await applyClientSetup({
-                  client,
-                  gatewayUrl: address.url,
-                  stateDir,
-                  env: io.env,
-                  ...(running ? { gatewayUpstreams: running.upstreams ?? {} } : {}),
-                  gatewayLines: describeGatewayAddress(address, probe, stateDir, client),
-                })
-              ).lines;
+              const undo = await undoClientSetup({ client, stateDir });
+              for (const line of undo.lines) io.stdout.write(`${line}\n`);
+              // Every other file is put back; these stay in the record for another --undo.
+              for (const line of undo.failures) io.stderr.write(`${line}\n`);
+              if (undo.failures.length > 0) {
+                io.stderr.write(
+                  `${undo.failures.length === 1 ? 'That file was' : 'Those files were'} left as they are: fix what is said and run \`toolmask setup ${client} --undo\` again.\n`,
+                );
+              }
+              setExitCode(undo.failures.length > 0 ? EXIT_FAILURE : EXIT_OK);
+              return;
             }
+            checkGatewayUrl(options.gateway);
+            const address = await chooseGatewayAddress(options.gateway, stateDir);
+            const probe = await probeGateway(address.url);
+            // The upstreams are known only for the gateway running for the state folder.
+            const running = address.running?.url === address.url ? address.running : undefined;
+            const { lines } = await applyClientSetup({
+              client,
+              gatewayUrl: address.url,
+              stateDir,
+              env: io.env,
+              ...(running ? { gatewayUpstreams: running.upstreams ?? {} } : {}),
+              gatewayLines: describeGatewayAddress(address, probe, stateDir, client),
+            });
             for (const line of lines) io.stdout.write(`${line}\n`);
             setExitCode(EXIT_OK);
           } catch (error) {

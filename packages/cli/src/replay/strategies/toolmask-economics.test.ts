@@ -54,7 +54,7 @@ async function maskedCount(threshold: number, economics?: keyof typeof CACHE_ECO
     projectTempDir: join(work, `${economics ?? 'default'}-${threshold}`),
     ...(economics ? { cacheEconomics: CACHE_ECONOMICS[economics] } : {}),
   });
-  const session = strategy.startSession('s');
+  const session = await strategy.startSession('s');
   const outcome = await session.mask(history(), { role: 'user', parts: [{ text: 'go on' }] }, {
     cacheLikelyCold: false,
   } as never);
