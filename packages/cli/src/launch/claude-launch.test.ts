@@ -95,6 +95,23 @@ describe('planClaudeLaunch', () => {
     );
   });
 
+  it("finds the trust of a heavy user's .claude.json, past 1 MB of project history", async () => {
+    const project = { env: { ANTHROPIC_BASE_URL: 'https://repo.example' } };
+    const trusted = await folders({ project, trusted: true });
+    const stateFile = path.join(trusted.home, '.claude.json');
+    const state = JSON.parse(await fs.readFile(stateFile, 'utf8')) as {
+      projects: Record<string, unknown>;
+    };
+    for (let index = 0; index < 3_000; index++) {
+      state.projects[`/work/old-${index}`] = { history: 'x'.repeat(500) };
+    }
+    await fs.writeFile(stateFile, JSON.stringify(state));
+    expect((await fs.stat(stateFile)).size).toBeGreaterThan(1024 * 1024);
+    expect((await planClaudeLaunch(trusted.env, trusted.project, [])).upstreams.anthropic).toBe(
+      'https://repo.example',
+    );
+  });
+
   it('refuses Bedrock, Vertex AI and a base URL pinned by managed settings', async () => {
     const paths = await folders({ user: { env: { CLAUDE_CODE_USE_BEDROCK: '1' } } });
     await expect(planClaudeLaunch(paths.env, paths.project, [])).rejects.toThrow(

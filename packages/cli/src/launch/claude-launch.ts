@@ -35,12 +35,19 @@ import * as path from 'node:path';
 import { DEFAULT_UPSTREAMS, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
 import { ensurePrivateDirectory } from '@toolmask/core/storage';
 import { claudeSettingsFlag, withoutClaudeSettingsFlag } from './claude-args.js';
-import { DEFAULT_MANAGED_SETTINGS, envOf, isOn, OTHER_PROVIDERS } from './claude-settings.js';
+import {
+  CLAUDE_STATE_MAX_BYTES,
+  DEFAULT_MANAGED_SETTINGS,
+  envOf,
+  isOn,
+  OTHER_PROVIDERS,
+} from './claude-settings.js';
 import { accessHeaders, dashboardLink, shownUrl, type GatewayAccess } from './gateway-access.js';
 import type { Environment } from './gemini-launch.js';
 import { loopbackNoProxy } from './loopback-env.js';
 import { parseSettings, readSettingsFile, readSettingsObject } from './jsonc-settings.js';
 import { LaunchError } from './launch-error.js';
+import { readSetupFile } from './setup-files.js';
 import { sweepClaudeFolders } from './launch-leftovers.js';
 
 export class ClaudeLaunchError extends LaunchError {}
@@ -76,7 +83,11 @@ function globalStateFile(env: Environment): string {
 async function trustedFolder(env: Environment, cwd: string): Promise<boolean> {
   let state: Settings;
   try {
-    state = await readSettingsObject(globalStateFile(env));
+    // Read with the bound of `.claude.json` (a heavy user's passes 1 MB): refused, it would leave
+    // the person's project settings out without a word.
+    const file = globalStateFile(env);
+    const read = await readSetupFile(file, CLAUDE_STATE_MAX_BYTES);
+    state = read ? parseSettings(read.bytes.toString('utf8'), file) : {};
   } catch {
     return false;
   }

@@ -4,6 +4,14 @@
  * provider other than the Anthropic API, a layer's `env` block and a boolean variable's value.
  */
 
+/**
+ * The bound of reads of claude's `.claude.json` (setup's and the launcher's trust check; 1 MB for every other settings file): claude keeps
+ * each project's history in it, so a heavy user's passes 1 MB and keeps growing. It is parsed
+ * whole (jsonc-parser; held as a string about twice its size), so it keeps a bound: 64 MB leaves
+ * room for years of history and still stops a runaway or planted file from filling memory.
+ */
+export const CLAUDE_STATE_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Claude Code's managed policy file unless `CLAUDE_CODE_MANAGED_SETTINGS_PATH` names another. */
 export const DEFAULT_MANAGED_SETTINGS = '/etc/claude-code/managed-settings.json';
 

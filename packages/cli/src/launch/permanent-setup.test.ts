@@ -382,6 +382,8 @@ describe('toolmask setup', () => {
     it('files unchanged since setup: byte-identical, mode kept, backups gone', async () => {
       const { clientDir, stateDir, settingsFile, envFile } = await setUp();
       expect(await fs.readFile(settingsFile, 'utf8')).not.toBe(SETTINGS);
+      // While set up, it holds the gateway's access secret: its owner's only.
+      expect((await fs.stat(settingsFile)).mode & 0o777).toBe(0o600);
       const report = await undoSetup({ client: 'gemini', stateDir });
       expect(await fs.readFile(settingsFile, 'utf8')).toBe(SETTINGS);
       expect((await fs.readFile(envFile)).equals(ENV)).toBe(true);

@@ -74,6 +74,9 @@ interface EnvChange {
   after: string;
 }
 
+/** A file that holds the gateway's access secret is readable by its owner only. */
+const SECRET_FILE_MODE = 0o600;
+
 interface SetupRecord {
   client: SetupClient;
   settingsFile: string;
@@ -86,6 +89,8 @@ interface SetupRecord {
   experimentsFile?: string;
   /** Absent in the record of a setup before byte-exact --undo: values are put back one by one. */
   digests?: { settings: FileDigests; env: FileDigests };
+  /** The settings file's permission bits before setup made it 0600 (it holds the secret). */
+  settingsModeBefore?: number;
 }
 
 export interface SetupReport {
@@ -239,6 +244,7 @@ export async function applySetup(options: {
     client,
     settingsFile,
     ...(settingsText === undefined ? { settingsFileCreated: true } : {}),
+    ...(settingsOriginal ? { settingsModeBefore: settingsOriginal.mode & 0o777 } : {}),
     envFile,
     settings: plan.settings.map((change) => {
       const created = firstMissing(settings, change.path);
@@ -293,7 +299,13 @@ export async function applySetup(options: {
       `${settingsFile}: ${change.path.join('.')} ${describe(change.before)} → ${describe(change.after)}`,
     );
   }
-  await writeSetupFile(settingsFile, text, settingsOriginal?.mode);
+  // It now holds the gateway's access secret (the MCP server's headers): readable by its owner only.
+  await writeSetupFile(settingsFile, text, SECRET_FILE_MODE);
+  if (settingsOriginal && (settingsOriginal.mode & 0o777) !== SECRET_FILE_MODE) {
+    lines.push(
+      `${settingsFile}: now 0600 (it was 0${(settingsOriginal.mode & 0o777).toString(8)}): it holds the gateway's access secret`,
+    );
+  }
   if (needsBackup(envOriginal)) backups.push(await createBackup(envFile, envOriginal.bytes));
   for (const change of record.env) {
     lines.push(`${envFile}: ${change.name} ${change.before ?? '(unset)'} → ${change.after}`);
@@ -327,7 +339,13 @@ export async function undoSetup(options: {
   const envNow = await readSetupFile(record.envFile);
   if (
     settingsNow !== undefined &&
-    !(await putBackExactly(record.settingsFile, settingsNow, record.digests?.settings, lines))
+    !(await putBackExactly(
+      record.settingsFile,
+      settingsNow,
+      record.digests?.settings,
+      lines,
+      record.settingsModeBefore !== undefined ? { modeBefore: record.settingsModeBefore } : {},
+    ))
   ) {
     const settingsText = settingsNow.bytes.toString('utf8');
     const settings = parseSettings(settingsText, record.settingsFile);

@@ -24,7 +24,13 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_UPSTREAMS } from '@toolmask/gateway';
-import { DEFAULT_MANAGED_SETTINGS, envOf, isOn, OTHER_PROVIDERS } from './claude-settings.js';
+import {
+  CLAUDE_STATE_MAX_BYTES,
+  DEFAULT_MANAGED_SETTINGS,
+  envOf,
+  isOn,
+  OTHER_PROVIDERS,
+} from './claude-settings.js';
 import { accessHeaders, shownUrl } from './gateway-access.js';
 import { parseSettings, readSettingsObject } from './jsonc-settings.js';
 import { jsonAddItem, jsonSet, type ClientPlan } from './setup-edits.js';
@@ -33,13 +39,7 @@ import type { SetupContext } from './setup-context.js';
 
 export const CLAUDE_READ_BACK_PERMISSION = 'mcp__toolmask__read_tool_output';
 
-/**
- * The bound of setup's reads of claude's `.claude.json` (1 MB for every other file): claude keeps
- * each project's history in it, so a heavy user's passes 1 MB and keeps growing. It is parsed
- * whole (jsonc-parser; held as a string about twice its size), so it keeps a bound: 64 MB leaves
- * room for years of history and still stops a runaway or planted file from filling memory.
- */
-export const CLAUDE_STATE_MAX_BYTES = 64 * 1024 * 1024;
+export { CLAUDE_STATE_MAX_BYTES };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
