@@ -5,15 +5,8 @@
  * shows claude's help).
  */
 import type { Command } from 'commander';
-import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
-import { LaunchError } from '../../launch/launch-error.js';
-import {
-  checkLaunch,
-  launcherCommand,
-  runLauncher,
-  type LauncherOptions,
-} from './launcher-command.js';
+import { launchAction, launcherCommand } from './launcher-command.js';
 
 const EXAMPLES = `
 Examples:
@@ -39,28 +32,16 @@ export function createClaudeCommand(io: CliIo, setExitCode: (code: number) => vo
     'claude',
     'Run your own claude (Claude Code) through the local gateway (masking, read-back over MCP, real usage).',
     EXAMPLES,
-  ).action(async (args: string[], options: LauncherOptions) => {
-    const { planClaudeLaunch, prepareClaudeLaunch } = await import('../../launch/claude-launch.js');
-    try {
-      // What cannot be launched is said before any gateway starts.
-      const ready = await checkLaunch('claude', io, options, setExitCode);
-      if (!ready) return;
+  ).action(
+    launchAction('claude', io, setExitCode, async (args) => {
+      const { planClaudeLaunch, prepareClaudeLaunch } =
+        await import('../../launch/claude-launch.js');
       const plan = await planClaudeLaunch(io.env, io.cwd, args);
-      setExitCode(
-        await runLauncher(
-          'claude',
-          io,
-          args,
-          options,
-          ready,
-          plan.upstreams,
-          (gateway, sessionId, stateDir) =>
-            prepareClaudeLaunch({ env: io.env, gateway, stateDir, sessionId, plan }),
-        ),
-      );
-    } catch (error) {
-      if (error instanceof LaunchError) throw usageError(error.message);
-      throw error;
-    }
-  });
+      return {
+        upstreams: plan.upstreams,
+        setup: (gateway, sessionId, stateDir) =>
+          prepareClaudeLaunch({ env: io.env, gateway, stateDir, sessionId, plan }),
+      };
+    }),
+  );
 }

@@ -5,15 +5,8 @@
  * (`toolmask codex -- --help` shows codex's help).
  */
 import type { Command } from 'commander';
-import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
-import { LaunchError } from '../../launch/launch-error.js';
-import {
-  checkLaunch,
-  launcherCommand,
-  runLauncher,
-  type LauncherOptions,
-} from './launcher-command.js';
+import { launchAction, launcherCommand } from './launcher-command.js';
 
 const EXAMPLES = `
 Examples:
@@ -40,21 +33,15 @@ export function createCodexCommand(io: CliIo, setExitCode: (code: number) => voi
     'codex',
     'Run your own codex (OpenAI Codex CLI) through the local gateway (masking, read-back over MCP, real usage).',
     EXAMPLES,
-  ).action(async (args: string[], options: LauncherOptions) => {
-    const { planCodexLaunch, prepareCodexLaunch } = await import('../../launch/codex-launch.js');
-    try {
-      // What cannot be launched is said before any gateway starts.
-      const ready = await checkLaunch('codex', io, options, setExitCode);
-      if (!ready) return;
+  ).action(
+    launchAction('codex', io, setExitCode, async (args) => {
+      const { planCodexLaunch, prepareCodexLaunch } = await import('../../launch/codex-launch.js');
       const plan = await planCodexLaunch(io.env, io.cwd, args);
-      setExitCode(
-        await runLauncher('codex', io, args, options, ready, plan.upstreams, (gateway, sessionId) =>
+      return {
+        upstreams: plan.upstreams,
+        setup: (gateway, sessionId) =>
           Promise.resolve(prepareCodexLaunch({ env: io.env, gateway, sessionId, plan })),
-        ),
-      );
-    } catch (error) {
-      if (error instanceof LaunchError) throw usageError(error.message);
-      throw error;
-    }
-  });
+      };
+    }),
+  );
 }

@@ -5,15 +5,8 @@
  * gemini as it is (`toolmask gemini -- --help` shows gemini's help).
  */
 import type { Command } from 'commander';
-import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
-import { LaunchError } from '../../launch/launch-error.js';
-import {
-  checkLaunch,
-  launcherCommand,
-  runLauncher,
-  type LauncherOptions,
-} from './launcher-command.js';
+import { launchAction, launcherCommand, type LauncherOptions } from './launcher-command.js';
 
 const EXAMPLES = `
 Examples:
@@ -40,23 +33,18 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
       '--keep-client-masking',
       "leave gemini's own masking on as well (API key and Vertex AI; for measuring the two together)",
     )
-    .action(async (args: string[], options: LauncherOptions & { keepClientMasking?: boolean }) => {
-      const { planGeminiLaunch, prepareGeminiLaunch } =
-        await import('../../launch/gemini-launch.js');
-      try {
-        // What cannot be launched is said before any gateway starts.
-        const ready = await checkLaunch('gemini', io, options, setExitCode);
-        if (!ready) return;
-        const plan = await planGeminiLaunch(io.env, io.cwd);
-        setExitCode(
-          await runLauncher(
-            'gemini',
-            io,
-            args,
-            options,
-            ready,
-            plan.upstreams,
-            async (gateway, sessionId, stateDir) => {
+    .action(
+      launchAction(
+        'gemini',
+        io,
+        setExitCode,
+        async (_args, options: LauncherOptions & { keepClientMasking?: boolean }) => {
+          const { planGeminiLaunch, prepareGeminiLaunch } =
+            await import('../../launch/gemini-launch.js');
+          const plan = await planGeminiLaunch(io.env, io.cwd);
+          return {
+            upstreams: plan.upstreams,
+            setup: async (gateway, sessionId, stateDir) => {
               const launch = await prepareGeminiLaunch({
                 env: io.env,
                 cwd: io.cwd,
@@ -72,11 +60,8 @@ export function createGeminiCommand(io: CliIo, setExitCode: (code: number) => vo
                 cleanup: () => launch.overlay.restore(),
               };
             },
-          ),
-        );
-      } catch (error) {
-        if (error instanceof LaunchError) throw usageError(error.message);
-        throw error;
-      }
-    });
+          };
+        },
+      ),
+    );
 }

@@ -10,7 +10,9 @@ import type { UpstreamUrls } from '@toolmask/gateway';
 import type { GatewayAccess } from '../../launch/gateway-access.js';
 import type { LaunchClientName } from '../../launch/gateway-reuse.js';
 import type { ClientSetup } from '../../launch/launch-client.js';
+import { LaunchError } from '../../launch/launch-error.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
+import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { colorEnabled } from '../../render/color.js';
 
@@ -107,4 +109,36 @@ export async function runLauncher(
     say: (line) => io.stderr.write(`${line}\n`),
     setup: (gateway, sessionId) => setup(gateway, sessionId, stateDir),
   });
+}
+
+/** What a launcher's plan gives the run: where the client's requests go, and its setup. */
+export interface PlannedLaunch {
+  upstreams: Partial<UpstreamUrls>;
+  setup: (gateway: GatewayAccess, sessionId: string, stateDir: string) => Promise<ClientSetup>;
+}
+
+/**
+ * The action of a launcher command: the checks before anything starts, the client's own plan
+ * (`plan`: it reads the person's settings and may refuse, a `LaunchError`, exit 2), then the run.
+ */
+export function launchAction<Options extends LauncherOptions>(
+  client: LaunchClientName,
+  io: CliIo,
+  setExitCode: (code: number) => void,
+  plan: (args: string[], options: Options) => Promise<PlannedLaunch>,
+): (args: string[], options: Options) => Promise<void> {
+  return async (args, options) => {
+    try {
+      // What cannot be launched is said before any gateway starts.
+      const ready = await checkLaunch(client, io, options, setExitCode);
+      if (!ready) return;
+      const planned = await plan(args, options);
+      setExitCode(
+        await runLauncher(client, io, args, options, ready, planned.upstreams, planned.setup),
+      );
+    } catch (error) {
+      if (error instanceof LaunchError) throw usageError(error.message);
+      throw error;
+    }
+  };
 }

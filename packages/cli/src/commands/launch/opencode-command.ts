@@ -5,15 +5,8 @@
  * (`toolmask opencode -- --help` shows opencode's help).
  */
 import type { Command } from 'commander';
-import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
-import { LaunchError } from '../../launch/launch-error.js';
-import {
-  checkLaunch,
-  launcherCommand,
-  runLauncher,
-  type LauncherOptions,
-} from './launcher-command.js';
+import { launchAction, launcherCommand } from './launcher-command.js';
 
 const EXAMPLES = `
 Examples:
@@ -39,31 +32,18 @@ export function createOpencodeCommand(io: CliIo, setExitCode: (code: number) => 
     'opencode',
     'Run your own opencode through the local gateway (masking, read-back over MCP, real usage).',
     EXAMPLES,
-  ).action(async (args: string[], options: LauncherOptions) => {
-    const { planOpencodeLaunch, prepareOpencodeLaunch } =
-      await import('../../launch/opencode-launch.js');
-    try {
-      // What cannot be launched is said before any gateway starts.
-      const ready = await checkLaunch('opencode', io, options, setExitCode);
-      if (!ready) return;
+  ).action(
+    launchAction('opencode', io, setExitCode, async (args) => {
+      const { planOpencodeLaunch, prepareOpencodeLaunch } =
+        await import('../../launch/opencode-launch.js');
       const plan = await planOpencodeLaunch(io.env, io.cwd, args);
-      setExitCode(
-        await runLauncher(
-          'opencode',
-          io,
-          args,
-          options,
-          ready,
-          plan.upstreams,
-          (gateway, sessionId, stateDir) =>
-            Promise.resolve(
-              prepareOpencodeLaunch({ env: io.env, gateway, sessionId, plan, stateDir }),
-            ),
-        ),
-      );
-    } catch (error) {
-      if (error instanceof LaunchError) throw usageError(error.message);
-      throw error;
-    }
-  });
+      return {
+        upstreams: plan.upstreams,
+        setup: (gateway, sessionId, stateDir) =>
+          Promise.resolve(
+            prepareOpencodeLaunch({ env: io.env, gateway, sessionId, plan, stateDir }),
+          ),
+      };
+    }),
+  );
 }

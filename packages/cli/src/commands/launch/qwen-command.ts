@@ -4,15 +4,8 @@
  * Everything after the command goes to qwen as it is (`toolmask qwen -- --help` shows qwen's help).
  */
 import type { Command } from 'commander';
-import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
-import { LaunchError } from '../../launch/launch-error.js';
-import {
-  checkLaunch,
-  launcherCommand,
-  runLauncher,
-  type LauncherOptions,
-} from './launcher-command.js';
+import { launchAction, launcherCommand, type LauncherOptions } from './launcher-command.js';
 
 const EXAMPLES = `
 Examples:
@@ -41,36 +34,26 @@ export function createQwenCommand(io: CliIo, setExitCode: (code: number) => void
   )
     .option('--keep-microcompaction', "leave qwen's own clearing of old tool results on")
     .action(
-      async (args: string[], options: LauncherOptions & { keepMicrocompaction?: boolean }) => {
-        const { planQwenLaunch, prepareQwenLaunch } = await import('../../launch/qwen-launch.js');
-        try {
-          // What cannot be launched is said before any gateway starts.
-          const ready = await checkLaunch('qwen', io, options, setExitCode);
-          if (!ready) return;
+      launchAction(
+        'qwen',
+        io,
+        setExitCode,
+        async (args, options: LauncherOptions & { keepMicrocompaction?: boolean }) => {
+          const { planQwenLaunch, prepareQwenLaunch } = await import('../../launch/qwen-launch.js');
           const plan = await planQwenLaunch(io.env, io.cwd, args);
-          setExitCode(
-            await runLauncher(
-              'qwen',
-              io,
-              args,
-              options,
-              ready,
-              plan.upstreams,
-              (gateway, sessionId, stateDir) =>
-                prepareQwenLaunch({
-                  env: io.env,
-                  gateway,
-                  stateDir,
-                  sessionId,
-                  plan,
-                  keepMicrocompaction: options.keepMicrocompaction === true,
-                }),
-            ),
-          );
-        } catch (error) {
-          if (error instanceof LaunchError) throw usageError(error.message);
-          throw error;
-        }
-      },
+          return {
+            upstreams: plan.upstreams,
+            setup: (gateway, sessionId, stateDir) =>
+              prepareQwenLaunch({
+                env: io.env,
+                gateway,
+                stateDir,
+                sessionId,
+                plan,
+                keepMicrocompaction: options.keepMicrocompaction === true,
+              }),
+          };
+        },
+      ),
     );
 }
