@@ -9,7 +9,7 @@
  * Claude Code persists a Bash output over 30,000 characters itself (a 2 KB preview is sent), so
  * each command prints about 24,500 characters: whole when new, masked later.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseMaskedSnippet } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { processMarker, processesMarked } from '@toolmask/test-support/marked-processes';
 import {
   anthropicAnswer,
   toolResultsOf,
@@ -35,6 +36,7 @@ const BASH_STEPS = 4;
 const FINAL = 'FINAL ANSWER: the numbers are in.';
 
 const cleanups = cleanUpAfterEach();
+const marker = processMarker();
 
 const bulkyCommand = (step: number) =>
   `seq ${(step + 1) * 100_000} ${(step + 1) * 100_000 + 3_500}`;
@@ -119,6 +121,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
         ],
         {
           PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+          ...marker,
           HOME: home,
           NO_COLOR: '1',
           ANTHROPIC_BASE_URL: upstream.url,
@@ -153,8 +156,8 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
       );
       expect(await fs.readdir(path.join(state, 'launch'))).toEqual([]);
       // No process of the run left (the run's files are named under its state folder).
-      const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
-      expect(processes).not.toContain(state);
+      // No process of the run is left: none still carries the marker its launcher was given.
+      expect(processesMarked(marker)).toEqual([]);
 
       const lines = run.stderr.trimEnd().split('\n');
       expect(lines[0]).toMatch(

@@ -11,7 +11,7 @@
  * that. The home is under the system's temp folder: codex warns that it cannot create its helper
  * commands' aliases there, which this test does not use.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseMaskedSnippet } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { processMarker, processesMarked } from '@toolmask/test-support/marked-processes';
 import {
   responsesAnswer,
   toolOutputsOf,
@@ -38,6 +39,7 @@ const FINAL = 'FINAL ANSWER: the numbers are in.';
 const MCP_NAMESPACE = 'mcp__toolmask';
 
 const cleanups = cleanUpAfterEach();
+const marker = processMarker();
 
 /** About 10,000 characters of numbers (Codex's own cut), different for each step. */
 const bulkyCommand = (step: number) =>
@@ -148,6 +150,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
       ],
       {
         PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+        ...marker,
         HOME: home,
         FAKE_KEY: 'fake-openai-key',
         NO_COLOR: '1',
@@ -212,8 +215,8 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
     expect(
       existsSync(path.join(state, 'launch')) ? await fs.readdir(path.join(state, 'launch')) : [],
     ).toEqual([]);
-    const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
-    expect(processes).not.toContain(root);
+    // No process of the run is left: none still carries the marker its launcher was given.
+    expect(processesMarked(marker)).toEqual([]);
 
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines.find((line) => line.startsWith('toolmask: codex'))).toMatch(
@@ -282,6 +285,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
         ],
         {
           PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+          ...marker,
           HOME: home,
           NO_COLOR: '1',
         },

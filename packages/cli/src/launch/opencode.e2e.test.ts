@@ -8,7 +8,7 @@
  *
  * opencode keeps the tail of an output over 2,000 lines itself: each command prints 1,500.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseMaskedSnippet } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { processMarker, processesMarked } from '@toolmask/test-support/marked-processes';
 import {
   PrefixCache,
   openAiAnswer,
@@ -31,6 +32,7 @@ const SHELL_STEPS = 4;
 const FINAL = 'FINAL ANSWER: the rows are in.';
 
 const cleanups = cleanUpAfterEach();
+const marker = processMarker();
 
 type Message = {
   role: string;
@@ -168,6 +170,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
         ],
         {
           PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+          ...marker,
           HOME: home,
           // opencode takes its working folder from PWD.
           PWD: project,
@@ -218,9 +221,8 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
 
       // The person's config is as they wrote it; no process of the run is left.
       expect(await fs.readFile(path.join(project, 'opencode.json'), 'utf8')).toBe(config);
-      const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
-      expect(processes).not.toContain(state);
-      expect(processes).not.toContain(root);
+      // No process of the run is left: none still carries the marker its launcher was given.
+      expect(processesMarked(marker)).toEqual([]);
 
       const lines = run.stderr.trimEnd().split('\n');
       expect(lines[0]).toMatch(
