@@ -93,4 +93,40 @@ describe('toolmask gateway: one already running for the state folder', () => {
       await first.close();
     }
   });
+
+  it('two started at the same instant: the state lock lets one through; a stale lock is taken over', async () => {
+    const stateDir = await stateFolder();
+    const start = () => {
+      let stdout = '';
+      let stderr = '';
+      let stop: (signal: string) => void = () => {};
+      const stopped = new Promise<string>((resolve) => (stop = resolve));
+      const code = runCli(['gateway', '--port', '0', '--state-dir', stateDir], {
+        stdout: { write: (text: string) => ((stdout += text), true) },
+        stderr: { write: (text: string) => ((stderr += text), true) },
+        env: {},
+        cwd: process.cwd(),
+        shutdownSignal: () => stopped,
+      });
+      return { code, stop, out: () => stdout, err: () => stderr };
+    };
+    // The lock of a gateway whose process is gone (a pid no process has) does not hold.
+    await fs.mkdir(stateDir, { recursive: true, mode: 0o700 });
+    await fs.writeFile(path.join(stateDir, 'gateway.lock'), '2147483646\n', { mode: 0o600 });
+    const first = start();
+    const second = start();
+    // One of them refuses at once; the other listens until told to stop.
+    const refused = await Promise.race([
+      first.code.then(() => 'first'),
+      second.code.then(() => 'second'),
+    ]);
+    const [loser, winner] = refused === 'first' ? [first, second] : [second, first];
+    expect(await loser.code).toBe(1);
+    expect(loser.err()).toMatch(/already running/);
+    winner.stop('SIGTERM');
+    expect(await winner.code).toBe(0);
+    expect(winner.out()).toMatch(/^listening on /);
+    // Released at exit: the next start goes through.
+    await expect(fs.access(path.join(stateDir, 'gateway.lock'))).rejects.toThrow();
+  });
 });

@@ -10,6 +10,7 @@ import { EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
 import { refuseIfRunning } from './already-running.js';
+import { holdStateLock } from './state-lock.js';
 
 export interface GatewayCommandOptions {
   host: string;
@@ -67,6 +68,21 @@ export async function runGateway(options: GatewayCommandOptions, io: CliIo): Pro
   const stateDir = path.resolve(io.cwd, options.stateDir ?? defaultStateDir(io.env));
   const upstreams = upstreamsFrom(options);
   if (!options.allowSecond) await refuseIfRunning(stateDir, (io.now ?? Date.now)());
+  // Held until the gateway has closed: a second start at the same instant is refused here.
+  const release = options.allowSecond ? async () => {} : await holdStateLock(stateDir);
+  try {
+    return await serveGateway(options, io, { stateDir, upstreams, authToken });
+  } finally {
+    await release();
+  }
+}
+
+async function serveGateway(
+  options: GatewayCommandOptions,
+  io: CliIo,
+  resolved: { stateDir: string; upstreams: Partial<UpstreamUrls>; authToken: string | undefined },
+): Promise<number> {
+  const { stateDir, upstreams, authToken } = resolved;
   let running;
   try {
     running = await listenGateway({
