@@ -160,7 +160,20 @@ async function runFigures(
   for (let waited = 0; running && running.inFlight > 0 && waited < 1_000; waited += 20) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return fetchUsageSummary(gateway, sessionId);
+  if (running) return fetchUsageSummary(gateway, sessionId);
+  // A reused gateway: its record of the run's last request lands just after the client has read
+  // the answer, and its requests in flight are not ours to see. Asked again until two answers
+  // agree on the run's requests (at most about a second).
+  let figures = await fetchUsageSummary(gateway, sessionId);
+  for (let attempt = 0; attempt < 6 && figures.ok; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const again = await fetchUsageSummary(gateway, sessionId);
+    if (!again.ok) return figures;
+    const settled = again.summary.session?.requests === figures.summary.session?.requests;
+    figures = again;
+    if (settled) break;
+  }
+  return figures;
 }
 
 function sayRunSummary(
