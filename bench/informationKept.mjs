@@ -13,14 +13,23 @@
  *   whole count apart; the share over all outputs (whole ones fully visible) and the bytes of what
  *   is sent for them compare strategies that mask different outputs.
  *
+ * Also: effective billed at the idle gaps (billed plus read-backs of the hidden lines,
+ * readBacks.mjs), and, under early masking, each kind of output's share of the lines quoted later
+ * and how much of them each strategy's snippets show (outputKinds.mjs, issue 25).
+ *
  * First, how far back the agents reach (replay/metrics/reach-back.ts): the tokens of newer tool
  * output between an output and the last turn that quotes a line of it, what a window must span.
  */
+import { KINDS, keptPerKind } from './outputKinds.mjs';
+import { addReadBacks, readBacksOver } from './readBacks.mjs';
 import {
+  DISCOUNTS,
+  billed,
   createScratch,
   formatTable,
   integer,
   keptOver,
+  mergeTotals,
   percent,
   quoteIndexes,
   replayFolders,
@@ -49,8 +58,11 @@ function earlyStrategies(cli, core, scratchPath, tuning) {
   };
 }
 
-/** Information kept by early masking, per folder, for the strategies named. */
-export async function earlyMaskingKept(cli, core, folders, quotesOf, names, tuning) {
+/**
+ * Information kept by early masking, per folder, for the strategies named. `onMoments(folder,
+ * name, session, moments)`, when given, receives each session's moments.
+ */
+export async function earlyMaskingKept(cli, core, folders, quotesOf, names, tuning, onMoments) {
   const scratch = createScratch();
   try {
     const strategies = earlyStrategies(cli, core, scratch.path, tuning);
@@ -62,7 +74,11 @@ export async function earlyMaskingKept(cli, core, folders, quotesOf, names, tuni
           keptOver(
             cli,
             sessions,
-            (session) => cli.earlyMaskingMoments(session, strategies[name]),
+            async (session) => {
+              const moments = await cli.earlyMaskingMoments(session, strategies[name]);
+              onMoments?.(folder, name, session, moments);
+              return moments;
+            },
             quotesOf,
           ),
         );
@@ -88,7 +104,7 @@ export async function inTaskReplays(cli, folders, specs) {
 }
 
 export async function runInformationKeptBench({ cli, core, folders, costResults, print = true }) {
-  const quotesOf = quoteIndexes(cli);
+  const quotesOf = costResults.quotesOf ?? quoteIndexes(cli);
   const names = ['toolmask', 'gemini-cli'];
   const defaults = core.resolveToolOutputMaskingConfig();
   const inTask = await inTaskReplays(cli, folders, [
@@ -130,12 +146,170 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
       'idle gaps inside tasks': await fromReplay(inTask),
     };
   }
-  const early = await earlyMaskingKept(cli, core, folders, quotesOf, names);
+  // Effective billed at idle gaps: the read-backs of the lines the snippets hide there.
+  results.inTaskCost = {};
+  for (const { folder, sessions } of folders) {
+    results.inTaskCost[folder] = Object.fromEntries(
+      names.map((name) => [
+        name,
+        {
+          totals: inTask[folder][name].totals,
+          readBacks: readBacksOver(cli, core, sessions, inTask[folder][name], quotesOf, DISCOUNTS),
+        },
+      ]),
+    );
+  }
+  const earlyMoments = new Map();
+  const early = await earlyMaskingKept(
+    cli,
+    core,
+    folders,
+    quotesOf,
+    names,
+    undefined,
+    (folder, name, session, moments) =>
+      earlyMoments.set(`${folder}/${name}/${session.id}`, moments),
+  );
   for (const { folder } of folders) results.settings[folder]['early masking'] = early[folder];
+  // Per kind of output (issue 25): which kinds hold the lines quoted later, and how much of them
+  // each strategy's snippets show, under early masking (every output masked on its own).
+  results.kinds = {};
+  for (const { folder, sessions } of folders) {
+    results.kinds[folder] = {};
+    for (const name of names) {
+      results.kinds[folder][name] = await keptPerKind(
+        cli,
+        core,
+        sessions,
+        (session) => earlyMoments.get(`${folder}/${name}/${session.id}`),
+        quotesOf,
+      );
+    }
+  }
   results.quotesOf = quotesOf;
   results.early = early;
-  if (print) printResults(cli, results, console.log);
+  if (print) {
+    printResults(cli, results, console.log);
+    printInTaskCost(results, console.log);
+    printKinds(results, console.log);
+  }
   return results;
+}
+
+function printInTaskCost(results, log) {
+  log(
+    '\nIdle gaps inside tasks: billed and effective billed (read-backs of hidden lines counted, readBacks.mjs)',
+  );
+  const rows = [
+    [
+      'folder',
+      'strategy',
+      'hidden quoted',
+      'close',
+      'elsewhere',
+      'read-backs',
+      ...DISCOUNTS.flatMap((d) => [`billed @${d}`, `effective @${d}`, 'vs gemini']),
+    ],
+  ];
+  const scopes = { ...results.inTaskCost };
+  const folders = Object.keys(results.inTaskCost);
+  scopes['both folders'] = Object.fromEntries(
+    Object.keys(results.inTaskCost[folders[0]]).map((name) => {
+      const entries = folders.map((folder) => results.inTaskCost[folder][name]);
+      return [
+        name,
+        {
+          totals: entries.map((entry) => entry.totals).reduce(mergeTotals),
+          readBacks: entries.map((entry) => entry.readBacks).reduce(addReadBacks),
+        },
+      ];
+    }),
+  );
+  const effective = (entry, d) => billed(entry.totals, d) + (entry.readBacks.extra[d] ?? 0);
+  for (const [scope, byName] of Object.entries(scopes)) {
+    for (const [name, entry] of Object.entries(byName)) {
+      rows.push([
+        scope,
+        name,
+        integer(entry.readBacks.hidden),
+        integer(entry.readBacks.close),
+        integer(entry.readBacks.elsewhere),
+        integer(entry.readBacks.readBacks),
+        ...DISCOUNTS.flatMap((d) => [
+          integer(billed(entry.totals, d)),
+          integer(effective(entry, d)),
+          `${(effective(entry, d) / effective(byName['gemini-cli'], d)).toFixed(3)}x`,
+        ]),
+      ]);
+    }
+  }
+  log(formatTable(rows));
+}
+
+function printKinds(results, log) {
+  log(
+    '\nKinds of output under early masking (outputKinds.mjs): outputs, lines quoted later in the task, and how much of them the snippets show, toolmask / gemini-cli',
+  );
+  const rows = [
+    [
+      'folder, kind',
+      'outputs',
+      'lines quoted later',
+      'share of lines',
+      'masked',
+      'quoted later, masked',
+      'visible',
+      'share visible',
+      'read-backs',
+    ],
+  ];
+  const folders = Object.keys(results.kinds);
+  for (const scope of [...folders, 'both folders']) {
+    const scoped = scope === 'both folders' ? folders : [scope];
+    const of = (name, kind, pick) =>
+      scoped.reduce((total, folder) => total + pick(results.kinds[folder][name][kind]), 0);
+    const all = (kind) =>
+      of(
+        'toolmask',
+        kind,
+        (entry) => entry.kept.linesQuotedLater + entry.kept.linesQuotedLaterWhole,
+      );
+    const allLines = KINDS.reduce((total, kind) => total + all(kind), 0);
+    for (const kind of [...KINDS, 'all kinds']) {
+      const kinds = kind === 'all kinds' ? KINDS : [kind];
+      const total = (name, pick) => kinds.reduce((t, k) => t + of(name, k, pick), 0);
+      const pair = (pick, format = integer) =>
+        `${format(total('toolmask', pick))} / ${format(total('gemini-cli', pick))}`;
+      const share = (name) => {
+        const quoted = total(name, (entry) => entry.kept.linesQuotedLater);
+        return quoted === 0 ? undefined : total(name, (entry) => entry.kept.linesVisible) / quoted;
+      };
+      const lines = kinds.reduce((t, k) => t + all(k), 0);
+      rows.push([
+        `${scope}, ${kind}`,
+        integer(total('toolmask', (entry) => entry.kept.outputsMasked + entry.kept.outputsWhole)),
+        integer(lines),
+        percent(allLines === 0 ? undefined : lines / allLines),
+        pair((entry) => entry.kept.outputsMasked),
+        pair((entry) => entry.kept.linesQuotedLater),
+        pair((entry) => entry.kept.linesVisible),
+        `${percent(share('toolmask'))} / ${percent(share('gemini-cli'))}`,
+        pair((entry) => entry.readBacks.readBacks),
+      ]);
+    }
+  }
+  log(formatTable(rows));
+  for (const name of ['toolmask', 'gemini-cli']) {
+    const total = (key) =>
+      folders.reduce(
+        (sum, folder) =>
+          sum + KINDS.reduce((t, kind) => t + results.kinds[folder][name][kind].readBacks[key], 0),
+        0,
+      );
+    log(
+      `  ${name}, both folders: ${integer(total('hidden'))} hidden lines quoted later; ${integer(total('close'))} close to a line read back, ${integer(total('elsewhere'))} seen elsewhere in the context; ${integer(total('readBacks'))} read-backs of ${integer(total('tokens'))} tokens (call + result)`,
+    );
+  }
 }
 
 function printResults(cli, results, log) {

@@ -92,8 +92,9 @@ export const billed = (totals, discount) => totals.input - totals.cached + disco
 /**
  * Replays every folder through the strategies `specs` makes: `[{ name, make(scratchPath),
  * observe? }]`, with the engine's `options` (and `idleGapsFor(sessions)`, the idle gaps of a
- * folder's sessions). Returns, per folder and strategy name, `{ totals, moments(sessionId) }`
- * (moments only for observed strategies).
+ * folder's sessions). Returns, per folder and strategy name, `{ totals, moments(sessionId),
+ * requests(sessionId) }` (moments only for observed strategies; requests: the engine's rows of
+ * that session, in request order).
  */
 export async function replayFolders(cli, folders, specs, scratchPath, options = {}) {
   const { idleGapsFor, ...engineOptions } = options;
@@ -117,11 +118,21 @@ export async function replayFolders(cli, folders, specs, scratchPath, options = 
         {
           totals: totalsOf(result.strategies[index].summary),
           moments: (sessionId) => entry.observed?.moments(sessionId) ?? [],
+          requests: rowsBySession(result.strategies[index].requests),
         },
       ]),
     );
   }
   return byFolder;
+}
+
+function rowsBySession(rows) {
+  const bySession = new Map();
+  for (const row of rows) {
+    if (!bySession.has(row.session)) bySession.set(row.session, []);
+    bySession.get(row.session)[row.request] = row;
+  }
+  return (sessionId) => bySession.get(sessionId) ?? [];
 }
 
 /** Quote indexes per session, built once per bench run and shared by every strategy. */

@@ -6,7 +6,9 @@
  *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
  *   3. billed tokens under prompt caching    bench/cachingCost.mjs (with the offline optimum, and
  *                                            per provider's pricing: bench/providerPricing.mjs),
- *      information kept                      bench/informationKept.mjs,
+ *      effective billed (read-backs counted) bench/readBacks.mjs,
+ *      information kept                      bench/informationKept.mjs (per kind of output:
+ *                                            bench/outputKinds.mjs),
  *      the policy frontier                   bench/policyFrontier.mjs
  *   4. the gateway: added latency, throughput, memory (against a direct connection)
  *                                            bench/gatewayBench.mjs
