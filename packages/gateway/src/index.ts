@@ -46,4 +46,5 @@ export type {
   SettingValue,
   SourceKind,
 } from './dashboard/api-types.js';
+export type { UsageFigures, UsageSummary } from './usage/usage-tally.js';
 export { GATEWAY_VERSION } from './version.js';

@@ -52,9 +52,11 @@ const PUBLIC_TYPE_NAMES = [
   'SourceKind',
   'SourceStatus',
   'UpstreamUrls',
+  'UsageFigures',
   'UsageQuery',
   'UsageRecord',
   'UsageStore',
+  'UsageSummary',
   'WireErrorCode',
 ];
 

@@ -4,34 +4,15 @@
  * fetched with the access secret, and the words for them. A launcher prints a run's when its
  * client exits (launch-client.ts); `toolmask status` prints a running gateway's.
  *
- * The answer's shape is the gateway's `UsageSummary`, restated here as the wire contract the CLI
- * reads (the gateway package exports no type for it), and checked before use: an older gateway
- * has no such endpoint, and the person is told so rather than shown zeros.
+ * The answer's shape is the gateway's `UsageSummary`, checked before use: an older gateway has no
+ * such endpoint, and the person is told so rather than shown zeros.
  */
+import type { UsageFigures, UsageSummary } from '@toolmask/gateway';
 import { formatInteger } from '../render/format.js';
 import type { Palette } from '../render/color.js';
 import { accessHeaders, type GatewayAccess } from './gateway-access.js';
 
-/** Sums over recorded model requests (the gateway's `UsageFigures`). */
-export interface UsageFigures {
-  requests: number;
-  requestsWithUsage: number;
-  promptTokens: number;
-  cachedTokens: number;
-  maskedOutputs: number;
-  tokensKeptOut: number;
-  bytesOffloaded: number;
-  failures: number;
-}
-
-/** `GET /api/summary[?session=<id>]` (the gateway's `UsageSummary`). */
-export interface UsageSummary {
-  instanceId: string;
-  startedAt: number;
-  now: number;
-  gateway: UsageFigures;
-  session?: UsageFigures;
-}
+export type { UsageFigures, UsageSummary };
 
 export type SummaryResult = { ok: true; summary: UsageSummary } | { ok: false; reason: string };
 
