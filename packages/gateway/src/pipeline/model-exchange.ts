@@ -32,6 +32,8 @@ export interface ModelExchange {
   config?: ToolOutputMaskingConfig;
   /** Its conversation, held from when it is known until `close`. */
   lease?: ConversationLease;
+  /** Its session signal, once read (sessionSignal: the key and the usage record both need it). */
+  session?: Promise<string | undefined>;
   close(): void;
 }
 
@@ -48,7 +50,13 @@ export function hasBody(exchange: ModelExchange): exchange is ExchangeWithBody {
  * own (its protocol's session header, else what its body says). One rule for the conversation key
  * (mask-exchange.ts) and the usage record's session (usage/side-request.ts).
  */
-export async function sessionSignal(exchange: ModelExchange): Promise<string | undefined> {
+export function sessionSignal(exchange: ModelExchange): Promise<string | undefined> {
+  // Read once: when the id is in the body, finding it walks the body.
+  exchange.session ??= readSessionSignal(exchange);
+  return exchange.session;
+}
+
+async function readSessionSignal(exchange: ModelExchange): Promise<string | undefined> {
   const { protocol } = exchange;
   return (
     firstHeader(exchange.request, SESSION_HEADER) ??
