@@ -2,7 +2,7 @@
  * What the dashboard's two charts share: their height and margins, a round top for the y axis,
  * its grid lines with labels, and the axis titles. Sized for reading: 300 px tall, 12 px labels.
  */
-import { svg } from './dom.js';
+import { h, svg } from './dom.js';
 import { formatCompact } from './format.js';
 
 export const CHART_HEIGHT = 300;
@@ -71,4 +71,9 @@ export function axisTitles(width: number, xTitle: string, yTitle: string): SVGTe
       yTitle,
     ),
   ];
+}
+
+/** One entry of a chart's legend: its swatch (styled by `kind`) and its label. */
+export function legendItem(kind: string, label: string): HTMLElement {
+  return h('span', { class: 'legend-item' }, h('span', { class: `swatch ${kind}` }), label);
 }

@@ -38,13 +38,22 @@ function twoDigits(value: number): string {
   return String(value).padStart(2, '0');
 }
 
+/** Local date as `YYYY-MM-DD`. */
+export function formatDate(epochMs: number): string {
+  const date = new Date(epochMs);
+  return `${date.getFullYear()}-${twoDigits(date.getMonth() + 1)}-${twoDigits(date.getDate())}`;
+}
+
+/** Local clock time as `HH:MM`, or `HH:MM:SS` with `seconds`. */
+export function formatClock(epochMs: number, seconds = false): string {
+  const date = new Date(epochMs);
+  const clock = `${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())}`;
+  return seconds ? `${clock}:${twoDigits(date.getSeconds())}` : clock;
+}
+
 /** Local time as `YYYY-MM-DD HH:MM`. */
 export function formatTime(epochMs: number): string {
-  const date = new Date(epochMs);
-  return (
-    `${date.getFullYear()}-${twoDigits(date.getMonth() + 1)}-${twoDigits(date.getDate())} ` +
-    `${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())}`
-  );
+  return `${formatDate(epochMs)} ${formatClock(epochMs)}`;
 }
 
 /** 93784000 → `1d 2h 3m`; under a minute in seconds. */

@@ -11,6 +11,7 @@ import {
   axisTitles,
   CHART_HEIGHT as HEIGHT,
   CHART_MARGIN as MARGIN,
+  legendItem,
   niceMax,
   yGrid,
 } from './chart-axes.js';
@@ -40,16 +41,14 @@ function describe(record: UsageRecord, index: number): string {
 }
 
 function legend(writes: boolean): HTMLElement {
-  const item = (kind: string, label: string) =>
-    h('span', { class: 'legend-item' }, h('span', { class: `swatch ${kind}` }), label);
   return h(
     'div',
     { class: 'legend' },
-    item('sent', 'prompt tokens sent'),
-    item('without', 'without masking (sent + kept out)'),
-    item('cached', 'cached'),
-    writes ? item('written', 'written to cache') : null,
-    item('event', 'masking event'),
+    legendItem('sent', 'prompt tokens sent'),
+    legendItem('without', 'without masking (sent + kept out)'),
+    legendItem('cached', 'cached'),
+    writes ? legendItem('written', 'written to cache') : null,
+    legendItem('event', 'masking event'),
   );
 }
 

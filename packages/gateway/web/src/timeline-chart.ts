@@ -9,35 +9,35 @@ import {
   axisTitles,
   CHART_HEIGHT as HEIGHT,
   CHART_MARGIN as MARGIN,
+  legendItem,
   niceMax,
   yGrid,
 } from './chart-axes.js';
 import { chartFrame } from './chart-frame.js';
 import { h, svg } from './dom.js';
-import { formatCompact, formatInteger, formatShare, formatTime } from './format.js';
-
-function twoDigits(value: number): string {
-  return String(value).padStart(2, '0');
-}
+import {
+  formatClock,
+  formatCompact,
+  formatDate,
+  formatInteger,
+  formatShare,
+  formatTime,
+} from './format.js';
 
 /** A time label as fine as the span needs: seconds for minutes, hours for a day, dates beyond. */
 function timeLabel(at: number, spanMs: number): string {
-  const date = new Date(at);
-  const clock = `${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())}`;
-  if (spanMs < 10 * 60_000) return `${clock}:${twoDigits(date.getSeconds())}`;
-  if (spanMs < 36 * 3_600_000) return clock;
-  return `${date.getFullYear()}-${twoDigits(date.getMonth() + 1)}-${twoDigits(date.getDate())}`;
+  if (spanMs < 10 * 60_000) return formatClock(at, true);
+  if (spanMs < 36 * 3_600_000) return formatClock(at);
+  return formatDate(at);
 }
 
 function legend(): HTMLElement {
-  const item = (kind: string, label: string) =>
-    h('span', { class: 'legend-item' }, h('span', { class: `swatch ${kind}` }), label);
   return h(
     'div',
     { class: 'legend' },
-    item('sent', 'prompt tokens sent'),
-    item('without', 'without masking'),
-    item('kept', 'kept out by masking'),
+    legendItem('sent', 'prompt tokens sent'),
+    legendItem('without', 'without masking'),
+    legendItem('kept', 'kept out by masking'),
   );
 }
 
