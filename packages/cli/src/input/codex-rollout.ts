@@ -18,7 +18,7 @@
 import type { Part } from '../replay/types.js';
 import { isPlainObject } from '@toolmask/core/utils';
 import { TimeSpan, type AgentSessionRead } from './agent-session.js';
-import { HistoryBuilder, countOf, imagePart, timeOf } from './history-builder.js';
+import { HistoryBuilder, countOf, imagePart, parseArguments, timeOf } from './history-builder.js';
 import { readJsonLines } from './json-lines.js';
 
 type JsonObject = Record<string, unknown>;
@@ -76,17 +76,6 @@ function contentParts(content: unknown): Part[] {
     }
   }
   return parts;
-}
-
-function parseArguments(raw: unknown): Record<string, unknown> {
-  if (isPlainObject(raw)) return raw;
-  if (typeof raw !== 'string' || raw === '') return {};
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return isPlainObject(parsed) ? parsed : { arguments: raw };
-  } catch {
-    return { arguments: raw };
-  }
 }
 
 /** An output item's text (a string, content items, or `{ content }`), images beside it. */

@@ -9,6 +9,7 @@
  * - `restart()` begins a new history (the agent compacted its context: what follows was sent
  *   without what came before), so one file may give several histories.
  */
+import { isPlainObject } from '@toolmask/core/utils';
 import type { Content, Part, RecordedUsage } from '../replay/types.js';
 
 export interface BuiltHistory {
@@ -125,4 +126,19 @@ export function timeOf(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
   const time = Date.parse(value);
   return Number.isNaN(time) ? undefined : time;
+}
+
+/**
+ * A tool call's arguments as the model sent them: an object as it is; a JSON text of an object
+ * parsed (OpenAI's `arguments`); anything else kept as `{ arguments: <text> }`, nothing lost.
+ */
+export function parseArguments(raw: unknown): Record<string, unknown> {
+  if (isPlainObject(raw)) return raw;
+  if (typeof raw !== 'string' || raw === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return isPlainObject(parsed) ? parsed : { arguments: raw };
+  } catch {
+    return { arguments: raw };
+  }
 }

@@ -21,6 +21,7 @@
 import type { Content, Part, RecordedUsage } from '../replay/types.js';
 import { isPlainObject } from '@toolmask/core/utils';
 import { ToolmaskError } from '@toolmask/core/errors';
+import { parseArguments } from './history-builder.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -65,17 +66,6 @@ function textOf(content: unknown, skipped: { parts: number }): string {
     }
   }
   return texts.join('');
-}
-
-function parseArguments(raw: unknown): Record<string, unknown> {
-  if (isPlainObject(raw)) return raw;
-  if (typeof raw !== 'string' || raw === '') return {};
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return isPlainObject(parsed) ? parsed : { arguments: raw };
-  } catch {
-    return { arguments: raw };
-  }
 }
 
 function finiteCount(value: unknown): number | undefined {
