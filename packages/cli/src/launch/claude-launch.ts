@@ -28,7 +28,6 @@
  * person trusted in claude (`~/.claude.json`), as in claude: a repository cannot choose where the
  * gateway sends the person's key.
  */
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -48,7 +47,7 @@ import { loopbackNoProxy } from './loopback-env.js';
 import { parseSettings, readSettingsFile, readSettingsObject } from './jsonc-settings.js';
 import { LaunchError } from './launch-error.js';
 import { readSetupFile } from './setup-files.js';
-import { sweepClaudeFolders } from './launch-leftovers.js';
+import { launchEntryName, sweepClaudeFolders } from './launch-leftovers.js';
 
 export class ClaudeLaunchError extends LaunchError {}
 
@@ -246,7 +245,7 @@ export async function prepareClaudeLaunch(options: {
   const launchDir = path.join(options.stateDir, 'launch');
   await ensurePrivateDirectory(launchDir);
   await sweepClaudeFolders(launchDir);
-  const folder = path.join(launchDir, `claude-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const folder = path.join(launchDir, launchEntryName('claude'));
   await fs.mkdir(folder, { mode: 0o700 });
   const settingsFile = path.join(folder, 'settings.json');
   const mcpFile = path.join(folder, 'mcp.json');
