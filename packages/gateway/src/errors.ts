@@ -26,7 +26,17 @@ export type WireErrorCode =
   /** The body is not JSON: 400. */
   | 'MALFORMED_JSON'
   /** The upstream could not be reached: 502. */
-  | 'UPSTREAM_UNREACHABLE';
+  | 'UPSTREAM_UNREACHABLE'
+  /** A team gateway: the request carries no key (401). */
+  | 'NO_KEY'
+  /** A team gateway: the admin key on a model request (403). */
+  | 'ADMIN_KEY'
+  /** A team gateway: a virtual key it does not know, or one revoked (403). */
+  | 'UNKNOWN_KEY'
+  /** A team gateway: a virtual key it cannot check while its store is down (503). */
+  | 'KEYS_UNAVAILABLE'
+  /** A team gateway with virtual keys but no provider key to send for them (502). */
+  | 'NO_PROVIDER_KEY';
 
 /**
  * Why a gateway or dashboard could not start (the CLI exits 2): its port, a bind beyond loopback

@@ -2,7 +2,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ToolOutputStore } from '@toolmask/core/storage';
 import type { Dispatcher } from 'undici';
-import type { ConversationStore, UsageStore } from './state/stores.js';
+import type { ConversationStore, SharedOutputStore, UsageStore } from './state/stores.js';
+import type { VirtualKeyLookup } from './server/team-access.js';
 import type { UpstreamUrls } from './upstream/upstreams.js';
 import { MCP_SERVER_NAME, MCP_TOOL_NAME } from './server/mcp-endpoint.js';
 
@@ -63,8 +64,29 @@ export interface GatewayOptions {
   log?: (line: string) => void;
   /** Alternative state stores (shared storage); default the file system under `stateDir`. */
   stores?: { conversations?: ConversationStore; usage?: UsageStore; outputs?: ToolOutputStore };
+  /**
+   * A team gateway, one of several replicas sharing `stores` (docs/team.md): every request
+   * belongs to the owner its key names, outputs are saved to and read back from `outputs`, and
+   * `/mcp`, `/api` and the dashboard answer each owner about their own state only.
+   */
+  team?: TeamOptions;
   /** Test seams: `dispatcher` takes the upstream requests (an undici `MockAgent`). */
   _internal?: { dispatcher?: Dispatcher; now?: () => number };
+}
+
+export interface TeamOptions {
+  /** Where outputs go: every replica names them alike (`<root>/tool-outputs/...`). */
+  outputs: SharedOutputStore;
+  /** The team's virtual keys (`toolmask keys create`). */
+  keys?: VirtualKeyLookup;
+  /** Sent upstream in place of a virtual key (`--provider-key-env`). */
+  providerKey?: string;
+  /** Sees every owner's state (`--admin-key-env`). */
+  adminKey?: string;
+  /** The secret the replicas share for dashboard cookies (kept in the shared store). */
+  cookieSecret: () => Promise<string>;
+  /** This replica's name, the `instance` label of its metrics. */
+  instance?: string;
 }
 
 export interface Gateway {

@@ -40,6 +40,49 @@ import { createGatewayTelemetry } from './usage/gateway-telemetry.js';
 import { summaryRoute } from './usage/summary-route.js';
 import { UsageTally } from './usage/usage-tally.js';
 import { GATEWAY_VERSION } from './version.js';
+import type { IncomingMessage } from 'node:http';
+import type { DashboardSource } from './dashboard/dashboard-source.js';
+import { ownerScopedSource } from './dashboard/owner-scoped-source.js';
+import { TeamAccess, principalOf } from './server/team-access.js';
+import { teamReadBack } from './server/team-read-back.js';
+import type { ConversationStore } from './state/stores.js';
+import type { TeamOptions } from './gateway-options.js';
+
+/** Conversations whose owner this replica knows (they never change owner), at most this many. */
+const KNOWN_OWNERS = 100_000;
+
+/** A team gateway's owners: who a request is, and who owns a conversation. */
+function teamSide(options: TeamOptions, conversations: ConversationStore) {
+  const access = new TeamAccess({
+    ...(options.keys ? { keys: options.keys } : {}),
+    ...(options.providerKey ? { providerKey: options.providerKey } : {}),
+    ...(options.adminKey ? { adminKey: options.adminKey } : {}),
+    cookieSecret: options.cookieSecret,
+  });
+  const owners = new Map<string, string>();
+  const remember = (id: string, owner: string) => {
+    if (owners.size >= KNOWN_OWNERS) owners.clear();
+    owners.set(id, owner);
+  };
+  return {
+    access,
+    async claim(id: string, owner: string): Promise<void> {
+      if (owners.has(id) || !conversations.claimOwner) return;
+      try {
+        remember(id, await conversations.claimOwner(id, owner));
+      } catch {
+        // The store is down: the conversation's next request claims it again.
+      }
+    },
+    async ownerOf(id: string): Promise<string | undefined> {
+      const known = owners.get(id);
+      if (known !== undefined) return known;
+      const owner = await conversations.ownerOf?.(id);
+      if (owner !== undefined) remember(id, owner);
+      return owner;
+    },
+  };
+}
 
 export function createGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? (() => undefined);
@@ -57,6 +100,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   );
   const stores = openStores(stateDir, options.stores, log);
   const { usage } = stores;
+  const team = options.team ? teamSide(options.team, stores.conversations) : undefined;
+  // Where outputs are named: on a team gateway, the same root on every replica, so a snippet's
+  // bytes do not depend on which replica made it.
+  const outputsDir = options.team?.outputs.root ?? stateDir;
+  const outputs = options.team?.outputs ?? stores.outputs;
   const readToolName = options.readToolName ?? DEFAULT_READ_TOOL_NAME;
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const maxRetainedBytes = options.maxRetainedBytes ?? 256 * 1024 * 1024;
@@ -72,9 +120,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxConversations: 1_024,
     create: (id) => ({
       id,
-      host: { getSessionId: () => id, storage: { getProjectTempDir: () => stateDir } },
+      host: { getSessionId: () => id, storage: { getProjectTempDir: () => outputsDir } },
       store: stores.conversations,
-      outputs: stores.outputs,
+      outputs,
       readToolName,
       ...(options.idleGapMs !== undefined ? { idleGapMs: options.idleGapMs } : {}),
       now,
@@ -111,11 +159,23 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Unset (an embedder's createGateway): a secret nobody was told, but this gateway's handle.
   const accessSecret = options.accessSecret ?? randomBytes(32).toString('hex');
   const rules = {
+    ...(team ? { team: team.access } : {}),
     accessSecret,
     ...(options.authToken ? { authToken: options.authToken } : {}),
     ...(options.loopbackOnly ? { loopbackOnly: true } : {}),
   };
-  const dashboard = createDashboard({ source, version: GATEWAY_VERSION, now, ...rules });
+  const dashboard = createDashboard({
+    source,
+    version: GATEWAY_VERSION,
+    now,
+    ...rules,
+    ...(team
+      ? {
+          scope: (whole: DashboardSource, request: IncomingMessage) =>
+            ownerScopedSource(whole, principalOf(request), team.ownerOf),
+        }
+      : {}),
+  });
   const retention = scheduleStateRetention({
     stateDir,
     retentionDays,
@@ -138,6 +198,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       Math.max(1, options.maxConcurrentPasses ?? DEFAULT_MAX_CONCURRENT_PASSES),
     ),
     disableClientMasking,
+    ...(team ? { team: { access: team.access, claim: team.claim } } : {}),
     log,
     maskingConfig: () => settings.config(),
     async recordUsage(record) {
@@ -154,6 +215,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     version: GATEWAY_VERSION,
     // An MCP call does not name its conversation: every session folder of this gateway is open.
     access: () => ({ projectTempDir: stateDir, sessionId: '', allowOtherSessions: true }),
+    ...(options.team && team
+      ? {
+          read: teamReadBack({
+            outputs: options.team.outputs,
+            ownerOf: team.ownerOf,
+            scratchDir: path.join(stateDir, 'read-back'),
+          }),
+        }
+      : {}),
   });
 
   const inFlight = new RequestsInFlight();

@@ -20,6 +20,15 @@
  *
  * After a restart, the recorded decisions and the last answer's time and usage are loaded again,
  * so the requests that follow carry exactly the bytes they would have carried.
+ *
+ * On a shared store (a team gateway's replicas), other gateways serve the same conversation too.
+ * Before each pass, the conversation catches up with the store in one round trip (`since`): the
+ * decisions others appended and the last answer's state. New decisions from elsewhere make the
+ * history kept between requests stale (an entry sent whole then may be masked now), so it is let
+ * go and the pass measures the request anew, as after a restart. Its own decisions are appended
+ * only if nobody appended since it caught up (`expectedCount`); when another replica won that
+ * race (a client's retry landing elsewhere), it catches up again and runs its pass again over
+ * the winner's decisions: both send the same bytes.
  */
 import { describeError } from '@toolmask/core/errors';
 import {
@@ -36,7 +45,12 @@ import {
 import type { ToolOutputStore } from '@toolmask/core/storage';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import { BodyReaders } from '../body/body-readers.js';
-import type { ConversationMeta, ConversationStore } from '../state/stores.js';
+import {
+  DecisionConflictError,
+  type ConversationMeta,
+  type ConversationStore,
+  type DecisionRecord,
+} from '../state/stores.js';
 import { DecisionLog, decisionsOfPass } from './decision-log.js';
 import { SentHistory, changedFrom } from './sent-history.js';
 import { TaskQueue } from './task-queue.js';
@@ -50,6 +64,13 @@ export const MIN_CACHEABLE_PROMPT_TOKENS = 4_096;
  * loop for a few hundred milliseconds.
  */
 const DECISIONS_PER_APPEND = 2_000;
+
+/**
+ * Passes run again after losing the race to append (a shared store): each loss means another
+ * replica appended in between, so a few tries settle any client's retries; after them, the
+ * request goes without new decisions.
+ */
+const MAX_APPEND_TRIES = 3;
 
 export interface ConversationOptions {
   id: string;
@@ -107,6 +128,11 @@ export interface PreparedRequest {
   tokensKeptOut: number;
   /** Decisions made by this request's pass that could not be saved (the request went without them). */
   unsavedDecisions: number;
+  /**
+   * A shared store could not be read before the pass: the request went with the decisions this
+   * gateway knew, perhaps not all there are (counted as a failure).
+   */
+  storeBehind?: true;
 }
 
 export class Conversation {
@@ -122,6 +148,8 @@ export class Conversation {
   private readonly toolRuns: ToolRunCache = new WeakMap();
   /** The previous request as it came and as it was sent. */
   private readonly history = new SentHistory();
+  /** Decisions of the store this conversation knows: the first `known` of its records, in order. */
+  private known = 0;
   /** Bytes of a request read whole (not by an incremental reader), kept until the next one. */
   private wholeBodyBytes = 0;
   /** The read-back tool's name as the client last declared it (see `readToolName`). */
@@ -177,6 +205,7 @@ export class Conversation {
    */
   async preview(incoming: Content[]): Promise<{ contents: Content[]; changedIndices: number[] }> {
     await this.load();
+    await this.catchUp();
     const pause = eventLoopPauser();
     const { applied, interned } = await this.history.apply(incoming, this.decisions, pause);
     return {
@@ -221,7 +250,35 @@ export class Conversation {
    * pipeline decodes the body in the same turn).
    */
   async prepareInTurn(incoming: Content[], options: PrepareOptions): Promise<PreparedRequest> {
-    await this.load();
+    for (let tries = 1; ; tries++) {
+      await this.load();
+      let behind = false;
+      try {
+        await this.catchUp();
+      } catch (error) {
+        // The shared store cannot be reached: the request goes with the decisions known here
+        // (its own new ones cannot be saved either), and the next request catches up.
+        behind = true;
+        this.options.debug(
+          `[toolmask gateway] conversation ${this.id}: could not catch up with the store; sent with the decisions known here: ${describeError(error)}`,
+        );
+      }
+      const prepared = await this.prepareOnce(incoming, options, tries < MAX_APPEND_TRIES);
+      if (prepared) return behind ? { ...prepared, storeBehind: true } : prepared;
+      // Another gateway appended first: the next catch-up takes its decisions (and lets the
+      // history go), and the pass runs again over them.
+      this.options.debug(
+        `[toolmask gateway] conversation ${this.id}: another gateway decided first; the pass runs again over its decisions`,
+      );
+    }
+  }
+
+  /** One try of `prepareInTurn`; undefined when another gateway appended first and `retry` is allowed. */
+  private async prepareOnce(
+    incoming: Content[],
+    options: PrepareOptions,
+    retry: boolean,
+  ): Promise<PreparedRequest | undefined> {
     const pause = eventLoopPauser();
     const { applied, interned } = await this.history.apply(incoming, this.decisions, pause);
 
@@ -237,10 +294,13 @@ export class Conversation {
       cacheLikelyCold: this.providerCacheCold(),
     });
     const turnsSent = last >= 0 ? [...masked.history, masked.request] : [];
-    const { saved, unsavedDecisions } = await this.saveDecisions(
+    const saving = await this.saveDecisions(
       { before: turns.contents, after: turnsSent, result: masked.result },
       pause,
     );
+    if (saving === 'conflict' && retry) return undefined;
+    const { saved, unsavedDecisions } =
+      saving === 'conflict' ? { saved: false, unsavedDecisions: unsavedOf(masked.result) } : saving;
 
     const contents = saved ? turns.ungroup(turnsSent) : applied;
     const changedIndices = await changedFrom(contents, incoming, interned, pause);
@@ -266,25 +326,31 @@ export class Conversation {
   private async saveDecisions(
     pass: { before: readonly Content[]; after: readonly Content[]; result: MaskingResult },
     pause: EventLoopPauser,
-  ): Promise<{ saved: boolean; unsavedDecisions: number }> {
+  ): Promise<{ saved: boolean; unsavedDecisions: number } | 'conflict'> {
     const records = await decisionsOfPass(pass, this.options.now(), pause);
     if (records.length === 0) return { saved: true, unsavedDecisions: 0 };
+    const shared = this.options.store.since !== undefined;
     try {
       // A batch at a time, each written before the next: still none used unless all are saved.
+      // On a shared store, the first batch goes only if nobody appended since the catch-up; the
+      // others follow it (a replica that lost the race then finds them all, or a prefix of them
+      // if this one died mid-way: decisions never depend on the ones after them).
       for (let at = 0; at < records.length; at += DECISIONS_PER_APPEND) {
         await this.options.store.appendDecisions(
           this.id,
           records.length <= DECISIONS_PER_APPEND
             ? records
             : records.slice(at, at + DECISIONS_PER_APPEND),
+          shared ? this.known + at : undefined,
         );
       }
       for (const record of records) {
-        this.decisions.remember(record);
+        this.rememberStored(record);
         if (pause.due()) await pause();
       }
       return { saved: true, unsavedDecisions: 0 };
     } catch (error) {
+      if (error instanceof DecisionConflictError) return 'conflict';
       // Never use a decision that a restart would not find again: send without it.
       this.options.debug(
         `[toolmask gateway] could not save ${records.length} decision(s) of conversation ${this.id}; the request goes without them: ${describeError(error)}`,
@@ -297,15 +363,43 @@ export class Conversation {
   private load(): Promise<void> {
     this.loaded ??= (async () => {
       const stored = await this.options.store.load(this.id);
-      for (const record of stored.decisions) this.decisions.remember(record);
-      if (stored.meta) {
-        this.meta = stored.meta;
-        if (stored.meta.lastEndedAt !== undefined) {
-          this.middleware.requestEnded(stored.meta.lastEndedAt);
-        }
-      }
-    })();
+      for (const record of stored.decisions) this.rememberStored(record);
+      if (stored.meta) this.adoptMeta(stored.meta);
+    })().catch((error: unknown) => {
+      // Not loaded: the next request tries again (a store that is back resumes masking).
+      this.loaded = undefined;
+      throw error;
+    });
     return this.loaded;
+  }
+
+  /** A decision as the store holds it, in the store's order. */
+  private rememberStored(record: DecisionRecord): void {
+    this.decisions.remember(record);
+    this.known++;
+  }
+
+  /** The state after the last answer, as the store has it. */
+  private adoptMeta(meta: ConversationMeta): void {
+    this.meta = meta;
+    if (meta.lastEndedAt !== undefined) this.middleware.requestEnded(meta.lastEndedAt);
+  }
+
+  /**
+   * A shared store: what other gateways did since this one last looked. New decisions make the
+   * history kept between requests stale: it is let go (decisions and outputs kept whole stay
+   * known). The last answer's state is taken when it is newer than this gateway's own.
+   */
+  private async catchUp(): Promise<void> {
+    if (!this.options.store.since) return;
+    const update = await this.options.store.since(this.id, this.known);
+    if (update.decisions.length > 0) {
+      for (const record of update.decisions) this.rememberStored(record);
+      this.history.clear();
+      this.service.forgetHistory();
+    }
+    const ours = this.meta?.lastEndedAt ?? -Infinity;
+    if (update.meta && (update.meta.lastEndedAt ?? -Infinity) >= ours) this.adoptMeta(update.meta);
   }
 
   /** The provider reported that none of a large last prompt was cached. */
@@ -317,4 +411,9 @@ export class Conversation {
       meta.lastCachedTokens === 0
     );
   }
+}
+
+/** Masked outputs a pass decided on (those a request goes without when they cannot be saved). */
+function unsavedOf(result: MaskingResult): number {
+  return result.offloaded.length;
 }

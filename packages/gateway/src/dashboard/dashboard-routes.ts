@@ -7,9 +7,11 @@
  * A browser gets in by opening `/?token=<access secret or auth token>` once (the launchers and
  * `toolmask gateway` print that address): the answer is a redirect to `/` (the token leaves the
  * address bar and the history) that sets an HttpOnly, SameSite=Strict cookie derived from the
- * secret; the page's own requests then carry it.
+ * secret; the page's own requests then carry it. On a team gateway, the token is the person's
+ * key, the cookie names its owner (server/team-access.ts), and each request sees that owner's
+ * sessions only (`scope`).
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ACCESS,
   cookieKey,
@@ -19,6 +21,7 @@ import {
   type AccessRules,
 } from '../server/access.js';
 import type { RequestTarget, Route } from '../server/route-table.js';
+import type { TeamAccess } from '../server/team-access.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
 import { firstView, handleDashboardApi, type DashboardApiOptions } from './dashboard-api.js';
 import type { DashboardSource } from './dashboard-source.js';
@@ -27,6 +30,11 @@ import { SECURITY_HEADERS, serveAsset } from './static-assets.js';
 
 export interface DashboardOptions extends AccessRules {
   source: DashboardSource;
+  /**
+   * The source as one request may see it (a team gateway: the asking owner's sessions only).
+   * @default the whole source
+   */
+  scope?: (source: DashboardSource, request: IncomingMessage) => DashboardSource;
   version: string;
   now?: () => number;
 }
@@ -101,6 +109,32 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     now,
   };
 
+  /** The API as `request` may see it. */
+  const apiFor = (request: IncomingMessage): DashboardApiOptions =>
+    options.scope ? { ...api, source: options.scope(options.source, request) } : api;
+
+  /** A team gateway's `/?token=<key>`: a cookie naming the key's owner (server/team-access.ts). */
+  async function exchangeTeamKey(
+    team: TeamAccess,
+    response: ServerResponse,
+    { query }: RequestTarget,
+  ): Promise<void> {
+    const principal = await team.principalOfKey(query.get('token') ?? '');
+    if (!principal) {
+      needsToken(response);
+      return;
+    }
+    const cookie = await team.cookieFor(principal);
+    response
+      .writeHead(303, {
+        location: '/',
+        'set-cookie': `${cookie.name}=${cookie.value}; HttpOnly; SameSite=Strict; Path=/`,
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+      })
+      .end();
+  }
+
   /** `/?token=...`: the cookie for the access secret or the auth token, a refusal for anything else. */
   function exchangeToken(response: ServerResponse, { query }: RequestTarget): void {
     const given = query.get('token') ?? '';
@@ -129,19 +163,22 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         path,
         withQuery: 'token',
         access: ACCESS.tokenExchange,
-        handle: (_request, response, target) => exchangeToken(response, target),
+        handle: (_request, response, target) =>
+          options.team
+            ? exchangeTeamKey(options.team, response, target)
+            : exchangeToken(response, target),
       })),
       {
         path: '/api/',
         prefix: true,
         access: ACCESS.browser,
-        handle: (request, response) => handleDashboardApi(api, request, response),
+        handle: (request, response) => handleDashboardApi(apiFor(request), request, response),
       },
       ...PAGES.map((path): Route => ({
         path,
         methods: READS,
         access: page,
-        handle: (_request, response) => servePage(api, response),
+        handle: (request, response) => servePage(apiFor(request), response),
       })),
       {
         path: '/assets/',

@@ -7,6 +7,14 @@ import type { BodyBudget, PassSlots } from './request-bounds.js';
 import type { GatewayTelemetry } from '../usage/gateway-telemetry.js';
 import type { UpstreamUrls } from '../upstream/upstreams.js';
 import type { UsageRecord } from '../usage/usage-record.js';
+import type { TeamAccess } from '../server/team-access.js';
+
+/** A team gateway's side of the pipeline (gateway.ts). */
+export interface TeamPipeline {
+  access: TeamAccess;
+  /** Records the conversation's owner in the shared store, once per conversation (best effort). */
+  claim(conversationId: string, owner: string): Promise<void>;
+}
 
 export interface GatewayContext {
   upstreams: UpstreamUrls;
@@ -22,6 +30,8 @@ export interface GatewayContext {
   /** Masking steps run at once, across conversations. */
   passSlots: PassSlots;
   disableClientMasking: boolean;
+  /** Set on a team gateway: every request has an owner. */
+  team?: TeamPipeline;
   /** The masking settings now (the file is read again when it changes). */
   maskingConfig(): Promise<ToolOutputMaskingConfig>;
   log: (line: string) => void;

@@ -71,7 +71,17 @@ export async function handleModelRequest(
     replyError(response, protocol, noUpstream(target, protocol));
     return;
   }
-  const upstreamUrl = target.url;
+  let upstreamUrl = target.url;
+  let owner: string | undefined;
+  if (context.team) {
+    const found = await context.team.access.modelOwner(request);
+    if (found.kind === 'refused') {
+      refuseUnread(request, response, protocol, found);
+      return;
+    }
+    owner = found.owner;
+    if (found.replace) upstreamUrl = withTeamKey(request, upstreamUrl, found.replace);
+  }
   const arrivedAt = context.now();
   const startedMs = performance.now();
   const room = context.bodyBudget.open();
@@ -96,6 +106,7 @@ export async function handleModelRequest(
       route,
       protocol,
       upstreamUrl,
+      ...(owner !== undefined ? { owner } : {}),
       raw,
       arrivedAt,
       startedMs,
@@ -126,6 +137,25 @@ export async function handleModelRequest(
   } finally {
     room.release();
   }
+}
+
+/**
+ * A virtual key replaced by the team's provider key where the client put it (a header, or
+ * Gemini's `?key=`); returns the upstream URL to use.
+ */
+function withTeamKey(
+  request: IncomingMessage,
+  upstreamUrl: string,
+  replace: { place: 'x-goog-api-key' | 'x-api-key' | 'authorization' | 'query'; value: string },
+): string {
+  if (replace.place === 'query') {
+    const url = new URL(upstreamUrl);
+    url.searchParams.set('key', replace.value);
+    return url.toString();
+  }
+  request.headers[replace.place] =
+    replace.place === 'authorization' ? `Bearer ${replace.value}` : replace.value;
+  return upstreamUrl;
 }
 
 /** Seconds a client refused for lack of room is told to wait (`Retry-After`). */
@@ -211,6 +241,9 @@ async function forwardExchange(
       }),
     beforeEnd: (answered) => {
       recording = recordAnswer(answered);
+      // A team gateway: the client's next request may reach another replica, which must find
+      // this answer's state in the shared store.
+      return context.team ? recording : undefined;
     },
   });
   // A request the client abandoned before it went out was never billed: nothing to record.

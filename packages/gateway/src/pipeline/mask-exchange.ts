@@ -54,7 +54,12 @@ interface PassTurn {
  * session header, else what its body says), and its head.
  */
 async function keyOf(exchange: ExchangeWithBody, head: Buffer): Promise<string> {
-  return conversationKey(await sessionSignal(exchange), head);
+  const session = await sessionSignal(exchange);
+  // A team gateway's owners never share a conversation, however alike their sessions start.
+  return conversationKey(
+    exchange.owner !== undefined ? `${exchange.owner}\u0000${session ?? ''}` : session,
+    head,
+  );
 }
 
 /** The exchange's conversation, leased once (masking off, then on: the same key, one lease). */
@@ -63,6 +68,10 @@ function leaseConversation(
   exchange: ExchangeWithBody,
   key: string,
 ): ConversationLease {
+  if (!exchange.lease && context.team && exchange.owner !== undefined) {
+    // Not awaited: the owner is what read-back checks later, never what this request needs.
+    void context.team.claim(key, exchange.owner);
+  }
   exchange.lease ??= context.conversations.lease(key);
   return exchange.lease;
 }
@@ -183,7 +192,11 @@ async function passOver(
       model,
       prepared,
       // Tool outputs the protocol cannot read count once, in the request that brings them.
-      failures: prepared.result.failures.length + prepared.unsavedDecisions + decoded.unmaskable,
+      failures:
+        prepared.result.failures.length +
+        prepared.unsavedDecisions +
+        decoded.unmaskable +
+        (prepared.storeBehind ? 1 : 0),
     };
   } catch (error) {
     return unmasked(context, { exchange, conversation, error });

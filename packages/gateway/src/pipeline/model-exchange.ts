@@ -28,6 +28,8 @@ export interface ModelExchange {
   /** `performance.now()` when it arrived, and the milliseconds spent reading its body. */
   readonly startedMs: number;
   readonly readMs: number;
+  /** Who it belongs to, on a team gateway (server/team-access.ts). */
+  readonly owner?: string;
   /** The masking settings, read once for this request (model requests that are masked). */
   config?: ToolOutputMaskingConfig;
   /** Its conversation, held from when it is known until `close`. */

@@ -51,6 +51,7 @@ export async function recordExchange(
     ...(pass?.trigger ? { trigger: pass.trigger } : {}),
     cacheLikelyCold: prepared?.cacheLikelyCold ?? false,
     gatewayMs,
+    ...(exchange.owner !== undefined ? { owner: exchange.owner } : {}),
   };
   // The conversation's state first, as before: its next pass queues behind this `finish`.
   const finished = finishConversation(context, conversation, usage, record);

@@ -24,8 +24,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLoopbackHost } from './loopback.js';
+import type { TeamAccess } from './team-access.js';
 
 export interface AccessRules {
+  /**
+   * A team gateway: routes that read outputs or state answer the principal a key or the team
+   * cookie names (team-access.ts, checked by the route table), in place of the access secret.
+   */
+  team?: TeamAccess;
   /** Required of every client (model requests included) when set. */
   authToken?: string;
   /** Required on routes that read outputs or state (`owner` access), unless the auth token is given. */
@@ -132,7 +138,9 @@ export function admits(
       return false;
     }
   }
-  if (access.token.length > 0 && !hasToken(request, { rules, access })) {
+  // On a team gateway, who may read what is the route table's principal check.
+  const teamOwnerRoute = rules.team !== undefined && access.owner === true;
+  if (access.token.length > 0 && !teamOwnerRoute && !hasToken(request, { rules, access })) {
     (access.refuseWithoutToken ?? refuseWithoutToken)(response);
     return false;
   }

@@ -15,8 +15,19 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { READ_TOOL_OUTPUT_TEXT, readToolOutput, ToolOutputReadError } from '@toolmask/core/storage';
+import {
+  READ_TOOL_OUTPUT_TEXT,
+  readToolOutput,
+  ToolOutputReadError,
+  type ReadToolOutputParams,
+} from '@toolmask/core/storage';
 import type { ToolOutputAccess } from '@toolmask/core';
+
+/** One read-back, for the request that asked (a team gateway reads its shared store). */
+export type ReadBack = (
+  params: ReadToolOutputParams,
+  request: IncomingMessage,
+) => Promise<{ text: string }>;
 
 export const MCP_SERVER_NAME = 'toolmask';
 export const MCP_TOOL_NAME = 'read_tool_output';
@@ -27,7 +38,10 @@ const METHOD_NOT_ALLOWED = JSON.stringify({
   id: null,
 });
 
-function buildServer(version: string, access: () => ToolOutputAccess): McpServer {
+function buildServer(
+  version: string,
+  read: (params: ReadToolOutputParams) => Promise<{ text: string }>,
+): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version });
   server.registerTool(
     MCP_TOOL_NAME,
@@ -47,15 +61,12 @@ function buildServer(version: string, access: () => ToolOutputAccess): McpServer
     },
     async ({ file, offset, limit, pattern }): Promise<CallToolResult> => {
       try {
-        const result = await readToolOutput(
-          {
-            file,
-            ...(offset !== undefined ? { offset } : {}),
-            ...(limit !== undefined ? { limit } : {}),
-            ...(pattern !== undefined ? { pattern } : {}),
-          },
-          access(),
-        );
+        const result = await read({
+          file,
+          ...(offset !== undefined ? { offset } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+          ...(pattern !== undefined ? { pattern } : {}),
+        });
         return { content: [{ type: 'text', text: result.text }] };
       } catch (error) {
         const message = error instanceof ToolOutputReadError ? error.message : describeError(error);
@@ -68,8 +79,12 @@ function buildServer(version: string, access: () => ToolOutputAccess): McpServer
 
 export function createMcpEndpoint(options: {
   version: string;
+  /** Where outputs are read on the gateway's own disk. */
   access: () => ToolOutputAccess;
+  /** Replaces reading from `access` (a team gateway: its shared store, the asker's own only). */
+  read?: ReadBack;
 }): (request: IncomingMessage, response: ServerResponse, body: unknown) => Promise<void> {
+  const read: ReadBack = options.read ?? ((params) => readToolOutput(params, options.access()));
   return async (request, response, body) => {
     if (request.method !== 'POST') {
       response
@@ -77,7 +92,7 @@ export function createMcpEndpoint(options: {
         .end(METHOD_NOT_ALLOWED);
       return;
     }
-    const server = buildServer(options.version, options.access);
+    const server = buildServer(options.version, (params) => read(params, request));
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '@toolmask/core/errors';
 import { admits, type Access, type AccessRules } from './access.js';
+import { setPrincipal } from './team-access.js';
 
 export interface Route {
   /** The pathname answered: exactly, or every pathname under it when `prefix` is set; `*`: any. */
@@ -80,11 +81,31 @@ export async function dispatch(
     response.setHeader('x-frame-options', 'DENY');
   }
   if (!admits(route.access, rules, request, response)) return;
+  if (rules.team && route.access.owner) {
+    const principal = await rules.team.principal(request);
+    if (!principal) {
+      (route.access.refuseWithoutToken ?? refuseWithoutKey)(response);
+      return;
+    }
+    setPrincipal(request, principal);
+  }
   if (route.methods && !route.methods.includes(request.method ?? 'GET')) {
     response.writeHead(405, { allow: route.methods.join(', ') }).end();
     return;
   }
   await route.handle(request, response, target);
+}
+
+function refuseWithoutKey(response: ServerResponse): void {
+  response.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(
+    JSON.stringify({
+      error: {
+        code: 401,
+        message:
+          'toolmask gateway: a team gateway answers this with your key (x-toolmask-token, x-api-key, x-goog-api-key or Authorization: Bearer)',
+      },
+    }),
+  );
 }
 
 /** Requests being handled, and a wait for none to be (a server that stops). */

@@ -51,6 +51,7 @@ export function createFileUsageStore(stateDir: string): UsageStore {
         for (const record of await cache.records(path.join(folder, `${day}.jsonl`))) {
           if (query.sinceMs !== undefined && record.at < query.sinceMs) continue;
           if (query.conversationId && record.conversationId !== query.conversationId) continue;
+          if (query.owner !== undefined && record.owner !== query.owner) continue;
           records.push(record);
         }
       }

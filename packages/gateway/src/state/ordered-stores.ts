@@ -29,13 +29,26 @@ export function orderedConversationStore(
   store: ConversationStore,
   writes: WritesInFlight,
 ): ConversationStore {
+  const { since, claimOwner, ownerOf } = store;
   return {
     load: async (id) => {
       await writes.settled();
       return store.load(id);
     },
-    appendDecisions: (id, records) => writes.track(store.appendDecisions(id, records)),
+    appendDecisions: (id, records, expectedCount) =>
+      writes.track(store.appendDecisions(id, records, expectedCount)),
     saveMeta: (id, meta) => writes.track(store.saveMeta(id, meta)),
+    // A shared store's own methods, the reads behind this gateway's writes like `load`.
+    ...(since
+      ? {
+          since: async (id: string, known: number) => {
+            await writes.settled();
+            return since.call(store, id, known);
+          },
+        }
+      : {}),
+    ...(claimOwner ? { claimOwner: claimOwner.bind(store) } : {}),
+    ...(ownerOf ? { ownerOf: ownerOf.bind(store) } : {}),
     prune: async (beforeMs, keep) => {
       await writes.settled();
       return store.prune(beforeMs, keep);

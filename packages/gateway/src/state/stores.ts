@@ -57,12 +57,60 @@ export interface StoredConversation {
   meta?: ConversationMeta;
 }
 
+/**
+ * What a shared store tells a replica about a conversation it has in memory: the decisions other
+ * replicas appended after the ones it knows, and the state after the last answer.
+ */
+export interface ConversationUpdate {
+  /** Decisions after the first `known` ones, in the order they were appended. */
+  decisions: DecisionRecord[];
+  meta?: ConversationMeta;
+}
+
+/**
+ * A conditional append lost: another replica appended decisions to the conversation first (it
+ * holds `count` now). The loser reads them (`since`) and runs its pass again over them.
+ */
+export class DecisionConflictError extends Error {
+  readonly code = 'DECISION_CONFLICT';
+  constructor(
+    readonly conversationId: string,
+    readonly count: number,
+  ) {
+    super(
+      `conversation ${conversationId} holds ${count} decisions: another replica appended first`,
+    );
+    this.name = 'DecisionConflictError';
+  }
+}
+
 export interface ConversationStore {
   /** Everything known of a conversation; empty when it is new. */
   load(conversationId: string): Promise<StoredConversation>;
-  /** Appends decisions (resolves once they would survive the gateway being killed or restarted). */
-  appendDecisions(conversationId: string, records: readonly DecisionRecord[]): Promise<void>;
+  /**
+   * Appends decisions (resolves once they would survive the gateway being killed or restarted).
+   * With `expectedCount` (shared stores), appends only when the conversation holds exactly that
+   * many decisions, atomically, and otherwise rejects with `DecisionConflictError` and appends
+   * nothing: replicas serving one conversation at once agree on one set of decisions.
+   */
+  appendDecisions(
+    conversationId: string,
+    records: readonly DecisionRecord[],
+    expectedCount?: number,
+  ): Promise<void>;
   saveMeta(conversationId: string, meta: ConversationMeta): Promise<void>;
+  /**
+   * Shared stores only (several gateways write the conversation): the decisions after the first
+   * `known` and the current meta, in one round trip. Absent on a store only this gateway writes.
+   */
+  since?(conversationId: string, known: number): Promise<ConversationUpdate>;
+  /**
+   * Shared stores only: records `owner` as the conversation's owner unless it has one, and
+   * returns the owner it has (the first to claim it).
+   */
+  claimOwner?(conversationId: string, owner: string): Promise<string>;
+  /** Shared stores only: the conversation's owner, undefined when none was recorded. */
+  ownerOf?(conversationId: string): Promise<string | undefined>;
   /**
    * Forgets conversations last active before `beforeMs`, except those in `keep` (in use);
    * returns how many went.
@@ -74,6 +122,8 @@ export interface UsageQuery {
   /** Records at or after this epoch ms. */
   sinceMs?: number;
   conversationId?: string;
+  /** Only this owner's records (a team gateway: usage/usage-record.ts `owner`). */
+  owner?: string;
 }
 
 export interface UsageStore {
@@ -81,4 +131,27 @@ export interface UsageStore {
   list(query?: UsageQuery): Promise<UsageRecord[]>;
   /** Removes records older than `beforeMs`; returns how many files or records went. */
   prune(beforeMs: number): Promise<number>;
+}
+
+/**
+ * Offloaded outputs on shared storage (a team gateway: Redis, an S3 bucket). Core's pass saves
+ * through `save(directory, fileName, text)` with `directory` under `root` (the gateway names
+ * outputs `<root>/tool-outputs/<conversation>/<file>`, the same on every replica, so a snippet's
+ * bytes do not depend on which replica made it); the store keeps each under its path relative to
+ * `root` and returns the full path, as the file store does. Read-back fetches by that relative
+ * path. Names are content-addressed: saving the same text again under the same name is harmless.
+ */
+export interface SharedOutputStore {
+  /** The path every saved output is under (what snippets name); not a folder of this machine. */
+  readonly root: string;
+  save(directory: string, fileName: string, text: string, byteLength?: number): Promise<string>;
+  /**
+   * The output saved at `relativePath` (`tool-outputs/<conversation>/<file>`); undefined when
+   * there is none (never saved, or expired).
+   */
+  read(relativePath: string): Promise<Buffer | undefined>;
+  /** Removes outputs saved before `beforeMs` (a store with its own expiry may do nothing); returns how many went. */
+  prune(beforeMs: number): Promise<number>;
+  /** Closes connections. */
+  close?(): Promise<void>;
 }

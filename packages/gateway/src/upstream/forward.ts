@@ -41,10 +41,11 @@ export interface ForwardRequest {
   onUnreachable: (error: unknown) => void;
   /**
    * Called after the answer's last byte was written and before the response ends: what it
-   * starts is under way before the client sees the end (and sends its next request). Not
-   * awaited: the client does not wait for it.
+   * starts is under way before the client sees the end (and sends its next request). Awaited
+   * when it returns a promise (a team gateway: the conversation's state is in the shared store
+   * before the client can send its next request to another replica).
    */
-  beforeEnd?: (result: ForwardResult) => void;
+  beforeEnd?: (result: ForwardResult) => void | Promise<void>;
 }
 
 export interface ForwardResult {
@@ -129,7 +130,7 @@ export async function forward(request: ForwardRequest): Promise<ForwardResult> {
     response.destroy();
     return { ...result, outcome: 'upstream-cut' };
   }
-  request.beforeEnd?.(result);
+  await request.beforeEnd?.(result);
   response.end();
   return result;
 }

@@ -55,6 +55,11 @@ export interface UsageRecord {
    * folds it into the session it belongs to (sessions.ts); nothing else reads it.
    */
   side?: true;
+  /**
+   * Who the request belongs to on a team gateway: `key:<first 32 hex of the SHA-256 of the provider
+   * key>` or `user:<virtual key name>` (server/owners.ts); absent on a person's own gateway.
+   */
+  owner?: string;
   /** A digest of the request's session signal (the launcher's session header, or the body's), when it had one. */
   session?: string;
 }

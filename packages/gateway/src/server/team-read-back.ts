@@ -1,0 +1,84 @@
+/**
+ * `read_tool_output` on a team gateway: the output is in the shared store (Redis, an S3 bucket, a
+ * shared volume), saved by whichever replica masked it, and only its owner (or the admin) may
+ * read it.
+ *
+ * The snippet names `<root>/tool-outputs/session-<conversation>/<file>`. The conversation's owner
+ * is checked first; then the output is fetched and copied into a private folder of this replica
+ * (0700, a new one per read, removed after), where core's reader does what it does for every
+ * host: lines, offsets, patterns in bounded time. Its messages name the snippet's path, never
+ * the copy.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import {
+  TOOL_OUTPUTS_DIR,
+  ToolOutputReadError,
+  readToolOutput,
+  sessionIdOfFolder,
+  writeAtomically,
+  type ReadToolOutputParams,
+} from '@toolmask/core/storage';
+import type { SharedOutputStore } from '../state/stores.js';
+import type { ReadBack } from './mcp-endpoint.js';
+import { mayRead, principalOf } from './team-access.js';
+
+export interface TeamReadBackOptions {
+  outputs: SharedOutputStore;
+  /** The owner of a conversation, as the shared store has it. */
+  ownerOf(conversationId: string): Promise<string | undefined>;
+  /** A private folder of this replica for the copies. */
+  scratchDir: string;
+}
+
+/** The conversation and path under the root of an output the snippet names; undefined: not one. */
+export function sharedOutputOf(
+  root: string,
+  file: string,
+): { conversationId: string; relative: string } | undefined {
+  const relative = path.posix.relative(root, file);
+  const parts = relative.split('/');
+  if (parts.length !== 3 || parts[0] !== TOOL_OUTPUTS_DIR) return undefined;
+  const [, folder, name] = parts as [string, string, string];
+  const conversationId = sessionIdOfFolder(folder);
+  if (!conversationId || !name || name === '.' || name === '..') return undefined;
+  return { conversationId, relative };
+}
+
+export function teamReadBack(options: TeamReadBackOptions): ReadBack {
+  const { outputs } = options;
+  return async (params: ReadToolOutputParams, request) => {
+    const file = typeof params.file === 'string' ? params.file : '';
+    const found = sharedOutputOf(outputs.root, file);
+    if (!found) {
+      throw new ToolOutputReadError(
+        'OUTSIDE',
+        `${JSON.stringify(file.slice(0, 200))} is not an output of this gateway: use the exact path from the snippet's file="..." attribute`,
+      );
+    }
+    if (!mayRead(principalOf(request), await options.ownerOf(found.conversationId))) {
+      throw new ToolOutputReadError('OTHER_SESSION', 'that output belongs to another person');
+    }
+    const bytes = await outputs.read(found.relative);
+    if (!bytes) throw new ToolOutputReadError('NOT_FOUND', `no output at ${file} (expired?)`);
+    // A folder of its own per read: reads of one output at once never share a copy.
+    const scratch = path.join(options.scratchDir, randomBytes(8).toString('hex'));
+    const copy = path.join(scratch, found.relative);
+    try {
+      await writeAtomically(copy, bytes.toString('utf8'), { root: options.scratchDir });
+      const result = await readToolOutput(
+        { ...params, file: copy },
+        { projectTempDir: scratch, sessionId: found.conversationId, allowOtherSessions: false },
+      );
+      return { ...result, text: result.text.split(copy).join(file) };
+    } catch (error) {
+      if (error instanceof ToolOutputReadError) {
+        throw new ToolOutputReadError(error.code, error.message.split(copy).join(file));
+      }
+      throw error;
+    } finally {
+      await fs.rm(scratch, { recursive: true, force: true });
+    }
+  };
+}
