@@ -5,6 +5,12 @@
  *
  * - every metric a query of `toolmask-grafana.json` uses appears in a real `/metrics` scrape
  *   (OpenTelemetry's Prometheus exporter), and every metric family of the scrape is charted;
+ * - over two replicas of a team gateway (named by `instance`), every query of it gives what it
+ *   gives over one gateway that served the traffic of both (the sum of both), whether Prometheus
+ *   keeps the exposed `instance` label (`honor_labels: true`) or renames it `exported_instance`;
+ *   the per-replica panel shows each replica by its name. No Prometheus server here: the queries
+ *   are evaluated in-process (test-support's prometheus-query), a scrape as counters that rose
+ *   from zero within the panel's range;
  * - every metric type of `toolmask-cloud-monitoring.json` names, after its documented prefix, a
  *   metric the OpenTelemetry SDK exported over OTLP, and every exported metric is charted.
  */
@@ -23,6 +29,18 @@ import {
 } from '../test-utils/gemini-client.js';
 import { shellSessionThroughGateway } from '../test-utils/shell-session.js';
 import { claudeLikeUpstream, runClaudeLikeSession } from '../test-utils/claude-like-session.js';
+import {
+  evaluate,
+  labelsKey,
+  scrape as scrapeTarget,
+  type Sample,
+} from '@toolmask/test-support/prometheus-query';
+import {
+  createGatewayTelemetry,
+  type GatewayStoreName,
+  type GatewayTelemetry,
+} from './gateway-telemetry.js';
+import type { UsageRecord } from './usage-record.js';
 
 const DASHBOARDS = new URL('../../../../docs/dashboards/', import.meta.url);
 /** Where the Cloud Monitoring dashboard's metric types come from (docs/telemetry.md). */
@@ -32,6 +50,8 @@ const FAIL_MARKER = 'FAIL-THIS-WRITE';
 let scrape = '';
 const exported = new Set<string>();
 let cleanups: Array<() => Promise<void>> = [];
+/** The expositions of two named replicas, and of one unnamed gateway that served both's traffic. */
+const replicas = { a: '', b: '', both: '' };
 
 /** An output store that fails like a full disk for outputs holding the marker. */
 function storeWithFullDisk(): ToolOutputStore {
@@ -94,6 +114,132 @@ async function claudeSessionThroughGateway(otlpEndpoint: string): Promise<Runnin
   return running;
 }
 
+/** What a gateway counted: requests forwarded, masking passes, failed store calls. */
+interface Traffic {
+  requests: UsageRecord[];
+  passes: Array<Parameters<GatewayTelemetry['recordPass']>>;
+  storeFailures: Array<[GatewayStoreName, string]>;
+}
+
+function request(overrides: Partial<UsageRecord>): UsageRecord {
+  return {
+    at: 0,
+    conversationId: 'c1',
+    client: 'gemini-cli',
+    front: 'gemini-api',
+    model: 'gemini-2.5-pro',
+    status: 200,
+    maskedOutputs: 0,
+    newlyMasked: 0,
+    tokensKeptOut: 0,
+    bytesOffloaded: 0,
+    failures: 0,
+    cacheLikelyCold: false,
+    gatewayMs: 1,
+    ...overrides,
+  };
+}
+
+function pass(
+  masked: Array<[tool: string, tokensBefore: number, tokensAfter: number]>,
+  failed: Array<[tool: string, code: string]>,
+  durationMs: number,
+): Parameters<GatewayTelemetry['recordPass']>[0] {
+  return {
+    maskedCount: masked.length,
+    durationMs,
+    offloaded: masked.map(([toolName, tokensBefore, tokensAfter], index) => ({
+      toolName,
+      callId: `m${index}`,
+      filePath: `/outputs/m${index}`,
+      bytes: tokensBefore * 4,
+      tokensBefore,
+      tokensAfter,
+    })),
+    failures: failed.map(([toolName, code], index) => ({
+      toolName,
+      callId: `f${index}`,
+      code,
+      message: code,
+    })),
+  };
+}
+
+const GEMINI = { client: 'gemini-cli', model: 'gemini-2.5-pro' } as const;
+const CLAUDE = { client: 'claude-code', model: 'claude-sonnet-4' } as const;
+
+/**
+ * Round robin without stickiness: both replicas serve the same Gemini conversation (the same
+ * series on each), one of them a Claude Code conversation too.
+ */
+const REPLICA_A: Traffic = {
+  requests: [
+    request({ promptTokens: 1_000, outputTokens: 40, gatewayMs: 0.8 }),
+    request({ promptTokens: 3_000, cachedTokens: 1_600, tokensKeptOut: 900, gatewayMs: 12 }),
+    request({ status: 429, gatewayMs: 0.4 }),
+  ],
+  passes: [
+    [pass([], [], 0.08), GEMINI],
+    [pass([['run_shell_command', 900, 60]], [], 3.1), GEMINI],
+  ],
+  storeFailures: [['outputs', 'save']],
+};
+const REPLICA_B: Traffic = {
+  requests: [
+    request({ promptTokens: 2_000, cachedTokens: 800, tokensKeptOut: 400, gatewayMs: 2.4 }),
+    request({ promptTokens: 4_000, cachedTokens: 3_200, outputTokens: 70, gatewayMs: 1.1 }),
+    request({
+      ...CLAUDE,
+      front: 'anthropic',
+      promptTokens: 5_000,
+      cachedTokens: 3_000,
+      cacheWriteTokens: 1_200,
+      outputTokens: 90,
+      gatewayMs: 30,
+    }),
+  ],
+  passes: [
+    [pass([['run_shell_command', 1_500, 80]], [['read_file', 'ENOSPC']], 7.5), GEMINI],
+    [pass([], [['run_shell_command', 'ENOSPC']], 0.6), GEMINI],
+    [
+      pass(
+        [
+          ['read_file', 700, 50],
+          ['grep', 400, 40],
+        ],
+        [],
+        0.4,
+      ),
+      CLAUDE,
+    ],
+  ],
+  storeFailures: [
+    ['conversations', 'appendDecisions'],
+    ['conversations', 'appendDecisions'],
+    ['usage', 'append'],
+    ['outputs', 'save'],
+  ],
+};
+
+/** The `/metrics` text of a gateway (a replica named `instance`) after `traffic`. */
+async function exposition(traffic: Traffic | Traffic[], instance?: string): Promise<string> {
+  const telemetry = createGatewayTelemetry({
+    serviceVersion: '0.0.0-test',
+    ...(instance ? { instance } : {}),
+  });
+  try {
+    for (const { requests, passes, storeFailures } of [traffic].flat()) {
+      for (const record of requests) telemetry.recordRequest(record);
+      for (const [result, attributes] of passes) telemetry.recordPass(result, attributes);
+      for (const [store, operation] of storeFailures)
+        telemetry.recordStoreFailure(store, operation);
+    }
+    return await telemetry.metricsText();
+  } finally {
+    await telemetry.shutdown();
+  }
+}
+
 beforeAll(async () => {
   const receiver = await otlpReceiver();
   cleanups.push(receiver.close);
@@ -108,10 +254,16 @@ beforeAll(async () => {
     cleanups,
   );
   const claude = await claudeSessionThroughGateway(receiver.url);
-  // What the two gateways export together: the families of both scrapes, one OTLP receiver.
+  replicas.a = await exposition(REPLICA_A, 'replica-a');
+  replicas.b = await exposition(REPLICA_B, 'replica-b');
+  replicas.both = await exposition([REPLICA_A, REPLICA_B]);
+  // What the two gateways export together: the families of both scrapes, one OTLP receiver. The
+  // store failures are counted where a store is called (a team gateway's Redis stores): a
+  // replica's exposition has them.
   scrape = [
     await (await fetch(`${running.url}/metrics`)).text(),
     await (await fetch(`${claude.url}/metrics`)).text(),
+    replicas.b,
   ].join('\n');
   // Closing flushes the OTLP exporter once more.
   await Promise.all([running.close(), claude.close()]);
@@ -186,6 +338,113 @@ describe('docs/dashboards/toolmask-grafana.json', () => {
     ]) {
       expect(scraped).toContain(name);
     }
+  });
+});
+
+/** Grafana's variables as a dashboard opened on "All" over a one-hour range substitutes them. */
+function substituted(query: string): string {
+  const result = query
+    .replaceAll('$model', '.*')
+    .replaceAll('$__rate_interval', '1m')
+    .replaceAll('$__range', '1h');
+  // `$1` and the like are label_replace's groups (Grafana leaves names it does not know).
+  expect(result, 'a variable the test does not substitute').not.toMatch(/\$[a-zA-Z_{]/);
+  return result;
+}
+
+/** A query's result as sorted `{labels} value` lines (values to 12 significant digits). */
+function shown(samples: Sample[]): string[] {
+  return samples
+    .map(({ labels, value }) => `${labelsKey(labels)} ${Number(value.toPrecision(12))}`)
+    .sort();
+}
+
+interface Panel {
+  title: string;
+  targets?: Array<{ expr: string }>;
+}
+
+const PER_REPLICA = 'Requests per second per replica';
+
+describe('docs/dashboards/toolmask-grafana.json over the replicas of a team gateway', () => {
+  // Prometheus keeps the replica's `instance` label, or renames it `exported_instance` and puts
+  // the scrape target's address in `instance`.
+  describe.each([
+    { honorLabels: true, mode: 'honor_labels: true' },
+    { honorLabels: false, mode: 'honor_labels: false' },
+  ])('scraped with $mode', ({ honorLabels }) => {
+    const target = (instance: string) => ({ job: 'toolmask-gateway', instance, honorLabels });
+    const twoReplicas = () => [
+      ...scrapeTarget(replicas.a, target('10.0.0.11:8787')),
+      ...scrapeTarget(replicas.b, target('10.0.0.12:8787')),
+    ];
+    const oneGateway = () => scrapeTarget(replicas.both, target('10.0.0.10:8787'));
+
+    it('every query gives over both replicas what one gateway serving both gives', async () => {
+      const dashboard = (await readDashboard('toolmask-grafana.json')) as { panels: Panel[] };
+      const panels = dashboard.panels.filter(
+        (panel) => panel.targets && panel.title !== PER_REPLICA,
+      );
+      expect(panels.length).toBeGreaterThan(12);
+      for (const panel of panels) {
+        for (const { expr } of panel.targets ?? []) {
+          const query = substituted(expr);
+          const summed = shown(evaluate(query, twoReplicas()));
+          expect(summed, `${panel.title}: ${query}`).toEqual(shown(evaluate(query, oneGateway())));
+          expect(summed.length, `${panel.title}: ${query} shows nothing`).toBeGreaterThan(0);
+        }
+      }
+      // The template variable lists each model once, whichever replica served it.
+      const [definition] = stringsUnder(dashboard, 'definition');
+      const [, metric, label] = /^label_values\((\w+), (\w+)\)$/.exec(definition ?? '') ?? [];
+      const values = (samples: Sample[]) =>
+        [
+          ...new Set(
+            samples.filter((s) => s.labels.__name__ === metric).map((s) => s.labels[label!]),
+          ),
+        ].sort();
+      expect(values(twoReplicas())).toEqual(['claude-sonnet-4', 'gemini-2.5-pro']);
+      expect(values(twoReplicas())).toEqual(values(oneGateway()));
+    });
+
+    it('the stat panels and the store failures are the sums of both replicas', async () => {
+      const dashboard = (await readDashboard('toolmask-grafana.json')) as { panels: Panel[] };
+      const query = (title: string) =>
+        substituted(
+          dashboard.panels.find((panel) => panel.title === title)?.targets?.[0]?.expr ?? '',
+        );
+      const value = (title: string) => evaluate(query(title), twoReplicas()).map((s) => s.value);
+      const all = [...REPLICA_A.requests, ...REPLICA_B.requests];
+      expect(value('Requests')).toEqual([all.length]);
+      expect(value('Prompt tokens')).toEqual([
+        all.reduce((total, record) => total + (record.promptTokens ?? 0), 0),
+      ]);
+      expect(value('Outputs masked')).toEqual([4]);
+      expect(value('Masking failures')).toEqual([2]);
+      // Per store, failures per second over the panel's 1m interval.
+      expect(shown(evaluate(query('Store failures'), twoReplicas()))).toEqual(
+        shown([
+          { labels: { store: 'conversations' }, value: 2 / 60 },
+          { labels: { store: 'outputs' }, value: 2 / 60 },
+          { labels: { store: 'usage' }, value: 1 / 60 },
+        ]),
+      );
+    });
+
+    it('the per-replica panel shows each replica by its name, or an unnamed one by its target', async () => {
+      const dashboard = (await readDashboard('toolmask-grafana.json')) as { panels: Panel[] };
+      const panel = dashboard.panels.find((candidate) => candidate.title === PER_REPLICA);
+      const query = substituted(panel?.targets?.[0]?.expr ?? '');
+      expect(shown(evaluate(query, twoReplicas()))).toEqual(
+        shown([
+          { labels: { replica: 'replica-a' }, value: REPLICA_A.requests.length / 60 },
+          { labels: { replica: 'replica-b' }, value: REPLICA_B.requests.length / 60 },
+        ]),
+      );
+      expect(shown(evaluate(query, oneGateway()))).toEqual(
+        shown([{ labels: { replica: '10.0.0.10:8787' }, value: 6 / 60 }]),
+      );
+    });
   });
 });
 

@@ -4,7 +4,14 @@
  * provider for the masking events (OTLP only). The masking pass reports through core's own
  * functions, with this provider, under the same names as the in-process installation
  * (`gemini_cli.tool_output_masking.*`); the gateway adds what only it knows, the provider's real
- * usage (`toolmask.gateway.*`). Names are documented in docs/telemetry.md.
+ * usage (`toolmask.gateway.*`) and the failures of its stores. Names are documented in
+ * docs/telemetry.md.
+ *
+ * A replica of a team gateway is named (`instance`): the name is the resource's
+ * `service.instance.id` (OTLP) and, in the Prometheus exposition, an `instance` label on every
+ * series, from the resource through the serializer's resource constant labels, so the masking
+ * metrics core records through this meter provider carry it too. Unnamed, the exposition is a
+ * person's own gateway's, without that label.
  */
 import { describeError } from '@toolmask/core/errors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -31,6 +38,10 @@ export const METRIC_CACHE_WRITE_TOKENS = 'toolmask.gateway.cache_write_tokens';
 export const METRIC_OUTPUT_TOKENS = 'toolmask.gateway.output_tokens';
 export const METRIC_TOKENS_KEPT_OUT = 'toolmask.gateway.tokens_kept_out';
 export const METRIC_ADDED_LATENCY = 'toolmask.gateway.added_latency';
+export const METRIC_STORE_FAILURES = 'toolmask.gateway.store_failures';
+
+/** The stores whose failures are counted (`store` label of `toolmask.gateway.store_failures`). */
+export type GatewayStoreName = 'conversations' | 'usage' | 'outputs' | 'keys';
 
 export interface GatewayTelemetryOptions {
   serviceVersion: string;
@@ -38,13 +49,27 @@ export interface GatewayTelemetryOptions {
   otlpEndpoint?: string;
   /** Milliseconds between OTLP metric exports. @default 60000 */
   otlpIntervalMs?: number;
+  /**
+   * This replica's name in a team gateway (`gateway-1`): an `instance` label on every series at
+   * `/metrics`, and `service.instance.id` on the resource. Unset or empty: no such label (a
+   * person's own gateway).
+   */
+  instance?: string;
 }
 
 export interface GatewayTelemetry {
   /** The masking event of one pass, with the conversation's attributes. */
   logEvent(event: ToolOutputMaskingEvent, attributes: Attributes): void;
-  recordPass(result: MaskingResult, attributes: Attributes): void;
+  recordPass(
+    result: Pick<MaskingResult, 'maskedCount' | 'failures' | 'offloaded' | 'durationMs'>,
+    attributes: Attributes,
+  ): void;
   recordRequest(record: UsageRecord): void;
+  /**
+   * One failed call of a store: `operation` is the store's method that failed (`load`,
+   * `appendDecisions`, `append`, `save`, `read`, ...), a name from a short fixed list, never an id.
+   */
+  recordStoreFailure(store: GatewayStoreName, operation: string): void;
   /** Serves the Prometheus text exposition. */
   serveMetrics(request: IncomingMessage, response: ServerResponse): Promise<void>;
   /** The exposition as text (tests, the dashboard). */
@@ -53,11 +78,15 @@ export interface GatewayTelemetry {
 }
 
 const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+/** The label naming a replica at `/metrics` (a Prometheus server scraping it: `exported_instance`). */
+const INSTANCE_LABEL = 'instance';
 
 export function createGatewayTelemetry(options: GatewayTelemetryOptions): GatewayTelemetry {
+  const instance = options.instance || undefined;
   const resource = resourceFromAttributes({
     'service.name': 'toolmask-gateway',
     'service.version': options.serviceVersion,
+    ...(instance ? { 'service.instance.id': instance } : {}),
   });
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   const readers: MetricReader[] = [prometheus];
@@ -102,12 +131,26 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
     valueType: ValueType.DOUBLE,
     advice: { explicitBucketBoundaries: [0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 1000] },
   });
-  const serializer = new PrometheusSerializer();
+  const storeFailures = counter(
+    METRIC_STORE_FAILURES,
+    "Failed calls of the gateway's stores (conversations, usage, outputs, keys).",
+  );
+  // The exposition's `instance` label: a resource attribute of that name, which the serializer
+  // puts on every series (and on target_info) as a constant label. Only the exposition's resource
+  // has it: OTLP carries the standard `service.instance.id`.
+  const exposedResource = instance
+    ? resource.merge(resourceFromAttributes({ [INSTANCE_LABEL]: instance }))
+    : resource;
+  const serializer = new PrometheusSerializer(
+    undefined,
+    false,
+    instance ? new RegExp(`^${INSTANCE_LABEL}$`) : undefined,
+  );
 
   async function metricsText(): Promise<string> {
     const { resourceMetrics, errors } = await prometheus.collect();
     if (errors.length > 0) throw new Error(`collecting metrics failed: ${String(errors[0])}`);
-    return serializer.serialize(resourceMetrics);
+    return serializer.serialize({ ...resourceMetrics, resource: exposedResource });
   }
 
   return {
@@ -136,6 +179,9 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
       if (record.outputTokens) outputTokens.add(record.outputTokens, attributes);
       if (record.tokensKeptOut) keptOut.add(Math.round(record.tokensKeptOut), attributes);
       addedLatency.record(record.gatewayMs, { front: record.front });
+    },
+    recordStoreFailure(store, operation) {
+      storeFailures.add(1, { store, operation });
     },
     async serveMetrics(_request, response) {
       try {
