@@ -14,6 +14,7 @@ import { createOpencodeCommand } from './commands/launch/opencode-command.js';
 import { createQwenCommand } from './commands/launch/qwen-command.js';
 import { createSetupCommand } from './commands/setup/setup-command.js';
 import { createStatusCommand } from './commands/status/status-command.js';
+import { createKeysCommand } from './commands/keys/keys-command.js';
 import { createOutputsCommand } from './commands/outputs/outputs-command.js';
 import { createReplayCommand } from './commands/replay/replay-command.js';
 import { cliDocumentationPath } from './docs-location.js';
@@ -43,6 +44,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     .addCommand(createReplayCommand(io, setExitCode))
     .addCommand(createOutputsCommand(io, setExitCode))
     .addCommand(createGatewayCommand(io, setExitCode))
+    .addCommand(createKeysCommand(io, setExitCode))
     .addCommand(createGeminiCommand(io, setExitCode))
     .addCommand(createQwenCommand(io, setExitCode))
     .addCommand(createClaudeCommand(io, setExitCode))

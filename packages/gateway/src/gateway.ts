@@ -44,12 +44,25 @@ import type { IncomingMessage } from 'node:http';
 import type { DashboardSource } from './dashboard/dashboard-source.js';
 import { ownerScopedSource } from './dashboard/owner-scoped-source.js';
 import { TeamAccess, principalOf } from './server/team-access.js';
-import { teamReadBack } from './server/team-read-back.js';
-import type { ConversationStore } from './state/stores.js';
+import { copySharedOutput, sharedOutputOf, teamReadBack } from './server/team-read-back.js';
+import { ToolOutputReadError } from '@toolmask/core/storage';
+import { countingFailures, type StoreName } from './state/failure-counting.js';
+import type { ConversationStore, SharedOutputStore } from './state/stores.js';
 import type { TeamOptions } from './gateway-options.js';
 
 /** Conversations whose owner this replica knows (they never change owner), at most this many. */
 const KNOWN_OWNERS = 100_000;
+
+/** The dashboard's reads of a team's outputs: a copy of the one asked for, if it is the session's. */
+function teamOutputOpener(outputs: SharedOutputStore, scratchDir: string) {
+  return async (sessionId: string, file: string) => {
+    const found = sharedOutputOf(outputs.root, file);
+    if (!found || found.conversationId !== sessionId) {
+      throw new ToolOutputReadError('OUTSIDE', `${file} is not an output of session ${sessionId}`);
+    }
+    return copySharedOutput(outputs, scratchDir, found, file);
+  };
+}
 
 /** A team gateway's owners: who a request is, and who owns a conversation. */
 function teamSide(options: TeamOptions, conversations: ConversationStore) {
@@ -92,19 +105,38 @@ export function createGateway(options: GatewayOptions): Gateway {
   const telemetry = createGatewayTelemetry({
     serviceVersion: GATEWAY_VERSION,
     ...(options.otlpEndpoint ? { otlpEndpoint: options.otlpEndpoint } : {}),
+    ...(options.team?.instance ? { instance: options.team.instance } : {}),
   });
   const settings = createMaskingSettingsSource(
     options.settingsFile,
     (error) => log(`[toolmask gateway] ${error.message}`),
     (warning) => log(`[toolmask gateway] ${warning.message}`),
   );
-  const stores = openStores(stateDir, options.stores, log);
+  // Stores on shared storage: their failures are counted (/metrics), the requests go on.
+  const counted = <T extends object>(store: T | undefined, name: StoreName) =>
+    store &&
+    countingFailures(store, name, (failed, operation) =>
+      telemetry.recordStoreFailure(failed, operation),
+    );
+  const given = options.stores && {
+    ...options.stores,
+    conversations: counted(options.stores.conversations, 'conversations'),
+    usage: counted(options.stores.usage, 'usage'),
+  };
+  const teamOptions: TeamOptions | undefined = options.team && {
+    ...options.team,
+    outputs: countingFailures(options.team.outputs, 'outputs', (failed, operation) =>
+      telemetry.recordStoreFailure(failed, operation),
+    ),
+    ...(options.team.keys ? { keys: counted(options.team.keys, 'keys') } : {}),
+  };
+  const stores = openStores(stateDir, given, log);
   const { usage } = stores;
-  const team = options.team ? teamSide(options.team, stores.conversations) : undefined;
+  const team = teamOptions ? teamSide(teamOptions, stores.conversations) : undefined;
   // Where outputs are named: on a team gateway, the same root on every replica, so a snippet's
   // bytes do not depend on which replica made it.
-  const outputsDir = options.team?.outputs.root ?? stateDir;
-  const outputs = options.team?.outputs ?? stores.outputs;
+  const outputsDir = teamOptions?.outputs.root ?? stateDir;
+  const outputs = teamOptions?.outputs ?? stores.outputs;
   const readToolName = options.readToolName ?? DEFAULT_READ_TOOL_NAME;
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const maxRetainedBytes = options.maxRetainedBytes ?? 256 * 1024 * 1024;
@@ -131,7 +163,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     }),
   });
   const upstreams: UpstreamUrls = { ...DEFAULT_UPSTREAMS, ...options.upstreams };
+  // A team replica copies a shared output to its disk to read it (server/team-read-back.ts).
+  const scratchDir = path.join(stateDir, 'read-back');
   const source = createGatewaySource({
+    ...(teamOptions ? { openOutput: teamOutputOpener(teamOptions.outputs, scratchDir) } : {}),
     stateDir,
     usage,
     conversations: stores.conversations,
@@ -181,6 +216,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     retentionDays,
     usage,
     conversations: stores.conversations,
+    ...(teamOptions ? { sharedOutputs: teamOptions.outputs } : {}),
     inUse: () => conversations.ids(),
     now,
     log,
@@ -215,12 +251,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     version: GATEWAY_VERSION,
     // An MCP call does not name its conversation: every session folder of this gateway is open.
     access: () => ({ projectTempDir: stateDir, sessionId: '', allowOtherSessions: true }),
-    ...(options.team && team
+    ...(teamOptions && team
       ? {
           read: teamReadBack({
-            outputs: options.team.outputs,
+            outputs: teamOptions.outputs,
             ownerOf: team.ownerOf,
-            scratchDir: path.join(stateDir, 'read-back'),
+            scratchDir,
           }),
         }
       : {}),
@@ -237,7 +273,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           .end(JSON.stringify({ status: 'ok', version: GATEWAY_VERSION, instanceId }));
       },
     },
-    summaryRoute(tally, { instanceId, startedAt, now }),
+    summaryRoute(tally, { instanceId, startedAt, now, adminOnly: team !== undefined }),
     ...dashboard.routes,
     {
       path: '/mcp',

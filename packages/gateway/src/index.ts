@@ -9,7 +9,15 @@
  * the stores' interfaces and types. src/publicApi.test.ts pins it.
  */
 export { createGateway } from './gateway.js';
-export type { Gateway, GatewayOptions } from './gateway-options.js';
+export type { Gateway, GatewayOptions, TeamOptions } from './gateway-options.js';
+export {
+  openTeamStores,
+  openTeamKeys,
+  TEAM_OUTPUTS_ROOT,
+  type TeamStores,
+  type TeamStoreOptions,
+} from './state/team-stores.js';
+export type { VirtualKeys, VirtualKeyInfo } from './state/redis/redis-virtual-keys.js';
 export { listenGateway, type ListenOptions, type RunningGateway } from './listen-gateway.js';
 export { findRunningGateway, type RunningFile } from './running-gateway.js';
 export { ACCESS_SECRET_FILE, loadAccessSecret } from './state/access-secret.js';
@@ -30,6 +38,7 @@ export type {
   UsageQuery,
   DecisionRecord,
   ConversationMeta,
+  SharedOutputStore,
 } from './state/stores.js';
 export {
   listenDashboard,

@@ -55,7 +55,7 @@ export interface RunningGateway {
 
 export async function listenGateway(options: ListenOptions): Promise<RunningGateway> {
   const host = options.host ?? '127.0.0.1';
-  checkBindable(host, options.authToken);
+  checkBindable(host, options.authToken, options.team !== undefined);
   // Before the port is taken: a gateway that cannot keep state must not hold it.
   const stateDir = path.resolve(options.stateDir);
   await checkWritable(stateDir);

@@ -206,6 +206,18 @@ describe('team gateway replicas on one shared store', () => {
     expect(await sessions(ALICE)).toBe(1);
     expect(await sessions(BOB)).toBe(0);
     expect(await sessions({ admin: 'the-admin-key' })).toBe(1);
+    // The page's view of the output's text, from the shared store, through the other replica.
+    const session = /session-([0-9a-f]+)\//.exec(file)![1]!;
+    const outputText = (key: string) =>
+      fetch(`${second!.url}/api/outputs?session=${session}&file=${encodeURIComponent(file)}`, {
+        headers: { 'x-toolmask-token': key },
+      });
+    const forAlice = await outputText(ALICE['x-goog-api-key']);
+    expect(forAlice.status).toBe(200);
+    const slice = (await forAlice.json()) as { file: string; text: string };
+    expect(slice.file).toBe(file);
+    expect(slice.text).toBe(shellOutput(callId));
+    expect((await outputText(BOB['x-goog-api-key'])).status).toBe(404);
   });
 
   it('a store that is down fails no turn; masking resumes when it is back', async () => {
@@ -227,8 +239,43 @@ describe('team gateway replicas on one shared store', () => {
     const during = await step(4);
     expect(during.answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     stores.failing = false;
+    // Counted and shown: the store's failures on /metrics, the requests' on /api/summary.
+    const metrics = await (await fetch(`${gateway!.url}/metrics`)).text();
+    expect(metrics).toMatch(/toolmask_gateway_store_failures_total\{[^}]*store="conversations"/);
+    const summary = (await (
+      await fetch(`${gateway!.url}/api/summary`, {
+        headers: { 'x-toolmask-token': 'the-admin-key' },
+      })
+    ).json()) as { gateway: { failures: number } };
+    expect(summary.gateway.failures).toBeGreaterThan(0);
+    const forAlice = await fetch(`${gateway!.url}/api/summary`, {
+      headers: { 'x-toolmask-token': ALICE['x-goog-api-key'] },
+    });
+    expect(forAlice.status).toBe(403);
     await step(6);
     expect(upstream.requests.at(-1)!.raw.toString('utf8')).toContain('tool_output_masked');
+  });
+
+  it('a store that lost its decisions (Redis restarted empty) takes new ones again', async () => {
+    const stores = memoryTeamStores();
+    const upstream = await scriptedUpstream(14);
+    const [gateway] = await replicas(1, stores, upstream);
+    const history: ContentLike[] = [{ role: 'user', parts: [{ text: 'build it' }] }];
+    const step = (count: number) =>
+      runGeminiClient({
+        url: `${gateway!.url}${MODEL_PATH}`,
+        prompt: 'build it',
+        history,
+        outputFor: (call) => ({ output: shellOutput(call.id) }),
+        maxRequests: count,
+        headers: ALICE,
+      });
+    await step(8);
+    expect(stores.decisionCount()).toBeGreaterThan(0);
+    stores.loseDecisions();
+    const after = await step(7);
+    expect(after.answers.every((answer) => answer.status === 200)).toBe(true);
+    expect(stores.decisionCount()).toBeGreaterThan(0);
   });
 
   it('a request without a key is refused in its protocol style; a virtual key needs the store', async () => {

@@ -350,7 +350,17 @@ export class Conversation {
       }
       return { saved: true, unsavedDecisions: 0 };
     } catch (error) {
-      if (error instanceof DecisionConflictError) return 'conflict';
+      if (error instanceof DecisionConflictError) {
+        if (error.count < this.known) {
+          // The store lost decisions (a Redis restarted without persistence, keys expired): go on
+          // from what it holds; what this gateway knew stays applied here.
+          this.options.debug(
+            `[toolmask gateway] conversation ${this.id}: the store holds ${error.count} decisions, ${this.known} were known; going on from the store's`,
+          );
+          this.known = error.count;
+        }
+        return 'conflict';
+      }
       // Never use a decision that a restart would not find again: send without it.
       this.options.debug(
         `[toolmask gateway] could not save ${records.length} decision(s) of conversation ${this.id}; the request goes without them: ${describeError(error)}`,

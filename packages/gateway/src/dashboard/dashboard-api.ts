@@ -27,7 +27,7 @@ import type {
   SessionOutputs,
 } from './api-types.js';
 import type { ChangeFeed } from './change-feed.js';
-import { SESSION_ID, type DashboardSource } from './dashboard-source.js';
+import { SESSION_ID, type DashboardSource, type OpenedOutput } from './dashboard-source.js';
 import { readOutputPreview, readOutputSlice } from './output-text.js';
 
 export interface DashboardApiOptions {
@@ -98,20 +98,36 @@ async function readOutput(
     fail(response, 400, 'expected ?session=<id>&file=<file>[&offset=<byte>]');
     return;
   }
-  const access = await options.source.outputAccess(session);
-  if (!access) {
-    fail(response, 404, `no offloaded outputs are known for session ${session}`);
-    return;
-  }
+  let opened: OpenedOutput | undefined;
   try {
-    json(response, 200, await readOutputSlice(file, access, offset));
+    opened = await openOutput(options.source, session, file);
+    if (!opened) {
+      fail(response, 404, `no offloaded outputs are known for session ${session}`);
+      return;
+    }
+    const slice = await readOutputSlice(opened.file, opened.access, offset);
+    // A copy's slice names the output as the session knows it.
+    json(response, 200, { ...slice, file });
   } catch (error) {
     if (error instanceof ToolOutputReadError) {
       fail(response, READ_ERROR_STATUS[error.code], error.message);
       return;
     }
     fail(response, 500, `cannot read the output: ${describeError(error)}`);
+  } finally {
+    await opened?.release();
   }
+}
+
+/** Where the page's output is read: the source's copy, else the file under its session's access. */
+async function openOutput(
+  source: DashboardSource,
+  session: string,
+  file: string,
+): Promise<OpenedOutput | undefined> {
+  if (source.openOutput) return source.openOutput(session, file);
+  const access = await source.outputAccess(session);
+  return access ? { file, access, release: async () => undefined } : undefined;
 }
 
 export async function dashboardStatus(options: DashboardApiOptions): Promise<DashboardStatus> {

@@ -14,6 +14,12 @@ export interface SourceStatus {
   details: Record<string, SettingValue>;
 }
 
+export interface OpenedOutput {
+  file: string;
+  access: ToolOutputAccess;
+  release(): Promise<void>;
+}
+
 export interface DashboardSource {
   readonly kind: SourceKind;
   /** Per-request records, oldest first. */
@@ -25,6 +31,12 @@ export interface DashboardSource {
    * when the session has none this source can find.
    */
   outputAccess(sessionId: string): Promise<ToolOutputAccess | undefined>;
+  /**
+   * Where one output of the session can be read, when it is not a file under `outputAccess` (a
+   * team gateway's shared store: a copy on this machine's disk, removed by `release`); undefined
+   * when the session has no such output. Absent: `file` is read under `outputAccess`.
+   */
+  openOutput?(sessionId: string, file: string): Promise<OpenedOutput | undefined>;
   status(): Promise<SourceStatus>;
   /** Figures only this source has for a session, by name. */
   sessionExtras?(sessionId: string): Promise<Record<string, number> | undefined>;

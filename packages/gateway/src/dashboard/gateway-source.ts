@@ -18,6 +18,8 @@ export interface GatewaySourceOptions {
   settings: MaskingSettingsSource;
   /** The gateway's own settings in force, as shown. */
   gatewaySettings: Record<string, SettingValue>;
+  /** A team gateway: its outputs are in the shared store (DashboardSource.openOutput). */
+  openOutput?: DashboardSource['openOutput'];
 }
 
 export interface GatewaySource extends DashboardSource {
@@ -64,6 +66,7 @@ export function createGatewaySource(options: GatewaySourceOptions): GatewaySourc
     async outputAccess(sessionId) {
       return { projectTempDir: options.stateDir, sessionId, allowOtherSessions: false };
     },
+    ...(options.openOutput ? { openOutput: options.openOutput } : {}),
     async status() {
       // The settings file's retentionDays is the in-process installation's: the gateway's own
       // (in the gateway group) is the one that applies here.

@@ -22,6 +22,12 @@ export function ownerScopedSource(
     outputs: async (sessionId) => ((await mine(sessionId)) ? source.outputs(sessionId) : []),
     outputAccess: async (sessionId) =>
       (await mine(sessionId)) ? source.outputAccess(sessionId) : undefined,
+    ...(source.openOutput
+      ? {
+          openOutput: async (sessionId: string, file: string) =>
+            (await mine(sessionId)) ? source.openOutput?.(sessionId, file) : undefined,
+        }
+      : {}),
     status: () => source.status(),
     ...(source.sessionExtras
       ? {

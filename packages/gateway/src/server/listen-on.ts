@@ -8,9 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { GatewayStartError } from '../errors.js';
 import { isLoopbackHost } from './loopback.js';
 
-/** Refuses an address beyond loopback without a token, before anything listens. */
-export function checkBindable(host: string, authToken: string | undefined): void {
-  if (!isLoopbackHost(host) && !authToken) {
+/**
+ * Refuses an address beyond loopback without a token, before anything listens. A team gateway
+ * (`keyed`) asks every request for a key of its own, so it needs none.
+ */
+export function checkBindable(host: string, authToken: string | undefined, keyed = false): void {
+  if (!isLoopbackHost(host) && !authToken && !keyed) {
     throw new GatewayStartError(
       'NEEDS_AUTH_TOKEN',
       `binding to ${host} (not loopback) needs --auth-token: anyone who can reach it could use your API keys`,

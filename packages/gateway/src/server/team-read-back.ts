@@ -19,6 +19,7 @@ import {
   sessionIdOfFolder,
   writeAtomically,
   type ReadToolOutputParams,
+  type ToolOutputAccess,
 } from '@toolmask/core/storage';
 import type { SharedOutputStore } from '../state/stores.js';
 import type { ReadBack } from './mcp-endpoint.js';
@@ -46,6 +47,42 @@ export function sharedOutputOf(
   return { conversationId, relative };
 }
 
+/** A shared output copied to this replica's disk, for core's reader; `release` removes the copy. */
+export interface LocalCopy {
+  /** The copy's path. */
+  file: string;
+  access: ToolOutputAccess;
+  release(): Promise<void>;
+}
+
+/**
+ * The output a snippet names, copied into a folder of its own under `scratchDir` (reads of one
+ * output at once never share a copy). No owner check: the caller's.
+ */
+export async function copySharedOutput(
+  outputs: SharedOutputStore,
+  scratchDir: string,
+  found: { conversationId: string; relative: string },
+  named: string,
+): Promise<LocalCopy> {
+  const bytes = await outputs.read(found.relative);
+  if (!bytes) throw new ToolOutputReadError('NOT_FOUND', `no output at ${named} (expired?)`);
+  const scratch = path.join(scratchDir, randomBytes(8).toString('hex'));
+  const copy = path.join(scratch, found.relative);
+  const release = () => fs.rm(scratch, { recursive: true, force: true });
+  try {
+    await writeAtomically(copy, bytes.toString('utf8'), { root: scratchDir });
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return {
+    file: copy,
+    access: { projectTempDir: scratch, sessionId: found.conversationId, allowOtherSessions: false },
+    release,
+  };
+}
+
 export function teamReadBack(options: TeamReadBackOptions): ReadBack {
   const { outputs } = options;
   return async (params: ReadToolOutputParams, request) => {
@@ -60,25 +97,17 @@ export function teamReadBack(options: TeamReadBackOptions): ReadBack {
     if (!mayRead(principalOf(request), await options.ownerOf(found.conversationId))) {
       throw new ToolOutputReadError('OTHER_SESSION', 'that output belongs to another person');
     }
-    const bytes = await outputs.read(found.relative);
-    if (!bytes) throw new ToolOutputReadError('NOT_FOUND', `no output at ${file} (expired?)`);
-    // A folder of its own per read: reads of one output at once never share a copy.
-    const scratch = path.join(options.scratchDir, randomBytes(8).toString('hex'));
-    const copy = path.join(scratch, found.relative);
+    const copy = await copySharedOutput(outputs, options.scratchDir, found, file);
     try {
-      await writeAtomically(copy, bytes.toString('utf8'), { root: options.scratchDir });
-      const result = await readToolOutput(
-        { ...params, file: copy },
-        { projectTempDir: scratch, sessionId: found.conversationId, allowOtherSessions: false },
-      );
-      return { ...result, text: result.text.split(copy).join(file) };
+      const result = await readToolOutput({ ...params, file: copy.file }, copy.access);
+      return { ...result, text: result.text.split(copy.file).join(file) };
     } catch (error) {
       if (error instanceof ToolOutputReadError) {
-        throw new ToolOutputReadError(error.code, error.message.split(copy).join(file));
+        throw new ToolOutputReadError(error.code, error.message.split(copy.file).join(file));
       }
       throw error;
     } finally {
-      await fs.rm(scratch, { recursive: true, force: true });
+      await copy.release();
     }
   };
 }

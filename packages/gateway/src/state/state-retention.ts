@@ -4,18 +4,26 @@
  * meta), and their offloaded outputs (core's retention rule, `tool-outputs/session-*` folders
  * whose newest file is older). Conversations held in memory are kept whatever their age.
  *
+ * A team gateway's shared stores expire on their own (Redis TTLs); its shared outputs are swept
+ * by age here (an S3 lifecycle rule may do it instead: docs/team.md).
+ *
  * It runs once when the gateway starts and then once a day; a run never throws (what could not be
  * removed is logged and tried again the next day). `retentionDays` 0 keeps everything.
  */
 import { describeError } from '@toolmask/core/errors';
 import { applyRetention, DAY_MS } from '@toolmask/core/storage';
-import type { ConversationStore, UsageStore } from './stores.js';
+import type { ConversationStore, SharedOutputStore, UsageStore } from './stores.js';
 
 export interface StateRetentionOptions {
   stateDir: string;
   retentionDays: number;
   usage: UsageStore;
   conversations: ConversationStore;
+  /**
+   * A team gateway's outputs (Redis, S3, a shared folder): swept too, by age alone (another
+   * replica may be using any conversation; an output is read back within minutes of its save).
+   */
+  sharedOutputs?: SharedOutputStore;
   /** Conversations in use (never removed). */
   inUse: () => Iterable<string>;
   now: () => number;
@@ -47,13 +55,20 @@ export async function pruneState(options: StateRetentionOptions): Promise<PruneR
   } catch (error) {
     problem('conversations', error);
   }
+  if (options.sharedOutputs) {
+    try {
+      report.outputFolders += await options.sharedOutputs.prune(before);
+    } catch (error) {
+      problem('shared outputs', error);
+    }
+  }
   const outputs = await applyRetention({
     projectTempDir: options.stateDir,
     retentionDays: options.retentionDays,
     keepSessions: [...keep],
     now: () => now,
   });
-  report.outputFolders = outputs.removed.length;
+  report.outputFolders += outputs.removed.length;
   for (const failure of outputs.failed) problem(failure.folder.path, failure.message);
   return report;
 }

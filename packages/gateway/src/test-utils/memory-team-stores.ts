@@ -25,6 +25,10 @@ export interface MemoryTeamStores {
   failing: boolean;
   /** Appends that lost the race, for assertions. */
   conflicts: number;
+  /** Forgets every conversation's decisions (a Redis restarted without persistence). */
+  loseDecisions(): void;
+  /** How many decisions the store holds, across conversations. */
+  decisionCount(): number;
 }
 
 export function memoryTeamStores(root = '/team'): MemoryTeamStores {
@@ -37,6 +41,8 @@ export function memoryTeamStores(root = '/team'): MemoryTeamStores {
     delay: 0,
     failing: false,
     conflicts: 0,
+    loseDecisions: () => decisions.clear(),
+    decisionCount: () => [...decisions.values()].reduce((sum, list) => sum + list.length, 0),
     conversations: undefined as unknown as ConversationStore,
     usage: undefined as unknown as UsageStore,
     outputs: undefined as unknown as SharedOutputStore,

@@ -6,6 +6,7 @@
  * token: figures of the owner's sessions).
  */
 import { ACCESS } from '../server/access.js';
+import { principalOf } from '../server/team-access.js';
 import type { Route } from '../server/route-table.js';
 import type { UsageSummary, UsageTally } from './usage-tally.js';
 
@@ -16,18 +17,36 @@ const MAX_SESSION_LENGTH = 200;
 
 export function summaryRoute(
   tally: UsageTally,
-  gateway: { instanceId: string; startedAt: number; now: () => number },
+  gateway: {
+    instanceId: string;
+    startedAt: number;
+    now: () => number;
+    /** A team gateway: the totals are everyone's, so only the admin is answered. */
+    adminOnly?: boolean;
+  },
 ): Route {
   return {
     path: SUMMARY_PATH,
     methods: ['GET', 'HEAD'],
     access: ACCESS.browser,
-    handle: (_request, response, { query }) => {
+    handle: (request, response, { query }) => {
       const session = query.get('session') ?? undefined;
       const headers = {
         'content-type': 'application/json; charset=utf-8',
         'cache-control': 'no-store',
       };
+      if (gateway.adminOnly && principalOf(request)?.kind !== 'admin') {
+        response.writeHead(403, headers).end(
+          JSON.stringify({
+            error: {
+              code: 403,
+              message:
+                "toolmask gateway: a team gateway's totals are everyone's: the admin key reads them",
+            },
+          }),
+        );
+        return;
+      }
       if (session !== undefined && (session === '' || session.length > MAX_SESSION_LENGTH)) {
         response.writeHead(400, headers).end(
           JSON.stringify({

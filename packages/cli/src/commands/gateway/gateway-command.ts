@@ -23,6 +23,9 @@ Examples:
       on http://127.0.0.1:8787, in front of the public Gemini, Vertex and Code Assist APIs
   $ toolmask gateway --port 0 --openai-upstream https://dashscope.aliyuncs.com/compatible-mode/v1
   $ TOOLMASK_GATEWAY_TOKEN=$(openssl rand -hex 16) toolmask gateway --host 0.0.0.0
+  $ toolmask gateway --store redis://10.0.0.5:6379 --outputs s3://team-outputs/toolmask \\
+      --provider-key-env GEMINI_API_KEY --admin-key-env TOOLMASK_ADMIN_KEY --host 0.0.0.0
+      one replica of a team gateway (docs/team.md); make keys with \`toolmask keys create\`
 
 Point a client at it: GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787/gemini (API key),
 GOOGLE_VERTEX_BASE_URL=http://127.0.0.1:8787/vertex, CODE_ASSIST_ENDPOINT=http://127.0.0.1:8787/code-assist,
@@ -84,6 +87,27 @@ export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => v
       30,
     )
     .option('--keep-client-masking', "leave gemini-cli's own masking on for Code Assist sessions")
+    .option(
+      '--store <url>',
+      'a team gateway: its state in Redis, redis://HOST:PORT[/DB], shared by every replica (docs/team.md); each request then needs a key',
+    )
+    .option(
+      '--outputs <where>',
+      "a team gateway's offloaded outputs: s3://BUCKET/PREFIX or a folder every replica mounts (default: Redis)",
+    )
+    .option('--s3-endpoint <url>', 'an S3-compatible store for --outputs s3://... (e.g. MinIO)')
+    .option(
+      '--provider-key-env <name>',
+      'the environment variable holding the provider key sent upstream in place of virtual keys (toolmask keys create)',
+    )
+    .option(
+      '--admin-key-env <name>',
+      "the environment variable holding the admin key: it reads every person's state on /api, /mcp and the dashboard",
+    )
+    .option(
+      '--instance <name>',
+      "this replica's name: the instance label of its metrics (default HOST:PORT)",
+    )
     .option(
       '--allow-second',
       'start even when a gateway already runs for this state folder (without it: exit 1, naming that one)',

@@ -11,6 +11,7 @@ import type { CliIo } from '../../cli-io.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
 import { refuseIfRunning } from './already-running.js';
 import { holdStateLock } from './state-lock.js';
+import { openTeam } from './team-gateway.js';
 
 export interface GatewayCommandOptions {
   host: string;
@@ -30,6 +31,13 @@ export interface GatewayCommandOptions {
   keepClientMasking?: boolean;
   /** Start even when a gateway already runs for the state folder (already-running.ts). */
   allowSecond?: boolean;
+  /** A team gateway (team-gateway.ts). */
+  store?: string;
+  outputs?: string;
+  s3Endpoint?: string;
+  providerKeyEnv?: string;
+  adminKeyEnv?: string;
+  instance?: string;
 }
 
 function checkUrl(flag: string, value: string | undefined): string | undefined {
@@ -83,9 +91,11 @@ async function serveGateway(
   resolved: { stateDir: string; upstreams: Partial<UpstreamUrls>; authToken: string | undefined },
 ): Promise<number> {
   const { stateDir, upstreams, authToken } = resolved;
+  const team = await openTeam(options, io);
   let running;
   try {
     running = await listenGateway({
+      ...(team ? { stores: team.stores, team: team.options } : {}),
       host: options.host,
       port: options.port,
       stateDir,
@@ -104,15 +114,23 @@ async function serveGateway(
       log: (line) => io.stderr.write(`${line}\n`),
     });
   } catch (error) {
+    await team?.close();
     if (error instanceof GatewayStartError) throw usageError(error.message);
     throw error;
   }
   io.stdout.write(`listening on ${running.url}\n`);
-  io.stderr.write(
-    `toolmask gateway: dashboard at ${running.dashboardUrl} (open it once: it leaves a cookie; the token is this gateway's access secret, in ${running.gateway.stateDir}/access-secret)\n`,
-  );
+  if (team) {
+    io.stderr.write(
+      `toolmask gateway: a team replica (${team.description}); every request needs a key. Dashboard: ${running.url}/?token=<your key>\n`,
+    );
+  } else {
+    io.stderr.write(
+      `toolmask gateway: dashboard at ${running.dashboardUrl} (open it once: it leaves a cookie; the token is this gateway's access secret, in ${running.gateway.stateDir}/access-secret)\n`,
+    );
+  }
   const signal = await (io.shutdownSignal?.() ?? new Promise<string>(() => undefined));
   io.stderr.write(`toolmask gateway: ${signal}: finishing requests in flight...\n`);
   await running.close();
+  await team?.close();
   return EXIT_OK;
 }

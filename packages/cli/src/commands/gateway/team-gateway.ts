@@ -1,0 +1,93 @@
+/**
+ * `toolmask gateway --store redis://...`: one replica of a team gateway (docs/team.md). Its
+ * shared stores are opened here from the flags, the keys it forwards or checks are read from the
+ * environment variables the flags name (never from the command line, where `ps` shows them), and
+ * a Redis that does not answer yet is waited for briefly, then left to come: the gateway serves
+ * from the start, unmasked until the store answers.
+ */
+import * as os from 'node:os';
+import {
+  openTeamStores,
+  type GatewayOptions,
+  type TeamOptions,
+  type TeamStores,
+} from '@toolmask/gateway';
+import { usageError } from '../../cli-error.js';
+import type { CliIo } from '../../cli-io.js';
+import type { GatewayCommandOptions } from './run-gateway.js';
+
+/** How long a starting replica waits for Redis before it serves anyway. */
+const READY_WAIT_MS = 5_000;
+
+export interface OpenedTeam {
+  stores: NonNullable<GatewayOptions['stores']>;
+  options: TeamOptions;
+  description: string;
+  close(): Promise<void>;
+}
+
+/** The value of the environment variable a flag names; a usage error when it is unset or empty. */
+function keyFromEnv(io: CliIo, flag: string, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const value = io.env[name];
+  if (!value) throw usageError(`${flag} ${name}: the environment variable ${name} is not set`);
+  return value;
+}
+
+export async function openTeam(
+  options: GatewayCommandOptions,
+  io: CliIo,
+): Promise<OpenedTeam | undefined> {
+  if (!options.store) {
+    const teamOnly = (
+      [
+        ['--outputs', options.outputs],
+        ['--s3-endpoint', options.s3Endpoint],
+        ['--provider-key-env', options.providerKeyEnv],
+        ['--admin-key-env', options.adminKeyEnv],
+      ] as const
+    ).find(([, value]) => value !== undefined);
+    if (teamOnly) throw usageError(`${teamOnly[0]} is for a team gateway: add --store redis://...`);
+    return undefined;
+  }
+  if (options.authToken ?? io.env['TOOLMASK_GATEWAY_TOKEN']) {
+    throw usageError(
+      'a team gateway asks each request for its own key: --auth-token (TOOLMASK_GATEWAY_TOKEN) is not used with --store',
+    );
+  }
+  if (options.s3Endpoint !== undefined && !options.outputs?.startsWith('s3://')) {
+    throw usageError('--s3-endpoint goes with --outputs s3://BUCKET/PREFIX');
+  }
+  const providerKey = keyFromEnv(io, '--provider-key-env', options.providerKeyEnv);
+  const adminKey = keyFromEnv(io, '--admin-key-env', options.adminKeyEnv);
+  let stores: TeamStores;
+  try {
+    stores = openTeamStores({
+      store: options.store,
+      ...(options.outputs !== undefined ? { outputs: options.outputs } : {}),
+      ...(options.s3Endpoint !== undefined ? { s3Endpoint: options.s3Endpoint } : {}),
+      retentionDays: options.retentionDays,
+      log: (line) => io.stderr.write(`${line}\n`),
+    });
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+  if (!(await stores.ready(READY_WAIT_MS))) {
+    io.stderr.write(
+      `toolmask gateway: Redis does not answer yet (${stores.description}); serving unmasked until it does\n`,
+    );
+  }
+  return {
+    stores: { conversations: stores.conversations, usage: stores.usage },
+    options: {
+      outputs: stores.outputs,
+      keys: stores.keys,
+      ...(providerKey ? { providerKey } : {}),
+      ...(adminKey ? { adminKey } : {}),
+      cookieSecret: () => stores.cookieSecret(),
+      instance: options.instance ?? `${os.hostname()}:${options.port}`,
+    },
+    description: stores.description,
+    close: () => stores.close(),
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * A team gateway's shared state, opened from the CLI's flags (docs/team.md):
+ *
+ * - `--store redis://HOST:PORT[/DB]`: conversations (decisions, the last answer's state, owners),
+ *   usage records, the virtual keys and the dashboard cookie's secret, in Redis;
+ * - `--outputs`: the offloaded outputs, in Redis too by default, or in an S3 bucket
+ *   (`s3://BUCKET/PREFIX`, `--s3-endpoint` for S3-compatible stores, credentials from the AWS
+ *   SDK's chain) or a folder every replica mounts.
+ *
+ * Outputs in Redis or S3 are named under `TEAM_OUTPUTS_ROOT` in snippets: a path of no machine,
+ * the same on every replica, read back through the gateway's `/mcp` only.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { createDirOutputStore } from './outputs/dir-output-store.js';
+import { parseOutputsOption } from './outputs/outputs-option.js';
+import { createS3OutputStore } from './outputs/s3-output-store.js';
+import {
+  closeRedisConnection,
+  openRedisConnection,
+  parseRedisUrl,
+  redisReady,
+} from './redis/redis-connection.js';
+import { createRedisConversationStore } from './redis/redis-conversation-store.js';
+import { createRedisOutputStore } from './redis/redis-output-store.js';
+import { createRedisUsageStore } from './redis/redis-usage-store.js';
+import { createVirtualKeys, type VirtualKeys } from './redis/redis-virtual-keys.js';
+import type { ConversationStore, SharedOutputStore, UsageStore } from './stores.js';
+
+/** Where outputs kept in Redis or S3 are named in snippets. */
+export const TEAM_OUTPUTS_ROOT = '/toolmask-team';
+
+const COOKIE_SECRET_KEY = 'team:cookie-secret';
+
+/**
+ * Outputs kept in Redis travel on a connection of their own with a longer limit: a 50 MB output
+ * takes ~0.3 s on loopback, more over a network, and on the state's connection it would hold up
+ * the small commands queued behind it (and trip their 250 ms limit).
+ */
+const OUTPUT_COMMAND_TIMEOUT_MS = 5_000;
+
+export interface TeamStoreOptions {
+  /** `redis://HOST:PORT[/DB]` (`--store`). */
+  store: string;
+  /** `s3://BUCKET/PREFIX` or a folder (`--outputs`); default Redis. */
+  outputs?: string;
+  /** An S3-compatible store's URL (`--s3-endpoint`). */
+  s3Endpoint?: string;
+  /** Days state is kept (Redis TTLs, the outputs' sweep); 0 keeps everything. */
+  retentionDays: number;
+  /** Connection problems and warnings, one line each (never a password). */
+  log: (line: string) => void;
+  /** Milliseconds a Redis command may take. @default 250 */
+  commandTimeoutMs?: number;
+}
+
+export interface TeamStores {
+  conversations: ConversationStore;
+  usage: UsageStore;
+  outputs: SharedOutputStore;
+  keys: VirtualKeys;
+  /** The secret every replica signs dashboard cookies with (made once, kept in Redis). */
+  cookieSecret(): Promise<string>;
+  /** Resolves true once Redis answers, false after `timeoutMs`. */
+  ready(timeoutMs: number): Promise<boolean>;
+  /** Where things are, for the banner (no password). */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+function openRedis(
+  url: string,
+  log: (line: string) => void,
+  commandTimeoutMs?: number,
+  connectionName?: string,
+): Redis {
+  return openRedisConnection(url, {
+    onError: (message) => log(`[toolmask gateway] ${message}`),
+    ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}),
+    ...(connectionName !== undefined ? { connectionName } : {}),
+  });
+}
+
+export function openTeamStores(options: TeamStoreOptions): TeamStores {
+  const address = parseRedisUrl(options.store);
+  // Checked before anything connects: a bad --outputs is a usage error, not a retry loop.
+  const outputsOption = options.outputs ? parseOutputsOption(options.outputs) : undefined;
+  const client = openRedis(options.store, options.log, options.commandTimeoutMs);
+  const { retentionDays } = options;
+  let outputs: SharedOutputStore;
+  let outputsPlace: string;
+  let outputsClient: Redis | undefined;
+  if (outputsOption?.kind === 's3') {
+    outputs = createS3OutputStore({
+      bucket: outputsOption.bucket,
+      prefix: outputsOption.prefix,
+      root: TEAM_OUTPUTS_ROOT,
+      ...(options.s3Endpoint ? { endpoint: options.s3Endpoint } : {}),
+    });
+    outputsPlace = `s3://${outputsOption.bucket}/${outputsOption.prefix}`;
+  } else if (outputsOption?.kind === 'dir') {
+    outputs = createDirOutputStore(outputsOption.path);
+    outputsPlace = outputsOption.path;
+  } else {
+    outputsClient = openRedis(
+      options.store,
+      options.log,
+      OUTPUT_COMMAND_TIMEOUT_MS,
+      'toolmask-gateway-outputs',
+    );
+    outputs = createRedisOutputStore(outputsClient, { root: TEAM_OUTPUTS_ROOT, retentionDays });
+    outputsPlace = 'Redis';
+  }
+  let secret: Promise<string> | undefined;
+  return {
+    conversations: createRedisConversationStore(client, {
+      retentionDays,
+      onWarning: (message) => options.log(`[toolmask gateway] ${message}`),
+    }),
+    usage: createRedisUsageStore(client, { retentionDays }),
+    outputs,
+    keys: createVirtualKeys(client),
+    cookieSecret() {
+      secret ??= (async () => {
+        // The first replica to ask makes it; every other one reads that one.
+        await client.set(COOKIE_SECRET_KEY, randomBytes(32).toString('hex'), 'NX');
+        const value = await client.get(COOKIE_SECRET_KEY);
+        if (!value) throw new Error('the team store has no cookie secret');
+        return value;
+      })().catch((error: unknown) => {
+        secret = undefined;
+        throw error;
+      });
+      return secret;
+    },
+    ready: (timeoutMs) => redisReady(client, timeoutMs),
+    description: `state in ${address.display}, outputs in ${outputsPlace}`,
+    async close() {
+      await Promise.allSettled([
+        outputs.close?.(),
+        closeRedisConnection(client),
+        ...(outputsClient ? [closeRedisConnection(outputsClient)] : []),
+      ]);
+    },
+  };
+}
+
+/** The team's virtual keys alone (`toolmask keys`). */
+export function openTeamKeys(
+  store: string,
+  log: (line: string) => void,
+): { keys: VirtualKeys; ready(timeoutMs: number): Promise<boolean>; close(): Promise<void> } {
+  parseRedisUrl(store);
+  const client = openRedis(store, log);
+  return {
+    keys: createVirtualKeys(client),
+    ready: (timeoutMs) => redisReady(client, timeoutMs),
+    close: () => closeRedisConnection(client),
+  };
+}
