@@ -130,3 +130,43 @@ describe('toolmask gateway: one already running for the state folder', () => {
     await expect(fs.access(path.join(stateDir, 'gateway.lock'))).rejects.toThrow();
   });
 });
+
+describe('toolmask gateway: team flags', () => {
+  it('a team flag without --store, a bad store or outputs value, or an unset key variable is bad usage (exit 2)', async () => {
+    const stateDir = await stateFolder();
+    const cases: Array<[string[], string]> = [
+      [
+        ['--outputs', 's3://bucket/prefix'],
+        '--outputs is for a team gateway: add --store redis://...',
+      ],
+      [['--provider-key-env', 'X'], '--provider-key-env is for a team gateway'],
+      [['--store', 'http://127.0.0.1:6379'], '--store "http://127.0.0.1:6379"'],
+      [
+        ['--store', 'redis://127.0.0.1:6379', '--outputs', 's3://B/x'],
+        '--outputs "s3://B/x": bucket name "B" must be 3 to 63 characters long',
+      ],
+      [
+        ['--store', 'redis://127.0.0.1:6379', '--s3-endpoint', 'http://127.0.0.1:9000'],
+        '--s3-endpoint goes with --outputs s3://BUCKET/PREFIX',
+      ],
+      [
+        ['--store', 'redis://127.0.0.1:6379', '--provider-key-env', 'TOOLMASK_TEST_UNSET_KEY'],
+        '--provider-key-env TOOLMASK_TEST_UNSET_KEY: the environment variable TOOLMASK_TEST_UNSET_KEY is not set',
+      ],
+    ];
+    for (const [flags, message] of cases) {
+      const run = await runCliCaptured([
+        'gateway',
+        '--port',
+        '0',
+        '--state-dir',
+        stateDir,
+        '--allow-second',
+        ...flags,
+      ]);
+      expect(run.code, flags.join(' ')).toBe(2);
+      expect(run.stderr, flags.join(' ')).toContain(message);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});

@@ -325,5 +325,20 @@ describe.skipIf(!runs)('a team gateway: three replicas behind HAProxy, state in 
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     for (const contents of more) expect(await send(haproxy.url, contents, aliceKey)).toBe(200);
     expect(sent.at(-1)!.body).toContain('tool_output_masked');
+
+    // Redis frozen (a slow store: connections open, nothing answered): each turn is answered, held
+    // up at most by the commands' time limits.
+    redis.pause();
+    try {
+      for (const contents of more.slice(0, 2)) {
+        const started = Date.now();
+        expect(await send(haproxy.url, contents, aliceKey)).toBe(200);
+        expect(Date.now() - started).toBeLessThan(5_000);
+      }
+    } finally {
+      redis.resume();
+    }
+    const metrics = await (await fetch(`${replicas[0]!.url}/metrics`)).text();
+    expect(metrics).toMatch(/toolmask_gateway_store_failures_total\{[^}]*instance="replica-0"/);
   }, 240_000);
 });
