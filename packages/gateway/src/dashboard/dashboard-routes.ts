@@ -57,14 +57,25 @@ file <code>access-secret</code>): the browser then keeps an HttpOnly cookie for 
 </body></html>
 `;
 
-function needsToken(response: ServerResponse): void {
-  response
-    .writeHead(401, {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      ...SECURITY_HEADERS,
-    })
-    .end(NEEDS_TOKEN_PAGE);
+const NEEDS_KEY_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>toolmask dashboard</title></head>
+<body><h1>toolmask dashboard</h1>
+<p>This is a team gateway: it shows each person their own sessions and outputs, so it asks who you
+are. Open this address once with your key at the end, <code>/?token=&lt;your key&gt;</code> (the
+virtual key <code>toolmask keys create</code> made for you, or the provider key your client
+sends): the browser then keeps an HttpOnly cookie that names you, not your key.</p>
+</body></html>
+`;
+
+function refusal(page: string): (response: ServerResponse) => void {
+  return (response) =>
+    response
+      .writeHead(401, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        ...SECURITY_HEADERS,
+      })
+      .end(page);
 }
 
 async function serveOrNotFound(
@@ -97,6 +108,7 @@ const PAGES = ['/', '/index.html'];
 const READS = ['GET', 'HEAD'];
 
 export function createDashboard(options: DashboardOptions): Dashboard {
+  const needsToken = refusal(options.team ? NEEDS_KEY_PAGE : NEEDS_TOKEN_PAGE);
   const now = options.now ?? Date.now;
   const startedAt = now();
   const feed = createChangeFeed();
