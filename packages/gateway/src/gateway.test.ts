@@ -6,7 +6,6 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  PrefixCache,
   geminiAnswer,
   startFakeUpstream,
   type FakeUpstream,
@@ -25,36 +24,16 @@ import {
 import type { RunningGateway } from './listen-gateway.js';
 import { shellSessionThroughGateway } from './test-utils/shell-session.js';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { scriptedShellUpstream } from './test-utils/scripted-upstream.js';
 
 const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent';
 const SNIPPET = /^<tool_output_masked lines="\d+" bytes="\d+" file="([^"]+)">/;
 
 const cleanups = cleanUpAfterEach();
 
-/** A fake model that calls the shell `calls` times, then answers; usage plays a prefix cache. */
+/** The scripted model (test-utils/scripted-upstream.ts), closed after the test. */
 async function scriptedUpstream(calls: number): Promise<FakeUpstream> {
-  const cache = new PrefixCache();
-  const upstream = await startFakeUpstream((request) => {
-    const contents = ((request.json as { contents?: unknown[] })?.contents ?? []) as unknown[];
-    const usage = cache.usage('conversation', contents);
-    const step = Math.floor(contents.length / 2);
-    if (step < calls) {
-      return geminiAnswer(
-        [
-          { text: `step ${step}` },
-          {
-            functionCall: {
-              id: `call-${step}`,
-              name: 'run_shell_command',
-              args: { command: `make ${step}` },
-            },
-          },
-        ],
-        usage,
-      );
-    }
-    return geminiAnswer([{ text: 'All done.' }], usage);
-  });
+  const upstream = await scriptedShellUpstream(calls);
   cleanups.push(() => upstream.close());
   return upstream;
 }

@@ -7,13 +7,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import {
-  PrefixCache,
-  geminiAnswer,
-  startFakeUpstream,
-  type FakeUpstream,
-} from '@toolmask/test-support/fake-upstream';
+import type { FakeUpstream } from '@toolmask/test-support/fake-upstream';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { scriptedShellUpstream } from './test-utils/scripted-upstream.js';
 import {
   gatewayFixture,
   post,
@@ -31,28 +27,9 @@ const BOB = { 'x-goog-api-key': 'bob-provider-key' };
 
 const cleanups = cleanUpAfterEach();
 
-/** A fake model that calls the shell `calls` times, then answers; usage plays a prefix cache. */
+/** The scripted model (test-utils/scripted-upstream.ts), closed after the test. */
 async function scriptedUpstream(calls: number): Promise<FakeUpstream> {
-  const cache = new PrefixCache();
-  const upstream = await startFakeUpstream((request) => {
-    const contents = ((request.json as { contents?: unknown[] })?.contents ?? []) as unknown[];
-    const usage = cache.usage('conversation', contents);
-    const step = Math.floor(contents.length / 2);
-    if (step >= calls) return geminiAnswer([{ text: 'All done.' }], usage);
-    return geminiAnswer(
-      [
-        { text: `step ${step}` },
-        {
-          functionCall: {
-            id: `call-${step}`,
-            name: 'run_shell_command',
-            args: { command: `make ${step}` },
-          },
-        },
-      ],
-      usage,
-    );
-  });
+  const upstream = await scriptedShellUpstream(calls);
   cleanups.push(() => upstream.close());
   return upstream;
 }
@@ -103,6 +80,20 @@ async function session(
     if (result.answers[0]?.events.length === 0) break;
   }
   return upstream.matching(/streamGenerateContent$/).map((request) => request.raw.toString('utf8'));
+}
+
+/** Alice's client on one gateway: `step(n)` sends her next `n` requests of one session. */
+function aliceSteps(gateway: RunningGateway) {
+  const history: ContentLike[] = [{ role: 'user', parts: [{ text: 'build it' }] }];
+  return (count: number) =>
+    runGeminiClient({
+      url: `${gateway.url}${MODEL_PATH}`,
+      prompt: 'build it',
+      history,
+      outputFor: (call) => ({ output: shellOutput(call.id) }),
+      maxRequests: count,
+      headers: ALICE,
+    });
 }
 
 async function connect(url: string, headers: Record<string, string>): Promise<Client> {
@@ -224,16 +215,7 @@ describe('team gateway replicas on one shared store', () => {
     const stores = memoryTeamStores();
     const upstream = await scriptedUpstream(12);
     const [gateway] = await replicas(1, stores, upstream);
-    const history: ContentLike[] = [{ role: 'user', parts: [{ text: 'build it' }] }];
-    const step = (count: number) =>
-      runGeminiClient({
-        url: `${gateway!.url}${MODEL_PATH}`,
-        prompt: 'build it',
-        history,
-        outputFor: (call) => ({ output: shellOutput(call.id) }),
-        maxRequests: count,
-        headers: ALICE,
-      });
+    const step = aliceSteps(gateway!);
     await step(4);
     stores.failing = true;
     const during = await step(4);
@@ -260,16 +242,7 @@ describe('team gateway replicas on one shared store', () => {
     const stores = memoryTeamStores();
     const upstream = await scriptedUpstream(14);
     const [gateway] = await replicas(1, stores, upstream);
-    const history: ContentLike[] = [{ role: 'user', parts: [{ text: 'build it' }] }];
-    const step = (count: number) =>
-      runGeminiClient({
-        url: `${gateway!.url}${MODEL_PATH}`,
-        prompt: 'build it',
-        history,
-        outputFor: (call) => ({ output: shellOutput(call.id) }),
-        maxRequests: count,
-        headers: ALICE,
-      });
+    const step = aliceSteps(gateway!);
     await step(8);
     expect(stores.decisionCount()).toBeGreaterThan(0);
     stores.loseDecisions();

@@ -104,6 +104,21 @@ async function servePage(api: DashboardApiOptions, response: ServerResponse): Pr
   await serveOrNotFound('/', response, page);
 }
 
+/** To the page, with the cookie (the token leaves the address bar and the history). */
+function redirectWithCookie(
+  response: ServerResponse,
+  cookie: { name: string; value: string },
+): void {
+  response
+    .writeHead(303, {
+      location: '/',
+      'set-cookie': `${cookie.name}=${cookie.value}; HttpOnly; SameSite=Strict; Path=/`,
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+    })
+    .end();
+}
+
 const PAGES = ['/', '/index.html'];
 const READS = ['GET', 'HEAD'];
 
@@ -136,15 +151,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       needsToken(response);
       return;
     }
-    const cookie = await team.cookieFor(principal);
-    response
-      .writeHead(303, {
-        location: '/',
-        'set-cookie': `${cookie.name}=${cookie.value}; HttpOnly; SameSite=Strict; Path=/`,
-        'cache-control': 'no-store',
-        'referrer-policy': 'no-referrer',
-      })
-      .end();
+    redirectWithCookie(response, await team.cookieFor(principal));
   }
 
   /** `/?token=...`: the cookie for the access secret or the auth token, a refusal for anything else. */
@@ -156,15 +163,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       needsToken(response);
       return;
     }
-    const cookie = dashboardCookie(key);
-    response
-      .writeHead(303, {
-        location: '/',
-        'set-cookie': `${cookie.name}=${cookie.value}; HttpOnly; SameSite=Strict; Path=/`,
-        'cache-control': 'no-store',
-        'referrer-policy': 'no-referrer',
-      })
-      .end();
+    redirectWithCookie(response, dashboardCookie(key));
   }
 
   const page = { ...ACCESS.browser, refuseWithoutToken: needsToken };

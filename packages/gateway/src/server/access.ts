@@ -222,14 +222,16 @@ function refuse(response: ServerResponse, status: number, message: string): void
     .end(JSON.stringify({ error: { code: status, message: `toolmask gateway: ${message}` } }));
 }
 
+/** A 401 saying what the route needs. */
+export function refuseUnauthorized(response: ServerResponse, needs: string): void {
+  response
+    .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
+    .end(JSON.stringify({ error: { code: 401, message: `toolmask gateway: ${needs}` } }));
+}
+
 function refuseWithoutToken(response: ServerResponse): void {
-  response.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(
-    JSON.stringify({
-      error: {
-        code: 401,
-        message:
-          "toolmask gateway: this needs the gateway's access secret or auth token (x-toolmask-token header)",
-      },
-    }),
+  refuseUnauthorized(
+    response,
+    "this needs the gateway's access secret or auth token (x-toolmask-token header)",
   );
 }

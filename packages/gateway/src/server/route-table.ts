@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '@toolmask/core/errors';
-import { admits, type Access, type AccessRules } from './access.js';
+import { admits, refuseUnauthorized, type Access, type AccessRules } from './access.js';
 import { setPrincipal } from './team-access.js';
 
 export interface Route {
@@ -97,14 +97,9 @@ export async function dispatch(
 }
 
 function refuseWithoutKey(response: ServerResponse): void {
-  response.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(
-    JSON.stringify({
-      error: {
-        code: 401,
-        message:
-          'toolmask gateway: a team gateway answers this with your key (x-toolmask-token, x-api-key, x-goog-api-key or Authorization: Bearer)',
-      },
-    }),
+  refuseUnauthorized(
+    response,
+    'a team gateway answers this with your key (x-toolmask-token, x-api-key, x-goog-api-key or Authorization: Bearer)',
   );
 }
 

@@ -9,11 +9,11 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type {
-  ConversationMeta,
-  ConversationStore,
-  DecisionRecord,
-  StoredConversation,
+import {
+  isDecision,
+  type ConversationMeta,
+  type ConversationStore,
+  type StoredConversation,
 } from './stores.js';
 import {
   appendLines,
@@ -24,16 +24,6 @@ import {
 } from '@toolmask/core/storage';
 
 const SAFE_ID = /^[0-9a-f]{8,64}$/;
-
-function isDecision(value: unknown): value is DecisionRecord {
-  const record = value as Partial<DecisionRecord> | null;
-  if (!record || typeof record !== 'object' || typeof record.key !== 'string') return false;
-  if (record.kind === 'kept') return true;
-  return (
-    record.kind === 'masked' &&
-    typeof (record as { response?: { output?: unknown } }).response?.output === 'string'
-  );
-}
 
 /** Newest modification time of a conversation folder and its files (links not followed). */
 async function newestModification(conversation: string): Promise<number | undefined> {

@@ -39,6 +39,17 @@ export type DecisionRecord =
       at: number;
     };
 
+/** Whether a stored value is a decision record (a store's line or entry may be anything). */
+export function isDecision(value: unknown): value is DecisionRecord {
+  const record = value as Partial<DecisionRecord> | null;
+  if (!record || typeof record !== 'object' || typeof record.key !== 'string') return false;
+  if (record.kind === 'kept') return true;
+  return (
+    record.kind === 'masked' &&
+    typeof (record as { response?: { output?: unknown } }).response?.output === 'string'
+  );
+}
+
 /** What the gateway remembers of a conversation between requests and restarts. */
 export interface ConversationMeta {
   /** Epoch ms of the first request seen. */

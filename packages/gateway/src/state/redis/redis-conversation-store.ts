@@ -21,6 +21,7 @@ import type { Redis } from 'ioredis';
 import { DAY_MS } from '@toolmask/core/storage';
 import {
   DecisionConflictError,
+  isDecision,
   type ConversationMeta,
   type ConversationStore,
   type ConversationUpdate,
@@ -91,16 +92,6 @@ function defineScripts(client: Redis): ConversationScripts {
   client.defineCommand('toolmaskSaveMeta', { numberOfKeys: 3, lua: SAVE_META });
   client.defineCommand('toolmaskClaimOwner', { numberOfKeys: 3, lua: CLAIM_OWNER });
   return client as unknown as ConversationScripts;
-}
-
-function isDecision(value: unknown): value is DecisionRecord {
-  const record = value as Partial<DecisionRecord> | null;
-  if (!record || typeof record !== 'object' || typeof record.key !== 'string') return false;
-  if (record.kind === 'kept') return true;
-  return (
-    record.kind === 'masked' &&
-    typeof (record as { response?: { output?: unknown } }).response?.output === 'string'
-  );
 }
 
 export function createRedisConversationStore(
