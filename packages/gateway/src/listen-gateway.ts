@@ -65,7 +65,11 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   } catch (error) {
     throw stateError(stateDir, error);
   }
-  const gateway = createGateway({ loopbackOnly: isLoopbackHost(host), ...options, accessSecret });
+  // A team replica bound to loopback sits behind a proxy on its machine, which passes on the
+  // Host the team's clients address (a name of the network): its requests are answered by key,
+  // so no loopback Host is asked for (a rebinding page has no key to send).
+  const loopbackOnly = isLoopbackHost(host) && options.team === undefined;
+  const gateway = createGateway({ loopbackOnly, ...options, accessSecret });
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const server = createServer(
     {

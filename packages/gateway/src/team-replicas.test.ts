@@ -4,6 +4,7 @@
  * given one request at once agree, an output masked through one is read back through another by
  * its owner only, and a store that is down fails no turn.
  */
+import * as http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
@@ -249,6 +250,35 @@ describe('team gateway replicas on one shared store', () => {
     const after = await step(7);
     expect(after.answers.every((answer) => answer.status === 200)).toBe(true);
     expect(stores.decisionCount()).toBeGreaterThan(0);
+  });
+
+  it('a replica on loopback answers the Host its proxy passes on (a name of the network)', async () => {
+    const stores = memoryTeamStores();
+    const upstream = await scriptedUpstream(1);
+    const [gateway] = await replicas(1, stores, upstream);
+    const { port } = new URL(gateway!.url);
+    const answer = await new Promise<number>((resolve, reject) => {
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: MODEL_PATH,
+          method: 'POST',
+          headers: {
+            host: 'toolmask.team.example',
+            'content-type': 'application/json',
+            ...ALICE,
+          },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }));
+    });
+    expect(answer).toBe(200);
   });
 
   it('a request without a key is refused in its protocol style; a virtual key needs the store', async () => {
