@@ -30,7 +30,7 @@ import {
   type ModelExchange,
   type WireError,
 } from './model-exchange.js';
-import { recordExchange } from './record-exchange.js';
+import { recordExchange, type Recording } from './record-exchange.js';
 
 /** Why a request has no upstream URL, as the client is told. */
 function noUpstream(
@@ -208,17 +208,18 @@ async function forwardExchange(
   const { request, response, route, protocol } = exchange;
   const gatewayMs = performance.now() - exchange.startedMs;
   const tap = new UsageTap((event) => protocol.usage(event));
-  const recordAnswer = async (result: ForwardResult) => {
+  const recordAnswer = (result: ForwardResult): Recording | undefined => {
     const { conversation } = masked;
-    if (route.action !== 'mask' || !conversation) return;
+    if (route.action !== 'mask' || !conversation) return undefined;
     const answered = { result, usage: tap.end() ?? {}, gatewayMs };
-    await recordExchange(context, exchange, { ...masked, conversation }, answered);
+    return recordExchange(context, exchange, { ...masked, conversation }, answered);
   };
   // Started when the answer's last byte is written, before its end reaches the client, and
   // finished after: the client never waits for the disk, and its next request still finds
   // this one's state (the conversation's next pass waits its turn behind `finish`, and reads of
   // the stores wait for writes in flight: state/ordered-stores.ts).
-  let recording: Promise<void> | undefined;
+  let recording: Recording | undefined;
+  let recorded = false;
   const result = await forward({
     url: exchange.upstreamUrl,
     method: request.method ?? 'GET',
@@ -240,14 +241,15 @@ async function forwardExchange(
         message: `the upstream ${new URL(exchange.upstreamUrl).origin} could not be reached (${String((error as Error)?.cause ?? (error as Error)?.message ?? error)})`,
       }),
     beforeEnd: (answered) => {
+      recorded = true;
       recording = recordAnswer(answered);
       // A team gateway: the client's next request may reach another replica, which must find
-      // this answer's state in the shared store.
-      return context.team ? recording : undefined;
+      // this answer's state in the shared store (the usage record need not be there yet).
+      return context.team ? recording?.state : undefined;
     },
   });
   // A request the client abandoned before it went out was never billed: nothing to record.
   const neverSent = result.outcome === 'client-gone' && result.status === 0;
-  if (!recording && !neverSent) recording = recordAnswer(result);
-  await recording;
+  if (!recorded && !neverSent) recording = recordAnswer(result);
+  await recording?.done;
 }

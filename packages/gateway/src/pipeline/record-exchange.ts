@@ -22,12 +22,20 @@ export interface Answered {
   gatewayMs: number;
 }
 
-export async function recordExchange(
+/** The two writes of a recorded exchange. */
+export interface Recording {
+  /** The conversation's state after the answer (what its next request needs). */
+  state: Promise<void>;
+  /** Both writes, the usage record's included. */
+  done: Promise<void>;
+}
+
+export function recordExchange(
   context: GatewayContext,
   exchange: ModelExchange,
   masked: MaskedBody & { conversation: Conversation },
   answered: Answered,
-): Promise<void> {
+): Recording {
   const { conversation, prepared } = masked;
   const { result, usage, gatewayMs } = answered;
   const pass = prepared?.result;
@@ -54,12 +62,15 @@ export async function recordExchange(
     ...(exchange.owner !== undefined ? { owner: exchange.owner } : {}),
   };
   // The conversation's state first, as before: its next pass queues behind this `finish`.
-  const finished = finishConversation(context, conversation, usage, record);
-  // For the dashboard's sessions only (a router call folds into its session).
-  Object.assign(record, await sideFacts(exchange));
-  context.telemetry.recordRequest(record);
-  // The record and the conversation's state are separate files: written side by side.
-  await Promise.all([context.recordUsage(record), finished]);
+  const state = finishConversation(context, conversation, usage, record);
+  const usageWritten = (async () => {
+    // For the dashboard's sessions only (a router call folds into its session).
+    Object.assign(record, await sideFacts(exchange));
+    context.telemetry.recordRequest(record);
+    await context.recordUsage(record);
+  })();
+  // The record and the conversation's state are separate writes: side by side.
+  return { state, done: Promise.all([usageWritten, state]).then(() => undefined) };
 }
 
 async function finishConversation(

@@ -12,20 +12,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { createDirOutputStore } from './outputs/dir-output-store.js';
 import { parseOutputsOption } from './outputs/outputs-option.js';
-import { createS3OutputStore } from './outputs/s3-output-store.js';
-import {
-  closeRedisConnection,
-  openRedisConnection,
-  parseRedisUrl,
-  redisReady,
-} from './redis/redis-connection.js';
-import { createRedisConversationStore } from './redis/redis-conversation-store.js';
-import { createRedisOutputStore } from './redis/redis-output-store.js';
-import { createRedisUsageStore } from './redis/redis-usage-store.js';
-import { createVirtualKeys, type VirtualKeys } from './redis/redis-virtual-keys.js';
+import type { VirtualKeys } from './redis/redis-virtual-keys.js';
 import type { ConversationStore, SharedOutputStore, UsageStore } from './stores.js';
+
+/**
+ * The Redis client and the AWS SDK are loaded by a team gateway only: a person's gateway would
+ * carry 30 MB more for nothing (bench section 4c).
+ */
+const redisModules = async () => ({
+  ...(await import('./redis/redis-connection.js')),
+  ...(await import('./redis/redis-conversation-store.js')),
+  ...(await import('./redis/redis-output-store.js')),
+  ...(await import('./redis/redis-usage-store.js')),
+  ...(await import('./redis/redis-virtual-keys.js')),
+});
 
 /** Where outputs kept in Redis or S3 are named in snippets. */
 export const TEAM_OUTPUTS_ROOT = '/toolmask-team';
@@ -69,28 +70,31 @@ export interface TeamStores {
 }
 
 function openRedis(
+  redis: Awaited<ReturnType<typeof redisModules>>,
   url: string,
   log: (line: string) => void,
   commandTimeoutMs?: number,
   connectionName?: string,
 ): Redis {
-  return openRedisConnection(url, {
+  return redis.openRedisConnection(url, {
     onError: (message) => log(`[toolmask gateway] ${message}`),
     ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}),
     ...(connectionName !== undefined ? { connectionName } : {}),
   });
 }
 
-export function openTeamStores(options: TeamStoreOptions): TeamStores {
-  const address = parseRedisUrl(options.store);
+export async function openTeamStores(options: TeamStoreOptions): Promise<TeamStores> {
+  const redis = await redisModules();
+  const address = redis.parseRedisUrl(options.store);
   // Checked before anything connects: a bad --outputs is a usage error, not a retry loop.
   const outputsOption = options.outputs ? parseOutputsOption(options.outputs) : undefined;
-  const client = openRedis(options.store, options.log, options.commandTimeoutMs);
+  const client = openRedis(redis, options.store, options.log, options.commandTimeoutMs);
   const { retentionDays } = options;
   let outputs: SharedOutputStore;
   let outputsPlace: string;
   let outputsClient: Redis | undefined;
   if (outputsOption?.kind === 's3') {
+    const { createS3OutputStore } = await import('./outputs/s3-output-store.js');
     outputs = createS3OutputStore({
       bucket: outputsOption.bucket,
       prefix: outputsOption.prefix,
@@ -99,27 +103,32 @@ export function openTeamStores(options: TeamStoreOptions): TeamStores {
     });
     outputsPlace = `s3://${outputsOption.bucket}/${outputsOption.prefix}`;
   } else if (outputsOption?.kind === 'dir') {
+    const { createDirOutputStore } = await import('./outputs/dir-output-store.js');
     outputs = createDirOutputStore(outputsOption.path);
     outputsPlace = outputsOption.path;
   } else {
     outputsClient = openRedis(
+      redis,
       options.store,
       options.log,
       OUTPUT_COMMAND_TIMEOUT_MS,
       'toolmask-gateway-outputs',
     );
-    outputs = createRedisOutputStore(outputsClient, { root: TEAM_OUTPUTS_ROOT, retentionDays });
+    outputs = redis.createRedisOutputStore(outputsClient, {
+      root: TEAM_OUTPUTS_ROOT,
+      retentionDays,
+    });
     outputsPlace = 'Redis';
   }
   let secret: Promise<string> | undefined;
   return {
-    conversations: createRedisConversationStore(client, {
+    conversations: redis.createRedisConversationStore(client, {
       retentionDays,
       onWarning: (message) => options.log(`[toolmask gateway] ${message}`),
     }),
-    usage: createRedisUsageStore(client, { retentionDays }),
+    usage: redis.createRedisUsageStore(client, { retentionDays }),
     outputs,
-    keys: createVirtualKeys(client),
+    keys: redis.createVirtualKeys(client),
     cookieSecret() {
       secret ??= (async () => {
         // The first replica to ask makes it; every other one reads that one.
@@ -133,28 +142,33 @@ export function openTeamStores(options: TeamStoreOptions): TeamStores {
       });
       return secret;
     },
-    ready: (timeoutMs) => redisReady(client, timeoutMs),
+    ready: (timeoutMs) => redis.redisReady(client, timeoutMs),
     description: `state in ${address.display}, outputs in ${outputsPlace}`,
     async close() {
       await Promise.allSettled([
         outputs.close?.(),
-        closeRedisConnection(client),
-        ...(outputsClient ? [closeRedisConnection(outputsClient)] : []),
+        redis.closeRedisConnection(client),
+        ...(outputsClient ? [redis.closeRedisConnection(outputsClient)] : []),
       ]);
     },
   };
 }
 
 /** The team's virtual keys alone (`toolmask keys`). */
-export function openTeamKeys(
+export async function openTeamKeys(
   store: string,
   log: (line: string) => void,
-): { keys: VirtualKeys; ready(timeoutMs: number): Promise<boolean>; close(): Promise<void> } {
-  parseRedisUrl(store);
-  const client = openRedis(store, log);
+): Promise<{
+  keys: VirtualKeys;
+  ready(timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}> {
+  const redis = await redisModules();
+  redis.parseRedisUrl(store);
+  const client = openRedis(redis, store, log);
   return {
-    keys: createVirtualKeys(client),
-    ready: (timeoutMs) => redisReady(client, timeoutMs),
-    close: () => closeRedisConnection(client),
+    keys: redis.createVirtualKeys(client),
+    ready: (timeoutMs) => redis.redisReady(client, timeoutMs),
+    close: () => redis.closeRedisConnection(client),
   };
 }

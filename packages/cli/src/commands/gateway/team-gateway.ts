@@ -62,7 +62,7 @@ export async function openTeam(
   const adminKey = keyFromEnv(io, '--admin-key-env', options.adminKeyEnv);
   let stores: TeamStores;
   try {
-    stores = openTeamStores({
+    stores = await openTeamStores({
       store: options.store,
       ...(options.outputs !== undefined ? { outputs: options.outputs } : {}),
       ...(options.s3Endpoint !== undefined ? { s3Endpoint: options.s3Endpoint } : {}),

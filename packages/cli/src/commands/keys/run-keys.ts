@@ -15,9 +15,9 @@ export async function runKeys(
   options: KeysOptions,
   io: CliIo,
 ): Promise<number> {
-  let opened: ReturnType<typeof openTeamKeys>;
+  let opened: Awaited<ReturnType<typeof openTeamKeys>>;
   try {
-    opened = openTeamKeys(options.store, () => undefined);
+    opened = await openTeamKeys(options.store, () => undefined);
   } catch (error) {
     throw usageError((error as Error).message);
   }
