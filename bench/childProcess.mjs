@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,10 +18,14 @@ export function percentile(values, share) {
 /**
  * Starts `node args...` and resolves once it prints `listening on URL`: its URL, its memory as
  * /proc says (`rssMb` now, `peakMb` the high-water mark), what it wrote on stderr, and a close that
- * waits for it to exit. `log`: a file that gets its stdout.
+ * waits for it to exit. `log`: a file that gets its stdout; `env`: variables added to this
+ * process's environment for it.
  */
-export async function startListening(args, log) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startListening(args, log, env) {
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(env ? { env: { ...process.env, ...env } } : {}),
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   if (log) child.stdout.pipe(fs.createWriteStream(log));
@@ -45,7 +50,7 @@ export async function startListening(args, log) {
     memory: () => ({ rssMb: field('VmRSS'), peakMb: field('VmHWM') }),
     stderr: () => stderr,
     async close() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await new Promise((resolve) => child.on('exit', resolve));
     },
@@ -60,9 +65,10 @@ export const startFakeUpstream = () =>
 
 /**
  * `toolmask gateway` as a person runs it (the built CLI), on a free port, with `args` after
- * `gateway --port 0`; `nodeArgs` and BENCH_GATEWAY_NODE_ARGS pass flags to its node (`--trace-gc`).
+ * `gateway --port 0`; `nodeArgs` and BENCH_GATEWAY_NODE_ARGS pass flags to its node (`--trace-gc`);
+ * `env`: variables added to its environment (a team gateway's keys).
  */
-export function startGatewayProcess(args, log, nodeArgs = []) {
+export function startGatewayProcess(args, log, nodeArgs = [], env = undefined) {
   return startListening(
     [
       ...nodeArgs,
@@ -74,5 +80,30 @@ export function startGatewayProcess(args, log, nodeArgs = []) {
       ...args,
     ],
     log,
+    env,
   );
+}
+
+/** A free loopback port (another process may take it before it is bound: callers retry). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether something accepts connections on loopback `port`. */
+export function accepts(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

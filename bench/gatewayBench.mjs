@@ -20,7 +20,6 @@
  * under 1 ms, RSS under 200 MB at 100 conversations.
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,13 +29,16 @@ import {
   startGatewayProcess,
   startListening,
 } from './childProcess.mjs';
+import {
+  WARM_UP,
+  createGatewayClient,
+  fmt,
+  growingConversation,
+  timedSizes,
+} from './gatewayClient.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EXAMPLE = path.join(root, 'packages/cli/examples/long-session.json');
-const MODEL_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
-
-/** Milliseconds between two `process.hrtime.bigint()` readings. */
-const msBetween = (from, to) => Number(to - from) / 1e6;
 
 /** The fake upstream, in its own process (bench/fakeGeminiUpstream.mjs). */
 const startUpstream = startFakeUpstream;
@@ -49,7 +51,7 @@ async function startGateway(upstreamUrl, enabled, scratch) {
   const stateDir = fs.mkdtempSync(path.join(scratch, 'state-'));
   const settings = path.join(stateDir, '..', `settings-${enabled}.json`);
   fs.writeFileSync(settings, JSON.stringify({ experimental: { toolOutputMasking: { enabled } } }));
-  return startGatewayProcess([
+  const gateway = await startGatewayProcess([
     '--state-dir',
     stateDir,
     '--settings',
@@ -57,150 +59,22 @@ async function startGateway(upstreamUrl, enabled, scratch) {
     '--upstream',
     upstreamUrl,
   ]);
-}
-
-const CLOSE = Buffer.from(']}');
-
-/**
- * A conversation that grows by one exchange per request, starting near `startBytes`, as a client
- * resends it. Every body is a prefix of one serialization (`{"contents":[a,b,...`) plus `]}`, so
- * the client holds one buffer per conversation and allocates nothing per request: the bench's own
- * garbage collection stays out of the times.
- */
-function growingConversation(contents, startBytes, count, tag) {
-  const pieces = [Buffer.from('{"contents":[')];
-  let length = pieces[0].length;
-  const append = (content) => {
-    const bytes = Buffer.from((pieces.length > 1 ? ',' : '') + JSON.stringify(content));
-    pieces.push(bytes);
-    length += bytes.length;
+  // `/api` asks for the gateway's access secret, which it keeps in its state folder.
+  const token = () => fs.readFileSync(path.join(stateDir, 'access-secret'), 'utf8').trim();
+  return {
+    ...gateway,
+    status: async () =>
+      (
+        await fetch(`${gateway.url}/api/status`, { headers: { 'x-toolmask-token': token() } })
+      ).json(),
   };
-  append({
-    role: 'user',
-    parts: [{ text: `conversation ${tag}: ${contents[0]?.parts?.[0]?.text ?? ''}` }],
-  });
-  let next = 1;
-  let lastRole = 'user';
-  const take = () => {
-    const content = contents[next];
-    next = next + 1 < contents.length ? next + 1 : 1;
-    append(content);
-    lastRole = content.role;
-  };
-  while (length < startBytes) take();
-  const ends = [];
-  for (let index = 0; index < count; index++) {
-    // End on a user entry, as a request does.
-    while (lastRole !== 'user') take();
-    ends.push(length);
-    take();
-    take();
-  }
-  return { bytes: Buffer.concat(pieces, length), ends };
-}
-
-/** The gateway's `Server-Timing` header (`read;dur=0.61, mask;dur=1.20, ...`) as ms by phase. */
-function serverTimings(header) {
-  const phases = {};
-  for (const entry of (header ?? '').split(',')) {
-    const match = /^\s*([\w-]+);dur=([\d.]+)/.exec(entry);
-    if (match) phases[match[1]] = Number(match[2]);
-  }
-  return phases;
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 100 });
-
-/** Sends request `index` of `conversation`; times the answer's first byte and its end. */
-function send(url, conversation, index) {
-  const end = conversation.ends[index];
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const request = http.request(
-      `${url}${MODEL_PATH}`,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': end + CLOSE.length },
-      },
-      (response) => {
-        let firstByte;
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => {
-          firstByte ??= process.hrtime.bigint();
-          text += chunk;
-        });
-        response.on('error', reject);
-        response.on('end', () => {
-          const ended = process.hrtime.bigint();
-          const writtenAt = /"writtenAtNs":"(\d+)"/.exec(text)?.[1];
-          if (response.statusCode !== 200 || !writtenAt) {
-            reject(new Error(`${url}: status ${response.statusCode}: ${text.slice(0, 300)}`));
-            return;
-          }
-          resolve({
-            total: msBetween(started, ended),
-            firstByte: msBetween(BigInt(writtenAt), firstByte),
-            phases: serverTimings(response.headers['server-timing']),
-          });
-        });
-      },
-    );
-    request.on('error', reject);
-    request.write(conversation.bytes.subarray(0, end));
-    request.end(CLOSE);
-  });
-}
-
-/** Requests of each latency conversation sent before the timed ones (the first is a full pass). */
-const WARM_UP = 3;
-
-/**
- * Each conversation's requests go to every path in turn (direct, the bare proxy, masking off,
- * masking on, then the next request), so a slow stretch of the machine falls on all alike. The first
- * WARM_UP requests of a conversation are not timed: connections, JIT, and the conversation's
- * first full decode, which a session pays once, long before its requests reach 1 MB.
- */
-async function latency(paths, conversations) {
-  const results = Object.fromEntries(
-    paths.map(([name]) => [name, { totals: [], firstBytes: [], phases: {} }]),
-  );
-  for (const conversation of conversations) {
-    for (let index = 0; index < conversation.ends.length; index++) {
-      for (const [name, url] of paths) {
-        const { total, firstByte, phases } = await send(url, conversation, index);
-        if (index < WARM_UP) continue;
-        results[name].totals.push(total);
-        results[name].firstBytes.push(firstByte);
-        for (const [phase, ms] of Object.entries(phases)) {
-          (results[name].phases[phase] ??= []).push(ms);
-        }
-      }
-    }
-  }
-  return results;
-}
-
-/** Every request of `conversation`, one after another. */
-async function sendEach(url, conversation) {
-  for (let index = 0; index < conversation.ends.length; index++) {
-    await send(url, conversation, index);
-  }
-}
-
-async function throughput(url, conversations) {
-  const started = process.hrtime.bigint();
-  await Promise.all(conversations.map((conversation) => sendEach(url, conversation)));
-  const requests = conversations.reduce((sum, conversation) => sum + conversation.ends.length, 0);
-  return requests / (msBetween(started, process.hrtime.bigint()) / 1000);
 }
 
 /**
  * RSS of a fresh gateway (or of the bare proxy, `bare`) after `count` conversations of 10
  * requests, `atOnce` at a time.
  */
-async function memoryWith(upstreamUrl, scratch, contents, count, atOnce, bare = false) {
+async function memoryWith(client, upstreamUrl, scratch, contents, count, atOnce, bare = false) {
   const gateway = bare
     ? await startBareProxy(upstreamUrl)
     : await startGateway(upstreamUrl, true, scratch);
@@ -213,10 +87,10 @@ async function memoryWith(upstreamUrl, scratch, contents, count, atOnce, bare = 
       await Promise.all(
         conversations
           .slice(first, first + atOnce)
-          .map((conversation) => sendEach(gateway.url, conversation)),
+          .map((conversation) => client.sendEach(gateway.url, conversation)),
       );
     }
-    const status = bare ? {} : await (await fetch(`${gateway.url}/api/status`)).json();
+    const status = bare ? {} : await gateway.status();
     return {
       path: bare ? 'bare Node proxy' : 'gateway, masking on',
       conversations: count,
@@ -230,8 +104,6 @@ async function memoryWith(upstreamUrl, scratch, contents, count, atOnce, bare = 
   }
 }
 
-const fmt = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
-
 export async function runGatewayBench({ quick = false } = {}) {
   const contents = JSON.parse(fs.readFileSync(EXAMPLE, 'utf8'));
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-gateway-bench-'));
@@ -240,9 +112,8 @@ export async function runGatewayBench({ quick = false } = {}) {
   const latencyConversations = Array.from({ length: quick ? 6 : 20 }, (_, index) =>
     growingConversation(contents, 1_000_000, WARM_UP + 10, `latency ${index}`),
   );
-  const timed = latencyConversations.flatMap((conversation) => conversation.ends.slice(WARM_UP));
-  const mb = (Math.min(...timed) / 1_000_000).toFixed(2);
-  const lastMb = (Math.max(...timed) / 1_000_000).toFixed(2);
+  const { count: timedCount, firstMb: mb, lastMb } = timedSizes(latencyConversations);
+  const client = createGatewayClient();
   let results;
   try {
     const bare = await startBareProxy(upstream.url);
@@ -255,13 +126,14 @@ export async function runGatewayBench({ quick = false } = {}) {
         ['gateway, masking off', off.url],
         ['gateway, masking on', on.url],
       ];
-      results = await latency(paths, latencyConversations);
+      results = await client.latency(paths, latencyConversations);
       const concurrent = quick ? 10 : 50;
       const perConversation = quick ? 5 : 10;
       const conversations = Array.from({ length: concurrent }, (_, index) =>
         growingConversation(contents, 100_000, perConversation, `c${index}`),
       );
-      for (const [name, url] of paths) results[name].rps = await throughput(url, conversations);
+      for (const [name, url] of paths)
+        results[name].rps = await client.throughput(url, conversations);
       // Memory: 100 conversations (10 requests each, ~300 KB to ~400 KB), each run through a
       // fresh gateway: one conversation after another (what the conversations keep), then 20 at
       // a time (what requests in flight add on top).
@@ -269,7 +141,15 @@ export async function runGatewayBench({ quick = false } = {}) {
       for (const bareProxy of [true, false]) {
         for (const atOnce of [1, 20]) {
           results.memory.push(
-            await memoryWith(upstream.url, scratch, contents, quick ? 20 : 100, atOnce, bareProxy),
+            await memoryWith(
+              client,
+              upstream.url,
+              scratch,
+              contents,
+              quick ? 20 : 100,
+              atOnce,
+              bareProxy,
+            ),
           );
         }
       }
@@ -279,14 +159,14 @@ export async function runGatewayBench({ quick = false } = {}) {
       await on.close();
     }
   } finally {
-    agent.destroy();
+    client.close();
     await upstream.close();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 
   const direct = results['direct'];
   console.log(
-    `\n### 4a. Added latency, ${timed.length} requests of ${mb}–${lastMb} MB (${latencyConversations.length} conversations, each growing by one exchange a request)`,
+    `\n### 4a. Added latency, ${timedCount} requests of ${mb}–${lastMb} MB (${latencyConversations.length} conversations, each growing by one exchange a request)`,
   );
   console.log(
     '| path | total p50 ms | total p99 ms | added p50 ms | added p99 ms | over the bare proxy p50 / p99 ms | first byte p50 ms | first byte p99 ms | stream overhead p50 ms |',

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: the three sections of docs/benchmarks.md from one run, each side by side with
- * gemini-cli's own implementation measured in the same process run.
+ * `npm run bench`: the sections of docs/benchmarks.md from one run, the first three side by side
+ * with gemini-cli's own implementation measured in the same process run.
  *   1. speed and memory of the pass          bench/passSpeed.mjs, bench/giantOutputs.mjs (one 200 MB output)
  *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
  *   3. billed tokens under prompt caching    bench/cachingCost.mjs (with the offline optimum, and
@@ -15,7 +15,10 @@
  *      and gemini-cli's own masking with and without it (the real gemini binary)
  *                                            bench/clientMaskingBench.mjs
  *      twelve concurrent 49 MiB bodies: memory and /healthz (bench/concurrentBodies.mjs)
- * Options: --only 1,2,3,4   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
+ *   5. the team gateway (state in Redis, replicas behind HAProxy) against section 4's single
+ *      gateway, in the same run: latency, throughput, Redis memory, an unseen conversation
+ *                                            bench/teamBench.mjs (needs redis-server, haproxy)
+ * Options: --only 1,2,3,4,5   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
  *          --temp-dir DIR (where section 1 writes output files; default the OS temp dir)
  */
 import * as fs from 'node:fs';
@@ -29,6 +32,7 @@ import { runCachingCostBench } from './cachingCost.mjs';
 import { runGatewayBench } from './gatewayBench.mjs';
 import { runClientMaskingBench } from './clientMaskingBench.mjs';
 import { runConcurrentBodiesBench } from './concurrentBodies.mjs';
+import { runTeamBench } from './teamBench.mjs';
 import { runInformationKeptBench } from './informationKept.mjs';
 import { runPolicyFrontierBench } from './policyFrontier.mjs';
 import { loadFolders } from './replayStudy.mjs';
@@ -39,7 +43,7 @@ const argument = (name) => {
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
 const tracesDir = path.resolve(argument('traces') ?? path.join(root, '..', 'shared', 'traces'));
-const only = new Set((argument('only') ?? '1,2,3,4').split(',').map((value) => value.trim()));
+const only = new Set((argument('only') ?? '1,2,3,4,5').split(',').map((value) => value.trim()));
 const quick = process.argv.includes('--quick');
 const haveTraces = fs.existsSync(tracesDir);
 
@@ -106,5 +110,11 @@ if (only.has('4')) {
     `Goals: peak RSS under about 400 MB: ${met(bodies.peakMb < 400)}; /healthz within 100 ms ` +
       `throughout: ${met(bodies.healthz.max <= 100)} (the idle server beside it: max ${bodies.floor.max.toFixed(1)} ms)`,
   );
+}
+if (only.has('5')) {
+  console.log(
+    '\n## 5. The team gateway (state in Redis, replicas behind HAProxy) against the single gateway',
+  );
+  await runTeamBench({ quick });
 }
 process.exitCode = failed ? 1 : 0;
