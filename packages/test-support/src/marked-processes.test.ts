@@ -16,7 +16,14 @@ describe('processesMarked', () => {
       ),
     );
     try {
-      expect(processesMarked(marker).some((line) => line.startsWith(`${pid} sleep 30`))).toBe(true);
+      // `$!` is printed as soon as the child is forked: it may still be the shell for a moment
+      // before it becomes `sleep` (a loaded machine), so it is looked for until it has.
+      const found = () =>
+        processesMarked(marker).some((line) => line.startsWith(`${pid} sleep 30`));
+      for (let tries = 0; tries < 50 && !found(); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(found()).toBe(true);
       expect(processesMarked(processMarker())).toEqual([]);
     } finally {
       process.kill(pid, 'SIGKILL');
