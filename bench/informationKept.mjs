@@ -1,8 +1,9 @@
 /**
  * Information kept (section 3): for each output at the moment a strategy masked it, the lines
- * (trimmed, 12+ characters) that the recorded agent quotes later in the same task, in its text or
- * in call arguments, and the share of them still visible in the snippet
- * (replay/metrics/information-kept.ts). toolmask against gemini-cli, per folder, in three settings:
+ * (line-number prefix stripped, trimmed, 12+ characters) that the recorded agent quotes later in
+ * the same task, in its text or in call arguments, and the share of them still visible in the
+ * snippet (replay/metrics/information-kept.ts). toolmask against gemini-cli, per folder, in three
+ * settings:
  *
  * - task starts: the replays of cachingCost.mjs (cold task starts, 8 tasks chained);
  * - idle gaps inside tasks: the same sessions with warm task starts and one idle gap at a seeded
