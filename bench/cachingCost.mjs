@@ -77,6 +77,11 @@ function variants(core) {
       config: oneWindow,
     },
     {
+      name: '- previews by kind (head/tail)',
+      config: defaults,
+      tuning: { previewFamily: 'head-and-tail' },
+    },
+    {
       name: '- line budget (head/tail only)',
       config: defaults,
       tuning: { previewLimits: { lineBudgetChars: 0 } },

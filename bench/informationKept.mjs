@@ -1,8 +1,9 @@
 /**
  * Information kept (section 3): for each output at the moment a strategy masked it, the lines
- * (trimmed, 12+ characters) that the recorded agent quotes later in the same task, in its text or
- * in call arguments, and the share of them still visible in the snippet
- * (replay/metrics/information-kept.ts). toolmask against gemini-cli, per folder, in three settings:
+ * (line-number prefix stripped, trimmed, 12+ characters) that the recorded agent quotes later in
+ * the same task, in its text or in call arguments, and the share of them still visible in the
+ * snippet (replay/metrics/information-kept.ts). toolmask against gemini-cli, per folder, in three
+ * settings:
  *
  * - task starts: the replays of cachingCost.mjs (cold task starts, 8 tasks chained);
  * - idle gaps inside tasks: the same sessions with warm task starts and one idle gap at a seeded
@@ -15,7 +16,11 @@
  *
  * Also: effective billed at the idle gaps (billed plus read-backs of the hidden lines,
  * readBacks.mjs), and, under early masking, each kind of output's share of the lines quoted later
- * and how much of them each strategy's snippets show (outputKinds.mjs, issue 25).
+ * and how much of them each strategy's snippets show (outputKinds.mjs, issue 25), with toolmask's
+ * previews before issue 25 beside them (`HEAD_AND_TAIL`: the same pass with the design knob
+ * `previewFamily: 'head-and-tail'`, head and tail lines for every kind), and the goals of issue 25
+ * checked: no more hidden lines, at least gemini-cli's visible share and no more snippet bytes per
+ * masked output than gemini-cli, billed within the targets of section 3.1.
  *
  * First, how far back the agents reach (replay/metrics/reach-back.ts): the tokens of newer tool
  * output between an output and the last turn that quotes a line of it, what a window must span.
@@ -37,6 +42,8 @@ import {
 } from './replayStudy.mjs';
 
 export const IDLE_GAP_SEED = 1;
+/** toolmask with the previews before issue 25 (head and tail for every kind), under early masking. */
+export const HEAD_AND_TAIL = 'toolmask, head and tail';
 const REACH_WINDOWS = [20_000, 30_000, 40_000, 50_000];
 
 /** toolmask's and gemini-cli's passes with nothing protected and no minimum: mask at once. */
@@ -50,6 +57,12 @@ function earlyStrategies(cli, core, scratchPath, tuning) {
       config,
       projectTempDir: scratchPath,
       ...(tuning ? { tuning } : {}),
+    }),
+    [HEAD_AND_TAIL]: cli.createToolmaskStrategy({
+      config,
+      projectTempDir: scratchPath,
+      name: HEAD_AND_TAIL,
+      tuning: { ...tuning, previewFamily: 'head-and-tail' },
     }),
     'gemini-cli': cli.createGeminiCliStrategy({
       projectTempDir: scratchPath,
@@ -160,12 +173,13 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
     );
   }
   const earlyMoments = new Map();
+  const earlyNames = [...names, HEAD_AND_TAIL];
   const early = await earlyMaskingKept(
     cli,
     core,
     folders,
     quotesOf,
-    names,
+    earlyNames,
     undefined,
     (folder, name, session, moments) =>
       earlyMoments.set(`${folder}/${name}/${session.id}`, moments),
@@ -176,7 +190,7 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
   results.kinds = {};
   for (const { folder, sessions } of folders) {
     results.kinds[folder] = {};
-    for (const name of names) {
+    for (const name of earlyNames) {
       results.kinds[folder][name] = await keptPerKind(
         cli,
         core,
@@ -188,10 +202,12 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
   }
   results.quotesOf = quotesOf;
   results.early = early;
+  results.costResults = costResults;
   if (print) {
     printResults(cli, results, console.log);
     printInTaskCost(results, console.log);
     printKinds(results, console.log);
+    printIssue25Goals(results, console.log);
   }
   return results;
 }
@@ -246,9 +262,31 @@ function printInTaskCost(results, log) {
   log(formatTable(rows));
 }
 
+/** Sums over `folders` and `kinds` of one strategy's per-kind figures. */
+function kindTotals(results, folders, name, kinds) {
+  const total = { outputs: 0, linesAll: 0, masked: 0, quoted: 0, visible: 0, bytes: 0 };
+  const readBacks = { hidden: 0, close: 0, elsewhere: 0, readBacks: 0, tokens: 0 };
+  for (const folder of folders) {
+    for (const kind of kinds) {
+      const { kept, readBacks: counts } = results.kinds[folder][name][kind];
+      total.outputs += kept.outputsMasked + kept.outputsWhole;
+      total.linesAll += kept.linesQuotedLater + kept.linesQuotedLaterWhole;
+      total.masked += kept.outputsMasked;
+      total.quoted += kept.linesQuotedLater;
+      total.visible += kept.linesVisible;
+      total.bytes += kept.snippetBytes;
+      for (const key of Object.keys(readBacks)) readBacks[key] += counts[key];
+    }
+  }
+  return { ...total, ...readBacks };
+}
+
+const shareOf = (total) => (total.quoted === 0 ? undefined : total.visible / total.quoted);
+const bytesPerMasked = (total) => (total.masked === 0 ? 0 : total.bytes / total.masked);
+
 function printKinds(results, log) {
   log(
-    '\nKinds of output under early masking (outputKinds.mjs): outputs, lines quoted later in the task, and how much of them the snippets show, toolmask / gemini-cli',
+    `\nKinds of output under early masking (outputKinds.mjs): outputs, lines quoted later in the task, and how much of them the snippets show, toolmask / gemini-cli; "before": toolmask with head and tail previews for every kind (${HEAD_AND_TAIL})`,
   );
   const rows = [
     [
@@ -260,56 +298,89 @@ function printKinds(results, log) {
       'quoted later, masked',
       'visible',
       'share visible',
+      'before',
+      'bytes per masked',
+      'before',
       'read-backs',
+      'before',
     ],
   ];
   const folders = Object.keys(results.kinds);
   for (const scope of [...folders, 'both folders']) {
     const scoped = scope === 'both folders' ? folders : [scope];
-    const of = (name, kind, pick) =>
-      scoped.reduce((total, folder) => total + pick(results.kinds[folder][name][kind]), 0);
-    const all = (kind) =>
-      of(
-        'toolmask',
-        kind,
-        (entry) => entry.kept.linesQuotedLater + entry.kept.linesQuotedLaterWhole,
-      );
-    const allLines = KINDS.reduce((total, kind) => total + all(kind), 0);
+    const allLines = kindTotals(results, scoped, 'toolmask', KINDS).linesAll;
     for (const kind of [...KINDS, 'all kinds']) {
       const kinds = kind === 'all kinds' ? KINDS : [kind];
-      const total = (name, pick) => kinds.reduce((t, k) => t + of(name, k, pick), 0);
-      const pair = (pick, format = integer) =>
-        `${format(total('toolmask', pick))} / ${format(total('gemini-cli', pick))}`;
-      const share = (name) => {
-        const quoted = total(name, (entry) => entry.kept.linesQuotedLater);
-        return quoted === 0 ? undefined : total(name, (entry) => entry.kept.linesVisible) / quoted;
-      };
-      const lines = kinds.reduce((t, k) => t + all(k), 0);
+      const ours = kindTotals(results, scoped, 'toolmask', kinds);
+      const before = kindTotals(results, scoped, HEAD_AND_TAIL, kinds);
+      const gemini = kindTotals(results, scoped, 'gemini-cli', kinds);
+      const pair = (pick) => `${integer(pick(ours))} / ${integer(pick(gemini))}`;
       rows.push([
         `${scope}, ${kind}`,
-        integer(total('toolmask', (entry) => entry.kept.outputsMasked + entry.kept.outputsWhole)),
-        integer(lines),
-        percent(allLines === 0 ? undefined : lines / allLines),
-        pair((entry) => entry.kept.outputsMasked),
-        pair((entry) => entry.kept.linesQuotedLater),
-        pair((entry) => entry.kept.linesVisible),
-        `${percent(share('toolmask'))} / ${percent(share('gemini-cli'))}`,
-        pair((entry) => entry.readBacks.readBacks),
+        integer(ours.outputs),
+        integer(ours.linesAll),
+        percent(allLines === 0 ? undefined : ours.linesAll / allLines),
+        pair((total) => total.masked),
+        pair((total) => total.quoted),
+        pair((total) => total.visible),
+        `${percent(shareOf(ours))} / ${percent(shareOf(gemini))}`,
+        percent(shareOf(before)),
+        `${integer(bytesPerMasked(ours))} / ${integer(bytesPerMasked(gemini))}`,
+        integer(bytesPerMasked(before)),
+        pair((total) => total.readBacks),
+        integer(before.readBacks),
       ]);
     }
   }
   log(formatTable(rows));
-  for (const name of ['toolmask', 'gemini-cli']) {
-    const total = (key) =>
-      folders.reduce(
-        (sum, folder) =>
-          sum + KINDS.reduce((t, kind) => t + results.kinds[folder][name][kind].readBacks[key], 0),
-        0,
-      );
+  for (const name of ['toolmask', HEAD_AND_TAIL, 'gemini-cli']) {
+    const total = kindTotals(results, folders, name, KINDS);
     log(
-      `  ${name}, both folders: ${integer(total('hidden'))} hidden lines quoted later; ${integer(total('close'))} close to a line read back, ${integer(total('elsewhere'))} seen elsewhere in the context; ${integer(total('readBacks'))} read-backs of ${integer(total('tokens'))} tokens (call + result)`,
+      `  ${name}, both folders: ${integer(total.hidden)} hidden lines quoted later; ${integer(total.close)} close to a line read back, ${integer(total.elsewhere)} seen elsewhere in the context; ${integer(total.readBacks)} read-backs of ${integer(total.tokens)} tokens (call + result)`,
     );
   }
+}
+
+/**
+ * The goals of issue 25, both folders: under early masking toolmask hides no more lines quoted
+ * later than gemini-cli, shows at least its share of them and spends no more snippet bytes per
+ * masked output; with cold task starts its effective billed stays within section 3.1's targets.
+ */
+function printIssue25Goals(results, log) {
+  const folders = Object.keys(results.kinds);
+  const [ours, before, gemini] = ['toolmask', HEAD_AND_TAIL, 'gemini-cli'].map((name) =>
+    kindTotals(results, folders, name, KINDS),
+  );
+  const met = (ok) => (ok ? 'met' : 'NOT met');
+  log(
+    '\nGoals of issue 25 (both folders; early masking, and cold task starts for billed): toolmask / gemini-cli (before: head and tail previews)',
+  );
+  log(
+    `  hidden lines quoted later: ${integer(ours.hidden)} / ${integer(gemini.hidden)} (before ${integer(before.hidden)}): ${met(ours.hidden <= gemini.hidden)}`,
+  );
+  log(
+    `  share of the lines quoted later still visible: ${percent(shareOf(ours))} / ${percent(shareOf(gemini))} (before ${percent(shareOf(before))}): ${met(shareOf(ours) >= shareOf(gemini))}`,
+  );
+  log(
+    `  snippet bytes per masked output: ${integer(bytesPerMasked(ours))} / ${integer(bytesPerMasked(gemini))} (before ${integer(bytesPerMasked(before))}): ${met(bytesPerMasked(ours) <= bytesPerMasked(gemini))}`,
+  );
+  const cold = results.costResults?.modes?.cold;
+  if (!cold) return;
+  const scope = (name) => {
+    const entries = Object.values(cold.byFolder).map((byName) => byName[name]);
+    const totals = entries.map((entry) => entry.totals).reduce(mergeTotals);
+    const readBacks = entries.map((entry) => entry.readBacks).reduce(addReadBacks);
+    return (d) => billed(totals, d) + (readBacks.extra[d] ?? 0);
+  };
+  const toolmask = scope('toolmask');
+  const geminiCli = scope('gemini-cli');
+  const targets = { 0.1: 0.85, 0.25: 0.87 };
+  log(
+    `  effective billed vs gemini-cli: ${DISCOUNTS.map((d) => {
+      const ratio = toolmask(d) / geminiCli(d);
+      return `@${d} ${ratio.toFixed(3)}x (target ${targets[d]}x) ${met(ratio <= targets[d])}`;
+    }).join(', ')}`,
+  );
 }
 
 function printResults(cli, results, log) {

@@ -8,8 +8,16 @@
  * window), and with idle gaps inside tasks (warm task starts, one seeded gap in the middle of every
  * task: the person goes on with the same work), with the lines of masked outputs quoted later in
  * the task that the snippets no longer show ("lost"). Per budget: information kept by early
- * masking (every output masked at once; the window plays no part there).
+ * masking (every output masked at once; the window plays no part there). A line budget sets the
+ * budget of the previews by kind in proportion (`kindBudgetChars`, 600 of 700 by default).
+ *
+ * Then the frontier of the previews by kind alone (issue 25): their budget (`kindBudgetChars`)
+ * over `KIND_BUDGETS` at the default settings otherwise, with billed input against gemini-cli at
+ * cold task starts and, under early masking over both folders, the share of the lines quoted
+ * later still visible, the lines hidden and the snippet bytes per masked output, so the chosen
+ * point can be read off it.
  */
+import { PREVIEW_LIMITS } from '../packages/core/dist/services/toolOutputPreview.js';
 import { earlyMaskingKept, inTaskReplays } from './informationKept.mjs';
 import {
   DISCOUNTS,
@@ -24,11 +32,23 @@ import {
 } from './replayStudy.mjs';
 
 export const BUDGETS = [0, 350, 700, 1_050];
+export const KIND_BUDGETS = [500, 600, 700, 800];
+const QUICK_KIND_BUDGETS = [600];
 export const COLD_WINDOWS = [50_000, 40_000, 30_000, 20_000, 10_000];
 const QUICK_BUDGETS = [0, 700];
 const QUICK_COLD_WINDOWS = [50_000, 30_000];
 
 const pointName = (budget, window) => `budget ${budget}, cold window ${window}`;
+const kindPointName = (kindBudget) => `kind budget ${kindBudget}`;
+
+/** The previews' limits at line budget `budget`: the kinds' budget in the default proportion. */
+function limitsAt(budget) {
+  const { lineBudgetChars, kindBudgetChars } = PREVIEW_LIMITS;
+  return {
+    lineBudgetChars: budget,
+    kindBudgetChars: Math.round((budget * kindBudgetChars) / lineBudgetChars),
+  };
+}
 
 function gridSpecs(cli, core, budgets, windows) {
   const specs = [
@@ -49,12 +69,34 @@ function gridSpecs(cli, core, budgets, windows) {
             config,
             projectTempDir: scratchPath,
             name: pointName(budget, window),
-            tuning: { previewLimits: { lineBudgetChars: budget } },
+            tuning: { previewLimits: limitsAt(budget) },
           }),
       });
     }
   }
   return specs;
+}
+
+function kindSpecs(cli, core, kindBudgets) {
+  const config = core.resolveToolOutputMaskingConfig();
+  return [
+    {
+      name: 'gemini-cli',
+      observe: false,
+      make: (scratchPath) => cli.createGeminiCliStrategy({ projectTempDir: scratchPath }),
+    },
+    ...kindBudgets.map((kindBudget) => ({
+      name: kindPointName(kindBudget),
+      observe: false,
+      make: (scratchPath) =>
+        cli.createToolmaskStrategy({
+          config,
+          projectTempDir: scratchPath,
+          name: kindPointName(kindBudget),
+          tuning: { previewLimits: { kindBudgetChars: kindBudget } },
+        }),
+    })),
+  ];
 }
 
 const combined = (byFolder, name) =>
@@ -123,12 +165,46 @@ export async function runPolicyFrontierBench({
   const early = {};
   for (const budget of budgets) {
     early[budget] = await earlyMaskingKept(cli, core, folders, quotesOf, ['toolmask'], {
-      previewLimits: { lineBudgetChars: budget },
+      previewLimits: limitsAt(budget),
     });
   }
-  const results = { budgets, windows, points, reference, early, earlyReference };
+  const kinds = await kindFrontier(cli, core, folders, quotesOf, quick);
+  const results = { budgets, windows, points, reference, early, earlyReference, kinds };
   if (print) printResults(cli, folders, results, console.log);
   return results;
+}
+
+/** The previews by kind over their budget (see the module comment). */
+async function kindFrontier(cli, core, folders, quotesOf, quick) {
+  const kindBudgets = quick ? QUICK_KIND_BUDGETS : KIND_BUDGETS;
+  const scratch = createScratch();
+  let replays;
+  try {
+    replays = await replayFolders(cli, folders, kindSpecs(cli, core, kindBudgets), scratch.path);
+  } finally {
+    scratch.remove();
+  }
+  const points = [];
+  for (const kindBudget of kindBudgets) {
+    const byFolder = await earlyMaskingKept(cli, core, folders, quotesOf, ['toolmask'], {
+      previewLimits: { kindBudgetChars: kindBudget },
+    });
+    const kept = Object.values(byFolder)
+      .map((names) => names.toolmask)
+      .reduce(cli.addInformationKept);
+    const name = kindPointName(kindBudget);
+    points.push({
+      kindBudget,
+      billed: Object.fromEntries(
+        DISCOUNTS.map((d) => [
+          d,
+          billed(combined(replays, name), d) / billed(combined(replays, 'gemini-cli'), d),
+        ]),
+      ),
+      kept,
+    });
+  }
+  return points;
 }
 
 function printResults(cli, folders, results, log) {
@@ -176,4 +252,41 @@ function printResults(cli, folders, results, log) {
     ]);
   }
   log(formatTable(earlyRows));
+
+  if (!results.kinds) return;
+  log(
+    '\nPreviews by kind over their budget (kindBudgetChars; line budget 700, cold window 30,000): billed vs gemini-cli with cold task starts; early masking, both folders: share of the lines quoted later still visible in masked outputs, lines hidden, snippet bytes per masked output',
+  );
+  const kindRows = [
+    [
+      'kind budget',
+      ...DISCOUNTS.map((d) => `billed @${d}`),
+      'share visible',
+      'hidden',
+      'bytes per masked',
+    ],
+  ];
+  for (const point of results.kinds) {
+    const { kept } = point;
+    kindRows.push([
+      integer(point.kindBudget),
+      ...DISCOUNTS.map((d) => `${point.billed[d].toFixed(3)}x`),
+      percent(cli.keptShare(kept)),
+      integer(kept.linesQuotedLater - kept.linesVisible),
+      integer(kept.snippetBytes / kept.outputsMasked),
+    ]);
+  }
+  if (results.earlyReference) {
+    const gemini = Object.values(results.earlyReference)
+      .map((names) => names['gemini-cli'])
+      .reduce(cli.addInformationKept);
+    kindRows.push([
+      'gemini-cli',
+      ...DISCOUNTS.map(() => '1.000x'),
+      percent(cli.keptShare(gemini)),
+      integer(gemini.linesQuotedLater - gemini.linesVisible),
+      integer(gemini.snippetBytes / gemini.outputsMasked),
+    ]);
+  }
+  log(formatTable(kindRows));
 }

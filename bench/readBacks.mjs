@@ -30,7 +30,11 @@
  * masked again. Both strategies are priced the same way, although gemini-cli's file holds a shell
  * output as one JSON string (a line range of it is the whole output): that favours gemini-cli.
  */
-import { quotableText, responseText } from '../packages/cli/dist/replay/metrics/quoted-lines.js';
+import {
+  lineKey,
+  quotableText,
+  responseText,
+} from '../packages/cli/dist/replay/metrics/quoted-lines.js';
 import { findRequestPoints } from '../packages/cli/dist/replay/request-points.js';
 
 export const READ_BACK = {
@@ -93,7 +97,8 @@ export function quoteUses(cli, session, moments, quotes, maskedAt = () => undefi
     const task = flat[moment.contentIndex].task;
     const text = responseText(moment.original);
     const rawLines = text.split('\n');
-    const trimmed = rawLines.map((line) => line.trim());
+    // Compared as information-kept.ts compares them: line-number prefix stripped, trimmed.
+    const trimmed = rawLines.map(lineKey);
     const snippet = responseText(moment.masked);
     const readable = unescapeJsonText(snippet);
     const use = { moment, task, text, rawLines, quoted: 0, visible: 0, hidden: [] };

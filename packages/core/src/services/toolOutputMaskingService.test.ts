@@ -400,4 +400,61 @@ describe('ToolOutputMaskingService', () => {
     const together = await Promise.all([service.mask(first, host), service.mask(second, host)]);
     expect(together.map(summary)).toEqual(alone);
   });
+
+  it('previews an output by its kind, from the call that produced it (issue 25)', async () => {
+    const source = Array.from({ length: 300 }, (_, index) => {
+      const code =
+        index === 149 ? '    def compute(value):' : `        value_${index} = scale(${index})`;
+      return `${String(index + 1).padStart(6)}\t${code}`;
+    }).join('\n');
+    const history: Content[] = [
+      { role: 'user', parts: [{ text: 'fix the bug' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'Let me read `compute`.' },
+          {
+            functionCall: {
+              id: 'read-1',
+              name: 'run_shell_command',
+              args: { command: 'nl -ba src/app.py | sed -n 1,300p' },
+            },
+          },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: 'read-1',
+              name: 'run_shell_command',
+              response: { output: `Output: ${source}` },
+            },
+          },
+        ],
+      },
+      { role: 'model', parts: [{ text: 'done' }] },
+      { role: 'user', parts: [{ text: 'next' }] },
+    ];
+    const snippetOf = async (previewFamily?: 'head-and-tail') => {
+      const memory = createFsFromVolume(new Volume());
+      const service = new ToolOutputMaskingService({
+        store: createFileToolOutputStore({ fs: memory as unknown as StoreFileSystem }),
+        telemetry: () => {},
+        ...(previewFamily ? { _internal: { tuning: { previewFamily } } } : {}),
+      });
+      const { host } = setup({ toolProtectionThreshold: 0, minPrunableTokensThreshold: 0 });
+      const result = await service.mask(history, host);
+      return responseOf(result.newHistory[2])['output'] as string;
+    };
+    // A source read: an outline of numbered lines, the function the model named among them.
+    const byKind = await snippetOf();
+    expect(byKind).toContain('lines omitted; kept lines numbered');
+    expect(byKind).toContain('\n150\t    def compute(value):\n151\t        value_150 = scale(150)');
+    // The previews before issue 25: head and tail lines.
+    const headAndTail = await snippetOf('head-and-tail');
+    expect(headAndTail).not.toContain('kept lines numbered');
+    expect(headAndTail).toMatch(/\[\.\.\. [\d,]+ of 300 lines omitted \.\.\.\]/);
+  });
 });

@@ -35,6 +35,7 @@ import { HistoryLedger } from './historyLedger.js';
 import { formatMaskedSnippet, isReadBackTool } from './maskedSnippet.js';
 import { formatMaskingNotice } from './maskingNotice.js';
 import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPreview.js';
+import { findToolCall, type PreviewFamily } from './previews/index.js';
 import { createFileToolOutputStore, type ToolOutputStore } from '../storage/toolOutputStore.js';
 import {
   hashTextInChunks,
@@ -82,6 +83,11 @@ export interface ToolOutputMaskingServiceDeps {
 export interface MaskingTuning {
   /** Preview sizes, over `PREVIEW_LIMITS` (the keys given replace the defaults). */
   previewLimits?: Partial<PreviewLimits>;
+  /**
+   * Which previews: each output's kind's (`by-kind`), or head and tail for all, as before issue 25
+   * (`head-and-tail`). @default 'by-kind'
+   */
+  previewFamily?: PreviewFamily;
   /** Smallest saving worth a snippet. Default: `MIN_SAVED_TOKENS`. */
   minSavedTokens?: number;
   /** Largest share of an output its snippet may keep. Default: `MAX_KEPT_RATIO`. */
@@ -205,6 +211,7 @@ export class ToolOutputMaskingService {
   private readonly writeConcurrency: number;
   private readonly readToolName: string | undefined;
   private readonly previewLimits: PreviewLimits;
+  private readonly previewFamily: PreviewFamily;
   private readonly minSavedTokens: number;
   private readonly maxKeptRatio: number;
   private readonly estimateResponseTokens: (response: unknown) => number;
@@ -232,6 +239,7 @@ export class ToolOutputMaskingService {
     this.readToolName = deps.readToolName;
     const tuning = deps._internal?.tuning;
     this.previewLimits = { ...PREVIEW_LIMITS, ...tuning?.previewLimits };
+    this.previewFamily = tuning?.previewFamily ?? 'by-kind';
     this.minSavedTokens = tuning?.minSavedTokens ?? MIN_SAVED_TOKENS;
     this.maxKeptRatio = tuning?.maxKeptRatio ?? MAX_KEPT_RATIO;
     this.estimateResponseTokens = tuning?.estimateResponseTokens ?? estimateFunctionResponseTokens;
@@ -544,7 +552,15 @@ export class ToolOutputMaskingService {
     const filePath = path.resolve(directory, fileName);
     const bytes = await utf8LengthInSlices(text, pause);
     const lines = await countLinesInSlices(text, pause);
-    const preview = buildPreview(toolName, response, text, this.previewLimits);
+    // The call that produced the output tells a preview what kind it is and what was asked for.
+    const call =
+      this.previewFamily === 'by-kind'
+        ? findToolCall(history, ref.contentIndex, functionResponse)
+        : undefined;
+    const preview = buildPreview(toolName, response, text, this.previewLimits, {
+      ...(call ? { call } : {}),
+      family: this.previewFamily,
+    });
     await pause();
     const snippet = formatMaskedSnippet({ lines, bytes, filePath, preview }, readToolName);
     const maskedResponse = { output: snippet };

@@ -6,6 +6,7 @@ import {
   buildPreview,
   headTailLines,
 } from './toolOutputPreview.js';
+import { KIND_PREVIEW_MAX_UNITS } from './previews/index.js';
 
 const numbered = (count: number, prefix = 'line') =>
   Array.from({ length: count }, (_, index) => `${prefix} ${index + 1}`).join('\n');
@@ -48,6 +49,50 @@ describe('buildPreview', () => {
 
   it('leaves short texts whole', () => {
     expect(headTailLines('a\nb\nc', 2, 2)).toBe('a\nb\nc');
+  });
+});
+
+describe('buildPreview by kind (issue 25)', () => {
+  const log = Array.from({ length: 200 }, (_, index) => `processing record number ${index}`);
+  log.splice(120, 0, 'ValueError: record 120 is malformed');
+
+  it("previews a shell output by the call's kind, keeping every section but Output whole", () => {
+    const response = { output: `Output: ${log.join('\n')}\nExit Code: 1` };
+    const call = { args: { command: 'python3 reproduce.py' } };
+    const preview = buildPreview('run_shell_command', response, response.output, PREVIEW_LIMITS, {
+      call,
+    });
+    expect(preview.startsWith('Exit Code: 1\nOutput:\n[... ')).toBe(true);
+    expect(preview).toContain('121: ValueError: record 120 is malformed');
+    // Within the kinds' budget: numbered lines of at most kindBudgetChars.
+    const body = preview.split('\n').slice(3);
+    expect(body.join('\n').length + 1).toBeLessThanOrEqual(PREVIEW_LIMITS.kindBudgetChars);
+    // The same output as head and tail lines when asked for the previous family.
+    const before = buildPreview('run_shell_command', response, response.output, PREVIEW_LIMITS, {
+      call,
+      family: 'head-and-tail',
+    });
+    expect(before).toContain('lines omitted ...]');
+    expect(before).not.toContain('ValueError');
+  });
+
+  it("numbers a shell output's lines as the saved file does, after qwen's leading sections", () => {
+    const text = `Command: python3 run.py\nDirectory: /w\nOutput: ${log.join('\n')}`;
+    const preview = buildPreview('run_shell_command', { output: text }, text, PREVIEW_LIMITS, {
+      call: { args: { command: 'python3 run.py' } },
+    });
+    // The Output section starts on the saved file's third line.
+    expect(preview).toContain('123: ValueError: record 120 is malformed');
+  });
+
+  it('gives head and tail lines to outputs of no kind and to giant ones', () => {
+    const listing = Array.from({ length: 300 }, (_, index) => `file_${index}.py`).join('\n');
+    const other = buildPreview('list_directory', { output: listing }, listing);
+    expect(other).toContain('lines omitted ...]');
+    const giant = `${'x'.repeat(80)}\n`.repeat(Math.ceil(KIND_PREVIEW_MAX_UNITS / 81) + 10);
+    const preview = buildPreview('read_file', { output: giant }, giant);
+    expect(preview).toContain('lines omitted ...]');
+    expect(preview).not.toContain('kept lines numbered');
   });
 });
 

@@ -1,13 +1,24 @@
 /**
  * The preview that stands in for a masked tool output: short, but with what the model most
  * often needs later — the status of a command (exit code, signal, error sections kept whole),
- * the first lines (what it was) and the last lines (how it ended), and how much was left out.
+ * how much was left out, and the output's lines that matter for its kind (previews/): an outline
+ * with line numbers of a source file read, a test run's status and failures, a log's errors and
+ * warnings, a search's locations, a diff's headers and changes. An output of no such kind (a
+ * listing, an edit's result), a giant one, and every output of the `head-and-tail` family get the
+ * first lines (what it was) and the last lines (how it ended).
  */
 import { formatCount } from '../utils/formatCount.js';
 import { headOf, tailOf } from '../utils/codePoints.js';
 import { cutPreviewLine } from './previewLineCut.js';
 import { countLines, firstLines, lastLines } from '../utils/textLines.js';
 import { splitShellSections, type ShellSections } from './shellOutput.js';
+import {
+  classifyOutput,
+  previewOfKind,
+  type OutputKind,
+  type PreviewFamily,
+  type ToolCall,
+} from './previews/index.js';
 
 export { splitShellSections, type ShellSections } from './shellOutput.js';
 
@@ -27,6 +38,13 @@ export interface PreviewLimits {
    * added from both ends, alternately, while they fit (see `budgetedLines`). 0: head and tail only.
    */
   lineBudgetChars: number;
+  /**
+   * Characters of lines the preview of an output's kind may show (previews/), their numbers
+   * included: fewer than `lineBudgetChars` because every kept line carries its number and a digit
+   * is a token of its own, so that both cost about the same tokens. Used only when
+   * `lineBudgetChars` is above 0.
+   */
+  kindBudgetChars: number;
 }
 
 /**
@@ -44,6 +62,7 @@ export const PREVIEW_LIMITS: Readonly<PreviewLimits> = {
   /** Whole sections kept verbatim (errors) are capped at this many characters. */
   maxSectionChars: 2_000,
   lineBudgetChars: 700,
+  kindBudgetChars: 600,
 } as const;
 
 /** A long line cut in the middle, never through a path (previewLineCut.ts). */
@@ -180,16 +199,39 @@ export function budgetedLines(
   ].join('\n');
 }
 
-/** The output's lines in a preview: head and tail, filled up to the character budget if any. */
+/** What a preview knows besides the output: the call that produced it, and which previews to build. */
+export interface PreviewContext {
+  /** The call, as the history holds it (previews/toolCall.ts). */
+  call?: ToolCall;
+  /** @default 'by-kind' */
+  family?: PreviewFamily;
+}
+
+/** The output's text to preview, its kind, and the number of its first line in the saved output. */
+interface PreviewBody {
+  text: string;
+  kind: OutputKind;
+  call: ToolCall | undefined;
+  firstLine: number;
+}
+
+/**
+ * The output's lines in a preview: the preview of its kind when it has one (previews/), else head
+ * and tail, filled up to the character budget if any. No budget: head and tail only, whatever the
+ * kind.
+ */
 function previewLines(
-  text: string,
+  body: PreviewBody,
   headLines: number,
   tailLines: number,
   limits: PreviewLimits,
 ): string {
-  return limits.lineBudgetChars > 0
-    ? budgetedLines(text, headLines, tailLines, limits)
-    : headTailLines(text, headLines, tailLines, limits);
+  if (limits.lineBudgetChars <= 0) return headTailLines(body.text, headLines, tailLines, limits);
+  const kindLimits = { maxLineChars: limits.maxLineChars, lineBudgetChars: limits.kindBudgetChars };
+  return (
+    previewOfKind(body.kind, body.text, body.call, kindLimits, body.firstLine) ??
+    budgetedLines(body.text, headLines, tailLines, limits)
+  );
 }
 
 /** Root-level status fields of a response (`error`, a non-zero exit code) kept whole. */
@@ -221,7 +263,21 @@ const BOOKKEEPING = new Set(['Process Group PGID', 'Background PIDs', 'Directory
 /** qwen-code writes `(none)` for a section that does not apply: nothing to keep. */
 const isEmptySection = (value: string) => value === '(none)';
 
-function shellPreview(sections: ShellSections, limits: PreviewLimits): string {
+/** Lines of the saved text before a shell result's `Output:` section (a notice, qwen's sections). */
+function linesBeforeOutput(sections: ShellSections): number {
+  let lines = 0;
+  if (sections.preamble) lines += countLines(sections.preamble);
+  if (sections.wrapper) lines++;
+  for (const section of sections.leading) lines += countLines(section.value);
+  return lines;
+}
+
+function shellPreview(
+  sections: ShellSections,
+  limits: PreviewLimits,
+  kind: OutputKind,
+  call: ToolCall | undefined,
+): string {
   const parts: string[] = [];
   if (sections.preamble) parts.push(capSection(sections.preamble, limits));
   if (sections.wrapper) parts.push(`<${sections.wrapper}>`);
@@ -231,8 +287,14 @@ function shellPreview(sections: ShellSections, limits: PreviewLimits): string {
     if (BOOKKEEPING.has(section.name) || isEmptySection(section.value)) continue;
     body.push(`${section.name}: ${capSection(section.value, limits)}`);
   }
+  const output: PreviewBody = {
+    text: sections.output,
+    kind,
+    call,
+    firstLine: linesBeforeOutput(sections) + 1,
+  };
   body.push(
-    `Output:\n${previewLines(sections.output, limits.shellHeadLines, limits.shellTailLines, limits)}`,
+    `Output:\n${previewLines(output, limits.shellHeadLines, limits.shellTailLines, limits)}`,
   );
   for (const section of all) {
     if (BOOKKEEPING.has(section.name) && !isEmptySection(section.value)) {
@@ -250,13 +312,20 @@ function shellPreview(sections: ShellSections, limits: PreviewLimits): string {
  * @param toolName the function name of the response
  * @param response the original `functionResponse.response`
  * @param fullText the full output as saved on disk (the `output` string, or the pretty JSON)
+ * @param context the call that produced it, and which previews to build
  */
 export function buildPreview(
   toolName: string,
   response: unknown,
   fullText: string,
   limits: PreviewLimits = PREVIEW_LIMITS,
+  context: PreviewContext = {},
 ): string {
+  const call = context.call;
+  const kind: OutputKind =
+    (context.family ?? 'by-kind') === 'by-kind'
+      ? classifyOutput(toolName, call?.args, fullText)
+      : 'other';
   const status = rootStatusLines(response, limits);
   const output =
     response !== null && typeof response === 'object' && !Array.isArray(response)
@@ -267,7 +336,12 @@ export function buildPreview(
       ? splitShellSections(output)
       : undefined;
   const body = sections
-    ? shellPreview(sections, limits)
-    : previewLines(fullText, limits.headLines, limits.tailLines, limits);
+    ? shellPreview(sections, limits, kind, call)
+    : previewLines(
+        { text: fullText, kind, call, firstLine: 1 },
+        limits.headLines,
+        limits.tailLines,
+        limits,
+      );
   return [...status, body].join('\n');
 }

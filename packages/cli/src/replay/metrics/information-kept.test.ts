@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { informationKept, keptShare, keptShareOfAll } from './information-kept.js';
-import { candidateLines, quotableText } from './quoted-lines.js';
+import { candidateLines, lineKey, quotableText } from './quoted-lines.js';
 import type { MaskingMoment } from '../masking-moments.js';
 import { sessionOf } from '../../test-data/engine-fixtures.js';
 import type { Content, Part } from '../types.js';
@@ -119,5 +119,48 @@ describe('informationKept (hand-made session)', () => {
     });
     expect(keptShare(kept)).toBeUndefined();
     expect(keptShareOfAll(kept)).toBe(1);
+  });
+});
+
+describe('line-number prefixes', () => {
+  it('strips the prefixes it recognises, one per line, and nothing else', () => {
+    expect(lineKey('     12\tdef parse_header(line):')).toBe('def parse_header(line):');
+    expect(lineKey('12:    return line.split(":", 1)')).toBe('return line.split(":", 1)');
+    expect(lineKey('  7: import os.path as p')).toBe('import os.path as p');
+    expect(lineKey('  7 | import os.path as p')).toBe('import os.path as p');
+    expect(lineKey('12\t34\tvalues in a table')).toBe('34\tvalues in a table');
+    expect(lineKey('src/io.py:12:def parse_header(line):')).toBe(
+      'src/io.py:12:def parse_header(line):',
+    );
+    expect(lineKey('12345678: too many digits')).toBe('12345678: too many digits');
+    expect(lineKey('3 tests passed in 0.2s')).toBe('3 tests passed in 0.2s');
+  });
+
+  it('takes a numbered listing by its content, with the 12-character floor after stripping', () => {
+    const listing =
+      '     1\tdef parse_header(line):\n     2\t    x = 1\n     3\t    return None  # done';
+    expect(candidateLines(listing)).toEqual(['def parse_header(line):', 'return None  # done']);
+  });
+
+  it('strips the prefixes of quoted text too, at every line start', () => {
+    const text = quotableText(
+      model([{ text: 'See\n  41: def parse_header(line):\n42\treturn None  # done' }]),
+    );
+    expect(text).toBe('See\ndef parse_header(line):\nreturn None  # done');
+  });
+
+  it('counts a line of a numbered read that the agent quotes without its number', () => {
+    const numbered = output
+      .split('\n')
+      .map((line, index) => `${String(index + 1).padStart(6)}\t${line}`)
+      .join('\n');
+    const original = toolPart(numbered);
+    const kept = informationKept(session, [
+      {
+        ...maskedAt(1, '     1\tdef parse_header(line):\n[... 4 of 5 lines omitted ...]'),
+        original,
+      },
+    ]);
+    expect(kept).toMatchObject({ linesQuotedLater: 3, linesVisible: 1 });
   });
 });

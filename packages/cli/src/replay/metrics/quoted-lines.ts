@@ -5,6 +5,11 @@
  * Only turns of the same task count: chained tasks were recorded as separate sessions, so an
  * agent never saw another task's outputs, and a line found there is a coincidence, not a use.
  *
+ * A line is compared without its line-number prefix (`LINE_NUMBER_PREFIX`), on both sides: an
+ * output's line and every line of the quotable text. A numbered listing (`cat -n`, `nl -ba`,
+ * swe-agent's numbered reads, `grep -n` of one file) then counts a line the agent quotes without
+ * its number, which it always does. The 12-character floor applies to what is left.
+ *
  * `QuoteIndex` holds the quotable text of a session's model turns in one string and answers "the
  * last model turn that contains this line". A bitmap of hashed 12-character windows of that text
  * rules out most lines without a search (a line is looked for only when its first, middle and
@@ -14,6 +19,26 @@ import type { FlatContent } from '../request-points.js';
 import type { Content, Part } from '../types.js';
 
 export const MIN_QUOTED_LINE_CHARS = 12;
+
+/**
+ * A line-number prefix, stripped before a line is compared: optional blanks, 1 to 7 digits, then
+ * - a tab (`cat -n`, `nl -ba`, swe-agent's numbered reads: `    12\tcode`), or
+ * - `:` or `|`, with optional blanks before it and at most one after it (`12:code` of `grep -n`
+ *   on one file, `12: code` of an outline, `  12 | code`).
+ * Only one prefix is stripped. A path prefix (`src/a.py:12:`) is not one: it starts with a path.
+ */
+export const LINE_NUMBER_PREFIX = /^[ \t]*\d{1,7}(?:\t|[ \t]*[:|] ?)/;
+const LINE_NUMBER_PREFIXES = new RegExp(LINE_NUMBER_PREFIX.source, 'gm');
+
+/** A line as it is compared: its line-number prefix stripped, then trimmed. */
+export function lineKey(line: string): string {
+  return line.replace(LINE_NUMBER_PREFIX, '').trim();
+}
+
+/** `text` with the line-number prefix of each of its lines stripped. */
+export function withoutLineNumbers(text: string): string {
+  return text.replace(LINE_NUMBER_PREFIXES, '');
+}
 
 const WINDOW = MIN_QUOTED_LINE_CHARS;
 const BITMAP_BITS = 1 << 24;
@@ -34,7 +59,7 @@ export function responseText(part: Part): string {
 export function candidateLines(text: string): string[] {
   const seen = new Set<string>();
   for (const raw of text.split('\n')) {
-    const line = raw.trim();
+    const line = lineKey(raw);
     if (line.length >= MIN_QUOTED_LINE_CHARS) seen.add(line);
   }
   return [...seen];
@@ -49,14 +74,17 @@ function collectStrings(value: unknown, into: string[], depth = 0): void {
   }
 }
 
-/** What a model content can quote from: its text parts and every string in its call arguments. */
+/**
+ * What a model content can quote from: its text parts and every string in its call arguments,
+ * each line's line-number prefix stripped.
+ */
 export function quotableText(content: Content): string {
   const pieces: string[] = [];
   for (const part of content.parts ?? []) {
     if (typeof part.text === 'string') pieces.push(part.text);
     if (part.functionCall) collectStrings(part.functionCall.args, pieces);
   }
-  return pieces.join('\n');
+  return withoutLineNumbers(pieces.join('\n'));
 }
 
 function windowHash(text: string, start: number): number {

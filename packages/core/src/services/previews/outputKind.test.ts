@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { TEXT_SAMPLE_UNITS, classifyOutput, mainStage } from './outputKind.js';
+
+const shell = (command: string, text = 'Output: x') =>
+  classifyOutput('run_shell_command', { command }, text);
+
+describe('classifyOutput', () => {
+  it('reads the kind from the command the call ran', () => {
+    expect(shell('nl -ba django/db/models/deletion.py | sed -n 200,250p')).toBe('source read');
+    expect(shell("sed -n '480,490p' tests/ordering/tests.py")).toBe('source read');
+    expect(shell('cat setup.py')).toBe('source read');
+    expect(shell('python setup.py install')).toBe('test or build run');
+    expect(shell('grep -n "def delete" django/db/models/deletion.py')).toBe('search');
+    expect(shell('cat f.py | grep -n x')).toBe('search');
+    expect(shell('git grep -n TODO')).toBe('search');
+    expect(shell('python3 tests/runtests.py delete')).toBe('test or build run');
+    expect(shell('cd /testbed && python -m pytest -x tests/')).toBe('test or build run');
+    expect(shell('python reproduce_issue.py')).toBe('log');
+    expect(shell('git diff')).toBe('diff');
+    expect(shell('ls -R')).toBe('other');
+  });
+
+  it('skips set-up stages and file writes to find the stage that prints', () => {
+    expect(shell('cd /testbed && export X=1 && cat a.py')).toBe('source read');
+    expect(shell("cat <<'EOF' > fix.py\nimport os\nEOF\npython3 fix.py")).toBe('log');
+    expect(shell("sed -i 's/a/b/' f.py")).toBe('other');
+    expect(shell('cat <<EOF > f.py\nprint(1)\nEOF')).toBe('other');
+    expect(mainStage('time timeout 10 FOO=1 grep -r x .').program).toBe('grep');
+  });
+
+  it('reads the kind from the text when the command does not tell', () => {
+    const diff = 'diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b';
+    expect(classifyOutput('submit', {}, diff)).toBe('diff');
+    expect(shell('./run.sh', '===== 1 failed, 2 passed in 0.1s =====')).toBe('test or build run');
+    expect(shell('./run.sh', 'Ran 12 tests in 0.3s\n\nOK')).toBe('test or build run');
+  });
+
+  it('reads the kind from the tool name when there is no command', () => {
+    expect(classifyOutput('read_file', { file_path: 'a.py' }, 'x')).toBe('source read');
+    expect(classifyOutput('search_file_content', { pattern: 'x' }, 'a.py:1:x')).toBe('search');
+    expect(classifyOutput('list_directory', { dir_path: '.' }, 'a\nb')).toBe('other');
+    expect(classifyOutput('read_file', undefined, 'x')).toBe('source read');
+    expect(classifyOutput('Read', { file_path: '/w/a.py' }, '     1\tx')).toBe('source read');
+    expect(classifyOutput('Grep', { pattern: 'x' }, 'a.py:1:x')).toBe('search');
+  });
+
+  it('looks for text patterns in the head and tail of a giant output only', () => {
+    const filler = 'x\n'.repeat(TEXT_SAMPLE_UNITS);
+    const middle = `${filler}===== 1 failed in 0.1s =====\n${filler}`;
+    expect(shell('./run.sh', middle)).toBe('log');
+    expect(shell('./run.sh', `${filler}${filler}===== 1 failed in 0.1s =====`)).toBe(
+      'test or build run',
+    );
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { namedIdentifiers, sourceReadPreview } from './sourceRead.js';
+
+const limits = { maxLineChars: 80, lineBudgetChars: 400 };
+
+/** A Python module of `classes` classes of `methods` methods, each with a body of statements. */
+function module(classes: number, methods: number): string[] {
+  const lines = ['import os', 'from typing import Any', ''];
+  for (let c = 0; c < classes; c++) {
+    lines.push(`class Widget${c}(Base):`, `    """Widget number ${c}, documented at length."""`);
+    for (let m = 0; m < methods; m++) {
+      lines.push(
+        `    def method_${c}_${m}(self, value: Any) -> Any:`,
+        `        total_${m} = self.compute(value, ${m})`,
+        `        if total_${m} > self.limit:`,
+        `            return self.fallback(total_${m})`,
+        `        return total_${m}`,
+        '',
+      );
+    }
+  }
+  return lines;
+}
+
+describe('namedIdentifiers', () => {
+  it("takes code-like names from the turn's text and the command's quoted patterns", () => {
+    const names = namedIdentifiers({
+      turnText: 'THOUGHT: `Collector.add` calls `self.can_fast_delete`; the fastDelete path.',
+      args: { command: 'grep -n "def related_objects" django/db/models/deletion.py' },
+    });
+    expect([...names]).toEqual(
+      expect.arrayContaining([
+        'Collector',
+        'add',
+        'can_fast_delete',
+        'fastDelete',
+        'related_objects',
+      ]),
+    );
+    expect(names.has('self')).toBe(false);
+    expect(names.has('def')).toBe(false);
+    expect(namedIdentifiers(undefined).size).toBe(0);
+  });
+});
+
+describe('sourceReadPreview', () => {
+  it('keeps signatures spread over the file and numbers every kept line', () => {
+    const lines = module(6, 4);
+    const preview = sourceReadPreview(lines, undefined, limits);
+    const shown = preview.split('\n');
+    expect(shown[0]).toMatch(/lines omitted; kept lines numbered/);
+    for (const line of shown.slice(1)) expect(line).toMatch(/^\d+: /);
+    const signatures = shown.filter((line) => /: (class| {4}def) /.test(line));
+    expect(signatures.length).toBeGreaterThan(1);
+    // Spread: the first signature kept and one from the second half of the file.
+    const numbers = signatures.map((line) => Number(line.split(':')[0]));
+    expect(Math.min(...numbers)).toBeLessThan(lines.length / 4);
+    expect(Math.max(...numbers)).toBeGreaterThan(lines.length / 2);
+    expect(shown.slice(1).join('\n').length + 1).toBeLessThanOrEqual(limits.lineBudgetChars);
+  });
+
+  it('shows more of the region the model named than of the rest', () => {
+    const lines = module(6, 4);
+    const named = sourceReadPreview(lines, { turnText: 'Let me look at `method_4_2`.' }, limits);
+    const unnamed = sourceReadPreview(lines, undefined, limits);
+    const fromRegion = (preview: string) =>
+      preview.split('\n').filter((line) => /_2\b|method_4_2/.test(line) && /total_2/.test(line));
+    const start = lines.indexOf('    def method_4_2(self, value: Any) -> Any:') + 1;
+    const inRegion = (preview: string) =>
+      preview
+        .split('\n')
+        .slice(1)
+        .filter((line) => {
+          const number = Number(line.split(':')[0]);
+          return number >= start && number <= start + 20;
+        }).length;
+    expect(inRegion(named)).toBeGreaterThan(inRegion(unnamed));
+    expect(fromRegion(named).length).toBeGreaterThan(0);
+  });
+
+  it("keeps an output's own numbers (nl -ba, cat -n)", () => {
+    const lines = module(3, 3).map((line, index) => `${String(index + 101).padStart(6)}\t${line}`);
+    const preview = sourceReadPreview(lines, undefined, limits).split('\n');
+    expect(preview[1]).toMatch(/^10\d\t/);
+    expect(preview.some((line) => line.startsWith('103\t'))).toBe(false); // a blank line
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * The preview of a source file read (`cat`, `sed -n`, `nl -ba`, `read_file`): an outline with line
+ * numbers, within the same budget as any preview:
+ * - signatures (class, function and method declarations, and the like in other languages), spread
+ *   evenly over the file, within `SIGNATURE_SHARE` of the budget: what is where;
+ * - the region the call asked about: the lines after the declaration of a name the model wrote in
+ *   the turn that made the call (`\`add\``, `_check_csv`, `Patch.__init__`) or in the call's own
+ *   patterns (`grep -n "def delete"`, `sed -n '/class Base/,/def handle/p'`) count
+ *   `REGION_WORTH` times a line elsewhere, for `REGION_LINES` lines;
+ * - then as many informative lines (at least 12 non-blank characters) as the budget holds, the
+ *   shortest first, wherever they are (lineSelection.ts).
+ *
+ * Why so (a one-off analysis of the shared traces, issue 25): three quarters of the lines agents
+ * quote later are in the files they read, spread over the whole read rather than at its ends, and
+ * signature and import lines are quoted less often than the average line; the lines of a function
+ * the model named are quoted about twice as often. A read asked for by range (`sed -n '200,250p'`,
+ * `read_file` with an offset) is already the region: its output is what the call asked for.
+ */
+import type { ToolCall } from './toolCall.js';
+import {
+  MIN_INFORMATIVE_CHARS,
+  hasOwnNumbering,
+  lineText,
+  selectLines,
+  spreadOrder,
+  type SelectionLimits,
+} from './lineSelection.js';
+
+/** Share of the budget the signatures may take. */
+const SIGNATURE_SHARE = 0.1;
+/** Lines after a named declaration (and the one before it, a decorator) that count more. */
+const REGION_LINES = 20;
+/** What a line of the named region is worth, against 1 elsewhere. */
+const REGION_WORTH = 2;
+/** Names the model wrote that are too common to point anywhere. */
+const COMMON_WORDS = new Set([
+  'self',
+  'this',
+  'that',
+  'None',
+  'True',
+  'False',
+  'null',
+  'true',
+  'false',
+  'return',
+  'import',
+  'from',
+  'class',
+  'def',
+  'function',
+  'line',
+  'lines',
+  'file',
+  'with',
+]);
+/** At most this many names are looked for. */
+const MAX_NAMES = 64;
+
+const MODIFIERS =
+  '(?:(?:export|default|public|private|protected|internal|static|final|abstract|async|override|pub|unsafe|extern|inline)\\s+)*';
+/** A declaration line: class, function, method, type (Python, JS/TS, Go, Rust, Java, C#, Kotlin, Swift). */
+const SIGNATURE = new RegExp(
+  `^${MODIFIERS}(?:def|class|function\\*?|func|fn|fun|interface|struct|enum|trait|impl|type|record|object|module)\\s+[\\w$]`,
+);
+
+/**
+ * Names the model pointed at: identifiers in backticks, and words that look like code
+ * (`snake_case`, `camelCase`), in the turn's text; identifiers in the quoted patterns of the
+ * call's command (a `grep` or `sed` address).
+ */
+export function namedIdentifiers(call: ToolCall | undefined): Set<string> {
+  const names = new Set<string>();
+  const add = (name: string) => {
+    if (names.size < MAX_NAMES && !COMMON_WORDS.has(name)) names.add(name);
+  };
+  const text = call?.turnText ?? '';
+  for (const quoted of text.matchAll(/`([^`\n]{1,80})`/g)) {
+    for (const word of (quoted[1] as string).matchAll(/[A-Za-z_$][\w$]{2,}/g)) add(word[0]);
+  }
+  for (const word of text.matchAll(/\b[A-Za-z_]*(?:_[A-Za-z0-9]+|[a-z][A-Z])\w*/g)) {
+    if (word[0].length >= 4) add(word[0]);
+  }
+  const args = call?.args;
+  const command =
+    args !== null && typeof args === 'object' ? (args as Record<string, unknown>)['command'] : '';
+  if (typeof command === 'string') {
+    for (const quoted of command.slice(0, 4096).matchAll(/(["'])((?:(?!\1).){1,200})\1/g)) {
+      for (const word of (quoted[2] as string).matchAll(/[A-Za-z_$][\w$]{2,}/g)) add(word[0]);
+    }
+  }
+  return names;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[$]/g, '\\$');
+
+/**
+ * The outline of a source read's lines (see the module comment); `firstLine` is the number of
+ * `lines[0]` in the saved output.
+ */
+export function sourceReadPreview(
+  lines: readonly string[],
+  call: ToolCall | undefined,
+  limits: SelectionLimits,
+  firstLine = 1,
+): string {
+  const numbered = hasOwnNumbering(lines);
+  const texts = lines.map((line) => lineText(line, numbered));
+  const names = [...namedIdentifiers(call)];
+  const declares =
+    names.length > 0
+      ? new RegExp(
+          `^${MODIFIERS}(?:def|class|function|func|fn|fun)\\s+(?:${names.map(escapeRegExp).join('|')})\\b`,
+        )
+      : undefined;
+  const inRegion = new Uint8Array(lines.length);
+  const signatures: number[] = [];
+  texts.forEach((text, index) => {
+    if (SIGNATURE.test(text)) signatures.push(index);
+    if (declares?.test(text)) {
+      const end = Math.min(lines.length, index + REGION_LINES + 1);
+      for (let at = Math.max(0, index - 1); at < end; at++) inRegion[at] = 1;
+    }
+  });
+  const first: number[] = [];
+  let signatureChars = 0;
+  for (const index of spreadOrder(signatures)) {
+    const chars = Math.min((texts[index] as string).length, limits.maxLineChars) + 8;
+    if (signatureChars + chars > SIGNATURE_SHARE * limits.lineBudgetChars) continue;
+    signatureChars += chars;
+    first.push(index);
+  }
+  return selectLines(
+    lines,
+    {
+      first,
+      worth: (index) =>
+        (texts[index] as string).length < MIN_INFORMATIVE_CHARS
+          ? 0
+          : inRegion[index] === 1
+            ? REGION_WORTH
+            : 1,
+    },
+    limits,
+    firstLine,
+  );
+}
