@@ -34,6 +34,7 @@ import {
   percent,
   quoteIndexes,
   replayFolders,
+  runTuning,
   withRepeatableRandom,
 } from './replayStudy.mjs';
 
@@ -50,7 +51,7 @@ function earlyStrategies(cli, core, scratchPath, tuning) {
     toolmask: cli.createToolmaskStrategy({
       config,
       projectTempDir: scratchPath,
-      ...(tuning ? { tuning } : {}),
+      ...(runTuning(tuning) ? { tuning: runTuning(tuning) } : {}),
     }),
     'gemini-cli': cli.createGeminiCliStrategy({
       projectTempDir: scratchPath,
@@ -118,7 +119,11 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
       name: 'toolmask',
       observe: true,
       make: (scratchPath) =>
-        cli.createToolmaskStrategy({ config: defaults, projectTempDir: scratchPath }),
+        cli.createToolmaskStrategy({
+          config: defaults,
+          projectTempDir: scratchPath,
+          ...(runTuning() ? { tuning: runTuning() } : {}),
+        }),
     },
   ]);
   const results = { settings: {}, inTask, reach: {} };

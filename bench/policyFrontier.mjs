@@ -21,6 +21,7 @@ import {
   mergeTotals,
   percent,
   replayFolders,
+  runTuning,
 } from './replayStudy.mjs';
 
 export const BUDGETS = [0, 350, 700, 1_050];
@@ -49,7 +50,7 @@ function gridSpecs(cli, core, budgets, windows) {
             config,
             projectTempDir: scratchPath,
             name: pointName(budget, window),
-            tuning: { previewLimits: { lineBudgetChars: budget } },
+            tuning: runTuning({ previewLimits: { lineBudgetChars: budget } }),
           }),
       });
     }
