@@ -38,6 +38,7 @@ import {
   percent,
   quoteIndexes,
   replayFolders,
+  runTuning,
   withRepeatableRandom,
 } from './replayStudy.mjs';
 
@@ -56,7 +57,7 @@ function earlyStrategies(cli, core, scratchPath, tuning) {
     toolmask: cli.createToolmaskStrategy({
       config,
       projectTempDir: scratchPath,
-      ...(tuning ? { tuning } : {}),
+      ...(runTuning(tuning) ? { tuning: runTuning(tuning) } : {}),
     }),
     [HEAD_AND_TAIL]: cli.createToolmaskStrategy({
       config,
@@ -130,7 +131,11 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
       name: 'toolmask',
       observe: true,
       make: (scratchPath) =>
-        cli.createToolmaskStrategy({ config: defaults, projectTempDir: scratchPath }),
+        cli.createToolmaskStrategy({
+          config: defaults,
+          projectTempDir: scratchPath,
+          ...(runTuning() ? { tuning: runTuning() } : {}),
+        }),
     },
   ]);
   const results = { settings: {}, inTask, reach: {} };

@@ -29,6 +29,7 @@ import {
   mergeTotals,
   percent,
   replayFolders,
+  runTuning,
 } from './replayStudy.mjs';
 
 export const BUDGETS = [0, 350, 700, 1_050];
@@ -69,7 +70,7 @@ function gridSpecs(cli, core, budgets, windows) {
             config,
             projectTempDir: scratchPath,
             name: pointName(budget, window),
-            tuning: { previewLimits: limitsAt(budget) },
+            tuning: runTuning({ previewLimits: limitsAt(budget) }),
           }),
       });
     }
@@ -93,7 +94,7 @@ function kindSpecs(cli, core, kindBudgets) {
           config,
           projectTempDir: scratchPath,
           name: kindPointName(kindBudget),
-          tuning: { previewLimits: { kindBudgetChars: kindBudget } },
+          tuning: runTuning({ previewLimits: { kindBudgetChars: kindBudget } }),
         }),
     })),
   ];

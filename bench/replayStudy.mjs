@@ -18,6 +18,25 @@ import * as path from 'node:path';
 export const DISCOUNTS = [0.1, 0.25];
 export const CHAINED_TASKS = 8;
 
+/** The superseded reasons of this run's toolmask replays (`setSupersededReasons`); core's default. */
+let supersededReasons;
+
+/**
+ * Which reasons make an output superseded in every toolmask replay of this run (`run.mjs
+ * --superseded rerun,read-again`; `none` turns superseded-first off), to measure a variant of the
+ * policy with the whole section. Unset: core's default (all three). A tuning that names its own
+ * (the optimum's every-request runs, the ablation) keeps it.
+ */
+export function setSupersededReasons(reasons) {
+  supersededReasons = reasons;
+}
+
+/** `tuning` with this run's superseded reasons (see `setSupersededReasons`); may be undefined. */
+export function runTuning(tuning) {
+  if (supersededReasons === undefined) return tuning;
+  return { supersededReasons, ...tuning };
+}
+
 export async function loadFolders(cli, tracesDir) {
   const names = fs
     .readdirSync(tracesDir)
@@ -73,6 +92,8 @@ export function totalsOf(summary) {
     cached: summary.cachedTokens,
     breaks: summary.cacheBreaks,
     masked: summary.outputsMasked,
+    // Only a strategy that reports its masked outputs (toolmask) says which were superseded.
+    superseded: summary.outputsSuperseded,
   };
 }
 
@@ -84,6 +105,10 @@ export function mergeTotals(a, b) {
     cached: a.cached + b.cached,
     breaks: a.breaks + b.breaks,
     masked: a.masked + b.masked,
+    superseded:
+      a.superseded === undefined && b.superseded === undefined
+        ? undefined
+        : (a.superseded ?? 0) + (b.superseded ?? 0),
   };
 }
 

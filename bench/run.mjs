@@ -20,6 +20,8 @@
  *                                            bench/teamBench.mjs (needs redis-server, haproxy)
  * Options: --only 1,2,3,4,5   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
  *          --temp-dir DIR (where section 1 writes output files; default the OS temp dir)
+ *          --superseded REASONS (section 3: which reasons make an output superseded in every toolmask
+ *            replay, e.g. `rerun,read-again`, or `none`; default core's, all three)
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -35,7 +37,7 @@ import { runConcurrentBodiesBench } from './concurrentBodies.mjs';
 import { runTeamBench } from './teamBench.mjs';
 import { runInformationKeptBench } from './informationKept.mjs';
 import { runPolicyFrontierBench } from './policyFrontier.mjs';
-import { loadFolders } from './replayStudy.mjs';
+import { loadFolders, setSupersededReasons } from './replayStudy.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argument = (name) => {
@@ -45,6 +47,10 @@ const argument = (name) => {
 const tracesDir = path.resolve(argument('traces') ?? path.join(root, '..', 'shared', 'traces'));
 const only = new Set((argument('only') ?? '1,2,3,4,5').split(',').map((value) => value.trim()));
 const quick = process.argv.includes('--quick');
+const superseded = argument('superseded');
+if (superseded !== undefined) {
+  setSupersededReasons(superseded === 'none' ? [] : superseded.split(',').map((v) => v.trim()));
+}
 const haveTraces = fs.existsSync(tracesDir);
 
 console.log(

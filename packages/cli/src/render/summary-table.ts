@@ -35,8 +35,16 @@ export function summaryRows(summaries: readonly StrategySummary[]): SummaryRow[]
   rows.push(
     row('cache breaks', (s) => formatInteger(s.cacheBreaks)),
     row('outputs masked', (s) => formatInteger(s.outputsMasked)),
-    row('bytes offloaded', (s) => formatInteger(s.bytesOffloaded)),
   );
+  if (summaries.some((s) => s.outputsSuperseded !== undefined)) {
+    // Only a strategy that says which outputs it masked can say which were superseded.
+    rows.push(
+      row('  of which superseded', (s) =>
+        s.outputsSuperseded === undefined ? '' : formatInteger(s.outputsSuperseded),
+      ),
+    );
+  }
+  rows.push(row('bytes offloaded', (s) => formatInteger(s.bytesOffloaded)));
   if (summaries.some((s) => s.failures > 0)) {
     rows.push(row('write failures', (s) => formatInteger(s.failures)));
   }

@@ -89,6 +89,7 @@ export async function replaySessions(
   const replays: StrategyReplay[] = [];
   for (const strategy of strategies) {
     const rows: RequestRow[] = [];
+    let outputsReported = false;
     for (const { session, flat, points, recorded } of prepared) {
       const run = await strategy.startSession(session.id);
       let consumed = 0;
@@ -137,13 +138,17 @@ export async function replaySessions(
           passMs,
         };
         if (outcome.notice) row.notice = outcome.notice;
+        if (outcome.maskedOutputs) {
+          outputsReported = true;
+          if (outcome.maskedOutputs.length > 0) row.maskedOutputs = [...outcome.maskedOutputs];
+        }
         rows.push(row);
         options.onProgress?.(++done, total);
       }
     }
     replays.push({
       name: strategy.name,
-      summary: summarizeRequests(strategy.name, rows),
+      summary: summarizeRequests(strategy.name, rows, { outputsReported }),
       requests: rows,
     });
   }

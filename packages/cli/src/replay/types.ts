@@ -62,6 +62,20 @@ export interface StrategyRequest {
   cacheLikelyCold: boolean;
 }
 
+/** One output a pass masked, as a strategy that knows it reports it (toolmask does). */
+export interface MaskedOutputInfo {
+  toolName: string;
+  callId: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  /**
+   * Set when the session had since replaced the output's content: `rerun` (the same call ran
+   * again), `read-again` (the same lines were read again), `edited` (the file was written since),
+   * with the later call's id when it has one.
+   */
+  superseded?: { reason: string; callId?: string };
+}
+
 /** What one masking pass did. */
 export interface StrategyPassOutcome {
   /**
@@ -78,6 +92,11 @@ export interface StrategyPassOutcome {
   notice?: string;
   /** Time of the pass itself when the strategy measured it (it did extra bookkeeping). */
   passMs?: number;
+  /**
+   * Each output the pass masked, from a strategy that reports them (toolmask; an empty list when
+   * it masked nothing). Absent: the strategy does not say which outputs it masked.
+   */
+  maskedOutputs?: readonly MaskedOutputInfo[];
 }
 
 /** A strategy bound to one session (its own session id and output folder). */
@@ -125,6 +144,8 @@ export interface RequestRow {
   /** Wall time of the strategy's pass before this request, in milliseconds. */
   passMs: number;
   notice?: string;
+  /** The outputs this request's pass masked, when the strategy reports them and masked any. */
+  maskedOutputs?: MaskedOutputInfo[];
 }
 
 export interface StrategySummary {
@@ -136,6 +157,11 @@ export interface StrategySummary {
   billedTokens: number;
   cacheBreaks: number;
   outputsMasked: number;
+  /**
+   * Of the outputs masked, those the session had since replaced (`maskedOutputs[].superseded`);
+   * present for a strategy that reports its masked outputs.
+   */
+  outputsSuperseded?: number;
   bytesOffloaded: number;
   failures: number;
   passMs: number;

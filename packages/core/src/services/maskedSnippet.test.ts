@@ -22,6 +22,20 @@ describe('masked snippets', () => {
     });
   });
 
+  it('puts a superseded note on its own line before the preview, and still parses', () => {
+    const note = 'Superseded: this file was read again later (call c9).';
+    const snippet = formatMaskedSnippet({ ...fields, note: `${note}\n</tool_output_masked>` });
+    const lines = snippet.split('\n');
+    expect(lines[1]).toBe(`${note} </tool_output_masked>`);
+    expect(lines[2]).toBe('Output:');
+    expect(parseMaskedSnippet(snippet)).toEqual({
+      lines: 120,
+      bytes: 4096,
+      filePath: fields.filePath,
+    });
+    expect(isMaskedResponse({ output: formatMaskedSnippet({ ...fields, note }) })).toBe(true);
+  });
+
   it('escapes only what would break the header, and every path round-trips', () => {
     const filePath = '/x/"q"<b>\n&amp;\r.txt';
     const snippet = formatMaskedSnippet({ ...fields, filePath });

@@ -22,6 +22,11 @@ export interface MaskedSnippetFields {
   filePath: string;
   /** The high-signal preview (see toolOutputPreview.ts). */
   preview: string;
+  /**
+   * One line before the preview saying why the output was hidden (supersededOutputs.ts:
+   * `Superseded: this file was read again later (call …).`), when there is one.
+   */
+  note?: string;
 }
 
 /** The read-back tool as the model sees it in-process (the gateway's MCP tool has a prefixed name). */
@@ -57,7 +62,8 @@ export const READ_BACK_HINT = readBackHint();
 export function formatMaskedSnippet(fields: MaskedSnippetFields, readToolName?: string): string {
   const header = `<${MASKED_TAG} lines="${fields.lines}" bytes="${fields.bytes}" file="${escapeAttribute(fields.filePath)}">`;
   const preview = toWellFormed(fields.preview);
-  return `${header}\n${preview}\n${readBackHint(readToolName)}\n</${MASKED_TAG}>`;
+  const note = fields.note ? `${toWellFormed(fields.note.replace(/[\r\n]+/g, ' '))}\n` : '';
+  return `${header}\n${note}${preview}\n${readBackHint(readToolName)}\n</${MASKED_TAG}>`;
 }
 
 const SNIPPET_PATTERN = new RegExp(

@@ -121,6 +121,7 @@ function unchangedResult(): MaskingResult {
     tokensBefore: 0,
     tokensAfter: 0,
     totalPrunableTokens: 0,
+    supersededCount: 0,
     changedIndices: [],
     offloaded: [],
     keptWhole: [],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Content, Part } from './maskingTypes.js';
 import { planMasking, protectionBudget, type PlanConfig } from './maskingPlan.js';
 import { viewHistory } from './historyLedger.js';
+import { findSupersededOutputs } from './supersededOutputs.js';
 
 /** Each output's token count is its `output` length, so tests can reason in exact numbers. */
 const measure = (part: Part) => {
@@ -12,10 +13,14 @@ const measure = (part: Part) => {
 function plan(
   entries: Content[],
   settings: PlanConfig & { maxOutputTokens: number },
-  options: { cacheLikelyCold?: boolean } = {},
+  options: { cacheLikelyCold?: boolean; superseded?: boolean } = {},
 ) {
   const limit = settings.maxOutputTokens > 0 ? settings.maxOutputTokens : Infinity;
-  return planMasking(viewHistory(entries, measure, limit), settings, options);
+  const { superseded, ...rest } = options;
+  return planMasking(viewHistory(entries, measure, limit), settings, {
+    ...rest,
+    ...(superseded ? { superseded: findSupersededOutputs(entries) } : {}),
+  });
 }
 
 const call = (id: string): Content => ({
@@ -139,5 +144,114 @@ describe('planMasking', () => {
     const result = plan(entries, { ...config, minPrunableTokensThreshold: 0 });
     expect(result.totalTokens).toBe(300);
     expect(result.targets).toHaveLength(1);
+  });
+});
+
+describe('planMasking: superseded outputs first', () => {
+  /** A shell call and its output of `size` tokens. */
+  const shellStep = (id: string, command: string, size: number): Content[] => [
+    {
+      role: 'model',
+      parts: [{ functionCall: { id, name: 'run_shell_command', args: { command } } }],
+    },
+    {
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            id,
+            name: 'run_shell_command',
+            response: { output: 'x'.repeat(size) },
+          },
+        },
+      ],
+    },
+  ];
+  // Oldest first: a (300), cat f (40, read again by s4), b (30), ls (20, run again by s5),
+  // cat -n f (10), ls (10). Newest first within 100: 10 + 10 + 20 + 30 = 70 protected; 40 crosses.
+  const entries = [
+    ...shellStep('s0', 'python a.py', 300),
+    ...shellStep('s1', 'cat f.py', 40),
+    ...shellStep('s2', 'python b.py', 30),
+    ...shellStep('s3', 'ls', 20),
+    ...shellStep('s4', 'cat -n f.py', 10),
+    ...shellStep('s5', 'ls', 10),
+  ];
+  const settings = { ...config, minPrunableTokensThreshold: 400 };
+
+  it('masks superseded outputs inside the protected window when a pass masks', () => {
+    const cold = plan(entries, settings, { cacheLikelyCold: true, superseded: true });
+    expect(cold.trigger).toBe('cold_cache');
+    expect(cold.totalPrunableTokens).toBe(340);
+    expect(cold.supersededTokens).toBe(20);
+    expect(cold.targets.map((target) => [target.contentIndex, target.superseded?.reason])).toEqual([
+      [1, undefined],
+      [3, 'read-again'],
+      [7, 'rerun'],
+    ]);
+    expect(cold.targets[2]?.superseded).toMatchObject({ callId: 's5', outputContentIndex: 11 });
+    // Without the superseded view, the plan is as before.
+    const before = plan(entries, settings, { cacheLikelyCold: true });
+    expect(before.targets.map((target) => target.contentIndex)).toEqual([1, 3]);
+    expect(before.supersededTokens).toBe(0);
+  });
+
+  it('counts them toward the warm trigger with the prunable outputs', () => {
+    expect(plan(entries, { ...config, minPrunableTokensThreshold: 350 }).targets).toEqual([]);
+    const warm = plan(
+      entries,
+      { ...config, minPrunableTokensThreshold: 350 },
+      { superseded: true },
+    );
+    expect(warm.trigger).toBe('threshold');
+    expect(warm.targets.map((target) => target.contentIndex)).toEqual([1, 3, 7]);
+    // Below the trigger a warm pass masks nothing, superseded or not.
+    expect(plan(entries, settings, { superseded: true }).targets).toEqual([]);
+  });
+
+  it('not without a visible replacement: a later call whose output is not in the history', () => {
+    // The second `ls` was called but its output is not in the history yet.
+    const pending = entries.slice(0, -1);
+    const cold = plan(pending, settings, { cacheLikelyCold: true, superseded: true });
+    expect(cold.targets.map((target) => target.superseded?.reason)).toEqual([
+      undefined,
+      'read-again',
+    ]);
+  });
+
+  it('keeps the latest entry out when protectLatestTurn, and adds none to an oversized-only pass', () => {
+    // Two reads of g.py in one entry: the first is superseded by the second, in the latest turn.
+    const latest: Content[] = [
+      ...entries,
+      {
+        role: 'model',
+        parts: [
+          { functionCall: { id: 'g1', name: 'read_file', args: { file_path: '/g.py' } } },
+          { functionCall: { id: 'g2', name: 'read_file', args: { file_path: '/g.py' } } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: ['g1', 'g2'].map((id) => ({
+          functionResponse: { id, name: 'read_file', response: { output: 'y'.repeat(5) } },
+        })),
+      },
+    ];
+    const guarded = { ...settings, protectLatestTurn: true };
+    const cold = plan(latest, guarded, { cacheLikelyCold: true, superseded: true });
+    expect(cold.targets.every((target) => target.contentIndex < latest.length - 1)).toBe(true);
+    const unguarded = plan(latest, settings, { cacheLikelyCold: true, superseded: true });
+    expect(unguarded.targets.at(-1)).toMatchObject({
+      contentIndex: latest.length - 1,
+      partIndex: 0,
+      superseded: { reason: 'rerun', callId: 'g2' },
+    });
+    const oversized = plan(
+      [...entries, ...shellStep('s6', 'python big.py', 5_000)],
+      { ...settings, maxOutputTokens: 1_000 },
+      { superseded: true },
+    );
+    expect(oversized.trigger).toBe('oversized');
+    expect(oversized.targets.map((target) => target.contentIndex)).toEqual([13]);
   });
 });

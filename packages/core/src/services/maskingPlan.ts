@@ -15,17 +15,28 @@
  * output larger than `maxOutputTokens` is always masked, even the newest, so one giant log cannot
  * wedge a session.
  *
+ * Superseded outputs first (`superseded`, supersededOutputs.ts): an output whose content the
+ * session has since replaced (the same file read again or edited later, the same command run
+ * again) costs nothing to hide. Inside the protected window too, such outputs count toward the
+ * trigger with the prunable ones, and whenever a pass masks for the trigger or at a cold moment
+ * they are targets. The latest entry stays out when `protectLatestTurn`, and an output counts as
+ * superseded only once the later call's output is in the history (the replacement is visible).
+ *
  * The protected window is found by binary search on prefix sums and the prunable total is a
- * prefix sum, so a pass that masks nothing costs O(log n) here.
+ * prefix sum, so a pass that masks nothing costs O(log n) here, plus the superseded outputs
+ * inside the window.
  */
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { HistoryView } from './historyLedger.js';
 import { warmTriggerThreshold, type CacheEconomics } from './cacheEconomics.js';
+import { lowerBound, type SupersededView, type Supersession } from './supersededOutputs.js';
 
 export interface OutputRef {
   contentIndex: number;
   partIndex: number;
   tokens: number;
+  /** What superseded the output, when something did. */
+  superseded?: Supersession;
 }
 
 export type MaskingTrigger = 'threshold' | 'cold_cache' | 'oversized';
@@ -37,6 +48,8 @@ export interface MaskingPlan {
   totalTokens: number;
   protectedTokens: number;
   totalPrunableTokens: number;
+  /** Estimated tokens of the superseded outputs inside the protected window (not prunable). */
+  supersededTokens: number;
   /** Why the pass masks; undefined when it does not. */
   trigger?: MaskingTrigger;
 }
@@ -99,6 +112,55 @@ export interface PlanOptions {
   cacheLikelyCold?: boolean;
   /** The provider's cache prices (the warm threshold's scale). @default Gemini's: no premium */
   cache?: Pick<CacheEconomics, 'cacheWritePrice' | 'cacheReadPrice'>;
+  /** Outputs the session has since replaced (supersededOutputs.ts). @default none */
+  superseded?: SupersededView;
+}
+
+/**
+ * The superseded countable outputs inside the protected window: after the crossing output, before
+ * `scanEnd`. Only the entries holding superseded outputs are looked at.
+ */
+function supersededInWindow(
+  view: HistoryView,
+  superseded: SupersededView | undefined,
+  scanEnd: number,
+  crossing: Crossing | undefined,
+): { refs: OutputRef[]; tokens: number } {
+  const refs: OutputRef[] = [];
+  let tokens = 0;
+  if (!superseded) return { refs, tokens };
+  const entries = superseded.entries;
+  for (
+    let position = lowerBound(entries, crossing?.contentIndex ?? 0);
+    position < entries.length;
+    position++
+  ) {
+    const contentIndex = entries[position] as number;
+    if (contentIndex >= scanEnd) break;
+    const parts = superseded.partsOf(contentIndex);
+    if (!parts) continue;
+    const outputs = view.summary(contentIndex).outputs;
+    const first = contentIndex === crossing?.contentIndex ? crossing.outputPosition + 1 : 0;
+    for (let position = first; position < outputs.length; position++) {
+      const output = outputs[position] as { partIndex: number; tokens: number };
+      const by = parts.get(output.partIndex);
+      if (!by) continue;
+      refs.push({
+        contentIndex,
+        partIndex: output.partIndex,
+        tokens: output.tokens,
+        superseded: by,
+      });
+      tokens += output.tokens;
+    }
+  }
+  return { refs, tokens };
+}
+
+/** `ref` with what superseded it, when something did. */
+function withSupersession(ref: OutputRef, superseded: SupersededView | undefined): OutputRef {
+  const by = superseded?.partsOf(ref.contentIndex)?.get(ref.partIndex);
+  return by ? { ...ref, superseded: by } : ref;
 }
 
 export function planMasking(
@@ -128,32 +190,41 @@ export function planMasking(
     }
   }
   const totalTokens = view.tokensBefore(view.length) + oversizedTokens;
+  const { superseded } = options;
+  const inWindow = supersededInWindow(view, superseded, scanEnd, crossing);
+  const supersededTokens = inWindow.tokens;
+  const maskable = totalPrunableTokens + supersededTokens;
 
   // A warm break must pay for its re-write at the provider's prices (cacheEconomics.ts).
   const warmThreshold = warmTriggerThreshold(config.minPrunableTokensThreshold, options.cache);
   let trigger: MaskingTrigger | undefined;
-  if (totalPrunableTokens > 0 && totalPrunableTokens >= warmThreshold) {
+  if (maskable > 0 && maskable >= warmThreshold) {
     trigger = 'threshold';
-  } else if (totalPrunableTokens > 0 && options.cacheLikelyCold) {
+  } else if (maskable > 0 && options.cacheLikelyCold) {
     trigger = 'cold_cache';
   } else if (oversized.length > 0) {
     trigger = 'oversized';
   }
-  if (!trigger) return { targets: [], totalTokens, protectedTokens, totalPrunableTokens };
+  const figures = { totalTokens, protectedTokens, totalPrunableTokens, supersededTokens };
+  if (!trigger) return { targets: [], ...figures };
 
   const targets: OutputRef[] = [];
-  if (crossing && trigger !== 'oversized') {
-    for (let contentIndex = 0; contentIndex <= crossing.contentIndex; contentIndex++) {
-      const outputs = view.summary(contentIndex).outputs;
-      const last =
-        contentIndex === crossing.contentIndex ? crossing.outputPosition : outputs.length - 1;
-      for (let position = 0; position <= last; position++) {
-        const output = outputs[position] as { partIndex: number; tokens: number };
-        targets.push({ contentIndex, partIndex: output.partIndex, tokens: output.tokens });
+  if (trigger !== 'oversized') {
+    if (crossing) {
+      for (let contentIndex = 0; contentIndex <= crossing.contentIndex; contentIndex++) {
+        const outputs = view.summary(contentIndex).outputs;
+        const last =
+          contentIndex === crossing.contentIndex ? crossing.outputPosition : outputs.length - 1;
+        for (let position = 0; position <= last; position++) {
+          const output = outputs[position] as { partIndex: number; tokens: number };
+          const ref = { contentIndex, partIndex: output.partIndex, tokens: output.tokens };
+          targets.push(withSupersession(ref, superseded));
+        }
       }
     }
+    targets.push(...inWindow.refs);
   }
-  targets.push(...oversized);
+  for (const ref of oversized) targets.push(withSupersession(ref, superseded));
   targets.sort((a, b) => a.contentIndex - b.contentIndex || a.partIndex - b.partIndex);
-  return { targets, totalTokens, protectedTokens, totalPrunableTokens, trigger };
+  return { targets, ...figures, trigger };
 }

@@ -5,6 +5,7 @@
 import type { Content, Part } from '@google/gemini-cli-core';
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { CacheEconomics } from './cacheEconomics.js';
+import type { SupersededReason } from './supersededOutputs.js';
 
 export type { Content, Part };
 
@@ -47,6 +48,14 @@ export interface MaskOptions {
   readToolName?: string;
 }
 
+/** Why a masked output was superseded, and by which later call (supersededOutputs.ts). */
+export interface SupersededBy {
+  /** `rerun` (the same call ran again), `read-again` (the same lines read again), `edited`. */
+  reason: SupersededReason;
+  /** The later call's id, when it has one. */
+  callId?: string;
+}
+
 /** One output that was saved to disk and replaced by a snippet. */
 export interface OffloadedOutput {
   toolName: string;
@@ -55,6 +64,8 @@ export interface OffloadedOutput {
   bytes: number;
   tokensBefore: number;
   tokensAfter: number;
+  /** Set when the session had since replaced the output's content (its snippet says so). */
+  superseded?: SupersededBy;
 }
 
 /** Where a part is in the history the pass was given. */
@@ -82,6 +93,8 @@ export interface MaskingResult {
   tokensAfter: number;
   /** Estimated tokens that were prunable (older than the protection window) when the pass ran. */
   totalPrunableTokens: number;
+  /** Masked outputs the session had since replaced (read again, edited, run again). */
+  supersededCount: number;
   /** Indices of the entries of `newHistory` that differ from the input. */
   changedIndices: readonly number[];
   offloaded: readonly OffloadedOutput[];

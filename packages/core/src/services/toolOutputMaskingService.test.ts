@@ -458,3 +458,82 @@ describe('ToolOutputMaskingService', () => {
     expect(headAndTail).toMatch(/\[\.\.\. [\d,]+ of 300 lines omitted \.\.\.\]/);
   });
 });
+
+describe('ToolOutputMaskingService: superseded outputs first', () => {
+  /** A shell call with a real command and a bulky output. */
+  const step = (id: string, command: string, prefix: string): Content[] => [
+    {
+      role: 'model',
+      parts: [{ functionCall: { id, name: 'run_shell_command', args: { command } } }],
+    },
+    {
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            id,
+            name: 'run_shell_command',
+            response: { output: `Output: ${lines(200, prefix)}` },
+          },
+        },
+      ],
+    },
+  ];
+  // Every output fits in the window; `cat a.py` (index 2) is read again by s3, `pytest` (index 4)
+  // runs again in s4.
+  const history = (): Content[] => [
+    { role: 'user', parts: [{ text: 'fix the bug' }] },
+    ...step('s1', 'cat a.py', 'first'),
+    ...step('s2', 'pytest -q', 'second'),
+    ...step('s3', 'nl -ba a.py', 'third'),
+    ...step('s4', 'pytest -q', 'fourth'),
+    { role: 'user', parts: [{ text: 'go on' }] },
+  ];
+
+  it('masks them inside the window at a cold moment, says why in the snippet, counts them in the event', async () => {
+    const { service, host, events } = setup({
+      toolProtectionThreshold: 100_000,
+      minPrunableTokensThreshold: 100_000,
+    });
+    const result = await service.mask(history(), host, { cacheLikelyCold: true });
+    expect(result.trigger).toBe('cold_cache');
+    expect(result.changedIndices).toEqual([2, 4]);
+    expect(result.supersededCount).toBe(2);
+    expect(result.offloaded.map((output) => output.superseded)).toEqual([
+      { reason: 'read-again', callId: 's3' },
+      { reason: 'rerun', callId: 's4' },
+    ]);
+    const snippet = responseOf(result.newHistory[2])['output'] as string;
+    expect(snippet.split('\n')[1]).toBe('Superseded: this file was read again later (call s3).');
+    expect(parseMaskedSnippet(snippet)).toBeDefined();
+    expect((responseOf(result.newHistory[4])['output'] as string).split('\n')[1]).toBe(
+      'Superseded: the same command ran again later (call s4).',
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]!.fields.superseded_count).toBe(2);
+    expect(events[0]!.toOpenTelemetryAttributes()).toMatchObject({ superseded_count: 2 });
+  });
+
+  it('leaves them whole while the cache is warm below the trigger, and when turned off', async () => {
+    const warm = setup({ toolProtectionThreshold: 100_000, minPrunableTokensThreshold: 100_000 });
+    expect((await warm.service.mask(history(), warm.host)).maskedCount).toBe(0);
+    // They count toward the warm trigger: above it, a warm pass masks them.
+    const counted = setup({ toolProtectionThreshold: 100_000, minPrunableTokensThreshold: 1_000 });
+    const triggered = await counted.service.mask(history(), counted.host);
+    expect(triggered.trigger).toBe('threshold');
+    expect(triggered.supersededCount).toBe(2);
+    const memory = createFsFromVolume(new Volume());
+    const off = new ToolOutputMaskingService({
+      store: createFileToolOutputStore({ fs: memory as unknown as StoreFileSystem }),
+      telemetry: () => {},
+      _internal: { tuning: { supersededReasons: [] } },
+    });
+    const { host } = setup({
+      toolProtectionThreshold: 100_000,
+      minPrunableTokensThreshold: 100_000,
+    });
+    const result = await off.mask(history(), host, { cacheLikelyCold: true });
+    expect(result.maskedCount).toBe(0);
+    expect(result.supersededCount).toBe(0);
+  });
+});

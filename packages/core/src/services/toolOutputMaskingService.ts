@@ -12,6 +12,10 @@
  * Token estimates are remembered per response object (a WeakMap, so nothing outlives the history
  * it describes), which makes a pass cost what is new rather than the whole history.
  *
+ * Outputs the session has since replaced (supersededOutputs.ts: read again, edited, run again) are
+ * found by a tracker kept between passes like the ledger, given to the planner, and their snippets
+ * say why in one line.
+ *
  * A pass never holds the event loop for long: measuring a history of many thousand new outputs,
  * and trying each output the plan names, go in stretches with a turn for the loop between (one
  * pauser per pass); a giant output's own steps (hash, size, lines, write) have theirs.
@@ -27,12 +31,20 @@ import type {
   OffloadedOutput,
   Part,
   PartLocation,
+  SupersededBy,
 } from './maskingTypes.js';
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import { planMasking, type OutputRef } from './maskingPlan.js';
 import { DEFAULT_CACHE_ECONOMICS, type CacheEconomics } from './cacheEconomics.js';
 import { HistoryLedger } from './historyLedger.js';
 import { formatMaskedSnippet, isReadBackTool } from './maskedSnippet.js';
+import {
+  DEFAULT_SUPERSEDED_REASONS,
+  SupersededOutputs,
+  supersededNote,
+  type SupersededReason,
+  type Supersession,
+} from './supersededOutputs.js';
 import { formatMaskingNotice } from './maskingNotice.js';
 import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPreview.js';
 import { findToolCall, type PreviewFamily } from './previews/index.js';
@@ -99,6 +111,11 @@ export interface MaskingTuning {
    * bench replays one host under each provider's prices. Default: `DEFAULT_CACHE_ECONOMICS`.
    */
   cacheEconomics?: Readonly<CacheEconomics>;
+  /**
+   * Which reasons make an output superseded (supersededOutputs.ts); `[]` turns superseded-first
+   * off. Default: `DEFAULT_SUPERSEDED_REASONS` (`rerun` and `read-again`).
+   */
+  supersededReasons?: readonly SupersededReason[];
 }
 
 interface ResponseInfo {
@@ -194,6 +211,14 @@ export function isWorthMasking(
   );
 }
 
+/** What a result tells of a superseded output: the reason and the later call's id. */
+function supersededBy(supersession: Supersession): SupersededBy {
+  return {
+    reason: supersession.reason,
+    ...(supersession.callId !== undefined ? { callId: supersession.callId } : {}),
+  };
+}
+
 /** Where one pass writes and what its snippets name: the same for every output of the pass. */
 interface PassTarget {
   directory: string;
@@ -220,6 +245,8 @@ export class ToolOutputMaskingService {
   private readonly responseInfo = new WeakMap<object, ResponseInfo>();
   /** Per-entry summaries kept between passes (see historyLedger.ts). */
   private readonly ledger = new HistoryLedger();
+  /** Outputs the session has since replaced, kept between passes; undefined when turned off. */
+  private readonly superseded: SupersededOutputs | undefined;
   private exemptKey: string | undefined;
   private exempt: ReadonlySet<string> = new Set();
   /**
@@ -244,6 +271,8 @@ export class ToolOutputMaskingService {
     this.maxKeptRatio = tuning?.maxKeptRatio ?? MAX_KEPT_RATIO;
     this.estimateResponseTokens = tuning?.estimateResponseTokens ?? estimateFunctionResponseTokens;
     this.cacheEconomics = tuning?.cacheEconomics ?? DEFAULT_CACHE_ECONOMICS;
+    const reasons = tuning?.supersededReasons ?? DEFAULT_SUPERSEDED_REASONS;
+    this.superseded = reasons.length > 0 ? new SupersededOutputs({ reasons }) : undefined;
   }
 
   /**
@@ -270,6 +299,7 @@ export class ToolOutputMaskingService {
    */
   forgetHistory(): void {
     this.ledger.forgetFrom(0);
+    this.superseded?.reset();
   }
 
   async mask(
@@ -308,6 +338,7 @@ export class ToolOutputMaskingService {
       tokensBefore: tokens,
       tokensAfter: tokens,
       totalPrunableTokens: prunable,
+      supersededCount: 0,
       changedIndices: [],
       offloaded: [],
       keptWhole: [],
@@ -330,12 +361,15 @@ export class ToolOutputMaskingService {
     // Parts that cannot be read are left whole and reported; the rest of the pass goes on.
     const failures: MaskingFailure[] = [];
     const pause = eventLoopPauser();
-    const plan = await this.inPlanningTurn(async () =>
-      planMasking(await this.ledgerFor(history, config, failures, pause), config, {
+    const plan = await this.inPlanningTurn(async () => {
+      const view = await this.ledgerFor(history, config, failures, pause);
+      const superseded = await this.supersededFor(history, pause);
+      return planMasking(view, config, {
         cacheLikelyCold: options.cacheLikelyCold,
         cache: options.cache ?? this.cacheEconomics,
-      }),
-    );
+        ...(superseded ? { superseded } : {}),
+      });
+    });
     if (plan.targets.length === 0) {
       const result = this.unchanged(
         history,
@@ -381,8 +415,12 @@ export class ToolOutputMaskingService {
     // The first changed index is the smallest (they are sorted), spread into no call: a pass may
     // change more entries than a call takes arguments.
     const firstChanged = Math.min(firstKeptWhole, newHistory.changedIndices[0] ?? Infinity);
+    // The tracker of superseded outputs lets go of the replaced entries too.
     if (firstChanged < Infinity) {
-      await this.inPlanningTurn(() => this.ledger.forgetFromInSlices(firstChanged, pause));
+      await this.inPlanningTurn(() => {
+        this.superseded?.release(newHistory.changedIndices);
+        return this.ledger.forgetFromInSlices(firstChanged, pause);
+      });
     }
     const tokensSaved = masked.reduce(
       (sum, m) => sum + m.offloaded.tokensBefore - m.offloaded.tokensAfter,
@@ -395,6 +433,7 @@ export class ToolOutputMaskingService {
       tokensBefore: plan.totalTokens,
       tokensAfter: plan.totalTokens - tokensSaved,
       totalPrunableTokens: plan.totalPrunableTokens,
+      supersededCount: masked.filter((m) => m.offloaded.superseded).length,
       changedIndices: newHistory.changedIndices,
       offloaded: masked.map((m) => m.offloaded),
       keptWhole,
@@ -455,6 +494,26 @@ export class ToolOutputMaskingService {
       await this.ledger.updateInSlices(readable, measure, maxOutputTokens, exemptKey, pause);
     }
     return this.ledger;
+  }
+
+  /**
+   * The superseded outputs of `history` (the tracker brought up to date), or undefined when turned
+   * off or when the history could not be read: the pass then plans without them.
+   */
+  private async supersededFor(
+    history: readonly Content[],
+    pause: EventLoopPauser,
+  ): Promise<SupersededOutputs | undefined> {
+    const tracker = this.superseded;
+    if (!tracker) return undefined;
+    try {
+      await tracker.updateInSlices(history, pause);
+      return tracker;
+    } catch (error) {
+      tracker.reset();
+      this.debug(`toolmask: superseded outputs not found: ${describeError(error)}`);
+      return undefined;
+    }
   }
 
   /**
@@ -562,7 +621,11 @@ export class ToolOutputMaskingService {
       family: this.previewFamily,
     });
     await pause();
-    const snippet = formatMaskedSnippet({ lines, bytes, filePath, preview }, readToolName);
+    const note = ref.superseded ? supersededNote(ref.superseded) : undefined;
+    const snippet = formatMaskedSnippet(
+      { lines, bytes, filePath, preview, ...(note ? { note } : {}) },
+      readToolName,
+    );
     const maskedResponse = { output: snippet };
     const tokensAfter = this.estimateResponseTokens(maskedResponse);
     // Not worth it (not smaller, or too little saved for what the model loses): leave it whole
@@ -590,7 +653,15 @@ export class ToolOutputMaskingService {
       value: {
         ref,
         part: maskedPart,
-        offloaded: { toolName, callId, filePath, bytes, tokensBefore: ref.tokens, tokensAfter },
+        offloaded: {
+          toolName,
+          callId,
+          filePath,
+          bytes,
+          tokensBefore: ref.tokens,
+          tokensAfter,
+          ...(ref.superseded ? { superseded: supersededBy(ref.superseded) } : {}),
+        },
       },
     };
   }
@@ -630,6 +701,7 @@ export class ToolOutputMaskingService {
           duration_ms: Math.round(result.durationMs * 1000) / 1000,
           trigger,
           failure_codes: [...new Set(result.failures.map((failure) => failure.code))].join(','),
+          superseded_count: result.supersededCount,
         },
         this.clock(),
       );

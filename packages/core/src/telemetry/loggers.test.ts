@@ -18,6 +18,7 @@ const fields = {
   duration_ms: 3.5,
   trigger: 'threshold',
   failure_codes: 'ENOSPC',
+  superseded_count: 2,
 };
 
 describe('logToolOutputMasking through a real OpenTelemetry SDK', () => {

@@ -21,6 +21,8 @@ export interface ToolOutputMaskingEventFields {
   trigger: string;
   /** Comma-separated failure codes (`ENOSPC,SERIALIZE`), empty when none. */
   failure_codes: string;
+  /** Masked outputs the session had since replaced (read again, edited, run again). */
+  superseded_count: number;
 }
 
 export class ToolOutputMaskingEvent {

@@ -2,12 +2,14 @@
  * The terminal output of `toolmask replay`: a heading (saying when the session is the synthetic
  * built-in one), the side-by-side summary table, what its columns and terms mean, the settings
  * and pricing, the per-request chart, where to read more and, with `--verbose`, every request
- * where a strategy changed the history, with the notice the person would have seen before it.
+ * where a strategy changed the history, with the notice the person would have seen before it and,
+ * for a strategy that reports them, each output it masked and whether it was superseded.
  */
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import type { Palette } from '../../render/color.js';
 import { formatInteger } from '../../render/format.js';
 import type { ReplayReport } from '../../render/replay-report.js';
+import type { MaskedOutputInfo } from '../../replay/types.js';
 import { renderSummaryTable } from '../../render/summary-table.js';
 import { renderTerminalChart } from '../../render/terminal-chart.js';
 import { wrapText } from '../../render/wrap-text.js';
@@ -103,6 +105,21 @@ function recordedLine(report: ReplayReport): string | undefined {
   );
 }
 
+const SUPERSEDED_WHY: Record<string, string> = {
+  rerun: 'the same command ran again later',
+  'read-again': 'the file was read again later',
+  edited: 'the file was edited later',
+};
+
+/** One masked output of a request, and whether the session had since replaced it. */
+function maskedOutputLine(output: MaskedOutputInfo): string {
+  const what = `    - ${output.toolName} ${output.callId || '(no id)'}: ${formatInteger(output.tokensBefore)} -> ${formatInteger(output.tokensAfter)} tokens`;
+  const superseded = output.superseded;
+  if (!superseded) return what;
+  const why = SUPERSEDED_WHY[superseded.reason] ?? superseded.reason;
+  return `${what}, superseded: ${why}${superseded.callId ? ` (call ${superseded.callId})` : ''}`;
+}
+
 function eventLines(report: ReplayReport, palette: Palette): string[] {
   const lines: string[] = [];
   report.strategies.forEach((strategy, index) => {
@@ -122,6 +139,8 @@ function eventLines(report: ReplayReport, palette: Palette): string[] {
         `  ${row.session} request ${row.request + 1} (task ${row.task + 1}): ${what.join(', ')}`,
       );
       if (row.notice) lines.push(palette.dim(`    | ${row.notice}`));
+      for (const output of row.maskedOutputs ?? [])
+        lines.push(palette.dim(maskedOutputLine(output)));
     }
   });
   return lines;

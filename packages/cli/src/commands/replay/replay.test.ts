@@ -173,6 +173,8 @@ describe('toolmask replay --json schema', () => {
           'requestCount',
           'strategy',
           'totalInputTokens',
+          // toolmask says which outputs it masked, so which were superseded.
+          ...(strategy.name === 'toolmask' ? ['outputsSuperseded'] : []),
         ].sort(),
       );
       for (const row of strategy.requests) {

@@ -80,6 +80,13 @@ export function createToolmaskStrategy(options: ToolmaskStrategyOptions): Replay
             offloadedBytes: result.offloaded.reduce((sum, output) => sum + output.bytes, 0),
             failures: result.failures.length,
             ...(result.notice ? { notice: result.notice } : {}),
+            maskedOutputs: result.offloaded.map((output) => ({
+              toolName: output.toolName,
+              callId: output.callId,
+              tokensBefore: output.tokensBefore,
+              tokensAfter: output.tokensAfter,
+              ...(output.superseded ? { superseded: { ...output.superseded } } : {}),
+            })),
           };
         },
       };

@@ -140,8 +140,9 @@ describe('the Anthropic Messages codec', () => {
     ]);
     expect(contents[2]!.parts).toEqual([
       { text: 'Running two commands.' },
-      { functionCall: { id: 'toolu_1', name: 'Bash', args: {} } },
-      { functionCall: { id: 'toolu_2', name: 'Read', args: {} } },
+      // The calls' inputs are their arguments (core's superseded outputs read them).
+      { functionCall: { id: 'toolu_1', name: 'Bash', args: { command: 'seq 1 3' } } },
+      { functionCall: { id: 'toolu_2', name: 'Read', args: { file_path: '/w/a.png' } } },
     ]);
     expect(contents[3]!.parts).toEqual([
       { functionResponse: { id: 'toolu_1', name: 'Bash', response: { output: '1\n2\n3' } } },

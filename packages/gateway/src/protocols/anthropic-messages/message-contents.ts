@@ -19,6 +19,7 @@
  */
 import type { Content, Part } from '@toolmask/core';
 import { isPlainObject } from '@toolmask/core/utils';
+import { callArguments } from '../call-arguments.js';
 import { toolResultText, withSnippet } from './tool-result-content.js';
 
 type JsonObject = Record<string, unknown>;
@@ -74,7 +75,8 @@ export function toContent(
     if (text) parts.push(text);
     else if (role === 'assistant' && isPlainObject(block) && block['type'] === 'tool_use') {
       const name = typeof block['name'] === 'string' ? block['name'] : '';
-      parts.push({ functionCall: { id: String(block['id'] ?? ''), name, args: {} } });
+      const args = callArguments(block['input']);
+      parts.push({ functionCall: { id: String(block['id'] ?? ''), name, args } });
     } else if (role === 'user' && isPlainObject(block) && block['type'] === 'tool_result') {
       const result = toolResultPart(block, names);
       if (result) parts.push(result);

@@ -16,6 +16,7 @@
 import { isReadBackTool, type Content, type Part } from '@toolmask/core';
 import { isPlainObject } from '@toolmask/core/utils';
 import type { BodyCodec, WholeBody } from '../../body/body-codec.js';
+import { callArguments } from '../call-arguments.js';
 
 /** The text of a message content: a string, or text parts only; undefined for anything else. */
 export function textOfContent(content: unknown): string | undefined {
@@ -78,7 +79,11 @@ function toContent(message: unknown, names: Map<string, string>, skips: OpenAiSk
       const fn = isPlainObject(call) ? call['function'] : undefined;
       if (isPlainObject(call) && isPlainObject(fn) && typeof fn['name'] === 'string') {
         parts.push({
-          functionCall: { id: String(call['id'] ?? ''), name: fn['name'] as string, args: {} },
+          functionCall: {
+            id: String(call['id'] ?? ''),
+            name: fn['name'] as string,
+            args: callArguments(fn['arguments']),
+          },
         });
       }
     }

@@ -185,7 +185,8 @@ describe('the OpenAI Responses codec', () => {
     expect(contents[1]!.parts).toEqual([{ text: 'build it' }]);
     expect(contents[2]!.parts).toEqual([]);
     expect(contents[3]!.parts).toEqual([
-      { functionCall: { id: 'call_1', name: 'exec_command', args: {} } },
+      // The call's `arguments`, parsed (core's superseded outputs read them).
+      { functionCall: { id: 'call_1', name: 'exec_command', args: { cmd: 'seq 1 3' } } },
     ]);
     expect(contents.flatMap((content) => content.parts!.filter((p) => p.functionResponse))).toEqual(
       [

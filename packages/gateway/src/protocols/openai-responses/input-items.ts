@@ -23,6 +23,7 @@
  */
 import type { Content, Part } from '@toolmask/core';
 import { isPlainObject } from '@toolmask/core/utils';
+import { callArguments } from '../call-arguments.js';
 import { outputText, withSnippet } from './tool-output-content.js';
 
 type JsonObject = Record<string, unknown>;
@@ -63,6 +64,20 @@ function callName(item: JsonObject, type: string): string {
   const name = typeof item['name'] === 'string' ? item['name'] : '';
   const namespace = item['namespace'];
   return typeof namespace === 'string' && namespace ? `${namespace}__${name}` : name;
+}
+
+/**
+ * A call item's arguments (for the core's superseded outputs): a `function_call`'s `arguments`,
+ * a `custom_tool_call`'s `input` (Codex's `apply_patch`), the `action` of a shell call, the
+ * `operation` of an `apply_patch_call`.
+ */
+function callItemArguments(item: JsonObject, type: string): Record<string, unknown> {
+  if (type === 'function_call') return callArguments(item['arguments']);
+  if (type === 'custom_tool_call') {
+    return typeof item['input'] === 'string' ? { input: item['input'] } : {};
+  }
+  if (type === 'apply_patch_call') return { operation: item['operation'] };
+  return callArguments(item['action']);
 }
 
 /**
@@ -119,7 +134,10 @@ export function toContent(
   }
   if (isCall(type)) {
     const id = typeof item['call_id'] === 'string' ? item['call_id'] : String(item['id'] ?? '');
-    const call: Part = { functionCall: { id, name: callName(item, type as string), args: {} } };
+    const name = callName(item, type as string);
+    const call: Part = {
+      functionCall: { id, name, args: callItemArguments(item, type as string) },
+    };
     return { content: { role: 'model', parts: [call] }, unmaskable: 0 };
   }
   if (isToolOutput(type)) {
