@@ -461,4 +461,8 @@ function printResults(cli, results, log) {
     });
     log(`  ${folder}: ${checks.join('; ')}`);
   }
+  log(
+    '  (toolmask masks superseded outputs first (issue 25): a line hidden in such a snippet is shown by the newer output that superseded it;\n' +
+      '   the read-backs table of the cost section counts those as "elsewhere", needing no read-back. The "- superseded first" ablation there is the policy without it.)',
+  );
 }
