@@ -49,6 +49,7 @@ import {
   DecisionConflictError,
   type ConversationMeta,
   type ConversationStore,
+  type ConversationUpdate,
   type DecisionRecord,
 } from '../state/stores.js';
 import { DecisionLog, decisionsOfPass } from './decision-log.js';
@@ -111,6 +112,14 @@ export interface PrepareOptions {
   keptAsSent?: boolean;
   /** Bytes of a request read whole, for the memory bound. */
   retainedBytes?: number;
+  /** The catch-up read started before the body was decoded (`lookAhead`), in this turn. */
+  lookAhead?: StoreLookAhead;
+}
+
+/** A catch-up read under way: what a shared store holds past the first `known` decisions. */
+export interface StoreLookAhead {
+  known: number;
+  update: Promise<ConversationUpdate>;
 }
 
 export interface PreparedRequest {
@@ -155,6 +164,8 @@ export class Conversation {
   /** The read-back tool's name as the client last declared it (see `readToolName`). */
   private declaredReadTool?: string;
   private loaded?: Promise<void>;
+  /** The store's state is in memory (a catch-up reads only what came after it). */
+  private isLoaded = false;
 
   constructor(private readonly options: ConversationOptions) {
     this.id = options.id;
@@ -249,12 +260,27 @@ export class Conversation {
    * Masks one request's conversation. Only from inside `exclusive` (one request at a time; the
    * pipeline decodes the body in the same turn).
    */
+  /**
+   * Starts the catch-up read of a shared store, so that its round trip overlaps the decoding of
+   * the body; `prepareInTurn` takes it (`PrepareOptions.lookAhead`). Only in the conversation's
+   * turn, and only once it is loaded (undefined otherwise: the pass reads the store itself).
+   */
+  lookAhead(): StoreLookAhead | undefined {
+    const since = this.options.store.since;
+    if (!since || !this.isLoaded) return undefined;
+    const known = this.known;
+    const update = since.call(this.options.store, this.id, known);
+    // Awaited, and its failure handled, by `catchUp`; never an unhandled rejection meanwhile.
+    update.catch(() => undefined);
+    return { known, update };
+  }
+
   async prepareInTurn(incoming: Content[], options: PrepareOptions): Promise<PreparedRequest> {
     for (let tries = 1; ; tries++) {
       await this.load();
       let behind = false;
       try {
-        await this.catchUp();
+        await this.catchUp(tries === 1 ? options.lookAhead : undefined);
       } catch (error) {
         // The shared store cannot be reached: the request goes with the decisions known here
         // (its own new ones cannot be saved either), and the next request catches up.
@@ -375,6 +401,7 @@ export class Conversation {
       const stored = await this.options.store.load(this.id);
       for (const record of stored.decisions) this.rememberStored(record);
       if (stored.meta) this.adoptMeta(stored.meta);
+      this.isLoaded = true;
     })().catch((error: unknown) => {
       // Not loaded: the next request tries again (a store that is back resumes masking).
       this.loaded = undefined;
@@ -400,9 +427,13 @@ export class Conversation {
    * history kept between requests stale: it is let go (decisions and outputs kept whole stay
    * known). The last answer's state is taken when it is newer than this gateway's own.
    */
-  private async catchUp(): Promise<void> {
+  private async catchUp(lookAhead?: StoreLookAhead): Promise<void> {
     if (!this.options.store.since) return;
-    const update = await this.options.store.since(this.id, this.known);
+    // A read started before this turn's decoding, when it asked for what is still unknown.
+    const update =
+      lookAhead && lookAhead.known === this.known
+        ? await lookAhead.update
+        : await this.options.store.since(this.id, this.known);
     if (update.decisions.length > 0) {
       for (const record of update.decisions) this.rememberStored(record);
       this.history.clear();

@@ -26,7 +26,11 @@ import {
 import { headBytes } from '../body/element-reading.js';
 import { conversationKey } from '../conversation/conversation-key.js';
 import type { ConversationLease } from '../conversation/conversation-registry.js';
-import type { Conversation, PreparedRequest } from '../conversation/conversation.js';
+import type {
+  Conversation,
+  PreparedRequest,
+  StoreLookAhead,
+} from '../conversation/conversation.js';
 import { firstHeader } from '../server/access.js';
 import { clientOf } from '../usage/usage-record.js';
 import type { GatewayContext } from './gateway-context.js';
@@ -47,6 +51,8 @@ export interface MaskedBody {
 interface PassTurn {
   conversation: Conversation;
   config: ToolOutputMaskingConfig;
+  /** The store's catch-up read, started before the body was decoded. */
+  lookAhead?: StoreLookAhead;
 }
 
 /**
@@ -105,6 +111,8 @@ export async function maskExchange(
     const key = await keyOf(exchange, head);
     const { conversation } = leaseConversation(context, exchange, key);
     return conversation.exclusive(async () => {
+      // A team replica's read of what other replicas did, under way while the body is decoded.
+      const lookAhead = conversation.lookAhead();
       let decoded: DecodedBody;
       try {
         decoded = await decodeBody(
@@ -116,7 +124,11 @@ export async function maskExchange(
       } catch (error) {
         return unmasked(context, { exchange, conversation, error });
       }
-      return passOver(context, exchange, decoded, { conversation, config });
+      return passOver(context, exchange, decoded, {
+        conversation,
+        config,
+        ...(lookAhead ? { lookAhead } : {}),
+      });
     });
   }
   const decoded = await decodeWhole(codec, raw, exchange.route.model, pause);
@@ -165,7 +177,7 @@ async function passOver(
     }
     return { body: raw, failures: 0 };
   }
-  const { conversation, config } = turn;
+  const { conversation, config, lookAhead } = turn;
   const { model } = decoded.description;
   // The name the model knows the read-back tool by: what this request declares, else what an
   // earlier request of the conversation declared.
@@ -177,6 +189,7 @@ async function passOver(
       ...(readToolName ? { readToolName } : {}),
       // The provider's cache economics: the pass's warm trigger and the idle gap.
       cache: exchange.protocol.cache,
+      ...(lookAhead ? { lookAhead } : {}),
       ...(decoded.incremental ? { keptAsSent: true } : { retainedBytes: raw.length }),
     });
     // No session id on metrics: a label per conversation would grow the exporter's memory and
