@@ -4,9 +4,10 @@
  * redispatched): its two placeholders filled (a free loopback port, one `server` line per backend),
  * `haproxy -db -f` in the foreground, ready once its port accepts connections.
  *
- * Where `/usr/sbin/haproxy` (Debian's package) is absent, a test that passes its context skips with
- * a note; in CI (`CI` set) it fails instead, since CI must run these tests. haproxy stops with the
- * test whose context was passed, or on `stop()`, and at the latest when the test process exits.
+ * Where `/usr/sbin/haproxy` (Debian's package) is absent, tests that need it skip with a note
+ * (`haproxyAvailable`, for `describe.skipIf`); in CI (`CI` set) they run and fail instead, since CI
+ * must run them. haproxy stops with the test whose context was passed, or on `stop()`, and at the
+ * latest when the test process exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
@@ -32,11 +33,8 @@ export interface HaproxyBackend {
 
 export interface HaproxyOptions {
   backends: readonly HaproxyBackend[];
-  /**
-   * The test it serves: skipped where haproxy is absent (outside CI), and haproxy stops when it
-   * ends. Without it, absent haproxy throws and the caller stops it.
-   */
-  test?: Pick<TestContext, 'skip' | 'onTestFinished'>;
+  /** The test it serves: haproxy stops when it ends. Without it, the caller stops it. */
+  test?: Pick<TestContext, 'onTestFinished'>;
   /** How long haproxy may take to accept connections. @default 10000 */
   startTimeoutMs?: number;
 }
@@ -57,6 +55,18 @@ const BIND_ATTEMPTS = 3;
 function inCi(): boolean {
   const value = process.env.CI;
   return value !== undefined && value !== '' && value !== 'false' && value !== '0';
+}
+
+const MISSING = `${HAPROXY_PATH} is absent (apt-get install -y haproxy)`;
+
+/**
+ * Whether tests that need haproxy should run: where it is installed, and always in CI (where
+ * `startHaproxy` then fails them). Warns when they skip.
+ */
+export function haproxyAvailable(what = 'HAProxy tests'): boolean {
+  if (existsSync(HAPROXY_PATH) || inCi()) return true;
+  console.warn(`[toolmask] ${what} skipped: ${MISSING}; in CI they fail instead`);
+  return false;
 }
 
 /** The template with its placeholders filled; each must be alone on its line, once. */
@@ -114,10 +124,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Starts haproxy in front of `backends`; see the module comment. */
 export async function startHaproxy(options: HaproxyOptions): Promise<RunningHaproxy> {
   if (!existsSync(HAPROXY_PATH)) {
-    const missing = `${HAPROXY_PATH} is absent (apt-get install -y haproxy)`;
-    if (inCi()) throw new Error(`${missing}: CI must install it to run the HAProxy tests`);
-    if (options.test) options.test.skip(`skipped: ${missing}`);
-    throw new Error(missing);
+    throw new Error(`${MISSING}: CI must install it to run the HAProxy tests`);
   }
   if (options.backends.length === 0) throw new Error('startHaproxy: no backends');
   const template = await fs.readFile(HAPROXY_TEMPLATE, 'utf8');

@@ -23,7 +23,7 @@ import {
   startFakeUpstream,
   type FakeUpstream,
 } from '@toolmask/test-support/fake-upstream';
-import { startHaproxy } from '@toolmask/test-support/haproxy';
+import { haproxyAvailable, startHaproxy } from '@toolmask/test-support/haproxy';
 import { redisAvailable, startRedisServer } from '@toolmask/test-support/redis-server';
 import { TRACES_SKIP_MESSAGE, loadTraceSession, tracesDir } from '@toolmask/test-support/traces';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
@@ -36,7 +36,10 @@ const ADMIN_KEY = 'the-admin-key';
 
 const traces = tracesDir();
 if (!traces) console.warn(`[toolmask] team gateway e2e ${TRACES_SKIP_MESSAGE}`);
-const runs = traces !== undefined && redisAvailable('team gateway e2e');
+const runs =
+  traces !== undefined &&
+  redisAvailable('team gateway e2e') &&
+  haproxyAvailable('team gateway e2e');
 
 const cleanups = cleanUpAfterEach();
 
