@@ -10,17 +10,9 @@ import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { GatewayStartError } from './errors.js';
 import { listenGateway } from './listen-gateway.js';
 import { gatewayFixture } from './test-utils/gemini-client.js';
+import { freePort } from '@toolmask/test-support/loopback-servers';
 
 const cleanups = cleanUpAfterEach();
-
-/** A free loopback port (taken and let go). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('listenGateway', () => {
   it('a state folder it cannot write: a clear error naming it, and no port held', async () => {

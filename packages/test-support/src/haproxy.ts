@@ -16,6 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'vitest';
+import { freePort, inCi } from './loopback-servers.js';
 
 export const HAPROXY_PATH = '/usr/sbin/haproxy';
 /** The configuration the docs show, with `{{listen}}` and `{{servers}}` to fill. */
@@ -51,11 +52,6 @@ export interface RunningHaproxy {
 
 const OUTPUT_LIMIT = 256 * 1024;
 const BIND_ATTEMPTS = 3;
-
-function inCi(): boolean {
-  const value = process.env.CI;
-  return value !== undefined && value !== '' && value !== 'false' && value !== '0';
-}
 
 const MISSING = `${HAPROXY_PATH} is absent (apt-get install -y haproxy)`;
 
@@ -95,17 +91,6 @@ export function haproxyConfig(
       })
       .join('\n'),
   );
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function accepts(port: number): Promise<boolean> {

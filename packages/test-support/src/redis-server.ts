@@ -13,6 +13,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { processMarker } from './marked-processes.js';
+import { freePort, inCi } from './loopback-servers.js';
 
 /** Where `redis-server` is on PATH; undefined when it is not there. */
 export function redisServerPath(): string | undefined {
@@ -29,8 +30,6 @@ export function redisServerPath(): string | undefined {
   return undefined;
 }
 
-const inCi = (process.env['CI'] ?? '') !== '' && process.env['CI'] !== 'false';
-
 export const REDIS_SKIP_MESSAGE =
   'skipped: redis-server is not on PATH (apt-get install -y redis-server); in CI they fail instead';
 
@@ -39,7 +38,7 @@ export const REDIS_SKIP_MESSAGE =
  * (where `startRedisServer` then fails them). Warns with `REDIS_SKIP_MESSAGE` when they skip.
  */
 export function redisAvailable(what = 'Redis tests'): boolean {
-  if (redisServerPath() !== undefined || inCi) return true;
+  if (redisServerPath() !== undefined || inCi()) return true;
   console.warn(`[toolmask] ${what} ${REDIS_SKIP_MESSAGE}`);
   return false;
 }
@@ -243,16 +242,5 @@ function sendCommands(
     // SHUTDOWN closes the connection without a reply.
     socket.on('close', finish);
     socket.on('error', reject);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }

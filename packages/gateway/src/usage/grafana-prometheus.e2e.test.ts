@@ -7,12 +7,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { freePort, inCi } from '@toolmask/test-support/loopback-servers';
 import {
   gatewayFixture,
   runGeminiClient,
@@ -28,8 +28,7 @@ const PROMETHEUS = '/usr/bin/prometheus';
 const DASHBOARD = fileURLToPath(
   new URL('../../../../docs/dashboards/toolmask-grafana.json', import.meta.url),
 );
-const inCi = !!process.env['CI'] && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
-const available = existsSync(PROMETHEUS) || inCi;
+const available = existsSync(PROMETHEUS) || inCi();
 if (!available) {
   console.warn(
     `[toolmask] Grafana queries in Prometheus skipped: ${PROMETHEUS} is absent (apt-get install -y prometheus; .ci/run installs it)`,
@@ -37,14 +36,6 @@ if (!available) {
 }
 
 const cleanups = cleanUpAfterEach();
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + 30_000;

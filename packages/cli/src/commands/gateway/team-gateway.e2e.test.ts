@@ -9,7 +9,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +26,7 @@ import { haproxyAvailable, startHaproxy } from '@toolmask/test-support/haproxy';
 import { redisAvailable, startRedisServer } from '@toolmask/test-support/redis-server';
 import { TRACES_SKIP_MESSAGE, loadTraceSession, tracesDir } from '@toolmask/test-support/traces';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { freePort } from '@toolmask/test-support/loopback-servers';
 
 const CLI = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
 const TRACE = 'mini-swe-agent-gemini3pro/django__django-11087';
@@ -42,14 +42,6 @@ const runs =
   haproxyAvailable('team gateway e2e');
 
 const cleanups = cleanUpAfterEach();
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Replica {
   name: string;
