@@ -43,59 +43,11 @@ import { GATEWAY_VERSION } from './version.js';
 import type { IncomingMessage } from 'node:http';
 import type { DashboardSource } from './dashboard/dashboard-source.js';
 import { ownerScopedSource } from './dashboard/owner-scoped-source.js';
-import { TeamAccess, principalOf } from './server/team-access.js';
-import { copySharedOutput, sharedOutputOf, teamReadBack } from './server/team-read-back.js';
-import { ToolOutputReadError } from '@toolmask/core/storage';
+import { principalOf } from './server/team-access.js';
+import { sharedOutputOpener, teamReadBack } from './server/team-read-back.js';
+import { teamSide } from './server/team-side.js';
 import { countingFailures, type StoreName } from './state/failure-counting.js';
-import type { ConversationStore, SharedOutputStore } from './state/stores.js';
 import type { TeamOptions } from './gateway-options.js';
-
-/** Conversations whose owner this replica knows (they never change owner), at most this many. */
-const KNOWN_OWNERS = 100_000;
-
-/** The dashboard's reads of a team's outputs: a copy of the one asked for, if it is the session's. */
-function teamOutputOpener(outputs: SharedOutputStore, scratchDir: string) {
-  return async (sessionId: string, file: string) => {
-    const found = sharedOutputOf(outputs.root, file);
-    if (!found || found.conversationId !== sessionId) {
-      throw new ToolOutputReadError('OUTSIDE', `${file} is not an output of session ${sessionId}`);
-    }
-    return copySharedOutput(outputs, scratchDir, found, file);
-  };
-}
-
-/** A team gateway's owners: who a request is, and who owns a conversation. */
-function teamSide(options: TeamOptions, conversations: ConversationStore) {
-  const access = new TeamAccess({
-    ...(options.keys ? { keys: options.keys } : {}),
-    ...(options.providerKey ? { providerKey: options.providerKey } : {}),
-    ...(options.adminKey ? { adminKey: options.adminKey } : {}),
-    cookieSecret: options.cookieSecret,
-  });
-  const owners = new Map<string, string>();
-  const remember = (id: string, owner: string) => {
-    if (owners.size >= KNOWN_OWNERS) owners.clear();
-    owners.set(id, owner);
-  };
-  return {
-    access,
-    async claim(id: string, owner: string): Promise<void> {
-      if (owners.has(id) || !conversations.claimOwner) return;
-      try {
-        remember(id, await conversations.claimOwner(id, owner));
-      } catch {
-        // The store is down: the conversation's next request claims it again.
-      }
-    },
-    async ownerOf(id: string): Promise<string | undefined> {
-      const known = owners.get(id);
-      if (known !== undefined) return known;
-      const owner = await conversations.ownerOf?.(id);
-      if (owner !== undefined) remember(id, owner);
-      return owner;
-    },
-  };
-}
 
 export function createGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? (() => undefined);
@@ -113,21 +65,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     (warning) => log(`[toolmask gateway] ${warning.message}`),
   );
   // Stores on shared storage: their failures are counted (/metrics), the requests go on.
-  const counted = <T extends object>(store: T | undefined, name: StoreName) =>
-    store &&
+  const counted = <T extends object>(store: T, name: StoreName): T =>
     countingFailures(store, name, (failed, operation) =>
       telemetry.recordStoreFailure(failed, operation),
     );
   const given = options.stores && {
     ...options.stores,
-    conversations: counted(options.stores.conversations, 'conversations'),
-    usage: counted(options.stores.usage, 'usage'),
+    conversations:
+      options.stores.conversations && counted(options.stores.conversations, 'conversations'),
+    usage: options.stores.usage && counted(options.stores.usage, 'usage'),
   };
   const teamOptions: TeamOptions | undefined = options.team && {
     ...options.team,
-    outputs: countingFailures(options.team.outputs, 'outputs', (failed, operation) =>
-      telemetry.recordStoreFailure(failed, operation),
-    ),
+    outputs: counted(options.team.outputs, 'outputs'),
     ...(options.team.keys ? { keys: counted(options.team.keys, 'keys') } : {}),
   };
   const stores = openStores(stateDir, given, log);
@@ -166,7 +116,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // A team replica copies a shared output to its disk to read it (server/team-read-back.ts).
   const scratchDir = path.join(stateDir, 'read-back');
   const source = createGatewaySource({
-    ...(teamOptions ? { openOutput: teamOutputOpener(teamOptions.outputs, scratchDir) } : {}),
+    ...(teamOptions ? { openOutput: sharedOutputOpener(teamOptions.outputs, scratchDir) } : {}),
     stateDir,
     usage,
     conversations: stores.conversations,

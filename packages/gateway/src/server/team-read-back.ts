@@ -111,3 +111,14 @@ export function teamReadBack(options: TeamReadBackOptions): ReadBack {
     }
   };
 }
+
+/** The dashboard's reads of a team's outputs: a copy of the one asked for, if it is the session's. */
+export function sharedOutputOpener(outputs: SharedOutputStore, scratchDir: string) {
+  return async (sessionId: string, file: string) => {
+    const found = sharedOutputOf(outputs.root, file);
+    if (!found || found.conversationId !== sessionId) {
+      throw new ToolOutputReadError('OUTSIDE', `${file} is not an output of session ${sessionId}`);
+    }
+    return copySharedOutput(outputs, scratchDir, found, file);
+  };
+}
