@@ -68,7 +68,8 @@ export function dashboardCookie(authToken: string): { name: string; value: strin
   };
 }
 
-function cookie(request: IncomingMessage, name: string): string | undefined {
+/** The value of the request's cookie `name` (the first of that name). */
+export function cookie(request: IncomingMessage, name: string): string | undefined {
   for (const pair of (request.headers.cookie ?? '').split(';')) {
     const at = pair.indexOf('=');
     if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();

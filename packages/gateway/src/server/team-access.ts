@@ -22,7 +22,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WireErrorCode } from '../errors.js';
-import { firstHeader, tokenMatches } from './access.js';
+import { cookie, firstHeader, tokenMatches } from './access.js';
 
 /** The team's virtual keys as the gateway needs them (state/redis/redis-virtual-keys.ts). */
 export interface VirtualKeyLookup {
@@ -177,11 +177,7 @@ export class TeamAccess {
   }
 
   private async principalOfCookie(request: IncomingMessage): Promise<Principal | undefined> {
-    let value: string | undefined;
-    for (const pair of (request.headers.cookie ?? '').split(';')) {
-      const at = pair.indexOf('=');
-      if (at > 0 && pair.slice(0, at).trim() === COOKIE_NAME) value = pair.slice(at + 1).trim();
-    }
+    const value = cookie(request, COOKIE_NAME);
     const [encoded, signature] = (value ?? '').split('.');
     if (!encoded || !signature) return undefined;
     const subject = Buffer.from(encoded, 'base64url').toString('utf8');
