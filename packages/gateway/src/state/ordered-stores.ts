@@ -38,15 +38,10 @@ export function orderedConversationStore(
     appendDecisions: (id, records, expectedCount) =>
       writes.track(store.appendDecisions(id, records, expectedCount)),
     saveMeta: (id, meta) => writes.track(store.saveMeta(id, meta)),
-    // A shared store's own methods, the reads behind this gateway's writes like `load`.
-    ...(since
-      ? {
-          since: async (id: string, known: number) => {
-            await writes.settled();
-            return since.call(store, id, known);
-          },
-        }
-      : {}),
+    // A shared store's own methods. `since` runs before every pass and waits for no write: the
+    // conversation's own writes are done by then (its decisions within its pass, its state in
+    // `finish`, both in the conversation's turn), and other conversations' are not its business.
+    ...(since ? { since: since.bind(store) } : {}),
     ...(claimOwner ? { claimOwner: claimOwner.bind(store) } : {}),
     ...(ownerOf ? { ownerOf: ownerOf.bind(store) } : {}),
     prune: async (beforeMs, keep) => {
