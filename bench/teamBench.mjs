@@ -340,6 +340,7 @@ export async function runTeamBench({ quick = false } = {}) {
   const startBareProxy = (upstreamUrl) =>
     startListening([path.join(root, 'bench/bareProxy.mjs'), upstreamUrl]);
   const results = {};
+  let finished = false;
   const gatewayProcesses = [];
   try {
     const [upstream, singleRedis, teamRedis] = await all([
@@ -503,6 +504,7 @@ export async function runTeamBench({ quick = false } = {}) {
     }
     results.unseenMb = unseen.map((c) => c.ends[SEEN_BEFORE] / 1e6);
     results.haproxy = haproxyStatuses([haTeam, haBare, haSingle]);
+    finished = true;
   } finally {
     results.messages = gatewayProcesses.flatMap(([name, handle]) =>
       handle
@@ -511,6 +513,8 @@ export async function runTeamBench({ quick = false } = {}) {
         .filter((line) => line.trim() && !BANNER.test(line))
         .map((line) => `${name}: ${line}`),
     );
+    // A run that failed says what the servers said before it stops them.
+    if (!finished) for (const line of results.messages) console.error(line);
     client.close();
     await group.stopAll();
     fs.rmSync(scratch, { recursive: true, force: true });
