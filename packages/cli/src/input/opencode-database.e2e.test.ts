@@ -1,6 +1,6 @@
 /**
  * The real opencode 1.18.33 writes a session against a scripted fake (two bash calls, then the
- * final text: agent-sessions/record-real-sessions.ts), and `toolmask replay` (the built CLI)
+ * final text: test-support's record-real-sessions.ts), and `toolmask replay` (the built CLI)
  * reads its data folder directly: the database, with the write-ahead log where opencode left
  * the session (it does not checkpoint when it exits). The report is the one of the same session
  * through `opencode export`, and the database files are not touched.
@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
-import { BIN, binaryExists, recordOpencode } from './agent-sessions/record-real-sessions.js';
+import { BIN, binaryExists, recordOpencode } from '@toolmask/test-support/record-real-sessions';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const CLI = path.join(repo, 'packages/cli/dist/index.js');

@@ -1,7 +1,7 @@
 /**
  * The reader of OpenCode's database on a fixture made from what the real opencode 1.18.33 wrote
  * against a scripted fake (two bash calls, then the final text; the run of
- * agent-sessions/record-real-sessions.ts): its `session`, `message` and `part` tables only, paths
+ * test-support's record-real-sessions.ts): its `session`, `message` and `part` tables only, paths
  * anonymised, page size 512. As OpenCode leaves it, part of it is in the write-ahead log: the
  * prompt and first answer in the main file, the two later answers in two transactions of the
  * log (written there by SQLite and copied before the connection closed).

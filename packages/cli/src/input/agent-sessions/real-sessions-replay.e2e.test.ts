@@ -1,6 +1,6 @@
 /**
  * The real `claude`, `codex` and `opencode` write a session against a scripted fake (two or three
- * tool calls, record-real-sessions.ts), and `toolmask replay` (the built CLI) replays what each
+ * tool calls, test-support's record-real-sessions.ts), and `toolmask replay` (the built CLI) replays what each
  * wrote where it keeps its sessions: three requests, the recorded usage read. OpenCode keeps its
  * sessions in SQLite, so its session is exported with `opencode export` first.
  */
@@ -18,7 +18,7 @@ import {
   recordClaude,
   recordCodex,
   recordOpencode,
-} from './record-real-sessions.js';
+} from '@toolmask/test-support/record-real-sessions';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..');
 const CLI = path.join(repo, 'packages/cli/dist/index.js');

@@ -1,8 +1,9 @@
 /**
  * Runs the real `claude`, `codex` and `opencode` binaries headless, each in a fresh home against a
  * scripted loopback fake of its API, with a couple of real tool calls, and returns where each wrote
- * its session. The fixtures of the readers beside this file were made from what these runs wrote
- * (trimmed and anonymised); the e2e test replays fresh ones.
+ * its session. The fixtures of the CLI's session readers (`packages/cli/src/input/`) were made from
+ * what these runs wrote (trimmed and anonymised); the CLI's e2e tests replay fresh ones. A test
+ * helper: it lives here, never in a published package.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
@@ -18,7 +19,7 @@ import {
   type RecordedUpstreamRequest,
 } from '@toolmask/test-support/fake-upstream';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const BIN = path.join(repo, 'node_modules/.bin');
 export const FINAL = 'All done: the numbers are printed.';
 
