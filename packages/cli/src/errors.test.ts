@@ -7,12 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { CliError, failure, usageError } from './cli-error.js';
 import { ChatRecordingFormatError } from './input/chat-recording.js';
 import { InputError } from './input/input-error.js';
+import { JsonLinesError } from './input/json-lines.js';
+import { WalError } from './input/opencode-wal.js';
 import { OpenAiTranscriptError } from './input/openai-transcript.js';
 import { GeminiLaunchError } from './launch/gemini-launch.js';
 import { parseSettings, SettingsTextError } from './launch/jsonc-settings.js';
 import { LaunchError } from './launch/launch-error.js';
 import { SetupError } from './launch/permanent-setup.js';
 import { QwenLaunchError } from './launch/qwen-launch.js';
+import { parseToml, TomlError } from './launch/codex-toml.js';
+import { scanToml, TomlScanError } from './launch/setup-toml.js';
 
 function thrown(run: () => unknown): unknown {
   try {
@@ -75,5 +79,26 @@ describe("the CLI's errors", () => {
     }
     expect(new QwenLaunchError('x').name).toBe('QwenLaunchError');
     expect(settings).toMatchObject({ name: 'SettingsTextError' });
+  });
+
+  it('the readers of JSON Lines and of a write-ahead log: INVALID_JSON_LINES, INVALID_WAL', () => {
+    const lines = new JsonLinesError('line 3 is not valid JSON');
+    expect(lines).toBeInstanceOf(ToolmaskError);
+    expect(lines).toMatchObject({ name: 'JsonLinesError', code: 'INVALID_JSON_LINES' });
+    const wal = new WalError('not a SQLite write-ahead log (wrong magic number)');
+    expect(wal).toBeInstanceOf(ToolmaskError);
+    expect(wal).toMatchObject({ name: 'WalError', code: 'INVALID_WAL' });
+  });
+
+  it('TOML: INVALID_TOML (not TOML 1.0), UNREADABLE_TOML (text setup cannot follow)', () => {
+    const invalid = thrown(() => parseToml('a = 1\na = 2\n'));
+    expect(invalid).toBeInstanceOf(TomlError);
+    expect(invalid).toBeInstanceOf(ToolmaskError);
+    expect(invalid).toMatchObject({ name: 'TomlError', code: 'INVALID_TOML' });
+    expect((invalid as Error).message).toMatch(/^line 2: /);
+    const unreadable = thrown(() => scanToml('name = "open\n'));
+    expect(unreadable).toBeInstanceOf(TomlScanError);
+    expect(unreadable).toBeInstanceOf(ToolmaskError);
+    expect(unreadable).toMatchObject({ name: 'TomlScanError', code: 'UNREADABLE_TOML' });
   });
 });

@@ -7,9 +7,15 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { ToolmaskError } from '@toolmask/core/errors';
 import { isPlainObject } from '@toolmask/core/utils';
 
-export class JsonLinesError extends Error {}
+/** A line that is not a JSON object (the reader names the file). Code `INVALID_JSON_LINES`. */
+export class JsonLinesError extends ToolmaskError<'INVALID_JSON_LINES'> {
+  constructor(message: string) {
+    super('INVALID_JSON_LINES', message);
+  }
+}
 
 export interface JsonLinesResult {
   /** Lines that held a record. */

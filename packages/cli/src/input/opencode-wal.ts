@@ -12,6 +12,7 @@
  * committed transactions are applied, in order, the later copy of a page winning. This is what
  * SQLite itself recovers from a log when it opens one. No file is touched: bytes in, bytes out.
  */
+import { ToolmaskError } from '@toolmask/core/errors';
 
 const HEADER_BYTES = 32;
 const FRAME_HEADER_BYTES = 24;
@@ -21,8 +22,15 @@ const MAGIC_BIG_ENDIAN = 0x377f0683;
 /** Offsets 18 and 19 of a database header: 2 (WAL mode) or 1 (the rollback journal). */
 const FORMAT_VERSION_OFFSETS = [18, 19] as const;
 
-/** A log that cannot be applied (then the database is read as its main file alone). */
-export class WalError extends Error {}
+/**
+ * A log that cannot be applied (the reader reports it with the database's name). Code
+ * `INVALID_WAL`.
+ */
+export class WalError extends ToolmaskError<'INVALID_WAL'> {
+  constructor(message: string) {
+    super('INVALID_WAL', message);
+  }
+}
 
 export interface AppliedWal {
   /** The database with the committed transactions of the log in it. */

@@ -5,12 +5,18 @@
  * read. A document that is not TOML raises a `TomlError` with the line, which the launcher reports
  * (codex itself would refuse the same file).
  */
+import { ToolmaskError } from '@toolmask/core/errors';
 import { TomlDate, TomlError as SyntaxError, parse } from 'smol-toml';
 
 export type TomlTable = { [key: string]: TomlValue };
 export type TomlValue = string | number | boolean | TomlValue[] | TomlTable;
 
-export class TomlError extends Error {}
+/** A text that is not TOML 1.0, with its line (`line N: reason`). Code `INVALID_TOML`. */
+export class TomlError extends ToolmaskError<'INVALID_TOML'> {
+  constructor(message: string) {
+    super('INVALID_TOML', message);
+  }
+}
 
 function isTable(value: TomlValue | undefined): value is TomlTable {
   return typeof value === 'object' && !Array.isArray(value);

@@ -13,9 +13,15 @@
  * setup compares and restores them, it never needs their meaning, except for a plain string
  * (`stringValue`). Strings are written by codex-toml.ts's `tomlString`.
  */
+import { ToolmaskError } from '@toolmask/core/errors';
 import { parseToml, TomlError, tomlString } from './codex-toml.js';
 
-export class TomlScanError extends Error {}
+/** A TOML text the scanner cannot follow, with its line. Code `UNREADABLE_TOML`. */
+export class TomlScanError extends ToolmaskError<'UNREADABLE_TOML'> {
+  constructor(message: string) {
+    super('UNREADABLE_TOML', message);
+  }
+}
 
 /**
  * Why codex would not load `text` (smol-toml, TOML 1.0: types and duplicate keys too, which the
