@@ -1,6 +1,6 @@
 /** `toolmask gateway --anthropic-upstream URL`: the Anthropic Messages API's upstream. */
 import { describe, expect, it } from 'vitest';
-import { upstreamsFrom, type GatewayCommandOptions } from './run-gateway.js';
+import { upstreamsFrom, type GatewayCommandOptions } from './gateway-options.js';
 
 const options = (extra: Partial<GatewayCommandOptions>): GatewayCommandOptions => ({
   host: '127.0.0.1',

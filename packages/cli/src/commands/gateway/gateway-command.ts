@@ -4,7 +4,7 @@ import type { CliIo } from '../../cli-io.js';
 import { integerInRange } from '../../option-parsers.js';
 import { withListenOptions } from '../listen-options.js';
 import { DEFAULT_PORT } from '@toolmask/gateway/defaults';
-import type { GatewayCommandOptions } from './run-gateway.js';
+import type { GatewayCommandOptions } from './gateway-options.js';
 
 // Bounds that keep each value meaningful once multiplied out: a body is held whole in memory, and
 // Node's largest buffer is 4 GiB; a budget past 1 TiB is no bound on any machine this runs on;

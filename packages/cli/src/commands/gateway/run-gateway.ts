@@ -10,66 +10,9 @@ import { EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
 import { refuseIfRunning } from './already-running.js';
+import { checkUrl, upstreamsFrom, type GatewayCommandOptions } from './gateway-options.js';
 import { holdStateLock } from './state-lock.js';
 import { openTeam } from './team-gateway.js';
-
-export interface GatewayCommandOptions {
-  host: string;
-  port: number;
-  upstream?: string;
-  vertexUpstream?: string;
-  codeAssistUpstream?: string;
-  openaiUpstream?: string;
-  anthropicUpstream?: string;
-  stateDir?: string;
-  settings?: string;
-  authToken?: string;
-  otlpEndpoint?: string;
-  maxBodyMb: number;
-  maxInFlightMb?: number;
-  retentionDays: number;
-  keepClientMasking?: boolean;
-  /** Start even when a gateway already runs for the state folder (already-running.ts). */
-  allowSecond?: boolean;
-  /** A team gateway (team-gateway.ts). */
-  store?: string;
-  outputs?: string;
-  s3Endpoint?: string;
-  providerKeyEnv?: string;
-  adminKeyEnv?: string;
-  instance?: string;
-}
-
-function checkUrl(flag: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw usageError(
-      `${flag} ${JSON.stringify(value)} is not a URL (expected http://... or https://...)`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw usageError(`${flag} must be an http:// or https:// URL, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-export function upstreamsFrom(options: GatewayCommandOptions): Partial<UpstreamUrls> {
-  const upstreams: Partial<UpstreamUrls> = {};
-  const gemini = checkUrl('--upstream', options.upstream);
-  const vertex = checkUrl('--vertex-upstream', options.vertexUpstream);
-  const codeAssist = checkUrl('--code-assist-upstream', options.codeAssistUpstream);
-  const openai = checkUrl('--openai-upstream', options.openaiUpstream);
-  if (gemini) upstreams.gemini = gemini;
-  if (vertex) upstreams.vertex = vertex;
-  if (codeAssist) upstreams.codeAssist = codeAssist;
-  if (openai) upstreams.openai = openai;
-  const anthropic = checkUrl('--anthropic-upstream', options.anthropicUpstream);
-  if (anthropic) upstreams.anthropic = anthropic;
-  return upstreams;
-}
 
 export async function runGateway(options: GatewayCommandOptions, io: CliIo): Promise<number> {
   const authToken = options.authToken ?? io.env['TOOLMASK_GATEWAY_TOKEN'];

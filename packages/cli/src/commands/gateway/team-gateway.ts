@@ -14,7 +14,7 @@ import {
 } from '@toolmask/gateway';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
-import type { GatewayCommandOptions } from './run-gateway.js';
+import type { GatewayCommandOptions } from './gateway-options.js';
 
 /** How long a starting replica waits for Redis before it serves anyway. */
 const READY_WAIT_MS = 5_000;

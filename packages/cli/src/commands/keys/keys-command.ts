@@ -1,6 +1,7 @@
 /** Declares `toolmask keys` (create, list, revoke) and hands over to run-keys.ts. */
 import { Command } from 'commander';
 import type { CliIo } from '../../cli-io.js';
+import type { KeysOptions } from './run-keys.js';
 
 const EXAMPLES = `
 Examples:
@@ -13,12 +14,6 @@ provider key: the team gateway (toolmask gateway --store ... --provider-key-env 
 team's provider key upstream in its place, and answers that person about their own sessions and
 outputs only. The key is printed once, on stdout; the store keeps only its SHA-256.
 Exit codes: 0 done, 1 the store failed (or no such key to revoke), 2 bad usage.`;
-
-export interface KeysOptions {
-  store: string;
-  name?: string;
-  json?: boolean;
-}
 
 export function createKeysCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const run = (action: 'create' | 'list' | 'revoke') => async (options: KeysOptions) => {

@@ -6,9 +6,15 @@
 import { openTeamKeys } from '@toolmask/gateway';
 import { EXIT_FAILURE, EXIT_OK, failure, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
-import type { KeysOptions } from './keys-command.js';
 
 const READY_WAIT_MS = 5_000;
+
+/** The options of `toolmask keys <action>` (keys-command.ts declares them). */
+export interface KeysOptions {
+  store: string;
+  name?: string;
+  json?: boolean;
+}
 
 export async function runKeys(
   action: 'create' | 'list' | 'revoke',

@@ -12,7 +12,12 @@ import { defaultStateDir } from '../../launch/state-dir.js';
 import { describeFigures, fetchUsageSummary } from '../../launch/usage-summary.js';
 import { colorEnabled, createPalette } from '../../render/color.js';
 import { formatAge } from '../../render/format.js';
-import type { StatusOptions } from './status-command.js';
+
+/** The options of `toolmask status` (status-command.ts declares them). */
+export interface StatusOptions {
+  stateDir?: string;
+  json?: boolean;
+}
 
 /** The upstreams it was started with, or what that means when none was given. */
 function upstreamsLine(running: RunningFile): string {

@@ -1,6 +1,7 @@
 /** Declares `toolmask status` (options, help, examples) and hands over to `runStatus`. */
 import { Command } from 'commander';
 import type { CliIo } from '../../cli-io.js';
+import type { StatusOptions } from './run-status.js';
 
 const EXAMPLES = `
 Examples:
@@ -13,11 +14,6 @@ estimate), cache hits (the provider's own count), and its dashboard's address. A
 toolmask qwen run without a toolmask gateway has a private one, which prints the run's figures
 when the client exits.
 Exit codes: 0 printed, 1 no gateway running (or it gave no figures), 2 bad usage.`;
-
-export interface StatusOptions {
-  stateDir?: string;
-  json?: boolean;
-}
 
 export function createStatusCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('status')
