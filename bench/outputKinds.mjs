@@ -6,7 +6,7 @@
  * read, log, other; from the tool's name, the call's arguments and the output's text), so a
  * table's kind is the kind of preview toolmask built for the output.
  */
-import { responseText } from '../packages/cli/dist/replay/metrics/quoted-lines.js';
+import { responseText } from '@toolmask/cli';
 import {
   OUTPUT_KINDS,
   classifyOutput,

@@ -30,12 +30,7 @@
  * masked again. Both strategies are priced the same way, although gemini-cli's file holds a shell
  * output as one JSON string (a line range of it is the whole output): that favours gemini-cli.
  */
-import {
-  lineKey,
-  quotableText,
-  responseText,
-} from '../packages/cli/dist/replay/metrics/quoted-lines.js';
-import { findRequestPoints } from '../packages/cli/dist/replay/request-points.js';
+import { findRequestPoints, lineKey, quotableText, responseText } from '@toolmask/cli';
 
 export const READ_BACK = {
   /** Lines returned either side of the quoted line. */

@@ -25,7 +25,13 @@ export type {
   StrategySummary,
 } from './replay/types.js';
 export type { ContentTokenCounter } from './replay/content-meter.js';
-export { flattenSession, type ColdRequestRule, type FlatContent } from './replay/request-points.js';
+export {
+  findRequestPoints,
+  flattenSession,
+  type ColdRequestRule,
+  type FlatContent,
+  type RequestPoint,
+} from './replay/request-points.js';
 
 // The strategies.
 export { createNoneStrategy } from './replay/strategies/none.js';
@@ -67,7 +73,15 @@ export {
   type ScheduleModel,
 } from './replay/metrics/optimal-schedule.js';
 export { buildScheduleModel, type ScheduleModelInput } from './replay/metrics/schedule-model.js';
-export { SessionQuotes, type QuoteIndex } from './replay/metrics/quoted-lines.js';
+// The lines a later turn quotes: how a line is compared, what of a content or a response can be
+// quoted (bench/readBacks.mjs and bench/outputKinds.mjs price and sort the read-backs by them).
+export {
+  SessionQuotes,
+  lineKey,
+  quotableText,
+  responseText,
+  type QuoteIndex,
+} from './replay/metrics/quoted-lines.js';
 export {
   NOTHING_KEPT,
   addInformationKept,
