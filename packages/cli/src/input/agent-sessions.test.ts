@@ -230,6 +230,37 @@ describe('Codex session files', () => {
     ]);
   });
 
+  it("keeps a tool search's output (its loaded tools, no text) as its call's empty result", async () => {
+    const at = (type: string, payload: unknown) => ({
+      timestamp: '2026-11-02T10:00:00Z',
+      type,
+      payload,
+    });
+    const file = await writeLines('rollout-search.jsonl', [
+      at('session_meta', { id: 's' }),
+      at('response_item', { type: 'message', role: 'user', content: 'deploy it' }),
+      at('response_item', {
+        type: 'tool_search_call',
+        call_id: 'ts1',
+        execution: 'client',
+        arguments: { query: 'deploy' },
+      }),
+      at('response_item', {
+        type: 'tool_search_output',
+        call_id: 'ts1',
+        execution: 'client',
+        status: 'completed',
+        tools: [{ type: 'function', name: 'deploy', parameters: {} }],
+      }),
+      at('response_item', { type: 'message', role: 'assistant', content: 'Deployed.' }),
+    ]);
+    const [task] = await loadSessionFile(file);
+    expect(roles(task!.contents)).toEqual(['user', 'user', 'model']);
+    expect(task!.contents[1]!.parts).toEqual([
+      { functionResponse: { id: 'ts1', name: 'unknown', response: { output: '' } } },
+    ]);
+  });
+
   it('falls back on token_count events, reads custom tools, images and compaction', async () => {
     const at = (type: string, payload: unknown) => ({
       timestamp: '2026-11-02T10:00:00Z',

@@ -7,8 +7,10 @@
  *   with every request: they lead the history);
  * - `response_item`: the Responses API items as they went to and came from the model: `message`
  *   (`developer` / `user` input, `assistant` output), `function_call` / `custom_tool_call` /
- *   `local_shell_call` and their `*_output` items matched by `call_id`, `reasoning` (encrypted:
- *   left out, its size is unknown);
+ *   `local_shell_call` and their `*_output` items matched by `call_id` (the output item types are
+ *   the gateway's own list, `@toolmask/gateway/responses-item-types`, so the replay and the
+ *   gateway read the same items as tool outputs), `reasoning` (encrypted: left out, its size is
+ *   unknown);
  * - usage: `token_usage_record` (`usage.input_tokens`, `cached_input_tokens`) after each answer,
  *   or, in files without those, the `event_msg` of type `token_count` (`info.last_token_usage`);
  * - `compacted`: Codex replaced the history (its `replacement_history` when recorded): what
@@ -17,6 +19,10 @@
  */
 import type { Part } from '../replay/types.js';
 import { isPlainObject } from '@toolmask/core/utils';
+import {
+  TEXTLESS_OUTPUT_ITEM_TYPES,
+  TOOL_OUTPUT_ITEM_TYPES,
+} from '@toolmask/gateway/responses-item-types';
 import { TimeSpan, type AgentSessionRead } from './agent-session.js';
 import { HistoryBuilder, countOf, imagePart, parseArguments, timeOf } from './history-builder.js';
 import { readJsonLines } from './json-lines.js';
@@ -41,14 +47,11 @@ export function isCodexRolloutRecord(record: JsonObject): boolean {
   );
 }
 
-const OUTPUT_TYPES = new Set([
-  'function_call_output',
-  'custom_tool_call_output',
-  'local_shell_call_output',
-  'shell_call_output',
-  'apply_patch_call_output',
-  'tool_search_output',
-]);
+/**
+ * Items that answer a call, each a tool result of the history: a tool's output, and a tool
+ * search's loaded tools (no text: an empty result, which keeps the rollout's turns where they are).
+ */
+const OUTPUT_TYPES = new Set<string>([...TOOL_OUTPUT_ITEM_TYPES, ...TEXTLESS_OUTPUT_ITEM_TYPES]);
 
 interface Counts {
   reasoning: number;

@@ -24,6 +24,7 @@
 import type { Content, Part } from '@toolmask/core';
 import { isPlainObject } from '@toolmask/core/utils';
 import { callArguments } from '../call-arguments.js';
+import { TOOL_OUTPUT_ITEM_TYPES } from './item-types.js';
 import { outputText, withSnippet } from './tool-output-content.js';
 
 type JsonObject = Record<string, unknown>;
@@ -40,13 +41,7 @@ const CALL_TOOLS: Record<string, string | undefined> = {
   apply_patch_call: 'apply_patch',
 };
 
-const OUTPUT_TYPES = new Set([
-  'function_call_output',
-  'custom_tool_call_output',
-  'local_shell_call_output',
-  'shell_call_output',
-  'apply_patch_call_output',
-]);
+const OUTPUT_TYPES = new Set<string>(TOOL_OUTPUT_ITEM_TYPES);
 
 const TEXT_PART_TYPES = new Set(['input_text', 'output_text', 'text']);
 
