@@ -10,13 +10,13 @@ import { InputError } from './input/input-error.js';
 import { JsonLinesError } from './input/json-lines.js';
 import { WalError } from './input/opencode-wal.js';
 import { OpenAiTranscriptError } from './input/openai-transcript.js';
-import { GeminiLaunchError } from './launch/gemini-launch.js';
-import { parseSettings, SettingsTextError } from './launch/jsonc-settings.js';
+import { GeminiLaunchError } from './launch/clients/gemini/launch.js';
+import { parseSettings, SettingsTextError } from './launch/files/jsonc-settings.js';
 import { LaunchError } from './launch/launch-error.js';
-import { SetupError } from './launch/permanent-setup.js';
-import { QwenLaunchError } from './launch/qwen-launch.js';
-import { parseToml, TomlError } from './launch/codex-toml.js';
-import { scanToml, TomlScanError } from './launch/setup-toml.js';
+import { SetupError } from './launch/setup/setup-files.js';
+import { QwenLaunchError } from './launch/clients/qwen/launch.js';
+import { parseToml, TomlError } from './launch/files/toml-values.js';
+import { scanToml, TomlScanError } from './launch/files/toml-scanner.js';
 
 function thrown(run: () => unknown): unknown {
   try {

@@ -7,17 +7,14 @@ import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { createDashboardCommand } from './commands/dashboard/dashboard-command.js';
 import { createGatewayCommand } from './commands/gateway/gateway-command.js';
-import { createClaudeCommand } from './commands/launch/claude-command.js';
-import { createCodexCommand } from './commands/launch/codex-command.js';
-import { createGeminiCommand } from './commands/launch/gemini-command.js';
-import { createOpencodeCommand } from './commands/launch/opencode-command.js';
-import { createQwenCommand } from './commands/launch/qwen-command.js';
+import { createLaunchCommand } from './commands/launch/launch-command.js';
 import { createSetupCommand } from './commands/setup/setup-command.js';
 import { createStatusCommand } from './commands/status/status-command.js';
 import { createKeysCommand } from './commands/keys/keys-command.js';
 import { createOutputsCommand } from './commands/outputs/outputs-command.js';
 import { createReplayCommand } from './commands/replay/replay-command.js';
 import { cliDocumentationPath } from './docs-location.js';
+import { CLIENTS } from './launch/clients/index.js';
 import { CLI_VERSION } from './version.js';
 
 const examples = (documentation: string) => `
@@ -44,12 +41,10 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     .addCommand(createReplayCommand(io, setExitCode))
     .addCommand(createOutputsCommand(io, setExitCode))
     .addCommand(createGatewayCommand(io, setExitCode))
-    .addCommand(createKeysCommand(io, setExitCode))
-    .addCommand(createGeminiCommand(io, setExitCode))
-    .addCommand(createQwenCommand(io, setExitCode))
-    .addCommand(createClaudeCommand(io, setExitCode))
-    .addCommand(createOpencodeCommand(io, setExitCode))
-    .addCommand(createCodexCommand(io, setExitCode))
+    .addCommand(createKeysCommand(io, setExitCode));
+  // One launcher per client of the registry, in its order.
+  for (const client of CLIENTS) program.addCommand(createLaunchCommand(client, io, setExitCode));
+  program
     .addCommand(createSetupCommand(io, setExitCode))
     .addCommand(createStatusCommand(io, setExitCode))
     .addCommand(createDashboardCommand(io, setExitCode));

@@ -18,21 +18,6 @@ export function accessHeaders(gateway: GatewayAccess): Record<string, string> {
   return { [ACCESS_HEADER]: gateway.accessSecret };
 }
 
-/**
- * The read-back tool's MCP server as each client's settings name it (`mcpServers.toolmask`):
- * Streamable HTTP at `<gateway>/mcp` with the secret in its headers, trusted (it only reads the
- * gateway's own output files). gemini waits at most 10 s for a call; qwen loads its tools at once.
- */
-export function mcpServerEntry(
-  gateway: GatewayAccess,
-  client: 'gemini' | 'qwen',
-): Record<string, unknown> {
-  const common = { httpUrl: `${gateway.url}/mcp`, headers: accessHeaders(gateway) };
-  return client === 'gemini'
-    ? { ...common, trust: true, timeout: 10_000 }
-    : { ...common, alwaysLoadTools: true, trust: true };
-}
-
 /** The dashboard's address for its owner: opened once, it leaves a cookie in the browser. */
 export function dashboardLink(gateway: GatewayAccess): string {
   return `${gateway.url}/?token=${gateway.accessSecret}`;

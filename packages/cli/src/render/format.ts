@@ -41,3 +41,9 @@ export function formatAge(milliseconds: number): string {
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
   return `${integer.format(Math.floor(seconds / 86_400))}d`;
 }
+
+/** `items` as a sentence lists them: `a, b and c` (or `a, b or c`). */
+export function listWords(items: readonly string[], conjunction: 'and' | 'or'): string {
+  if (items.length < 2) return items.join('');
+  return `${items.slice(0, -1).join(', ')} ${conjunction} ${items.at(-1)}`;
+}

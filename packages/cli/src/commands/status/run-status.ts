@@ -2,14 +2,14 @@
  * `toolmask status`: the gateway running for a state folder (its `gateway.json`, trusted only when
  * its pid is alive and `/healthz` answers with its instance id: running-gateway.ts), and its
  * figures since it started, from `GET /api/summary` with the access secret of the folder (which
- * the person owns). The same words as a launcher's summary at exit (launch/usage-summary.ts).
+ * the person owns). The same words as a launcher's summary at exit (launch/run/usage-summary.ts).
  */
 import { findRunningGateway, loadAccessSecret, type RunningFile } from '@toolmask/gateway';
 import { failure } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { dashboardLink, shownUrl, type GatewayAccess } from '../../launch/gateway-access.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
-import { describeFigures, fetchUsageSummary } from '../../launch/usage-summary.js';
+import { describeFigures, fetchUsageSummary } from '../../launch/run/usage-summary.js';
 import { colorEnabled, createPalette } from '../../render/color.js';
 import { formatAge } from '../../render/format.js';
 

@@ -1,0 +1,175 @@
+/**
+ * `toolmask claude` end to end with the real `claude` binary (npm @anthropic-ai/claude-code
+ * 2.1.328, `node_modules/.bin` on PATH as a person's install would be), headless (`claude -p`), in
+ * a fresh home, against a scripted loopback fake of the Messages API: four bulky Bash commands,
+ * `ToolSearch` for the read-back tool (Claude Code defers MCP tools), one read-back over MCP, the
+ * final answer. The launcher must mask old outputs, send its session header, leave the person's
+ * settings alone, print the run's figures, and leave no process or file of the run behind.
+ *
+ * Claude Code persists a Bash output over 30,000 characters itself (a 2 KB preview is sent), so
+ * each command prints about 24,500 characters: whole when new, masked later.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseMaskedSnippet } from '@toolmask/core';
+import { describe, expect, it } from 'vitest';
+import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { processMarker, processesMarked } from '@toolmask/test-support/marked-processes';
+import {
+  anthropicAnswer,
+  toolResultsOf,
+  toolResultText,
+} from '@toolmask/test-support/fake-anthropic';
+import {
+  startFakeUpstream,
+  type RecordedUpstreamRequest,
+} from '@toolmask/test-support/fake-upstream';
+import { CLAUDE_READ_BACK_TOOL } from './launch.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../..');
+const CLI = path.join(repo, 'packages/cli/dist/index.js');
+const BIN = path.join(repo, 'node_modules/.bin');
+const BASH_STEPS = 4;
+const FINAL = 'FINAL ANSWER: the numbers are in.';
+
+const cleanups = cleanUpAfterEach();
+const marker = processMarker();
+
+const bulkyCommand = (step: number) =>
+  `seq ${(step + 1) * 100_000} ${(step + 1) * 100_000 + 3_500}`;
+
+/** Bash steps, `ToolSearch`, a read-back of the first masked output, then the answer. */
+function respond(request: RecordedUpstreamRequest) {
+  if (request.path !== '/v1/messages') return { status: 404, json: { type: 'error' } };
+  const body = request.json as { tools?: Array<{ name: string }> };
+  if (!body.tools?.some((tool) => tool.name === 'Bash')) return anthropicAnswer([{ text: 'ok' }]);
+  const results = toolResultsOf(body);
+  const step = results.length;
+  const usage = { input: 2_000, cacheRead: 20_000 * step, cacheWrite: 3_000 };
+  const call = (name: string, input: unknown) =>
+    anthropicAnswer([{ toolUse: { id: `toolu_${step}`, name, input } }], usage);
+  if (step < BASH_STEPS) {
+    return call('Bash', { command: bulkyCommand(step), description: 'Print numbers' });
+  }
+  if (step === BASH_STEPS) return call('ToolSearch', { query: `select:${CLAUDE_READ_BACK_TOOL}` });
+  if (step === BASH_STEPS + 1) {
+    const snippet = results.map(toolResultText).find((text) => parseMaskedSnippet(text));
+    const file = snippet ? parseMaskedSnippet(snippet)!.filePath : 'no snippet seen';
+    return call(CLAUDE_READ_BACK_TOOL, { file, offset: 10, limit: 3 });
+  }
+  return anthropicAnswer([{ text: FINAL }], usage);
+}
+
+async function runToolmask(args: string[], env: Record<string, string>, cwd: string) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr };
+}
+
+describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
+  'toolmask claude with the real claude',
+  () => {
+    it('masks old Bash outputs, reads one back over MCP, prints the answer and the figures', async () => {
+      const root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-claude-e2e-'));
+      cleanups.push(() => fs.rm(root, { recursive: true, force: true }));
+      const home = path.join(root, 'home');
+      const project = path.join(root, 'project');
+      const state = path.join(root, 'state');
+      await fs.mkdir(path.join(home, '.claude'), { recursive: true });
+      await fs.mkdir(project);
+      // The person's own settings: a custom header of theirs, kept next to the launcher's.
+      const userSettings = JSON.stringify({ env: { ANTHROPIC_CUSTOM_HEADERS: 'x-team: blue' } });
+      await fs.writeFile(path.join(home, '.claude', 'settings.json'), userSettings);
+      const maskingSettings = path.join(root, 'masking.json');
+      await fs.writeFile(
+        maskingSettings,
+        JSON.stringify({
+          experimental: {
+            toolOutputMasking: {
+              toolProtectionThreshold: 5_000,
+              minPrunableTokensThreshold: 2_000,
+            },
+          },
+        }),
+      );
+      const upstream = await startFakeUpstream(respond);
+      cleanups.push(() => upstream.close());
+
+      const startedAt = performance.now();
+      const run = await runToolmask(
+        [
+          'claude',
+          '--state-dir',
+          state,
+          '--masking-settings',
+          maskingSettings,
+          '-p',
+          'Print some numbers, then read one output back.',
+          '--allowedTools',
+          'Bash',
+        ],
+        {
+          PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+          ...marker,
+          HOME: home,
+          NO_COLOR: '1',
+          ANTHROPIC_BASE_URL: upstream.url,
+          ANTHROPIC_API_KEY: 'fake-anthropic-key',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          DISABLE_AUTOUPDATER: '1',
+        },
+        project,
+      );
+      console.log(`toolmask claude -p: ${Math.round(performance.now() - startedAt)} ms`);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe(FINAL);
+
+      const requests = upstream.requests.filter((request) => request.path === '/v1/messages');
+      expect(requests.length).toBe(BASH_STEPS + 3);
+      for (const request of requests) {
+        expect(request.headers['x-api-key']).toBe('fake-anthropic-key');
+        expect(request.headers['x-team']).toBe('blue');
+        // The gateway keeps its own session header to itself.
+        expect(request.headers['x-toolmask-session']).toBeUndefined();
+      }
+      const results = toolResultsOf(requests.at(-1)!.json);
+      const bash = results.slice(0, BASH_STEPS);
+      const masked = bash.map((block) => parseMaskedSnippet(toolResultText(block)));
+      expect(masked.slice(0, -1).every(Boolean)).toBe(true);
+      expect(toolResultText(bash[0]!)).toContain(`Full output: ${CLAUDE_READ_BACK_TOOL}(`);
+      expect(toolResultText(results.at(-1)!)).toContain('100009\n100010\n100011');
+
+      // The person's settings are as they were; the run's files in the state folder are gone.
+      expect(await fs.readFile(path.join(home, '.claude', 'settings.json'), 'utf8')).toBe(
+        userSettings,
+      );
+      expect(await fs.readdir(path.join(state, 'launch'))).toEqual([]);
+      // No process of the run left (the run's files are named under its state folder).
+      // No process of the run is left: none still carries the marker its launcher was given.
+      expect(processesMarked(marker)).toEqual([]);
+
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines[0]).toMatch(
+        new RegExp(
+          `^toolmask: claude → ${upstream.url} through the gateway at http://127\\.0\\.0\\.1:\\d+; read-back over MCP; dashboard `,
+        ),
+      );
+      expect(lines.at(-2)).toMatch(
+        /^toolmask: this run: 7 requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
+      );
+      expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
+      console.log(`${lines[0]}\n${lines.at(-2)}\n${lines.at(-1)}`);
+    }, 60_000);
+  },
+);

@@ -1,0 +1,129 @@
+/**
+ * Codex's configuration as codex 0.169.0 layers it, read (never written) for the launcher to find
+ * the model provider the person uses and where it sends requests. Lowest precedence first:
+ * `/etc/codex/config.toml`, `$CODEX_HOME/config.toml` (`~/.codex`; skipped with
+ * `--ignore-user-config`), `$CODEX_HOME/<name>.config.toml` of `--profile NAME`, the
+ * `.codex/config.toml` of the project's folders (from the git root down to the working folder)
+ * when the project is trusted (`[projects."<path>"] trust_level = "trusted"` in the user file),
+ * then the `-c` overrides of the command line. `/etc/codex/managed_config.toml` comes above all of
+ * them: what it sets, nothing overrides.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Environment } from '../../environment.js';
+import {
+  mergeTables,
+  parseToml,
+  setAtPath,
+  tableAt,
+  TomlError,
+  type TomlTable,
+} from '../../files/toml-values.js';
+import { LaunchError } from '../../launch-error.js';
+import type { CodexArgs } from './args.js';
+
+export class CodexLaunchError extends LaunchError {}
+
+const SYSTEM_CONFIG = '/etc/codex/config.toml';
+const MANAGED_CONFIG = '/etc/codex/managed_config.toml';
+
+/** Codex's folder: `$CODEX_HOME`, else `~/.codex`. */
+export function codexHome(env: Environment): string {
+  return env['CODEX_HOME'] || path.join(env['HOME'] || os.homedir(), '.codex');
+}
+
+/** A config file as data; `{}` when it does not exist. A file codex would refuse: a LaunchError. */
+export async function readTomlFile(file: string): Promise<TomlTable> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new CodexLaunchError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return parseToml(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      throw new CodexLaunchError(
+        `${file} is not valid TOML (${error.message}); codex would refuse it too`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** The folders from the git root (or the file system's root) down to `directory`. */
+function projectFolders(directory: string): string[] {
+  const folders: string[] = [];
+  for (let folder = path.resolve(directory); ; folder = path.dirname(folder)) {
+    folders.unshift(folder);
+    if (existsSync(path.join(folder, '.git')) || path.dirname(folder) === folder) return folders;
+  }
+}
+
+function trusted(user: TomlTable, folders: readonly string[]): boolean {
+  const projects = tableAt(user, ['projects']) ?? {};
+  return folders.some((folder) => tableAt(projects, [folder])?.['trust_level'] === 'trusted');
+}
+
+export interface CodexConfig {
+  /** Everything below the managed file, the command line's overrides included. */
+  merged: TomlTable;
+  managed: TomlTable;
+}
+
+export async function readCodexConfig(
+  env: Environment,
+  cwd: string,
+  args: CodexArgs,
+): Promise<CodexConfig> {
+  const home = codexHome(env);
+  const user = await readTomlFile(path.join(home, 'config.toml'));
+  let merged = await readTomlFile(SYSTEM_CONFIG);
+  if (!args.ignoreUserConfig) merged = mergeTables(merged, user);
+  if (args.profile) {
+    merged = mergeTables(
+      merged,
+      await readTomlFile(path.join(home, `${args.profile}.config.toml`)),
+    );
+  }
+  const folders = projectFolders(path.resolve(cwd, args.cd ?? '.'));
+  if (trusted(user, folders)) {
+    for (const folder of folders) {
+      const file = path.join(folder, '.codex', 'config.toml');
+      // The user file, when the project is the home folder: read once, above.
+      if (file !== path.join(home, 'config.toml'))
+        merged = mergeTables(merged, await readTomlFile(file));
+    }
+  }
+  for (const override of args.overrides) merged = setAtPath(merged, override.keys, override.value);
+  return { merged, managed: await readTomlFile(MANAGED_CONFIG) };
+}
+
+/** How the person's codex signs in to OpenAI (its built-in provider), as far as can be read. */
+export type OpenaiAuth = 'api-key' | 'chatgpt' | 'unknown';
+
+/**
+ * The environment's `CODEX_API_KEY` (which codex takes first), else `$CODEX_HOME/auth.json`
+ * (0.169.0: `OPENAI_API_KEY` for a key, `tokens` for a ChatGPT login). A login kept in the OS
+ * keyring cannot be read: unknown.
+ */
+export async function openaiAuth(env: Environment): Promise<OpenaiAuth> {
+  if (env['CODEX_API_KEY']?.trim()) return 'api-key';
+  let auth: { auth_mode?: unknown; OPENAI_API_KEY?: unknown; tokens?: unknown };
+  try {
+    auth = JSON.parse(
+      await fs.readFile(path.join(codexHome(env), 'auth.json'), 'utf8'),
+    ) as typeof auth;
+  } catch {
+    return 'unknown';
+  }
+  const mode = typeof auth.auth_mode === 'string' ? auth.auth_mode.toLowerCase() : undefined;
+  if (mode === 'apikey' || mode === 'api_key') return 'api-key';
+  if (mode?.startsWith('chatgpt')) return 'chatgpt';
+  if (auth.tokens && typeof auth.tokens === 'object') return 'chatgpt';
+  if (typeof auth.OPENAI_API_KEY === 'string' && auth.OPENAI_API_KEY) return 'api-key';
+  return 'unknown';
+}

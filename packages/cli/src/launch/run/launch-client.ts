@@ -1,0 +1,158 @@
+/**
+ * Runs a person's own agent CLI (any client of launch/clients/) through the gateway for one
+ * session: reuse the standalone gateway running for this state folder (`toolmask gateway`,
+ * announced in `gateway.json`) when it sends the client's requests where they would go
+ * (gateway-reuse.ts), or start a private one in this process on a free loopback port (its log goes
+ * to `<stateDir>/gateway.log`, never to the terminal the agent draws on); set the client up (its
+ * adapter's `prepare`); run it with the terminal inherited, so the interactive UI works; stop the
+ * gateway it started when the client exits, and exit with the client's code.
+ *
+ * Why private: a gateway a launcher starts runs inside the launcher's process, so it ends when
+ * that client exits. Shared with a second launcher, it would take the second client's model API
+ * and read-back down with it; keeping it alive instead would make the first terminal wait for the
+ * other session. So a launcher's gateway is never announced, and only a standalone gateway, which
+ * outlives every launcher, is ever reused. Several gateways on one state folder are safe: each
+ * launch has its own session id, hence its own conversations (decisions, meta, offloaded outputs),
+ * and the shared files are appended whole lines at a time (usage days, the log).
+ *
+ * Signals (signal-guard.ts): Ctrl-C is the client's (gemini cancels a request, then exits), and
+ * the launcher holds on to it until it has cleaned up and printed the run's summary. When the
+ * client exits, however it exits, the launcher prints the run's figures (run-figures.ts).
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  findRunningGateway,
+  listenGateway,
+  loadAccessSecret,
+  type UpstreamUrls,
+} from '@toolmask/gateway';
+import { ensurePrivateDirectory } from '@toolmask/core/storage';
+import type { Environment } from '../environment.js';
+import type { GatewayAccess } from '../gateway-access.js';
+import { servesUpstreams, type UpstreamReuse } from './gateway-reuse.js';
+import type { ClientSetup } from './launch-plan.js';
+import { runFigures, sayRunSummary, type RunGateway } from './run-figures.js';
+import { SignalGuard } from './signal-guard.js';
+import { fetchUsageSummary } from './usage-summary.js';
+
+export interface LaunchOptions {
+  /** The client's name, for messages: `gemini`, `qwen`, ... */
+  client: string;
+  /** How the client's requests reach a gateway's upstreams: whether a running one may carry it. */
+  reuse: UpstreamReuse;
+  /** The executable to run (a path, or a name found on PATH). */
+  bin: string;
+  args: readonly string[];
+  env: Environment;
+  cwd: string;
+  stateDir: string;
+  /** The person's own upstreams: a running gateway is reused only if it has these. */
+  upstreams: Partial<UpstreamUrls>;
+  /** Sets the client up against `gateway`. */
+  setup(gateway: GatewayAccess, sessionId: string): Promise<ClientSetup>;
+  /** Messages for the person (stderr). */
+  say(line: string): void;
+  /** The masking settings file a gateway this run starts reads. */
+  gatewaySettingsFile?: string;
+  /** Colours in what is said (stderr is a terminal, NO_COLOR unset). @default false */
+  color?: boolean;
+  /** The state folder as the person named it, for the hint after a private gateway's run. */
+  stateDirOption?: string;
+}
+
+function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const number = signal ? os.constants.signals[signal] : undefined;
+  return number ? 128 + number : 1;
+}
+
+async function ensureGateway(options: LaunchOptions): Promise<RunGateway> {
+  const existing = await findRunningGateway(options.stateDir);
+  if (existing && servesUpstreams(options.reuse, existing.upstreams ?? {}, options.upstreams)) {
+    // Its masking settings are the ones it was started with, not this launch's file: say so.
+    options.say(
+      `toolmask: using the gateway already running at ${existing.url} (pid ${existing.pid}); its own masking settings apply${options.gatewaySettingsFile ? `, not ${options.gatewaySettingsFile}` : ''}`,
+    );
+    // The gateway of this state folder keeps its secret there (0600): the person can read it.
+    return { url: existing.url, accessSecret: await loadAccessSecret(options.stateDir) };
+  }
+  await ensurePrivateDirectory(options.stateDir);
+  const logFile = path.join(options.stateDir, 'gateway.log');
+  const running = await listenGateway({
+    port: 0,
+    announce: false,
+    stateDir: options.stateDir,
+    upstreams: options.upstreams,
+    ...(options.gatewaySettingsFile ? { settingsFile: options.gatewaySettingsFile } : {}),
+    log: (line) => {
+      try {
+        appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`, { mode: 0o600 });
+      } catch {
+        // A log that cannot be written must not stop the session.
+      }
+    },
+  });
+  return { url: running.url, accessSecret: running.gateway.accessSecret, running };
+}
+
+/** Runs the client through the gateway; resolves to the exit code to exit with. */
+export async function launchClient(options: LaunchOptions): Promise<number> {
+  const gateway = await ensureGateway(options);
+  const sessionId = randomUUID();
+  // A standalone gateway's totals before the run: what else it carries meanwhile is not this run's.
+  const before = gateway.running ? undefined : await fetchUsageSummary(gateway);
+  let setup: ClientSetup | undefined;
+  const signals = new SignalGuard();
+  let ran = false;
+  try {
+    setup = await options.setup(gateway, sessionId);
+    options.say(setup.summary);
+    for (const note of setup.notes ?? []) options.say(note);
+    signals.hold();
+    ran = true;
+    return await runChild(options, setup.env, setup.args ?? options.args, signals);
+  } finally {
+    signals.childGone();
+    try {
+      const after = ran ? await runFigures(gateway, sessionId) : undefined;
+      for (const warning of (await setup?.cleanup()) ?? []) options.say(`toolmask: ${warning}`);
+      await gateway.running?.close();
+      if (ran) sayRunSummary(options, gateway, before?.ok ? before.summary : undefined, after);
+    } finally {
+      signals.release();
+    }
+  }
+}
+
+function runChild(
+  options: LaunchOptions,
+  env: Environment,
+  args: readonly string[],
+  signals: SignalGuard,
+): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(options.bin, [...args], {
+      stdio: 'inherit',
+      env: env as NodeJS.ProcessEnv,
+      cwd: options.cwd,
+    });
+    signals.passTo(child);
+    const done = (code: number) => {
+      signals.childGone();
+      resolve(code);
+    };
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      options.say(
+        error.code === 'ENOENT'
+          ? `toolmask: ${options.bin}: command not found; install ${options.client} first (see docs/gateway.md)`
+          : `toolmask: cannot run ${options.bin}: ${error.message}`,
+      );
+      done(error.code === 'ENOENT' ? 127 : 126);
+    });
+    child.on('exit', (code, signal) => done(exitCodeOf(code, signal)));
+  });
+}
