@@ -439,4 +439,105 @@ describe('toolmask setup gemini', () => {
       );
     });
   });
+
+  describe('a setup recorded by a toolmask from before the one setup engine', () => {
+    /**
+     * The record as `toolmask setup gemini` wrote it then (its fields), made from the one this
+     * setup wrote: the files setup writes are the same bytes (checked against the older binary).
+     */
+    async function firstRecord(stateDir: string, withDigests: boolean) {
+      const file = path.join(stateDir, 'setup-gemini.json');
+      const record = JSON.parse(await fs.readFile(file, 'utf8')) as {
+        files: Array<{
+          file: string;
+          created: boolean;
+          modeBefore?: number;
+          digests: unknown;
+          changes: Array<Record<string, unknown>>;
+        }>;
+        ownFiles: string[];
+      };
+      const [settings, env] = record.files;
+      const fields = (changes: Array<Record<string, unknown>>) =>
+        changes.map(({ kind: _kind, ...change }) => change);
+      const first = {
+        client: 'gemini',
+        settingsFile: settings!.file,
+        ...(settings!.created ? { settingsFileCreated: true } : {}),
+        ...(settings!.modeBefore !== undefined ? { settingsModeBefore: settings!.modeBefore } : {}),
+        envFile: env!.file,
+        settings: fields(settings!.changes),
+        env: fields(env!.changes),
+        experimentsFile: record.ownFiles[0],
+        ...(withDigests ? { digests: { settings: settings!.digests, env: env!.digests } } : {}),
+      };
+      await fs.writeFile(file, JSON.stringify(first, null, 2) + '\n');
+    }
+
+    it("files unchanged since: put back byte for byte, toolmask's GEMINI_EXP file and the record gone", async () => {
+      const { clientDir, stateDir } = await folders();
+      const settingsFile = path.join(clientDir, 'settings.json');
+      await fs.writeFile(settingsFile, ORIGINAL, { mode: 0o644 });
+      await fs.chmod(settingsFile, 0o644);
+      await fs.writeFile(path.join(clientDir, '.env'), 'GEMINI_API_KEY=abc\n');
+      const options = { client: 'gemini' as const, clientDir, stateDir, env: {} };
+      await applySetup({ ...options, gatewayUrl: 'http://127.0.0.1:8787' });
+      await firstRecord(stateDir, true);
+      const report = await undoSetup({ client: 'gemini', stateDir });
+      expect(report.lines).toEqual([
+        `${settingsFile}: put back exactly as it was before setup`,
+        `${path.join(clientDir, '.env')}: put back exactly as it was before setup`,
+      ]);
+      expect(await fs.readFile(settingsFile, 'utf8')).toBe(ORIGINAL);
+      expect((await fs.stat(settingsFile)).mode & 0o777).toBe(0o644);
+      expect((await fs.readdir(clientDir)).sort()).toEqual(['.env', 'settings.json']);
+      expect(await fs.readdir(stateDir)).toEqual(['access-secret']);
+    });
+
+    it('a record from before digests: the values put back one by one, files setup made removed', async () => {
+      const { stateDir } = await folders();
+      const clientDir = path.join(root, 'fresh', '.gemini');
+      const options = {
+        client: 'gemini' as const,
+        clientDir,
+        stateDir,
+        env: { GEMINI_API_KEY: 'k' },
+      };
+      await applySetup({ ...options, gatewayUrl: 'http://127.0.0.1:8787' });
+      await firstRecord(stateDir, false);
+      const report = await undoSetup({ client: 'gemini', stateDir });
+      expect(report.lines).toContain(
+        `${path.join(clientDir, 'settings.json')}: removed (setup had created it)`,
+      );
+      expect(report.lines).toContain(
+        `${path.join(clientDir, '.env')}: GOOGLE_GEMINI_BASE_URL → (unset)`,
+      );
+      expect(await fs.readdir(clientDir)).toEqual([]);
+      expect(await fs.readdir(stateDir)).toEqual(['access-secret']);
+    });
+
+    it('a file that cannot be read refuses the whole --undo, as it did then', async () => {
+      const { clientDir, stateDir } = await folders();
+      const settingsFile = path.join(clientDir, 'settings.json');
+      await fs.writeFile(settingsFile, ORIGINAL);
+      await applySetup({
+        client: 'gemini',
+        clientDir,
+        stateDir,
+        env: {},
+        gatewayUrl: 'http://127.0.0.1:8787',
+      });
+      await firstRecord(stateDir, true);
+      const env = await fs.readFile(path.join(clientDir, '.env'), 'utf8');
+      const elsewhere = path.join(root, 'elsewhere.json');
+      await fs.rename(settingsFile, elsewhere);
+      await fs.symlink(elsewhere, settingsFile);
+      await expect(undoSetup({ client: 'gemini', stateDir })).rejects.toThrow(
+        `${settingsFile} is a symbolic link`,
+      );
+      expect(await fs.readFile(path.join(clientDir, '.env'), 'utf8')).toBe(env);
+      const kept = JSON.parse(await fs.readFile(path.join(stateDir, 'setup-gemini.json'), 'utf8'));
+      expect(kept).toHaveProperty('settingsFile', settingsFile);
+    });
+  });
 });
