@@ -20,7 +20,13 @@
  * Token figures come from one estimator for every strategy (`estimateTokenCountSync` of
  * @toolmask/core unless `countTokens` is given), whatever a strategy counts internally.
  */
-import { findRequestPoints, flattenSession, isColdRequest } from './request-points.js';
+import {
+  findRequestPoints,
+  flattenSession,
+  isColdRequest,
+  type FlatContent,
+  type RequestPoint,
+} from './request-points.js';
 import type { IdleGaps } from './idle-gaps.js';
 import { summarizeRequests } from './summary.js';
 import { ContentMeter, type ContentTokenCounter } from './content-meter.js';
@@ -67,84 +73,128 @@ export interface ReplayOptions {
 
 export const DEFAULT_CACHE_DISCOUNT = 0.1;
 
+/** What every request of a replay is priced and clocked with. */
+interface ReplayContext {
+  cacheDiscount: number;
+  cacheWritePrice: number;
+  warmTaskStarts: boolean;
+  idleGaps: IdleGaps | undefined;
+  clock: () => number;
+  meter: ContentMeter;
+  /** Called after each request. */
+  progress(): void;
+}
+
+/** A session as the engine plays it: its contents in order, its requests, their recorded usage. */
+interface PreparedSession {
+  session: ReplaySession;
+  flat: FlatContent[];
+  points: RequestPoint[];
+  recorded: ReturnType<typeof recordedRequests>;
+}
+
+/**
+ * One session through one strategy, request by request, its rows added to `rows`. Whether the
+ * strategy reported its masked outputs (then every row says which, none included).
+ */
+async function replaySession(
+  strategy: ReplayStrategy,
+  { session, flat, points, recorded }: PreparedSession,
+  context: ReplayContext,
+  rows: RequestRow[],
+): Promise<boolean> {
+  const { meter } = context;
+  const run = await strategy.startSession(session.id);
+  let outputsReported = false;
+  let consumed = 0;
+  /** The last request sent: the history as the strategy masked it so far. */
+  let previousRequest: readonly Content[] | undefined;
+  for (const [requestIndex, point] of points.entries()) {
+    const history = (previousRequest ?? []).concat(
+      flat.slice(consumed, point.index).map((entry) => entry.content),
+    );
+    const pending = (flat[point.index] as { content: Content }).content;
+    consumed = point.index + 1;
+    const cacheCold = isColdRequest(point, requestIndex, {
+      warmTaskStarts: context.warmTaskStarts,
+      idleGaps: context.idleGaps?.get(session.id),
+    });
+
+    const started = context.clock();
+    const outcome = await run.mask(history, pending, { cacheLikelyCold: cacheCold });
+    const passMs = outcome.passMs ?? context.clock() - started;
+    const request = outcome.contents;
+
+    const contextTokens = meter.sum(request);
+    const prefix = previousRequest ? meter.commonPrefix(previousRequest, request) : 0;
+    const sharedPrefixTokens = meter.sum(request, prefix);
+    const cachedTokens =
+      recordedCachedTokens(recorded[requestIndex], sharedPrefixTokens) ??
+      (cacheCold ? 0 : sharedPrefixTokens);
+    const cacheBreak =
+      !cacheCold && previousRequest !== undefined && prefix < previousRequest.length;
+    previousRequest = request;
+
+    const row: RequestRow = {
+      session: session.id,
+      task: point.task,
+      request: requestIndex,
+      contentCount: request.length,
+      contextTokens,
+      cachedTokens,
+      billedTokens: billedTokens(
+        contextTokens,
+        cachedTokens,
+        context.cacheDiscount,
+        context.cacheWritePrice,
+      ),
+      cacheCold,
+      cacheBreak,
+      maskedCount: outcome.maskedCount,
+      offloadedBytes: outcome.offloadedBytes,
+      failures: outcome.failures,
+      passMs,
+    };
+    if (outcome.notice) row.notice = outcome.notice;
+    if (outcome.maskedOutputs) {
+      outputsReported = true;
+      if (outcome.maskedOutputs.length > 0) row.maskedOutputs = [...outcome.maskedOutputs];
+    }
+    rows.push(row);
+    context.progress();
+  }
+  return outputsReported;
+}
+
 export async function replaySessions(
   sessions: readonly ReplaySession[],
   strategies: readonly ReplayStrategy[],
   options: ReplayOptions = {},
 ): Promise<ReplayResult> {
-  const cacheDiscount = options.cacheDiscount ?? DEFAULT_CACHE_DISCOUNT;
-  const cacheWritePrice = options.cacheWritePrice ?? 1;
-  const warmTaskStarts = options.warmTaskStarts ?? false;
-  const clock = options.clock ?? (() => performance.now());
   const meter = new ContentMeter(options.countTokens);
-
-  const prepared = sessions.map((session) => {
+  const prepared: PreparedSession[] = sessions.map((session) => {
     const flat = flattenSession(session);
     const points = findRequestPoints(flat);
     return { session, flat, points, recorded: recordedRequests(session, flat, points, meter) };
   });
   const total = prepared.reduce((sum, entry) => sum + entry.points.length, 0) * strategies.length;
   let done = 0;
+  const context: ReplayContext = {
+    cacheDiscount: options.cacheDiscount ?? DEFAULT_CACHE_DISCOUNT,
+    cacheWritePrice: options.cacheWritePrice ?? 1,
+    warmTaskStarts: options.warmTaskStarts ?? false,
+    idleGaps: options.idleGaps,
+    clock: options.clock ?? (() => performance.now()),
+    meter,
+    progress: () => options.onProgress?.(++done, total),
+  };
 
   const replays: StrategyReplay[] = [];
   for (const strategy of strategies) {
     const rows: RequestRow[] = [];
     let outputsReported = false;
-    for (const { session, flat, points, recorded } of prepared) {
-      const run = await strategy.startSession(session.id);
-      let consumed = 0;
-      /** The last request sent: the history as the strategy masked it so far. */
-      let previousRequest: readonly Content[] | undefined;
-
-      for (const [requestIndex, point] of points.entries()) {
-        const history = (previousRequest ?? []).concat(
-          flat.slice(consumed, point.index).map((entry) => entry.content),
-        );
-        const pending = (flat[point.index] as { content: Content }).content;
-        consumed = point.index + 1;
-        const cacheCold = isColdRequest(point, requestIndex, {
-          warmTaskStarts,
-          idleGaps: options.idleGaps?.get(session.id),
-        });
-
-        const started = clock();
-        const outcome = await run.mask(history, pending, { cacheLikelyCold: cacheCold });
-        const passMs = outcome.passMs ?? clock() - started;
-        const request = outcome.contents;
-
-        const contextTokens = meter.sum(request);
-        const prefix = previousRequest ? meter.commonPrefix(previousRequest, request) : 0;
-        const sharedPrefixTokens = meter.sum(request, prefix);
-        const cachedTokens =
-          recordedCachedTokens(recorded[requestIndex], sharedPrefixTokens) ??
-          (cacheCold ? 0 : sharedPrefixTokens);
-        const cacheBreak =
-          !cacheCold && previousRequest !== undefined && prefix < previousRequest.length;
-        previousRequest = request;
-
-        const row: RequestRow = {
-          session: session.id,
-          task: point.task,
-          request: requestIndex,
-          contentCount: request.length,
-          contextTokens,
-          cachedTokens,
-          billedTokens: billedTokens(contextTokens, cachedTokens, cacheDiscount, cacheWritePrice),
-          cacheCold,
-          cacheBreak,
-          maskedCount: outcome.maskedCount,
-          offloadedBytes: outcome.offloadedBytes,
-          failures: outcome.failures,
-          passMs,
-        };
-        if (outcome.notice) row.notice = outcome.notice;
-        if (outcome.maskedOutputs) {
-          outputsReported = true;
-          if (outcome.maskedOutputs.length > 0) row.maskedOutputs = [...outcome.maskedOutputs];
-        }
-        rows.push(row);
-        options.onProgress?.(++done, total);
-      }
+    for (const entry of prepared) {
+      if (await replaySession(strategy, entry, context, rows)) outputsReported = true;
     }
     replays.push({
       name: strategy.name,
@@ -155,9 +205,9 @@ export async function replaySessions(
 
   const recordedUsage = summarizeRecorded(prepared.flatMap((entry) => entry.recorded));
   return {
-    cacheDiscount,
-    cacheWritePrice,
-    warmTaskStarts,
+    cacheDiscount: context.cacheDiscount,
+    cacheWritePrice: context.cacheWritePrice,
+    warmTaskStarts: context.warmTaskStarts,
     ...(recordedUsage ? { recordedUsage } : {}),
     sessions: prepared.map(({ session, flat, points }) => ({
       id: session.id,

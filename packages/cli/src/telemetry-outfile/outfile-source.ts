@@ -45,29 +45,16 @@ async function isPlainFolder(folder: string): Promise<boolean> {
   }
 }
 
-export function createOutfileSource(options: OutfileSourceOptions): OutfileSource {
-  const fold = new TelemetryFold();
-  const listeners = new Set<() => void>();
-  const follower = followOutfile(
-    options.outfile,
-    (value) => fold.add(value),
-    () => fold.reset(),
-  );
-  const settings = createMaskingSettingsSource(
-    options.userSettingsFile,
-    () => undefined,
-    () => undefined,
-  );
+/**
+ * Finds the project temp dir holding a session's outputs: the one given, else the first under
+ * gemini-cli's `tmp/` with that session's folder (remembered once found).
+ */
+function sessionProjects(
+  options: OutfileSourceOptions,
+): (sessionId: string) => Promise<string | undefined> {
   /** Session id → the project temp dir holding its outputs. */
   const projects = new Map<string, string>();
-
-  async function refresh(): Promise<void> {
-    if ((await follower.poll()) > 0) for (const listener of listeners) listener();
-  }
-  const timer = setInterval(() => void refresh().catch(() => undefined), options.pollMs ?? 1_000);
-  timer.unref();
-
-  async function projectOf(sessionId: string): Promise<string | undefined> {
+  return async (sessionId) => {
     const known = projects.get(sessionId);
     if (known) return known;
     let candidates: string[];
@@ -86,7 +73,28 @@ export function createOutfileSource(options: OutfileSourceOptions): OutfileSourc
       }
     }
     return undefined;
+  };
+}
+
+export function createOutfileSource(options: OutfileSourceOptions): OutfileSource {
+  const fold = new TelemetryFold();
+  const listeners = new Set<() => void>();
+  const follower = followOutfile(
+    options.outfile,
+    (value) => fold.add(value),
+    () => fold.reset(),
+  );
+  const settings = createMaskingSettingsSource(
+    options.userSettingsFile,
+    () => undefined,
+    () => undefined,
+  );
+  const projectOf = sessionProjects(options);
+  async function refresh(): Promise<void> {
+    if ((await follower.poll()) > 0) for (const listener of listeners) listener();
   }
+  const timer = setInterval(() => void refresh().catch(() => undefined), options.pollMs ?? 1_000);
+  timer.unref();
 
   return {
     kind: 'telemetry-outfile',

@@ -37,11 +37,37 @@ Or let a launcher (\`toolmask gemini\`, \`qwen\`, \`claude\`, \`codex\`, \`openc
 Exit codes: 0 stopped by SIGINT/SIGTERM, 1 failure (a gateway already running for the state
 folder included), 2 bad usage (a port in use included).`;
 
+/** The options of a team gateway's replica (docs/team.md). */
+function withTeamOptions(command: Command): Command {
+  return command
+    .option(
+      '--store <url>',
+      'a team gateway: its state in Redis, redis://HOST:PORT[/DB], shared by every replica (docs/team.md); each request then needs a key',
+    )
+    .option(
+      '--outputs <where>',
+      "a team gateway's offloaded outputs: s3://BUCKET/PREFIX or a folder every replica mounts (default: Redis)",
+    )
+    .option('--s3-endpoint <url>', 'an S3-compatible store for --outputs s3://... (e.g. MinIO)')
+    .option(
+      '--provider-key-env <name>',
+      'the environment variable holding the provider key sent upstream in place of virtual keys (toolmask keys create)',
+    )
+    .option(
+      '--admin-key-env <name>',
+      "the environment variable holding the admin key: it reads every person's state on /api, /mcp and the dashboard",
+    )
+    .option(
+      '--instance <name>',
+      "this replica's name: the instance label of its metrics (default HOST:PORT)",
+    );
+}
+
 export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const command = new Command('gateway').description(
     'Run the local gateway: masks old tool outputs in every model request of the stock agent commands (gemini, qwen, claude, codex, opencode), offers read-back over MCP, records real usage.',
   );
-  return withListenOptions(command, DEFAULT_PORT)
+  const gateway = withListenOptions(command, DEFAULT_PORT)
     .option(
       '--upstream <url>',
       'Gemini API upstream (default https://generativelanguage.googleapis.com)',
@@ -86,28 +112,8 @@ export function createGatewayCommand(io: CliIo, setExitCode: (code: number) => v
       parseRetentionDays,
       30,
     )
-    .option('--keep-client-masking', "leave gemini-cli's own masking on for Code Assist sessions")
-    .option(
-      '--store <url>',
-      'a team gateway: its state in Redis, redis://HOST:PORT[/DB], shared by every replica (docs/team.md); each request then needs a key',
-    )
-    .option(
-      '--outputs <where>',
-      "a team gateway's offloaded outputs: s3://BUCKET/PREFIX or a folder every replica mounts (default: Redis)",
-    )
-    .option('--s3-endpoint <url>', 'an S3-compatible store for --outputs s3://... (e.g. MinIO)')
-    .option(
-      '--provider-key-env <name>',
-      'the environment variable holding the provider key sent upstream in place of virtual keys (toolmask keys create)',
-    )
-    .option(
-      '--admin-key-env <name>',
-      "the environment variable holding the admin key: it reads every person's state on /api, /mcp and the dashboard",
-    )
-    .option(
-      '--instance <name>',
-      "this replica's name: the instance label of its metrics (default HOST:PORT)",
-    )
+    .option('--keep-client-masking', "leave gemini-cli's own masking on for Code Assist sessions");
+  return withTeamOptions(gateway)
     .option(
       '--allow-second',
       'start even when a gateway already runs for this state folder (without it: exit 1, naming that one)',

@@ -11,24 +11,8 @@ const PROJECT_HELP =
 const STATE_DIR_HELP =
   "the gateway's state folder, where it saves the outputs it masks (default ~/.toolmask/gateway, and the current directory's project)";
 
-export function createOutputsCommand(io: CliIo, setExitCode: (code: number) => void): Command {
-  const outputs = new Command('outputs')
-    .description('Find, print and clean up offloaded tool outputs.')
-    .addHelpText(
-      'after',
-      `
-Outputs live in <folder>/tool-outputs/session-<id>/<tool>.<callId>.<hash>.txt. The gateway
-(toolmask gateway, toolmask gemini, toolmask qwen) saves them in its state folder,
-~/.toolmask/gateway (TOOLMASK_HOME moves ~/.toolmask); the in-process installation in the
-project's temp dir, ~/.gemini/tmp/<project> (GEMINI_CLI_HOME moves ~/.gemini). Without
---project or --state-dir, both are looked in, the gateway's first.
-
-Examples:
-  $ toolmask outputs ls
-  $ toolmask outputs show run_shell_command-1767000000000-0
-  $ toolmask outputs gc --older-than 14d --dry-run`,
-    );
-
+/** `toolmask outputs ls`. */
+function addLsCommand(outputs: Command, io: CliIo, setExitCode: (code: number) => void): void {
   outputs
     .command('ls')
     .description(
@@ -49,7 +33,10 @@ Examples:
   $ toolmask outputs ls --project ./replay-outputs/toolmask --json`,
     )
     .action(async (options: OutputsLsOptions) => setExitCode(await runOutputsLs(options, io)));
+}
 
+/** `toolmask outputs show`. */
+function addShowCommand(outputs: Command, io: CliIo, setExitCode: (code: number) => void): void {
   outputs
     .command('show')
     .description('Print one full output: a file path, a call id, or a file name.')
@@ -68,7 +55,10 @@ Examples:
     .action(async (target: string, options: OutputsShowOptions) =>
       setExitCode(await runOutputsShow(target, options, io)),
     );
+}
 
+/** `toolmask outputs gc`. */
+function addGcCommand(outputs: Command, io: CliIo, setExitCode: (code: number) => void): void {
   outputs
     .command('gc')
     .description(
@@ -94,6 +84,28 @@ Examples:
   $ toolmask outputs gc --project ~/work/app --older-than 12h`,
     )
     .action(async (options: OutputsGcOptions) => setExitCode(await runOutputsGc(options, io)));
+}
 
+export function createOutputsCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  const outputs = new Command('outputs')
+    .description('Find, print and clean up offloaded tool outputs.')
+    .addHelpText(
+      'after',
+      `
+Outputs live in <folder>/tool-outputs/session-<id>/<tool>.<callId>.<hash>.txt. The gateway
+(toolmask gateway, toolmask gemini, toolmask qwen) saves them in its state folder,
+~/.toolmask/gateway (TOOLMASK_HOME moves ~/.toolmask); the in-process installation in the
+project's temp dir, ~/.gemini/tmp/<project> (GEMINI_CLI_HOME moves ~/.gemini). Without
+--project or --state-dir, both are looked in, the gateway's first.
+
+Examples:
+  $ toolmask outputs ls
+  $ toolmask outputs show run_shell_command-1767000000000-0
+  $ toolmask outputs gc --older-than 14d --dry-run`,
+    );
+
+  addLsCommand(outputs, io, setExitCode);
+  addShowCommand(outputs, io, setExitCode);
+  addGcCommand(outputs, io, setExitCode);
   return outputs;
 }

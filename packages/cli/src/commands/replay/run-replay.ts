@@ -11,7 +11,8 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, usageError } from '../../cli-error.j
 import type { CliIo } from '../../cli-io.js';
 import { BUILTIN_EXAMPLE_PATH } from '../../input/builtin-example.js';
 import { chainTasks } from '../../input/chain-tasks.js';
-import { loadInputs } from '../../input/load-inputs.js';
+import { loadInputs, type LoadedInputs } from '../../input/load-inputs.js';
+import type { LoadedTask } from '../../input/load-task-file.js';
 import { replaySessions } from '../../replay/engine.js';
 import { CACHE_ECONOMICS } from '@toolmask/core';
 import { CACHE_PRICING, type PricingName } from '../../replay/pricing.js';
@@ -88,6 +89,132 @@ function noticeFolderNote(keep: string | undefined): string {
     : `${shown}; the files were in a temporary folder, deleted at exit: add --keep DIR to keep them.`;
 }
 
+/** The tasks to replay (the inputs loaded, `--since` applied), or the exit code to stop with. */
+async function tasksToReplay(
+  inputPaths: readonly string[],
+  options: ReplayCommandOptions,
+  io: CliIo,
+): Promise<{ inputs: LoadedInputs; tasks: LoadedTask[] } | number> {
+  const cutoff = options.since?.cutoff((io.now ?? Date.now)());
+  const inputs = await loadInputs(inputPaths, {
+    recursive: options.recursive !== false,
+    ...(cutoff !== undefined ? { modifiedSince: cutoff } : {}),
+  });
+  announceInputs(inputs, io.stderr);
+  let tasks = inputs.tasks;
+  if (options.since && cutoff !== undefined && (tasks.length > 0 || inputs.older > 0)) {
+    const { kept, older, untimed } = filterSince(tasks, cutoff);
+    io.stderr.write(sinceLine(options.since.text, kept.length, older + inputs.older, untimed));
+    // Nothing in the window is an answer, not bad input: say so and stop.
+    if (kept.length === 0) return inputs.rejected.length > 0 ? EXIT_USAGE : EXIT_OK;
+    tasks = kept;
+  }
+  // Each bad input already has its line; with nothing left there is nothing more to say.
+  return tasks.length === 0 ? EXIT_USAGE : { inputs, tasks };
+}
+
+/** `tasks` replayed through the strategies `names` (with a progress bar), as the report. */
+async function replayToReport(
+  loaded: { inputs: LoadedInputs; tasks: LoadedTask[] },
+  names: readonly StrategyName[],
+  settings: ResolvedSettings,
+  options: ReplayCommandOptions,
+  io: CliIo,
+  paths: { inputPaths: readonly string[]; builtinExample: boolean },
+): Promise<ReplayReport> {
+  const { inputs, tasks } = loaded;
+  const { pricing, mixed } = choosePricing(options.pricing, tasks);
+  if (mixed?.includes('anthropic')) {
+    io.stderr.write(
+      `toolmask: warning: the inputs ran against several providers (${mixed.join(', ')}); priced with ${pricing}'s cache rules (choose with --pricing)\n`,
+    );
+  }
+  const sessions = chainTasks(tasks, options.concat);
+  const outputRoot = await prepareOutputRoot(options.keep);
+  try {
+    const built = await buildStrategies(names, settings, outputRoot.path, pricing);
+    const total = sessions.reduce((sum, session) => sum + countRequests(session), 0);
+    const progress = createProgressBar(io.stderr, total * built.strategies.length);
+    let result;
+    try {
+      result = await replaySessions(sessions, built.strategies, {
+        cacheDiscount: options.cacheDiscount,
+        cacheWritePrice: CACHE_PRICING[pricing].cacheWritePrice,
+        warmTaskStarts: options.warmTaskStarts === true,
+        onProgress: (done, all) => progress.update(done, all),
+      });
+    } finally {
+      progress.finish();
+    }
+    return buildReplayReport(result, {
+      paths: [...paths.inputPaths],
+      builtinExample: paths.builtinExample,
+      concat: options.concat,
+      rejected: inputs.rejected.map(({ file, reason }) => ({ file, reason })),
+      skipped: inputs.skipped,
+      taskLabels: new Map(
+        sessions.map((session) => [session.id, session.tasks.map((task) => task.label)]),
+      ),
+      settings: built.report,
+      provider: pricing,
+    });
+  } finally {
+    await outputRoot.release();
+  }
+}
+
+/** The report on stdout: JSON, or the text with where `--keep` left the outputs. */
+function printReport(
+  report: ReplayReport,
+  names: readonly StrategyName[],
+  options: ReplayCommandOptions,
+  io: CliIo,
+): void {
+  if (options.json) {
+    io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    return;
+  }
+  const palette = createPalette(colorEnabled(io.stdout, io.env));
+  io.stdout.write(
+    renderReplayText(report, {
+      palette,
+      chart: options.chart !== false,
+      verbose: options.verbose === true,
+      noticeFolderNote: noticeFolderNote(options.keep),
+      documentation: displayPath(cliDocumentationPath(), io.cwd),
+      ...(io.stdout.columns ? { columns: io.stdout.columns } : {}),
+    }),
+  );
+  if (options.keep) {
+    const masking = names.find((name) => name !== 'none');
+    io.stdout.write(
+      `Offloaded outputs kept in ${path.resolve(options.keep)} (one folder per strategy)` +
+        (masking
+          ? `; list them with: toolmask outputs ls --project ${path.join(options.keep, masking)}\n`
+          : '\n'),
+    );
+  }
+}
+
+/** `--report FILE.html`, after the summary; whether it was written (a line says why not). */
+async function writeHtmlReport(
+  report: ReplayReport,
+  options: ReplayCommandOptions,
+  io: CliIo,
+): Promise<boolean> {
+  if (!options.report) return true;
+  try {
+    await fs.writeFile(options.report, renderHtmlReport(report), 'utf8');
+  } catch (error) {
+    io.stderr.write(
+      `toolmask: cannot write the report ${options.report}: ${(error as Error).message}\n`,
+    );
+    return false;
+  }
+  if (!options.json) io.stdout.write(`Report written to ${options.report}\n`);
+  return true;
+}
+
 export async function runReplay(
   paths: readonly string[],
   options: ReplayCommandOptions,
@@ -105,105 +232,15 @@ export async function runReplay(
   }
   if (options.keep) await checkKeepFolder(options.keep, options.force === true);
 
-  const cutoff = options.since?.cutoff((io.now ?? Date.now)());
-  const inputs = await loadInputs(inputPaths, {
-    recursive: options.recursive !== false,
-    ...(cutoff !== undefined ? { modifiedSince: cutoff } : {}),
+  const loaded = await tasksToReplay(inputPaths, options, io);
+  if (typeof loaded === 'number') return loaded;
+  const report = await replayToReport(loaded, names, settings, options, io, {
+    inputPaths,
+    builtinExample,
   });
-  const { rejected, skipped } = inputs;
-  announceInputs(inputs, io.stderr);
-  let tasks = inputs.tasks;
-  if (options.since && cutoff !== undefined && (tasks.length > 0 || inputs.older > 0)) {
-    const { kept, older, untimed } = filterSince(tasks, cutoff);
-    io.stderr.write(sinceLine(options.since.text, kept.length, older + inputs.older, untimed));
-    // Nothing in the window is an answer, not bad input: say so and stop.
-    if (kept.length === 0) return rejected.length > 0 ? EXIT_USAGE : EXIT_OK;
-    tasks = kept;
-  }
-  // Each bad input already has its line; with nothing left there is nothing more to say.
-  if (tasks.length === 0) return EXIT_USAGE;
-  const { pricing, mixed } = choosePricing(options.pricing, tasks);
-  if (mixed?.includes('anthropic')) {
-    io.stderr.write(
-      `toolmask: warning: the inputs ran against several providers (${mixed.join(', ')}); priced with ${pricing}'s cache rules (choose with --pricing)\n`,
-    );
-  }
-  const cachePricing = CACHE_PRICING[pricing];
-
-  const sessions = chainTasks(tasks, options.concat);
-  const outputRoot = await prepareOutputRoot(options.keep);
-  let report: ReplayReport;
-  try {
-    const { strategies, report: settingsReport } = await buildStrategies(
-      names,
-      settings,
-      outputRoot.path,
-      pricing,
-    );
-    const total = sessions.reduce((sum, session) => sum + countRequests(session), 0);
-    const progress = createProgressBar(io.stderr, total * strategies.length);
-    let result;
-    try {
-      result = await replaySessions(sessions, strategies, {
-        cacheDiscount: options.cacheDiscount,
-        cacheWritePrice: cachePricing.cacheWritePrice,
-        warmTaskStarts: options.warmTaskStarts === true,
-        onProgress: (done, all) => progress.update(done, all),
-      });
-    } finally {
-      progress.finish();
-    }
-    report = buildReplayReport(result, {
-      paths: inputPaths,
-      builtinExample,
-      concat: options.concat,
-      rejected: rejected.map(({ file, reason }) => ({ file, reason })),
-      skipped,
-      taskLabels: new Map(
-        sessions.map((session) => [session.id, session.tasks.map((task) => task.label)]),
-      ),
-      settings: settingsReport,
-      provider: pricing,
-    });
-  } finally {
-    await outputRoot.release();
-  }
-
-  if (options.json) {
-    io.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  } else {
-    const palette = createPalette(colorEnabled(io.stdout, io.env));
-    io.stdout.write(
-      renderReplayText(report, {
-        palette,
-        chart: options.chart !== false,
-        verbose: options.verbose === true,
-        noticeFolderNote: noticeFolderNote(options.keep),
-        documentation: displayPath(cliDocumentationPath(), io.cwd),
-        ...(io.stdout.columns ? { columns: io.stdout.columns } : {}),
-      }),
-    );
-    if (options.keep) {
-      const masking = names.find((name) => name !== 'none');
-      io.stdout.write(
-        `Offloaded outputs kept in ${path.resolve(options.keep)} (one folder per strategy)` +
-          (masking
-            ? `; list them with: toolmask outputs ls --project ${path.join(options.keep, masking)}\n`
-            : '\n'),
-      );
-    }
-  }
-  if (options.report) {
-    try {
-      await fs.writeFile(options.report, renderHtmlReport(report), 'utf8');
-    } catch (error) {
-      io.stderr.write(
-        `toolmask: cannot write the report ${options.report}: ${(error as Error).message}\n`,
-      );
-      return EXIT_FAILURE;
-    }
-    if (!options.json) io.stdout.write(`Report written to ${options.report}\n`);
-  }
+  printReport(report, names, options, io);
+  if (!(await writeHtmlReport(report, options, io))) return EXIT_FAILURE;
+  const { rejected } = loaded.inputs;
   if (rejected.length > 0) {
     io.stderr.write(
       `toolmask: ${rejected.length} input${rejected.length === 1 ? '' : 's'} not replayed (listed above)\n`,
