@@ -11,6 +11,7 @@
 import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isPlainObject } from '@toolmask/core/utils';
 import type { Environment } from '../../environment.js';
 import { parseSettings, readSettingsObject } from '../../files/jsonc-settings.js';
 
@@ -18,16 +19,13 @@ export type OpencodeConfig = Record<string, unknown>;
 
 const MANAGED_FOLDER = '/etc/opencode';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** `over` merged into `base` as OpenCode merges configs: objects key by key, anything else replaced. */
 export function mergeConfig(base: OpencodeConfig, over: OpencodeConfig): OpencodeConfig {
   const result: OpencodeConfig = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const existing = result[key];
-    result[key] = isObject(existing) && isObject(value) ? mergeConfig(existing, value) : value;
+    result[key] =
+      isPlainObject(existing) && isPlainObject(value) ? mergeConfig(existing, value) : value;
   }
   return result;
 }

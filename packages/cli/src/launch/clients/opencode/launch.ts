@@ -21,6 +21,7 @@
  *   turn off. When the person turned it on, it is left on, and said at launch.
  */
 import * as path from 'node:path';
+import { isPlainObject } from '@toolmask/core/utils';
 import { ACCESS_SECRET_FILE, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
 import { loopbackNoProxy, type Environment } from '../../environment.js';
 import { parseSettings } from '../../files/jsonc-settings.js';
@@ -58,15 +59,11 @@ export interface OpencodePlan {
   pruneOn: boolean;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** The base URL of an OpenAI-compatible provider entry, or undefined for any other. */
 function compatibleBaseUrl(entry: unknown, env: Environment): string | undefined {
-  if (!isObject(entry) || entry['npm'] !== OPENAI_COMPATIBLE) return undefined;
+  if (!isPlainObject(entry) || entry['npm'] !== OPENAI_COMPATIBLE) return undefined;
   const options = entry['options'];
-  const url = isObject(options) ? options['baseURL'] : undefined;
+  const url = isPlainObject(options) ? options['baseURL'] : undefined;
   if (typeof url !== 'string') return undefined;
   return substituteEnv(url, env).trim() || undefined;
 }
@@ -78,8 +75,8 @@ export async function planOpencodeLaunch(
   args: readonly string[],
 ): Promise<OpencodePlan> {
   const { merged, managed } = await readOpencodeConfig(env, opencodeDirectory(env, cwd));
-  const providers = isObject(merged['provider']) ? merged['provider'] : {};
-  const managedProviders = isObject(managed['provider']) ? managed['provider'] : {};
+  const providers = isPlainObject(merged['provider']) ? merged['provider'] : {};
+  const managedProviders = isPlainObject(managed['provider']) ? managed['provider'] : {};
   const routes = new Map<string, { name: string; url: string }>();
   for (const [id, entry] of Object.entries(providers)) {
     const url = compatibleBaseUrl(entry, env);
@@ -114,7 +111,7 @@ export async function planOpencodeLaunch(
 
 function valueAt(value: unknown, keys: string[]): unknown {
   let current = value;
-  for (const key of keys) current = isObject(current) ? current[key] : undefined;
+  for (const key of keys) current = isPlainObject(current) ? current[key] : undefined;
   return current;
 }
 

@@ -20,6 +20,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isPlainObject } from '@toolmask/core/utils';
 import type { Environment } from '../../environment.js';
 import { parseSettings } from '../../files/jsonc-settings.js';
 import { accessHeaders, shownUrl } from '../../gateway-access.js';
@@ -31,10 +32,6 @@ import { mergeConfig, substituteEnv, type OpencodeConfig } from './config.js';
 
 const OPENAI_COMPATIBLE = '@ai-sdk/openai-compatible';
 const CONFIG_NAMES = ['config.json', 'opencode.json', 'opencode.jsonc'];
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
@@ -60,12 +57,12 @@ async function readGlobalConfig(folder: string) {
 
 /** Provider id → base URL, of the OpenAI-compatible providers of `merged`. */
 function compatibleProviders(merged: OpencodeConfig, env: Readonly<Environment>) {
-  const providers = isObject(merged['provider']) ? merged['provider'] : {};
+  const providers = isPlainObject(merged['provider']) ? merged['provider'] : {};
   const compatible = new Map<string, string>();
   for (const [id, entry] of Object.entries(providers)) {
-    if (!isObject(entry) || entry['npm'] !== OPENAI_COMPATIBLE) continue;
+    if (!isPlainObject(entry) || entry['npm'] !== OPENAI_COMPATIBLE) continue;
     const options = entry['options'];
-    const url = isObject(options) ? options['baseURL'] : undefined;
+    const url = isPlainObject(options) ? options['baseURL'] : undefined;
     const value = typeof url === 'string' ? substituteEnv(url, env).trim() : '';
     if (value) compatible.set(id, trimSlash(value));
   }
