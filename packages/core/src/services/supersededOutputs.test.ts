@@ -8,8 +8,7 @@ import {
   type SupersededView,
   type Supersession,
 } from './supersededOutputs.js';
-import { callFacts } from './toolCallFacts.js';
-import { MAX_SHELL_SCRIPT_CHARS, parseShellScript } from './shellScript.js';
+import { callFacts } from './toolCalls/callFacts.js';
 
 /** One call and its output, as a model turn and a user turn. */
 interface Step {
@@ -345,51 +344,6 @@ describe('findSupersededOutputs: each host writes its tools its own way', () => 
       ),
     );
     expect(view.entries).toEqual([]);
-  });
-});
-
-describe('toolCallFacts and the shell parser stay bounded on model-chosen input', () => {
-  it('does not parse a command longer than a few KB, and answers in bounded time', () => {
-    const huge = `cat a.py && ${'echo "x\\" $(y) `z`" '.repeat(60_000)}`; // ~1 MB
-    expect(huge.length).toBeGreaterThan(1_000_000);
-    const started = performance.now();
-    const facts = callFacts('run_shell_command', { command: huge });
-    expect(performance.now() - started).toBeLessThan(200);
-    expect(facts).toMatchObject({ reads: [], writes: [] });
-    expect(facts.rerunKey).toMatch(/^#[0-9a-f]{64}$/);
-    expect(parseShellScript(huge)).toBeUndefined();
-  });
-
-  it('parses the longest script it takes, however it is quoted, in linear time', () => {
-    const shapes = ['"'.repeat(4), "'", '$(', '\\', '<<EOF\n', '${', '`', '|', '(', 'a=b '];
-    for (const shape of shapes) {
-      const script = shape.repeat(Math.floor(MAX_SHELL_SCRIPT_CHARS / shape.length));
-      const started = performance.now();
-      parseShellScript(script);
-      callFacts('run_shell_command', { command: script });
-      expect(performance.now() - started, JSON.stringify(shape)).toBeLessThan(100);
-    }
-  });
-
-  it('tells sed and grep reads from what they are not', () => {
-    const reads = (command: string) => callFacts('run_shell_command', { command }).reads;
-    expect(reads("sed -n '10,80p' a.py")).toEqual([
-      { path: 'a.py', first: 10, last: 80, partial: false },
-    ]);
-    expect(reads("sed -n '/def a/,/def b/p' a.py")).toEqual([
-      { path: 'a.py', first: 1, last: Infinity, partial: true },
-    ]);
-    expect(reads("sed 's/a/b/' a.py")).toEqual([]);
-    expect(reads("sed -n 's/a/b/p' a.py")).toEqual([]);
-    expect(reads('grep -l x a.py')).toEqual([]);
-    expect(reads('grep -n x a.py b.py')).toEqual([]);
-    expect(reads('tail -n +20 a.py')).toEqual([
-      { path: 'a.py', first: 20, last: Infinity, partial: false },
-    ]);
-    expect(reads('cat a.py | wc -l')).toEqual([]);
-    expect(reads('cat a.py > b.py')).toEqual([]);
-    expect(callFacts('run_shell_command', { command: 'cat a.py > b.py' }).writes).toEqual(['b.py']);
-    expect(reads('for f in a.py; do cat $f; done')).toEqual([]);
   });
 });
 

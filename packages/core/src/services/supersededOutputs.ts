@@ -12,7 +12,7 @@
  * - `edited`: the output showed lines of files only, and each of them was written or edited later.
  *
  * What a call reads and writes comes from its name and arguments as each host writes them
- * (toolCallFacts.ts). A later call counts only once its output is in the history (the replacement
+ * (toolCalls/callFacts.ts). A later call counts only once its output is in the history (the replacement
  * must be visible), and only if that output shows it worked: a read again that failed, or was cut
  * short by the host ("too long", "truncated"), covers nothing; an edit that failed edits nothing.
  * The first call that supersedes an output is the one named; it never changes afterwards.
@@ -24,7 +24,8 @@
  * only a history that really changed before its end is read again from the start.
  */
 import type { EventLoopPauser } from '../utils/eventLoop.js';
-import { callFacts, type CallFacts, type FileRange } from './toolCallFacts.js';
+import { callFacts } from './toolCalls/callFacts.js';
+import type { CallFacts, FileRange } from './toolCalls/fileRanges.js';
 import type { Content, Part } from './maskingTypes.js';
 
 export type SupersededReason = 'rerun' | 'read-again' | 'edited';
