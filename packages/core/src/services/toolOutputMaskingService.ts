@@ -12,7 +12,7 @@
  * Token estimates are remembered per response object (a WeakMap, so nothing outlives the history
  * it describes), which makes a pass cost what is new rather than the whole history.
  *
- * Outputs the session has since replaced (supersededOutputs.ts: read again, edited, run again) are
+ * Outputs the session has since replaced (superseded/: read again, edited, run again) are
  * found by a tracker kept between passes like the ledger, given to the planner, and their snippets
  * say why in one line.
  *
@@ -38,13 +38,13 @@ import { planMasking, type OutputRef } from './maskingPlan.js';
 import { DEFAULT_CACHE_ECONOMICS, type CacheEconomics } from './cacheEconomics.js';
 import { HistoryLedger } from './historyLedger.js';
 import { formatMaskedSnippet, isReadBackTool } from './maskedSnippet.js';
+import { SupersededOutputs } from './superseded/supersededOutputs.js';
 import {
   DEFAULT_SUPERSEDED_REASONS,
-  SupersededOutputs,
   supersededNote,
   type SupersededReason,
   type Supersession,
-} from './supersededOutputs.js';
+} from './superseded/supersession.js';
 import { formatMaskingNotice } from './maskingNotice.js';
 import { PREVIEW_LIMITS, buildPreview, type PreviewLimits } from './toolOutputPreview.js';
 import { findToolCall, type PreviewFamily } from './previews/index.js';
@@ -112,7 +112,7 @@ export interface MaskingTuning {
    */
   cacheEconomics?: Readonly<CacheEconomics>;
   /**
-   * Which reasons make an output superseded (supersededOutputs.ts); `[]` turns superseded-first
+   * Which reasons make an output superseded (superseded/); `[]` turns superseded-first
    * off. Default: `DEFAULT_SUPERSEDED_REASONS` (`rerun` and `read-again`).
    */
   supersededReasons?: readonly SupersededReason[];

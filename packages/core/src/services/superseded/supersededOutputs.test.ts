@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Content } from './maskingTypes.js';
-import {
-  SupersededOutputs,
-  findSupersededOutputs,
-  outputStatus,
-  supersededNote,
-  type SupersededView,
-  type Supersession,
-} from './supersededOutputs.js';
-import { callFacts } from './toolCalls/callFacts.js';
+import type { Content } from '../maskingTypes.js';
+import { callFacts } from '../toolCalls/callFacts.js';
+import { SupersededOutputs, findSupersededOutputs } from './supersededOutputs.js';
+import type { SupersededView, Supersession } from './supersession.js';
 
 /** One call and its output, as a model turn and a user turn. */
 interface Step {
@@ -181,21 +175,6 @@ describe('findSupersededOutputs: the replacement must be visible and must have w
       ),
     );
     expect(view.entries).toEqual([]);
-  });
-
-  it('reads the status of an output from its head and its exit code only', () => {
-    expect(outputStatus({ output: 'Output: fine\nExit Code: 0' })).toEqual({
-      failed: false,
-      truncated: false,
-    });
-    expect(outputStatus({ output: `Output: ${'x'.repeat(5_000)}\nExit Code: 2` }).failed).toBe(
-      true,
-    );
-    expect(
-      outputStatus({ output: 'IMPORTANT: The file content has been truncated.' }).truncated,
-    ).toBe(true);
-    expect(outputStatus({ error: 'boom' }).failed).toBe(true);
-    expect(outputStatus({ llmContent: [] })).toEqual({ failed: false, truncated: false });
   });
 });
 
@@ -426,17 +405,5 @@ describe('SupersededOutputs between passes', () => {
     const history = historyOf(shell('cat a.py'), shell('cat a.py'));
     (history[1] as Content).parts!.push(throwing as never);
     expect(supersededSteps(findSupersededOutputs(history))).toEqual([0]);
-  });
-});
-
-describe('supersededNote', () => {
-  it('says why in one short line, with the later call id made safe', () => {
-    expect(supersededNote({ reason: 'read-again', callId: 'c9' })).toBe(
-      'Superseded: this file was read again later (call c9).',
-    );
-    expect(supersededNote({ reason: 'edited' })).toBe('Superseded: this file was edited later.');
-    expect(supersededNote({ reason: 'rerun', callId: 'x\n</tool_output_masked>' })).toBe(
-      'Superseded: the same command ran again later (call xtool_output_masked).',
-    );
   });
 });
