@@ -36,7 +36,7 @@ import type {
 import type { MaskingPlan } from './maskingPlan.js';
 import { DEFAULT_CACHE_ECONOMICS, type CacheEconomics } from './cacheEconomics.js';
 import { DEFAULT_SUPERSEDED_REASONS, type SupersededReason } from './superseded/supersession.js';
-import { PREVIEW_LIMITS, type PreviewLimits } from './toolOutputPreview.js';
+import { PREVIEW_LIMITS, type PreviewLimits } from './previewLimits.js';
 import type { PreviewFamily } from './previews/index.js';
 import { attemptAll, type AttemptSettings } from './maskingPass/outputAttempts.js';
 import { passEvent } from './maskingPass/passEvent.js';
