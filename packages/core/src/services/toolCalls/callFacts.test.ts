@@ -3,25 +3,21 @@ import { callFacts } from './callFacts.js';
 import { MAX_SHELL_SCRIPT_CHARS, parseShellScript } from './shellScript.js';
 
 describe('callFacts and the shell parser stay bounded on model-chosen input', () => {
-  it('does not parse a command longer than a few KB, and answers in bounded time', () => {
+  it('does not parse a command longer than a few KB (timed in callFacts.reliability.test.ts)', () => {
     const huge = `cat a.py && ${'echo "x\\" $(y) `z`" '.repeat(60_000)}`; // ~1 MB
     expect(huge.length).toBeGreaterThan(1_000_000);
-    const started = performance.now();
     const facts = callFacts('run_shell_command', { command: huge });
-    expect(performance.now() - started).toBeLessThan(200);
     expect(facts).toMatchObject({ reads: [], writes: [] });
     expect(facts.rerunKey).toMatch(/^#[0-9a-f]{64}$/);
     expect(parseShellScript(huge)).toBeUndefined();
   });
 
-  it('parses the longest script it takes, however it is quoted, in linear time', () => {
+  it('parses the longest script it takes, however it is quoted (timed in the reliability test)', () => {
     const shapes = ['"'.repeat(4), "'", '$(', '\\', '<<EOF\n', '${', '`', '|', '(', 'a=b '];
     for (const shape of shapes) {
       const script = shape.repeat(Math.floor(MAX_SHELL_SCRIPT_CHARS / shape.length));
-      const started = performance.now();
-      parseShellScript(script);
-      callFacts('run_shell_command', { command: script });
-      expect(performance.now() - started, JSON.stringify(shape)).toBeLessThan(100);
+      expect(parseShellScript(script), JSON.stringify(shape)).toBeDefined();
+      expect(callFacts('run_shell_command', { command: script }).rerunKey).not.toBe('');
     }
   });
 
