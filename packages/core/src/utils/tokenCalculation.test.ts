@@ -6,9 +6,9 @@ import {
   estimateFunctionResponseTokens,
   estimateTextTokens,
   estimateTokenCountSync,
-  SAMPLED_ABOVE_UNITS,
   TOKEN_MODEL,
 } from './tokenCalculation.js';
+import { SAMPLED_ABOVE_UNITS } from './tokens/tokenTally.js';
 
 /** Gemma 3 token counts (no BOS) of strings written for this test, measured with the tokenizer. */
 const GEMMA3_COUNTS: ReadonlyArray<[string, number]> = [
