@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PATTERN_WORKERS, _internal } from './readPattern.js';
+import { PATTERN_WORKERS, _internal } from './patternWorkerPool.js';
 import {
   ToolOutputReadError,
   readToolOutput,

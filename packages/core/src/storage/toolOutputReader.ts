@@ -29,13 +29,8 @@ import {
   type ToolOutputReadErrorCode,
 } from './outputAccess.js';
 import { lineBatches, type LineBatch } from './lineStream.js';
-import {
-  LineMatcher,
-  MATCH_LINE_BYTES,
-  PatternError,
-  checkReadPattern,
-  type PatternSpec,
-} from './readPattern.js';
+import { LineMatcher, MATCH_LINE_BYTES } from './readPattern.js';
+import { PatternError, checkReadPattern, type PatternSpec } from './patternSyntax.js';
 import {
   MatchSlice,
   READ_LIMITS,
