@@ -68,7 +68,6 @@ async function writeText(fs: WriteFileSystem, descriptor: number, text: string):
   }
 }
 
-
 /**
  * Writes `text` (`byteLength` bytes of UTF-8) to `directory/fileName` all or nothing (see the
  * module comment); fsync before the rename when `fsync`. Returns the final path.
@@ -117,4 +116,3 @@ export async function writeOutputAtomically(
   }
   return finalPath;
 }
-
