@@ -2,8 +2,8 @@
  * The token model's constants and its pair table: `TOKEN_MODEL` (the fitted ASCII pair costs,
  * the hand-set extras of the non-ASCII classes, the fixed estimates of media and the walk's
  * limits) and, built from it once at load, `PAIR_COST`: what a code unit of each class costs
- * after one of each class. The table is exact to the model: a cost is only meaningful summed along
- * a text, and every estimate is such a sum (tokenTally.ts).
+ * after one of each class. A single cost means little on its own; every estimate is a sum of them
+ * along a text (tokenTally.ts).
  */
 import { ASCII_CLASS_COUNT, CLASS_COUNT, CharClass } from './tokenClasses.js';
 
@@ -11,7 +11,7 @@ import { ASCII_CLASS_COUNT, CLASS_COUNT, CharClass } from './tokenClasses.js';
  * All constants of the estimator.
  *
  * `asciiPairCost[previous][current]` (rows and columns in the order of
- * {@link TOKEN_CLASS_NAMES}, first seven) is the number of Gemma 3 tokens that a character of class
+ * `TOKEN_CLASS_NAMES` in tokenClasses.ts, first seven) is the number of Gemma 3 tokens that a character of class
  * `current` adds after a character of class `previous`. It was fitted by `node
  * bench/fitTokenModel.mjs`: non-negative least squares of the reference token counts on the pair
  * counts, each item's squared error divided by its token count (so that long and short items both
