@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Fits TOKEN_MODEL.asciiPairCost of packages/core/src/utils/tokenCalculation.ts.
+// Fits TOKEN_MODEL.asciiPairCost of packages/core/src/utils/tokens/tokenModel.ts.
 //
 //   node bench/fitTokenModel.mjs [--traces DIR]
 //

@@ -17,7 +17,7 @@
  * later still visible, the lines hidden and the snippet bytes per masked output, so the chosen
  * point can be read off it.
  */
-import { PREVIEW_LIMITS } from '../packages/core/dist/services/toolOutputPreview.js';
+import { PREVIEW_LIMITS } from '@toolmask/core/tuning';
 import { earlyMaskingKept, inTaskReplays } from './informationKept.mjs';
 import {
   DISCOUNTS,

@@ -63,10 +63,19 @@ export async function loadReferenceCounter() {
   return (text) => tokenizer.encode(text, { add_special_tokens: false }).length;
 }
 
+/** When the estimator's file `main` or one of its parts (`tokens/` beside it) last changed. */
+function newestEstimatorMs(main) {
+  const parts = path.join(path.dirname(main), 'tokens');
+  const files = fs.existsSync(parts)
+    ? fs.readdirSync(parts).map((name) => path.join(parts, name))
+    : [];
+  return Math.max(...[main, ...files].map((file) => fs.statSync(file).mtimeMs));
+}
+
 /** Builds packages/core when its compiled estimator is missing or older than the source. */
 export function ensureCoreBuilt() {
   const stale =
-    !fs.existsSync(CORE_DIST) || fs.statSync(CORE_DIST).mtimeMs < fs.statSync(CORE_SRC).mtimeMs;
+    !fs.existsSync(CORE_DIST) || newestEstimatorMs(CORE_DIST) < newestEstimatorMs(CORE_SRC);
   if (!stale) return;
   process.stderr.write('bench: building packages/core (npx tsc -b packages/core) ...\n');
   const res = spawnSync('npx', ['tsc', '-b', 'packages/core'], {

@@ -58,7 +58,7 @@ for (const specifier of ['@toolmask/core/dist/services/maskingPlan.js', '@toolma
   catch (error) { deep.push(specifier + ': ' + error.code); }
 }
 const subpaths = {};
-for (const entry of ['settings', 'storage', 'telemetry', 'errors', 'estimator', 'utils', 'read-tool-output']) {
+for (const entry of ['settings', 'storage', 'telemetry', 'errors', 'estimator', 'utils', 'tuning', 'read-tool-output']) {
   subpaths[entry] = Object.keys(await import('@toolmask/core/' + entry)).length;
 }
 fs.rmSync(dir, { recursive: true, force: true });

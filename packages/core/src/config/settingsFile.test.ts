@@ -224,7 +224,7 @@ describe('settings files that are not what they seem (issue 15, item 5)', () => 
   }, 15_000);
 
   // Every host's reads are shared and bounded (the gateway's too, not only the installation's).
-  test('a read that hangs: load() answers within its wait, and overlapping loads read once', async () => {
+  test('a read that hangs: load() answers (within its wait: the reliability test), and overlapping loads read once', async () => {
     let stats = 0;
     const hanging = {
       ...fs,
@@ -241,9 +241,7 @@ describe('settings files that are not what they seem (issue 15, item 5)', () => 
       fs: hanging,
       waitMs: 50,
     });
-    const started = performance.now();
     expect(await Promise.all([files.load(), files.load()])).toEqual([[], []]);
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(stats).toBe(1);
   });
 
@@ -261,14 +259,11 @@ describe('settings files that are not what they seem (issue 15, item 5)', () => 
     );
   });
 
-  test('comments cost linear time: a settings file of one 1 MB comment parses at once', () => {
+  test('a settings file of one 1 MB comment parses (in linear time: the reliability test)', () => {
     const text = `/*${'/* * // '.repeat(130_000)}*/ { "experimental": { "toolOutputMasking": { "enabled": false } } }`;
-    const started = performance.now();
     expect(parseSettingsText(text)).toEqual({
       experimental: { toolOutputMasking: { enabled: false } },
     });
-    // strip-json-comments: ~0.4 s per MB of comment; linear scanning takes milliseconds.
-    expect(performance.now() - started).toBeLessThan(400);
   });
 
   test('trailing commas are an error, with the line and column, as gemini-cli reads them', () => {

@@ -23,7 +23,7 @@ export interface MaskedSnippetFields {
   /** The high-signal preview (see toolOutputPreview.ts). */
   preview: string;
   /**
-   * One line before the preview saying why the output was hidden (supersededOutputs.ts:
+   * One line before the preview saying why the output was hidden (superseded/supersession.ts:
    * `Superseded: this file was read again later (call …).`), when there is one.
    */
   note?: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Content, Part } from './maskingTypes.js';
 import { planMasking, protectionBudget, type PlanConfig } from './maskingPlan.js';
 import { viewHistory } from './historyLedger.js';
-import { findSupersededOutputs } from './supersededOutputs.js';
+import { findSupersededOutputs } from './superseded/supersededOutputs.js';
 
 /** Each output's token count is its `output` length, so tests can reason in exact numbers. */
 const measure = (part: Part) => {

@@ -15,7 +15,7 @@
  * output larger than `maxOutputTokens` is always masked, even the newest, so one giant log cannot
  * wedge a session.
  *
- * Superseded outputs first (`superseded`, supersededOutputs.ts): an output whose content the
+ * Superseded outputs first (`superseded`, superseded/): an output whose content the
  * session has since replaced (the same file read again or edited later, the same command run
  * again) costs nothing to hide. Inside the protected window too, such outputs count toward the
  * trigger with the prunable ones, and whenever a pass masks for the trigger or at a cold moment
@@ -29,7 +29,8 @@
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { HistoryView } from './historyLedger.js';
 import { warmTriggerThreshold, type CacheEconomics } from './cacheEconomics.js';
-import { lowerBound, type SupersededView, type Supersession } from './supersededOutputs.js';
+import { lowerBound } from '../utils/sortedNumbers.js';
+import type { SupersededView, Supersession } from './superseded/supersession.js';
 
 export interface OutputRef {
   contentIndex: number;
@@ -112,7 +113,7 @@ export interface PlanOptions {
   cacheLikelyCold?: boolean;
   /** The provider's cache prices (the warm threshold's scale). @default Gemini's: no premium */
   cache?: Pick<CacheEconomics, 'cacheWritePrice' | 'cacheReadPrice'>;
-  /** Outputs the session has since replaced (supersededOutputs.ts). @default none */
+  /** Outputs the session has since replaced (superseded/). @default none */
   superseded?: SupersededView;
 }
 

@@ -5,7 +5,7 @@
 import type { Content, Part } from '@google/gemini-cli-core';
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { CacheEconomics } from './cacheEconomics.js';
-import type { SupersededReason } from './supersededOutputs.js';
+import type { SupersededReason } from './superseded/supersession.js';
 
 export type { Content, Part };
 
@@ -48,7 +48,7 @@ export interface MaskOptions {
   readToolName?: string;
 }
 
-/** Why a masked output was superseded, and by which later call (supersededOutputs.ts). */
+/** Why a masked output was superseded, and by which later call (superseded/). */
 export interface SupersededBy {
   /** `rerun` (the same call ran again), `read-again` (the same lines read again), `edited`. */
   reason: SupersededReason;

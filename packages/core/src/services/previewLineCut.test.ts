@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PATH_CHARS, cutPreviewLine } from './previewLineCut.js';
-import { PREVIEW_LIMITS, budgetedLines } from './toolOutputPreview.js';
+import { PREVIEW_LIMITS } from './previewLimits.js';
+import { budgetedLines } from './previews/headAndTail.js';
 
 const MAX = PREVIEW_LIMITS.maxLineChars;
 

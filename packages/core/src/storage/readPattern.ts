@@ -24,281 +24,17 @@
  * whole batch. The worker runs a few lines of plain JavaScript given as source, so that it runs the
  * same from the TypeScript sources (tests) and from `dist`. A pattern is matched against each line
  * (without its `\n` and a trailing `\r`), up to the first `MATCH_LINE_BYTES` of it.
+ *
+ * The parts: patternSyntax.ts (the checks before any engine, `PatternError`),
+ * patternWorkerSource.ts (the worker's program), patternWorkerPool.ts (the pool and its queue);
+ * this file is one search's matcher.
  */
-import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { ToolmaskError } from '../utils/toolmaskError.js';
-
-/** The longest pattern accepted (characters): bounds compile time and program size. */
-export const MAX_PATTERN_LENGTH = 1_000;
+import { PatternError, SYNTAX_HINT, type PatternSpec } from './patternSyntax.js';
+import { patternWorkers } from './patternWorkerPool.js';
 
 /** How much of a line a pattern sees: its first 1 MiB of UTF-8. */
 export const MATCH_LINE_BYTES = 1 << 20;
-
-const require = createRequire(import.meta.url);
-
-/**
- * A pattern the model passed that cannot be used; the message is written for the model. Code
- * `INVALID_PATTERN` (the reader turns it into a `ToolOutputReadError` of the same code).
- */
-export class PatternError extends ToolmaskError<'INVALID_PATTERN'> {
-  constructor(message: string) {
-    super('INVALID_PATTERN', message);
-  }
-}
-
-const FLAGGED_PATTERN = /^\/([\s\S]+)\/([a-z]*)$/;
-const ALLOWED_FLAGS = /^[imsu]*$/;
-
-/** A pattern as the worker compiles it: its body and its flag letters. */
-export interface PatternSpec {
-  body: string;
-  flags: string;
-  /** The pattern as the model wrote it, shortened for messages. */
-  shown: string;
-}
-
-const SYNTAX_HINT =
-  'pattern is a regular expression in RE2 syntax (like JavaScript without lookaround and backreferences), e.g. "error|fail" or "/timeout/i"';
-
-/**
- * What RE2 cannot do, found before compiling (re2js's own messages for these are cryptic, and it
- * would read `\k<name>` as plain text): lookaround and backreferences, outside character classes.
- */
-function unsupportedSyntax(source: string): string | undefined {
-  let inClass = false;
-  for (let index = 0; index < source.length; index++) {
-    const char = source[index];
-    if (char === '\\') {
-      const next = source[index + 1] ?? '';
-      if (!inClass && /[1-9]/.test(next)) return `a backreference (\\${next})`;
-      if (!inClass && next === 'k' && source[index + 2] === '<')
-        return 'a named backreference (\\k<...>)';
-      index++;
-    } else if (inClass) {
-      if (char === ']') inClass = false;
-    } else if (char === '[') {
-      inClass = true;
-    } else if (char === '(') {
-      const ahead = source.slice(index + 1, index + 4);
-      if (ahead.startsWith('?=') || ahead.startsWith('?!'))
-        return `a lookahead (${ahead.slice(0, 2)})`;
-      if (ahead === '?<=' || ahead === '?<!') return `a lookbehind (${ahead})`;
-    }
-  }
-  return undefined;
-}
-
-function describePattern(pattern: string): string {
-  return JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern);
-}
-
-/**
- * `error|fail` or `/error/i` (flags i, m, s, u; `g` and `y` mean nothing line by line), checked
- * without the engine: its length, and what RE2 cannot do. The engine itself (and its syntax
- * errors) lives in the worker only: loading it on the host's thread would block it for tens of
- * ms. Throws `PatternError` with a message for the model.
- */
-export function checkReadPattern(pattern: string): PatternSpec {
-  const shown = describePattern(pattern);
-  if (pattern.length > MAX_PATTERN_LENGTH) {
-    throw new PatternError(
-      `invalid pattern ${shown}: longer than ${MAX_PATTERN_LENGTH} characters. ${SYNTAX_HINT}.`,
-    );
-  }
-  const flagged = FLAGGED_PATTERN.exec(pattern);
-  const body = flagged && ALLOWED_FLAGS.test(flagged[2] ?? '') ? (flagged[1] ?? '') : pattern;
-  const flags = flagged && body !== pattern ? (flagged[2] ?? '') : '';
-  const unsupported = unsupportedSyntax(body);
-  if (unsupported) {
-    throw new PatternError(
-      `invalid pattern ${shown}: it uses ${unsupported}, which the linear-time engine read_tool_output uses does not support; match the text itself instead (for "x(?=y)" search "xy"). ${SYNTAX_HINT}.`,
-    );
-  }
-  return { body, flags, shown };
-}
-
-/**
- * The worker. A `pattern` message compiles a pattern (translated from JavaScript syntax) and is
- * answered `{ compiled }` or `{ invalid: message }`; a batch (the UTF-8 bytes of `count` lines,
- * each but the file's last ending in `\n`) is answered with the indices of the lines that match
- * (without their `\n` and a trailing `\r`) and the bytes themselves, to be filled again.
- *
- * A batch is first tried whole (multi-line), to skip the batches where no line can match without
- * looking at each line. That is sound because a match inside a line is also a match inside the
- * batch, except for the absolute anchors `\A` and `\z` and inline flags that switch multi-line
- * mode off (those patterns go line by line), and for `$` before a `\r` (such batches too).
- */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { RE2JS } = require(workerData.enginePath);
-let line;
-let batch;
-function compile({ body, flags }) {
-  let bits = 0;
-  if (flags.includes('i')) bits |= RE2JS.CASE_INSENSITIVE;
-  if (flags.includes('m')) bits |= RE2JS.MULTILINE;
-  if (flags.includes('s')) bits |= RE2JS.DOTALL;
-  const source = RE2JS.translateRegExp(body);
-  line = RE2JS.compile(source, bits);
-  const wholeBatchFirst = !/\\\\[Az]|\\(\\?[a-zA-Z]*-/.test(source);
-  batch = wholeBatchFirst ? RE2JS.compile(source, bits | RE2JS.MULTILINE) : undefined;
-}
-parentPort.on('message', (message) => {
-  if (message.pattern) {
-    try {
-      compile(message.pattern);
-      parentPort.postMessage({ compiled: true });
-    } catch (error) {
-      parentPort.postMessage({ invalid: String(error && error.message ? error.message : error) });
-    }
-    return;
-  }
-  // re2js matches UTF-8 bytes as they are: nothing is decoded, no string is made.
-  const { data, count } = message;
-  const found = [];
-  if (!batch || data.includes(13) || batch.test(data)) {
-    let start = 0;
-    for (let index = 0; index < count; index++) {
-      let end = data.indexOf(10, start);
-      if (end === -1) end = data.length;
-      const stop = end > start && data[end - 1] === 13 ? end - 1 : end;
-      if (line.test(data.subarray(start, stop))) found.push(index);
-      start = end + 1;
-    }
-  }
-  parentPort.postMessage({ found: Uint32Array.from(found), data }, [data.buffer]);
-});
-`;
-
-/**
- * How many pattern workers run at once, at most: 2, or 1 on a single core. Matching is CPU-bound,
- * so more threads than cores buy nothing, and each costs a V8 heap (up to ~36 MB, see
- * `resourceLimits`) and ~40-60 ms to start; 150 searches with a worker each took the gateway to
- * 1.5 GB and blocked its loop for 5 s (issue 21, hole 6). Two let one slow search leave room for
- * another; the host's own thread keeps the remaining cores.
- */
-export const PATTERN_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
-
-/** After a search, its worker waits this long for the next one (unref'd), then ends. */
-const IDLE_WORKER_MS = 30_000;
-
-/** A worker for a queued search, or why it has none. */
-type Acquired = Worker | Error | 'timed-out' | 'aborted';
-
-/**
- * The pattern workers: at most `PATTERN_WORKERS` threads alive (a terminated one counts until it
- * has exited), idle ones kept warm for `IDLE_WORKER_MS`, and a FIFO queue of the searches that
- * wait for one. A queued search leaves the queue at its deadline or on its abort.
- */
-class WorkerPool {
-  /** Every worker started and not yet exited: busy, idle or being terminated. */
-  private readonly live = new Set<Worker>();
-  private readonly idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
-  private readonly queue: ((acquired: Acquired) => void)[] = [];
-
-  /** A worker for one search, once one is free, unless `deadline` passes or `signal` aborts. */
-  acquire(deadline: number, signal?: AbortSignal): Promise<Acquired> {
-    if (signal?.aborted) return Promise.resolve('aborted');
-    const idle = this.idle.pop();
-    if (idle) {
-      clearTimeout(idle.timer);
-      return Promise.resolve(idle.worker);
-    }
-    if (this.live.size < PATTERN_WORKERS) return Promise.resolve(this.startOrError());
-    return new Promise<Acquired>((resolve) => {
-      const give = (acquired: Acquired) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        resolve(acquired);
-      };
-      const leave = (outcome: 'timed-out' | 'aborted') => {
-        const index = this.queue.indexOf(give);
-        if (index !== -1) this.queue.splice(index, 1);
-        give(outcome);
-      };
-      // The wait counts against the search's time limit.
-      const timer = setTimeout(() => leave('timed-out'), Math.max(0, deadline - Date.now()));
-      const onAbort = () => leave('aborted');
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(give);
-    });
-  }
-
-  /** A worker done with its search, ready for another: to the next in the queue, or idle. */
-  release(worker: Worker): void {
-    if (!this.live.has(worker)) return;
-    const next = this.queue.shift();
-    if (next) {
-      next(worker);
-      return;
-    }
-    const timer = setTimeout(() => {
-      const index = this.idle.findIndex((entry) => entry.worker === worker);
-      if (index === -1) return;
-      this.idle.splice(index, 1);
-      void worker.terminate();
-    }, IDLE_WORKER_MS);
-    timer.unref();
-    this.idle.push({ worker, timer });
-  }
-
-  /** A worker stopped mid-search: terminated; its place goes to the queue once it has exited. */
-  discard(worker: Worker): void {
-    void worker.terminate();
-  }
-
-  state(): { workers: number; idle: number; queued: number } {
-    return { workers: this.live.size, idle: this.idle.length, queued: this.queue.length };
-  }
-
-  private startOrError(): Worker | Error {
-    try {
-      return this.start();
-    } catch (error) {
-      return error instanceof Error ? error : new Error(String(error));
-    }
-  }
-
-  private start(): Worker {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { enginePath: require.resolve('re2js') },
-      // It holds one batch at a time: a small heap keeps the host's memory flat on a 200 MB file.
-      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
-    });
-    // Searches own it; it must never keep a host process alive (a pending match keeps its timer).
-    worker.unref();
-    this.live.add(worker);
-    // A search listens while it owns the worker; between searches the exit below is what counts.
-    worker.on('error', () => {});
-    worker.on('exit', () => {
-      this.live.delete(worker);
-      const index = this.idle.findIndex((entry) => entry.worker === worker);
-      if (index !== -1) {
-        clearTimeout(this.idle[index]?.timer);
-        this.idle.splice(index, 1);
-      }
-      // Its place: a replacement for the first search in the queue.
-      while (this.queue.length > 0 && this.live.size < PATTERN_WORKERS) {
-        this.queue.shift()?.(this.startOrError());
-      }
-    });
-    _internal.onWorkerStart?.(worker);
-    return worker;
-  }
-}
-
-const pool = new WorkerPool();
-
-/** For tests: a look into the pool of pattern workers. */
-export const _internal: {
-  /** Called with every worker the pool starts (to count them, or watch their `exit`). */
-  onWorkerStart: ((worker: Worker) => void) | undefined;
-  /** Workers alive (busy, idle or being terminated), idle ones, and searches queued. */
-  poolState: () => { workers: number; idle: number; queued: number };
-} = { onWorkerStart: undefined, poolState: () => pool.state() };
 
 export type BatchOutcome =
   { kind: 'matched'; indices: Uint32Array } | { kind: 'timed-out' } | { kind: 'aborted' };
@@ -369,8 +105,8 @@ export class LineMatcher {
     this.closed = true;
     const worker = this.detach();
     if (!worker) return;
-    if (this.waiting) pool.discard(worker);
-    else pool.release(worker);
+    if (this.waiting) patternWorkers.discard(worker);
+    else patternWorkers.release(worker);
   }
 
   /** Waits for a worker from the pool; the outcome when the deadline or the abort comes first. */
@@ -379,10 +115,10 @@ export class LineMatcher {
     signal?: AbortSignal,
   ): Promise<{ kind: 'timed-out' } | { kind: 'aborted' } | undefined> {
     this.acquired = true;
-    const acquired = await pool.acquire(deadline, signal);
+    const acquired = await patternWorkers.acquire(deadline, signal);
     if (acquired instanceof Worker) {
       if (this.closed) {
-        pool.release(acquired);
+        patternWorkers.release(acquired);
         throw new Error('the pattern worker was closed');
       }
       this.worker = acquired;
@@ -441,7 +177,7 @@ export class LineMatcher {
 
   private stop<T extends Settled>(settled: T): T {
     const worker = this.detach();
-    if (worker) pool.discard(worker);
+    if (worker) patternWorkers.discard(worker);
     return settled;
   }
 

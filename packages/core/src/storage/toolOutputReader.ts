@@ -19,23 +19,16 @@
  */
 import * as path from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
+import { openToolOutput, resolveToolOutput, resolveToolOutputFile } from './outputAccess.js';
+import type { ToolOutputAccess } from './outputArgument.js';
 import {
   ToolOutputReadError,
   describeArgument,
-  openToolOutput,
-  resolveToolOutput,
-  resolveToolOutputFile,
-  type ToolOutputAccess,
   type ToolOutputReadErrorCode,
-} from './outputAccess.js';
+} from './toolOutputReadError.js';
 import { lineBatches, type LineBatch } from './lineStream.js';
-import {
-  LineMatcher,
-  MATCH_LINE_BYTES,
-  PatternError,
-  checkReadPattern,
-  type PatternSpec,
-} from './readPattern.js';
+import { LineMatcher, MATCH_LINE_BYTES } from './readPattern.js';
+import { PatternError, checkReadPattern, type PatternSpec } from './patternSyntax.js';
 import {
   MatchSlice,
   READ_LIMITS,

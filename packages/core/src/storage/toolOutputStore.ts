@@ -11,13 +11,15 @@
  *
  * File and folder names come from outputLayout.ts; the store refuses any name that is not a plain
  * file name of the folder.
+ *
+ * The parts: storeFolders.ts (the folders, checked and swept), atomicOutputWrite.ts (one file,
+ * all or nothing), storeError.ts (the store's refusals).
  */
-import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
-import { eventLoopPauser } from '../utils/eventLoop.js';
-import { ToolmaskError } from '../utils/toolmaskError.js';
-import { UTF8_CHUNK_UNITS, utf8Chunks } from '../utils/utf8Chunks.js';
+import { writeOutputAtomically } from './atomicOutputWrite.js';
+import { StoreError } from './storeError.js';
+import { StoreFolders } from './storeFolders.js';
 import { touchSessionFolder, type ActivityFileSystem } from './sessionActivity.js';
 
 /** The subset of `node:fs` the store uses; `memfs` provides it too (for tests). */
@@ -45,21 +47,6 @@ export interface ToolOutputStore {
   save(directory: string, fileName: string, text: string, byteLength?: number): Promise<string>;
 }
 
-/** Random once per process (random bytes per file showed up in profiles); a counter does the rest. */
-const TEMPORARY_NAME_PREFIX = randomBytes(4).toString('hex');
-let temporaryCounter = 0;
-
-/**
- * A save the store refuses, coded like the file system's own errors so a masking failure reads
- * the same either way (`ENOTDIR`: a folder on the way is a symlink or no plain directory; `EINVAL`:
- * a file name that is not one plain name). The codes reach telemetry as failure codes.
- */
-class StoreError extends ToolmaskError<'ENOTDIR' | 'EINVAL'> {
-  constructor(message: string, code: 'ENOTDIR' | 'EINVAL') {
-    super(code, message);
-  }
-}
-
 export interface FileToolOutputStoreOptions {
   fs?: StoreFileSystem;
   /**
@@ -77,9 +64,6 @@ export interface FileToolOutputStoreOptions {
   staleTemporaryFileMs?: number;
 }
 
-/** Our temporary names (see `writeAtomically`): `.<final name>.<pid>.<unique>.tmp`. */
-const TEMPORARY_NAME = /^\..+\.txt\.\d+\.[0-9a-f]+\.tmp$/;
-
 /**
  * The file store. Its I/O is synchronous on purpose: the pass is awaited by the turn anyway, and
  * a handful of small synchronous calls (~0.06 ms a file) is several times faster than the same
@@ -91,132 +75,9 @@ export function createFileToolOutputStore(
 ): ToolOutputStore {
   const fs = options.fs ?? nodeFs;
   const fsync = options.fsync ?? false;
-  const staleTemporaryFileMs = options.staleTemporaryFileMs ?? 10 * 60_000;
-  const sweptDirectories = new Set<string>();
-  /** Folders already checked by this store; dropped and re-checked when a write cannot find one. */
-  const checkedDirectories = new Set<string>();
-
-  /** Creates the folder 0700 if needed and refuses one that is a symlink or not a folder. */
-  function ensurePrivateDirectory(directory: string): void {
-    if (checkedDirectories.has(directory)) return;
-    fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
-    const stats = fs.lstatSync(directory);
-    if (stats.isSymbolicLink() || !stats.isDirectory()) {
-      throw new StoreError(`${directory} is not a plain directory (symlink refused)`, 'ENOTDIR');
-    }
-    if ((Number(stats.mode) & 0o077) !== 0) fs.chmodSync(directory, 0o700);
-    checkedDirectories.add(directory);
-  }
-
-  /**
-   * Once per folder and store: removes the temporary files a killed pass left behind. Only ours
-   * (by name) and only old ones, so another process's write in progress is never disturbed.
-   * Best effort: a failure here never fails a save.
-   */
-  function removeStaleTemporaryFiles(directory: string): void {
-    if (sweptDirectories.has(directory) || !fs.readdirSync) return;
-    sweptDirectories.add(directory);
-    try {
-      const now = Date.now();
-      for (const name of fs.readdirSync(directory)) {
-        if (typeof name !== 'string' || !TEMPORARY_NAME.test(name)) continue;
-        const file = path.join(directory, name);
-        try {
-          const stats = fs.lstatSync(file);
-          if (stats.isFile() && now - Number(stats.mtimeMs) >= staleTemporaryFileMs) {
-            fs.unlinkSync(file);
-          }
-        } catch {
-          // removed meanwhile
-        }
-      }
-    } catch {
-      // unreadable folder: the save itself will say what is wrong
-    }
-  }
-
-  function existingCopy(finalPath: string, byteLength: number): boolean {
-    try {
-      const stats = fs.lstatSync(finalPath);
-      // A copy others can read (left by an older version, a copy tool) is not reused: it is
-      // rewritten, and the rename leaves a 0600 file in its place.
-      return (
-        stats.isFile() &&
-        !stats.isSymbolicLink() &&
-        Number(stats.size) === byteLength &&
-        (Number(stats.mode) & 0o077) === 0
-      );
-    } catch {
-      return false;
-    }
-  }
-
-  /** Writes all of `bytes` at the descriptor's position. */
-  function writeAll(descriptor: number, bytes: Uint8Array): void {
-    let written = 0;
-    while (written < bytes.length) {
-      written += fs.writeSync(descriptor, bytes, written, bytes.length - written);
-    }
-  }
-
-  /**
-   * The text's bytes into an open file: at once when small; a giant text chunk by chunk
-   * (utils/utf8Chunks.ts, no copy of the whole), giving the event loop a turn between chunks.
-   */
-  async function writeText(descriptor: number, text: string): Promise<void> {
-    if (text.length <= UTF8_CHUNK_UNITS) {
-      writeAll(descriptor, Buffer.from(text, 'utf8'));
-      return;
-    }
-    const pause = eventLoopPauser();
-    for (const chunk of utf8Chunks(text)) {
-      writeAll(descriptor, chunk);
-      await pause();
-    }
-  }
-
-  async function writeAtomically(
-    directory: string,
-    fileName: string,
-    text: string,
-    byteLength: number,
-  ): Promise<string> {
-    const finalPath = path.resolve(directory, fileName);
-    // Content-addressed: the same name means the same text (the hash is in the name).
-    if (existingCopy(finalPath, byteLength)) return finalPath;
-    // Unique per process and call; O_EXCL below catches any clash anyway.
-    const temporaryPath = path.join(
-      directory,
-      `.${fileName}.${process.pid}.${TEMPORARY_NAME_PREFIX}${++temporaryCounter}.tmp`,
-    );
-    // 'wx' = O_CREAT|O_EXCL: never opens an existing file or follows a planted symlink.
-    const descriptor = fs.openSync(temporaryPath, 'wx', 0o600);
-    // Closed exactly once: a second close could hit a descriptor number the host reused meanwhile.
-    let open = true;
-    try {
-      await writeText(descriptor, text);
-      if (fsync) fs.fsyncSync(descriptor);
-      open = false;
-      fs.closeSync(descriptor);
-      // rename replaces a planted symlink itself; it never writes through it.
-      fs.renameSync(temporaryPath, finalPath);
-    } catch (error) {
-      if (open) {
-        try {
-          fs.closeSync(descriptor);
-        } catch {
-          // nothing more to do
-        }
-      }
-      try {
-        fs.unlinkSync(temporaryPath);
-      } catch {
-        // nothing to clean up
-      }
-      throw error;
-    }
-    return finalPath;
-  }
+  const folders = new StoreFolders(fs, options.staleTemporaryFileMs ?? 10 * 60_000);
+  const write = (directory: string, fileName: string, text: string, byteLength: number) =>
+    writeOutputAtomically(fs, directory, fileName, text, byteLength, fsync);
 
   return {
     async save(directory, fileName, text, knownByteLength) {
@@ -224,22 +85,17 @@ export function createFileToolOutputStore(
         throw new StoreError(`refusing file name ${JSON.stringify(fileName)}`, 'EINVAL');
       }
       const byteLength = knownByteLength ?? Buffer.byteLength(text, 'utf8');
-      ensurePrivateDirectory(path.dirname(directory));
-      ensurePrivateDirectory(directory);
-      removeStaleTemporaryFiles(directory);
+      folders.prepare(directory);
       try {
-        const saved = await writeAtomically(directory, fileName, text, byteLength);
+        const saved = await write(directory, fileName, text, byteLength);
         // A write is a use of the folder, even when the file was already there (retention).
         if (fs.utimesSync) touchSessionFolder(directory, fs as ActivityFileSystem);
         return saved;
       } catch (error) {
         // The folder may have been removed since it was checked (gc, a person): check it again once.
         if ((error as { code?: string }).code !== 'ENOENT') throw error;
-        checkedDirectories.delete(directory);
-        checkedDirectories.delete(path.dirname(directory));
-        ensurePrivateDirectory(path.dirname(directory));
-        ensurePrivateDirectory(directory);
-        return await writeAtomically(directory, fileName, text, byteLength);
+        folders.recheck(directory);
+        return await write(directory, fileName, text, byteLength);
       }
     },
   };

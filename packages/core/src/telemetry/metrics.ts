@@ -16,7 +16,18 @@ import {
   type Meter,
   type MeterProvider,
 } from '@opentelemetry/api';
-import type { MaskingResult } from '../services/maskingTypes.js';
+
+/**
+ * What the metrics read of a pass: the fields of its result (`MaskingResult`, which has them
+ * all), stated here so that telemetry depends on nothing above it.
+ */
+export interface MaskingPassFigures {
+  maskedCount: number;
+  failures: readonly { toolName: string; code: string }[];
+  offloaded: readonly { toolName: string; tokensBefore: number; tokensAfter: number }[];
+  /** Wall time of the pass in milliseconds. */
+  durationMs: number;
+}
 
 export const METER_NAME = 'gemini-cli';
 
@@ -74,7 +85,9 @@ function instruments(provider: Pick<MeterProvider, 'getMeter'>): Instruments {
   return found;
 }
 
-export function passOutcome(result: Pick<MaskingResult, 'maskedCount' | 'failures'>): PassOutcome {
+export function passOutcome(
+  result: Pick<MaskingPassFigures, 'maskedCount' | 'failures'>,
+): PassOutcome {
   if (result.maskedCount > 0) return 'masked';
   return result.failures.length > 0 ? 'failed' : 'unchanged';
 }
@@ -85,7 +98,7 @@ export function passOutcome(result: Pick<MaskingResult, 'maskedCount' | 'failure
  * `session.id`, `installation.id`, `interactive`) go on every data point. Never throws.
  */
 export function recordMaskingMetrics(
-  result: Pick<MaskingResult, 'maskedCount' | 'failures' | 'offloaded' | 'durationMs'>,
+  result: MaskingPassFigures,
   attributes: Attributes = {},
   /** A host's own meter provider; default the global one. */
   provider: Pick<MeterProvider, 'getMeter'> = metrics,

@@ -1,30 +1,54 @@
-import { describe, expect, it } from 'vitest';
+/**
+ * The pauser on a clock the test moves (`performance.now` stubbed): whether a stretch is due and
+ * whether the loop got a turn are counted, never timed, so a loaded machine cannot change the
+ * outcome. eventLoop.reliability.test.ts runs the same checks on the wall clock.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventLoopPauser } from './eventLoop.js';
+
+let now = 0;
+
+beforeEach(() => {
+  now = 1_000;
+  vi.spyOn(performance, 'now').mockImplementation(() => now);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Whether the loop has taken a turn since this was called (a task of the loop's own). */
+function loopTurnWatch(): () => boolean {
+  let turned = false;
+  setImmediate(() => (turned = true));
+  return () => turned;
+}
 
 describe('eventLoopPauser', () => {
   it('gives the loop a turn only once the stretch has run its time', async () => {
     const pause = eventLoopPauser(30);
-    let timerRan = false;
-    setTimeout(() => (timerRan = true), 0);
     expect(pause.due()).toBe(false);
+    const early = loopTurnWatch();
     await pause();
-    // Not due: no turn, the timer has not run.
-    expect(timerRan).toBe(false);
-    const until = performance.now() + 40;
-    while (performance.now() < until) {
-      // a stretch of work
-    }
+    // Not due: no turn, the loop's task has not run.
+    expect(early()).toBe(false);
+    now += 29;
+    expect(pause.due()).toBe(false);
+    now += 1;
     expect(pause.due()).toBe(true);
+    const due = loopTurnWatch();
     await pause();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(timerRan).toBe(true);
+    expect(due()).toBe(true);
+    // A fresh stretch from the turn on.
+    expect(pause.due()).toBe(false);
+    now += 29;
     expect(pause.due()).toBe(false);
   });
 
   it('tasks sharing a pauser share its turn: one stretch after it, not one per task', async () => {
     const pause = eventLoopPauser(20);
     // The loop's turns, counted by a task of the loop's own: a stretch belongs to the turn in
-    // which it ended. Counted, not timed, so a loaded machine cannot make this flaky.
+    // which it ended.
     let turn = 0;
     let counting = true;
     const count = () => {
@@ -33,14 +57,13 @@ describe('eventLoopPauser', () => {
     };
     setImmediate(count);
     const fullStretchesPerTurn = new Map<number, number>();
-    // Four tasks that each work until the pauser says so, as a pass's concurrent writes do.
+    // Four tasks that each work until the pauser says so, as a pass's concurrent writes do: a
+    // step of work moves the clock by 1 ms.
     const task = async () => {
       for (let step = 0; step < 5; step++) {
-        const started = performance.now();
-        while (!pause.due()) {
-          // work
-        }
-        if (performance.now() - started >= 20) {
+        const started = now;
+        while (!pause.due()) now += 1;
+        if (now - started >= 20) {
           fullStretchesPerTurn.set(turn, (fullStretchesPerTurn.get(turn) ?? 0) + 1);
         }
         await pause();
@@ -57,10 +80,8 @@ describe('eventLoopPauser', () => {
 describe('eventLoopPauser across pausers', () => {
   it('while one pauser gives the loop its turn, every pauser is due and waits for that turn', async () => {
     const first = eventLoopPauser(5);
-    const until = performance.now() + 10;
-    while (performance.now() < until) {
-      // the first task's stretch
-    }
+    // The first task's stretch.
+    now += 10;
     const second = eventLoopPauser(5);
     expect(second.due()).toBe(false);
     const turns: string[] = [];

@@ -6,9 +6,9 @@ import {
   estimateFunctionResponseTokens,
   estimateTextTokens,
   estimateTokenCountSync,
-  SAMPLED_ABOVE_UNITS,
   TOKEN_MODEL,
 } from './tokenCalculation.js';
+import { SAMPLED_ABOVE_UNITS } from './tokens/tokenTally.js';
 
 /** Gemma 3 token counts (no BOS) of strings written for this test, measured with the tokenizer. */
 const GEMMA3_COUNTS: ReadonlyArray<[string, number]> = [
@@ -106,14 +106,10 @@ describe('estimateTextTokens', () => {
     expect(indented - plain).toBeLessThan(3);
   });
 
-  it('handles a 10 MB string quickly', () => {
+  it('handles a 10 MB string (timed in tokenCalculation.reliability.test.ts)', () => {
     const big = (PROSE + '\n').repeat(Math.ceil(10_000_000 / (PROSE.length + 1)));
-    const start = performance.now();
     const tokens = estimateTextTokens(big);
-    const ms = performance.now() - start;
     expect(tokens).toBeGreaterThan(big.length / 6);
-    // >= 100 MB/s is the benchmark target; allow a loaded CI machine 10x slack here.
-    expect(ms).toBeLessThan(1000);
   });
 });
 

@@ -21,7 +21,7 @@ import {
   readToolOutput,
   ToolOutputReadError,
 } from '../entries/storage.js';
-import { checkReadPattern, PatternError } from '../storage/readPattern.js';
+import { checkReadPattern, PatternError } from '../storage/patternSyntax.js';
 import { errorCode } from './safeCall.js';
 
 function thrown(run: () => unknown): unknown {

@@ -1,6 +1,6 @@
 /**
  * A shell command as words, bounded: enough of POSIX shell syntax to tell which files a command
- * reads and writes (supersededOutputs.ts), never to run it.
+ * reads and writes (callFacts.ts), never to run it.
  *
  * The script is split into pipelines (`&&`, `||`, `;`, `&`, new lines) of simple commands (`|`),
  * each a list of words and redirections; quotes and escapes are undone; heredoc bodies are taken

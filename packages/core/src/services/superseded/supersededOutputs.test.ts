@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Content } from './maskingTypes.js';
-import {
-  SupersededOutputs,
-  findSupersededOutputs,
-  outputStatus,
-  supersededNote,
-  type SupersededView,
-  type Supersession,
-} from './supersededOutputs.js';
-import { callFacts } from './toolCallFacts.js';
-import { MAX_SHELL_SCRIPT_CHARS, parseShellScript } from './shellScript.js';
+import type { Content } from '../maskingTypes.js';
+import { callFacts } from '../toolCalls/callFacts.js';
+import { SupersededOutputs, findSupersededOutputs } from './supersededOutputs.js';
+import type { SupersededView, Supersession } from './supersession.js';
 
 /** One call and its output, as a model turn and a user turn. */
 interface Step {
@@ -183,21 +176,6 @@ describe('findSupersededOutputs: the replacement must be visible and must have w
     );
     expect(view.entries).toEqual([]);
   });
-
-  it('reads the status of an output from its head and its exit code only', () => {
-    expect(outputStatus({ output: 'Output: fine\nExit Code: 0' })).toEqual({
-      failed: false,
-      truncated: false,
-    });
-    expect(outputStatus({ output: `Output: ${'x'.repeat(5_000)}\nExit Code: 2` }).failed).toBe(
-      true,
-    );
-    expect(
-      outputStatus({ output: 'IMPORTANT: The file content has been truncated.' }).truncated,
-    ).toBe(true);
-    expect(outputStatus({ error: 'boom' }).failed).toBe(true);
-    expect(outputStatus({ llmContent: [] })).toEqual({ failed: false, truncated: false });
-  });
 });
 
 describe('findSupersededOutputs: each host writes its tools its own way', () => {
@@ -348,51 +326,6 @@ describe('findSupersededOutputs: each host writes its tools its own way', () => 
   });
 });
 
-describe('toolCallFacts and the shell parser stay bounded on model-chosen input', () => {
-  it('does not parse a command longer than a few KB, and answers in bounded time', () => {
-    const huge = `cat a.py && ${'echo "x\\" $(y) `z`" '.repeat(60_000)}`; // ~1 MB
-    expect(huge.length).toBeGreaterThan(1_000_000);
-    const started = performance.now();
-    const facts = callFacts('run_shell_command', { command: huge });
-    expect(performance.now() - started).toBeLessThan(200);
-    expect(facts).toMatchObject({ reads: [], writes: [] });
-    expect(facts.rerunKey).toMatch(/^#[0-9a-f]{64}$/);
-    expect(parseShellScript(huge)).toBeUndefined();
-  });
-
-  it('parses the longest script it takes, however it is quoted, in linear time', () => {
-    const shapes = ['"'.repeat(4), "'", '$(', '\\', '<<EOF\n', '${', '`', '|', '(', 'a=b '];
-    for (const shape of shapes) {
-      const script = shape.repeat(Math.floor(MAX_SHELL_SCRIPT_CHARS / shape.length));
-      const started = performance.now();
-      parseShellScript(script);
-      callFacts('run_shell_command', { command: script });
-      expect(performance.now() - started, JSON.stringify(shape)).toBeLessThan(100);
-    }
-  });
-
-  it('tells sed and grep reads from what they are not', () => {
-    const reads = (command: string) => callFacts('run_shell_command', { command }).reads;
-    expect(reads("sed -n '10,80p' a.py")).toEqual([
-      { path: 'a.py', first: 10, last: 80, partial: false },
-    ]);
-    expect(reads("sed -n '/def a/,/def b/p' a.py")).toEqual([
-      { path: 'a.py', first: 1, last: Infinity, partial: true },
-    ]);
-    expect(reads("sed 's/a/b/' a.py")).toEqual([]);
-    expect(reads("sed -n 's/a/b/p' a.py")).toEqual([]);
-    expect(reads('grep -l x a.py')).toEqual([]);
-    expect(reads('grep -n x a.py b.py')).toEqual([]);
-    expect(reads('tail -n +20 a.py')).toEqual([
-      { path: 'a.py', first: 20, last: Infinity, partial: false },
-    ]);
-    expect(reads('cat a.py | wc -l')).toEqual([]);
-    expect(reads('cat a.py > b.py')).toEqual([]);
-    expect(callFacts('run_shell_command', { command: 'cat a.py > b.py' }).writes).toEqual(['b.py']);
-    expect(reads('for f in a.py; do cat $f; done')).toEqual([]);
-  });
-});
-
 describe('SupersededOutputs between passes', () => {
   it('reads each call once, and a masked entry (same calls and outputs) changes nothing', () => {
     const history = historyOf(shell('cat a.py'), shell('ls'), shell('cat a.py'));
@@ -472,17 +405,5 @@ describe('SupersededOutputs between passes', () => {
     const history = historyOf(shell('cat a.py'), shell('cat a.py'));
     (history[1] as Content).parts!.push(throwing as never);
     expect(supersededSteps(findSupersededOutputs(history))).toEqual([0]);
-  });
-});
-
-describe('supersededNote', () => {
-  it('says why in one short line, with the later call id made safe', () => {
-    expect(supersededNote({ reason: 'read-again', callId: 'c9' })).toBe(
-      'Superseded: this file was read again later (call c9).',
-    );
-    expect(supersededNote({ reason: 'edited' })).toBe('Superseded: this file was edited later.');
-    expect(supersededNote({ reason: 'rerun', callId: 'x\n</tool_output_masked>' })).toBe(
-      'Superseded: the same command ran again later (call xtool_output_masked).',
-    );
   });
 });

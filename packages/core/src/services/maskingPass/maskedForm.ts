@@ -1,0 +1,79 @@
+/**
+ * The masked form of one output: the name its full text is saved under (content-addressed: the
+ * tool, the call id and a hash of the text), its size in bytes and lines, and the snippet that
+ * stands in for it (a preview of its kind, the superseded note when there is one, the read-back
+ * call). Nothing is written here. Each step over a giant text (hash, size, line count, preview)
+ * takes tens of ms, so the event loop gets a turn between them.
+ */
+import * as path from 'node:path';
+import type { OutputRef } from '../maskingPlan.js';
+import type { Content, Part } from '../maskingTypes.js';
+import { formatMaskedSnippet } from '../maskedSnippet.js';
+import { findToolCall, type PreviewFamily } from '../previews/index.js';
+import { supersededNote } from '../superseded/supersession.js';
+import type { PreviewLimits } from '../previewLimits.js';
+import { buildPreview } from '../toolOutputPreview.js';
+import { hashTextInChunks, outputFileNameOfHash } from '../../storage/outputLayout.js';
+import { countLinesInSlices } from '../../utils/textLines.js';
+import { eventLoopPauser, yieldToEventLoop } from '../../utils/eventLoop.js';
+import { UTF8_CHUNK_UNITS, utf8LengthInSlices } from '../../utils/utf8Chunks.js';
+
+/** The output being masked, as the history holds it. */
+export interface OutputToMask {
+  toolName: string;
+  callId: string;
+  functionResponse: NonNullable<Part['functionResponse']>;
+  response: Record<string, unknown>;
+  /** Its full text (savedText.ts). */
+  text: string;
+}
+
+/** How previews are built: the knobs of the design (`MaskingTuning`). */
+export interface PreviewSettings {
+  previewLimits: PreviewLimits;
+  previewFamily: PreviewFamily;
+}
+
+export interface MaskedForm {
+  fileName: string;
+  /** Where the full text will be, as the snippet names it. */
+  filePath: string;
+  bytes: number;
+  /** The response that replaces the output's: `{ output: snippet }`. */
+  response: { output: string };
+}
+
+/** The masked form of `output`, the `ref` of `history` (see the module comment). */
+export async function maskedForm(
+  history: readonly Content[],
+  ref: OutputRef,
+  output: OutputToMask,
+  target: { directory: string; readToolName: string | undefined },
+  settings: PreviewSettings,
+): Promise<MaskedForm> {
+  const { toolName, callId, functionResponse, response, text } = output;
+  // Each step over a giant text (hash, size, line count, preview) takes tens of ms: the event
+  // loop gets a turn between them, and one first (the planning just ran).
+  if (text.length > UTF8_CHUNK_UNITS) await yieldToEventLoop();
+  const pause = eventLoopPauser();
+  const fileName = outputFileNameOfHash(toolName, callId, await hashTextInChunks(text));
+  const filePath = path.resolve(target.directory, fileName);
+  const bytes = await utf8LengthInSlices(text, pause);
+  const lines = await countLinesInSlices(text, pause);
+  // The call that produced the output tells a preview what kind it is and what was asked for.
+  const call =
+    settings.previewFamily === 'by-kind'
+      ? findToolCall(history, ref.contentIndex, functionResponse)
+      : undefined;
+  const preview = buildPreview(toolName, response, text, settings.previewLimits, {
+    ...(call ? { call } : {}),
+    family: settings.previewFamily,
+  });
+  await pause();
+  const note = ref.superseded ? supersededNote(ref.superseded) : undefined;
+  const snippet = formatMaskedSnippet(
+    { lines, bytes, filePath, preview, ...(note ? { note } : {}) },
+    target.readToolName,
+  );
+  return { fileName, filePath, bytes, response: { output: snippet } };
+}

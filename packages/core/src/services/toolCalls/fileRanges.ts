@@ -1,0 +1,55 @@
+/**
+ * What a call reads and writes, in the form calls are compared in (callFacts.ts): the lines of a
+ * file an output shows (`FileRange`) and paths normalized as written. A relative path stays
+ * relative (joined to the directory the call names, when it names one), so it is never matched
+ * to an absolute one; a path that cannot be compared (empty, too long, a NUL, above its start)
+ * is none at all.
+ */
+import * as path from 'node:path';
+
+/** Lines of one file an output shows: `first`..`last`, 1-based and inclusive. */
+export interface FileRange {
+  path: string;
+  first: number;
+  last: number;
+  /** Some lines of that range (a search, the last N lines): covered only by a whole-file read. */
+  partial: boolean;
+}
+
+export interface CallFacts {
+  /**
+   * The call's tool and arguments, canonical (a rerun has the same key); hashed when long. Empty
+   * for a call without arguments (or a shell call without a command): nothing to compare.
+   */
+  rerunKey: string;
+  /** What the output shows when it shows files and nothing else; empty otherwise. */
+  reads: readonly FileRange[];
+  /** Files the call writes, edits, creates or removes, when it succeeds. */
+  writes: readonly string[];
+}
+
+/** Every line of a file. */
+export const WHOLE = { first: 1, last: Infinity, partial: false } as const;
+/** What a call not understood reads and writes: nothing. */
+export const NO_FACTS = { reads: [], writes: [] } as const;
+
+/** Longest path compared; a longer one is no path. */
+const MAX_PATH_CHARS = 4_096;
+
+/** A path as compared: joined to `directory` when relative, normalized; undefined if unusable. */
+export function normalizePath(raw: string, directory?: string): string | undefined {
+  if (raw.length === 0 || raw.length > MAX_PATH_CHARS || raw.includes('\u0000')) return undefined;
+  const joined = raw.startsWith('/') || directory === undefined ? raw : `${directory}/${raw}`;
+  const normalized = path.posix.normalize(joined);
+  if (normalized === '.' || normalized === '/' || normalized.startsWith('../')) return undefined;
+  if (normalized === '..') return undefined;
+  return normalized.length > 1 && normalized.endsWith('/') ? normalized.slice(0, -1) : normalized;
+}
+
+/** Stream lines `part.first..part.last` of what `range` shows. */
+export function within(range: FileRange, part: Omit<FileRange, 'path'>): FileRange {
+  if (range.partial || part.partial) return { ...range, partial: true };
+  const first = range.first + Math.max(1, part.first) - 1;
+  const last = Math.min(range.last, range.first + part.last - 1);
+  return { ...range, first, last: Math.max(first, last) };
+}
