@@ -5,7 +5,7 @@
  * is reported once, with its files and one cycle through them.
  */
 import { isCodeFile } from './file-roles.js';
-import { parseFile, readImports } from './imports.js';
+import { importsOf } from './imports.js';
 import { isRelative, resolveRelative } from './resolve.js';
 import type { SourceTree } from './source-tree.js';
 import type { Violation } from './violations.js';
@@ -15,7 +15,7 @@ export function importGraph(tree: SourceTree): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const file of tree.files.filter(isCodeFile)) {
     const targets = new Set<string>();
-    for (const { specifier } of readImports(parseFile(tree, file))) {
+    for (const { specifier } of importsOf(tree, file)) {
       if (!isRelative(specifier)) continue;
       const target = resolveRelative(tree, file, specifier);
       if (target.exists) targets.add(target.file);

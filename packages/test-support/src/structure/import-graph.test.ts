@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkCycles } from './cycles.js';
+import { coreEntries, eagerLoadChains } from './eager-loads.js';
 import { checkImports, unusedGeminiCliCoreEntries } from './import-rules.js';
 import { KNOWN_VIOLATIONS } from './known-violations.js';
 import { repositoryRoot, repositoryTree } from './source-tree.js';
@@ -34,6 +35,15 @@ describe("the repository's import graph", () => {
     expect(fixed).toEqual([]);
     // The allow-list stays as small as the tree needs.
     expect(unusedGeminiCliCoreEntries(tree)).toEqual([]);
+  });
+
+  it("loads @google/gemini-cli-core with none of core's entries (only geminiCliHost/'s import())", () => {
+    const entries = coreEntries(tree);
+    expect(entries).toContain('packages/core/src/index.ts');
+    const chains = entries.flatMap((entry) =>
+      eagerLoadChains(tree, entry, '@google/gemini-cli-core').map((chain) => chain.join(' -> ')),
+    );
+    expect(chains).toEqual([]);
   });
 
   it('has no cycle of files (type-only imports count)', () => {

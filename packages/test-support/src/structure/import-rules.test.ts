@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkCycles } from './cycles.js';
+import { eagerLoadChains } from './eager-loads.js';
 import { checkImports } from './import-rules.js';
 import { memoryTree } from './source-tree.js';
 
@@ -177,5 +178,22 @@ describe('checkCycles', () => {
       'packages/core/src/c.ts': '',
     });
     expect(checkCycles(tree)).toEqual([]);
+  });
+});
+
+describe('eagerLoadChains', () => {
+  it('follows static value imports to a package, not type-only ones or import()', () => {
+    const tree = memoryTree({
+      'packages/core/src/index.ts':
+        "export { a } from './a.js';\nimport type { T } from './t.js';\n",
+      'packages/core/src/a.ts':
+        "import { b } from './b.js';\nconst lazy = () => import('./c.js');\n",
+      'packages/core/src/b.ts': "import { GeminiClient } from '@google/gemini-cli-core';\n",
+      'packages/core/src/c.ts': "import { Config } from '@google/gemini-cli-core';\n",
+      'packages/core/src/t.ts': "import { Part } from '@google/gemini-cli-core';\n",
+    });
+    expect(eagerLoadChains(tree, 'packages/core/src/index.ts', '@google/gemini-cli-core')).toEqual([
+      ['packages/core/src/index.ts', 'packages/core/src/a.ts', 'packages/core/src/b.ts'],
+    ]);
   });
 });

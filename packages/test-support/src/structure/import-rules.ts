@@ -14,7 +14,7 @@
  * Other third-party imports are not checked. Cycles are `cycles.ts`'s.
  */
 import { isCodeFile, isOutsideProgram, isTestCode, isTestFile, packageOf } from './file-roles.js';
-import { parseFile, readImports, type ImportRecord } from './imports.js';
+import { importsOf, type ImportRecord } from './imports.js';
 import { GEMINI_CLI_CORE_IMPORTERS, layerOf } from './layers.js';
 import {
   exportsList,
@@ -41,7 +41,7 @@ export function checkImports(tree: SourceTree): Violation[] {
         message: `${file} is in no layer of its package (add it to LAYERS in structure/layers.ts)`,
       });
     }
-    for (const record of readImports(parseFile(tree, file))) {
+    for (const record of importsOf(tree, file)) {
       violations.push(...checkImport(tree, file, record));
     }
   }
@@ -131,7 +131,7 @@ export function unusedGeminiCliCoreEntries(tree: SourceTree): string[] {
   return GEMINI_CLI_CORE_IMPORTERS.filter(
     ({ file }) =>
       !tree.has(file) ||
-      !readImports(parseFile(tree, file)).some(
+      !importsOf(tree, file).some(
         (record) =>
           !record.dynamic && splitBareSpecifier(record.specifier).name === GEMINI_CLI_CORE,
       ),
