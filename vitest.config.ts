@@ -35,6 +35,11 @@ export default defineConfig({
           // Vitest's default is one worker fewer than the CPUs: one file at a time on two. Unit
           // files mostly wait on sockets and child processes, so at least two at a time.
           maxWorkers: Math.max(2, availableParallelism() - 1),
+          // One process per worker for all its files, not one per file: each file used to load
+          // its own copy of what it imports (the MCP SDK, undici, OpenTelemetry's exporters,
+          // TypeScript: two thirds of the lane's CPU time). Unit tests restore what they change
+          // (env, umask, OpenTelemetry's globals) and mock no module.
+          isolate: false,
           // `npm test` runs the lanes one after the other, unit first (a project with its own
           // maxWorkers needs its own group).
           sequence: { groupOrder: 0 },

@@ -7,11 +7,7 @@
  * table's kind is the kind of preview toolmask built for the output.
  */
 import { responseText } from '@toolmask/cli';
-import {
-  OUTPUT_KINDS,
-  classifyOutput,
-  mainStage,
-} from '../packages/core/dist/services/previews/outputKind.js';
+import { OUTPUT_KINDS, classifyOutput, mainStage } from '@toolmask/core/tuning';
 import { maskedAtOf, quoteUses, readBacksOf } from './readBacks.mjs';
 
 export const KINDS = OUTPUT_KINDS;

@@ -1,0 +1,54 @@
+/**
+ * The repository's imports keep the rules of `import-rules.ts` (layers, test helpers, exports,
+ * packages, gemini-cli-core) and form no cycle of files. Reads the source as text; builds
+ * nothing. A failure names the file, the line and the import.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCycles } from './cycles.js';
+import { coreEntries, eagerLoadChains } from './eager-loads.js';
+import { checkImports, unusedGeminiCliCoreEntries } from './import-rules.js';
+import { KNOWN_VIOLATIONS } from './known-violations.js';
+import { repositoryRoot, repositoryTree } from './source-tree.js';
+import { compareWithKnown } from './violations.js';
+
+const tree = repositoryTree(repositoryRoot());
+
+describe("the repository's import graph", () => {
+  it('has no import that runs up a layer, reaches past exports or into another package', () => {
+    const rules = ['layer', 'unlisted', 'test-support', 'past-exports', 'cross-package'];
+    const { unexpected, fixed } = compareWithKnown(
+      checkImports(tree).filter((violation) => violation.rule !== 'gemini-cli-core'),
+      KNOWN_VIOLATIONS,
+      rules,
+    );
+    expect(unexpected).toEqual([]);
+    expect(fixed).toEqual([]);
+  });
+
+  it('imports @google/gemini-cli-core statically only in geminiCliHost/, tests and the allow-list', () => {
+    const { unexpected, fixed } = compareWithKnown(
+      checkImports(tree).filter((violation) => violation.rule === 'gemini-cli-core'),
+      KNOWN_VIOLATIONS,
+      ['gemini-cli-core'],
+    );
+    expect(unexpected).toEqual([]);
+    expect(fixed).toEqual([]);
+    // The allow-list stays as small as the tree needs.
+    expect(unusedGeminiCliCoreEntries(tree)).toEqual([]);
+  });
+
+  it("loads @google/gemini-cli-core with none of core's entries (only geminiCliHost/'s import())", () => {
+    const entries = coreEntries(tree);
+    expect(entries).toContain('packages/core/src/index.ts');
+    const chains = entries.flatMap((entry) =>
+      eagerLoadChains(tree, entry, '@google/gemini-cli-core').map((chain) => chain.join(' -> ')),
+    );
+    expect(chains).toEqual([]);
+  });
+
+  it('has no cycle of files (type-only imports count)', () => {
+    const { unexpected, fixed } = compareWithKnown(checkCycles(tree), KNOWN_VIOLATIONS, ['cycle']);
+    expect(unexpected).toEqual([]);
+    expect(fixed).toEqual([]);
+  });
+});
