@@ -12,6 +12,7 @@
  * Both stores forget what is older than the gateway's retention (`retentionDays`,
  * state-retention.ts), so the state folder stays bounded.
  */
+import { ToolmaskError } from '@toolmask/core/errors';
 import type { UsageRecord } from '../usage/usage-record.js';
 
 /** One masking decision about one tool output of a conversation. */
@@ -82,16 +83,15 @@ export interface ConversationUpdate {
  * A conditional append lost: another replica appended decisions to the conversation first (it
  * holds `count` now). The loser reads them (`since`) and runs its pass again over them.
  */
-export class DecisionConflictError extends Error {
-  readonly code = 'DECISION_CONFLICT';
+export class DecisionConflictError extends ToolmaskError<'DECISION_CONFLICT'> {
   constructor(
     readonly conversationId: string,
     readonly count: number,
   ) {
     super(
+      'DECISION_CONFLICT',
       `conversation ${conversationId} holds ${count} decisions: another replica appended first`,
     );
-    this.name = 'DecisionConflictError';
   }
 }
 
