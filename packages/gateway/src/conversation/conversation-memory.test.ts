@@ -16,6 +16,7 @@ import { Conversation, type PrepareOptions } from './conversation.js';
 import { GEMINI_API_PROTOCOL } from '../protocols/gemini/index.js';
 import { OPENAI_CHAT_PROTOCOL } from '../protocols/openai-chat/index.js';
 import type { ConversationStore } from '../state/stores.js';
+import { stubConversationStore } from '../test-utils/stub-conversation-store.js';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
 const cleanups = cleanUpAfterEach();
@@ -23,12 +24,7 @@ const cleanups = cleanUpAfterEach();
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
-const memoryStore = (): ConversationStore => ({
-  load: async () => ({ decisions: [] }),
-  appendDecisions: async () => undefined,
-  saveMeta: async () => undefined,
-  prune: async () => 0,
-});
+const memoryStore = (): ConversationStore => stubConversationStore();
 
 /** A conversation, and the options of its requests (the settings are a request's). */
 function conversation(

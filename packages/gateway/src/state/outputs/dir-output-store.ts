@@ -66,6 +66,9 @@ export function createDirOutputStore(dir: string): SharedOutputStore {
       }
       return removed;
     },
+
+    // Nothing is held open between calls.
+    async close() {},
   };
 }
 
