@@ -16,6 +16,8 @@ import { describeError } from '@toolmask/core/errors';
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { ConversationRegistry } from './conversation/conversation-registry.js';
+import { LOCAL_SYNC } from './conversation/conversation-sync.js';
+import { SHARED_STORE_SYNC } from './conversation/shared-store-sync.js';
 import { createDashboard } from './dashboard/dashboard-routes.js';
 import { createGatewaySource } from './dashboard/gateway-source.js';
 import {
@@ -104,6 +106,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       id,
       host: { getSessionId: () => id, storage: { getProjectTempDir: () => outputsDir } },
       store: stores.conversations,
+      // Replicas share a team's store: each pass agrees with the others' decisions.
+      sync: options.team ? SHARED_STORE_SYNC : LOCAL_SYNC,
       outputs,
       readToolName,
       ...(options.idleGapMs !== undefined ? { idleGapMs: options.idleGapMs } : {}),

@@ -12,7 +12,9 @@ import { resolveToolOutputMaskingConfigForModel } from '@toolmask/core/settings'
 import { createFileToolOutputStore } from '@toolmask/core/storage';
 import type { Content } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
-import { Conversation, type PrepareOptions } from './conversation.js';
+import { Conversation } from './conversation.js';
+import { LOCAL_SYNC } from './conversation-sync.js';
+import type { PrepareOptions } from './prepared-request.js';
 import { GEMINI_API_PROTOCOL } from '../protocols/gemini/index.js';
 import { OPENAI_CHAT_PROTOCOL } from '../protocols/openai-chat/index.js';
 import type { ConversationStore } from '../state/stores.js';
@@ -39,6 +41,7 @@ function conversation(
       storage: { getProjectTempDir: () => stateDir },
     },
     store,
+    sync: LOCAL_SYNC,
     outputs: createFileToolOutputStore(),
     readToolName: 'read_tool_output',
     now: () => 0,

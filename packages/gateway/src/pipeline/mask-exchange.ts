@@ -26,11 +26,9 @@ import {
 import { headBytes } from '../body/element-reading.js';
 import { conversationKey } from '../conversation/conversation-key.js';
 import type { ConversationLease } from '../conversation/conversation-registry.js';
-import type {
-  Conversation,
-  PreparedRequest,
-  StoreLookAhead,
-} from '../conversation/conversation.js';
+import type { Conversation } from '../conversation/conversation.js';
+import type { StoreLookAhead } from '../conversation/conversation-sync.js';
+import type { PreparedRequest } from '../conversation/prepared-request.js';
 import { firstHeader } from '../server/access.js';
 import { clientOf } from '../usage/usage-record.js';
 import type { GatewayContext } from './gateway-context.js';
