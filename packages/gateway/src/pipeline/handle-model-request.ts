@@ -15,7 +15,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerUnread, readBody } from '../body/read-body.js';
-import { withClientMaskingOff } from '../protocols/gemini/client-masking.js';
 import type { ModelRoute, Protocol } from '../protocols/protocol.js';
 import { PROTOCOLS } from '../protocols/protocols.js';
 import { forward, type ForwardResult } from '../upstream/forward.js';
@@ -208,6 +207,9 @@ async function forwardExchange(
   const { request, response, route, protocol } = exchange;
   const gatewayMs = performance.now() - exchange.startedMs;
   const tap = new UsageTap((event) => protocol.usage(event));
+  const rewrite = context.disableClientMasking
+    ? protocol.clientMaskingOff(route.action)
+    : undefined;
   const recordAnswer = (result: ForwardResult): Recording | undefined => {
     const { conversation } = masked;
     if (route.action !== 'mask' || !conversation) return undefined;
@@ -231,9 +233,7 @@ async function forwardExchange(
     onChunk: (chunk) => tap.feed(chunk),
     // Where the gateway's time went, for whoever measures it (bench/gatewayBench.mjs).
     timings: { read: exchange.readMs, mask: gatewayMs - exchange.readMs },
-    ...(route.action === 'listExperiments' && context.disableClientMasking
-      ? { rewriteJson: withClientMaskingOff }
-      : {}),
+    ...(rewrite ? { rewriteJson: rewrite } : {}),
     onUnreachable: (error) =>
       replyError(response, protocol, {
         status: 502,

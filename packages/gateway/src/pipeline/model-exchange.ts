@@ -6,11 +6,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
-import { SESSION_HEADER } from '../conversation/conversation-key.js';
 import type { ConversationLease } from '../conversation/conversation-registry.js';
 import type { WireErrorCode } from '../errors.js';
 import type { ModelRoute, Protocol } from '../protocols/protocol.js';
-import { firstHeader } from '../server/access.js';
+import { sessionSignal as protocolSessionSignal } from '../protocols/session-signal.js';
 
 export interface ModelExchange {
   readonly request: IncomingMessage;
@@ -58,13 +57,8 @@ export function sessionSignal(exchange: ModelExchange): Promise<string | undefin
   return exchange.session;
 }
 
-async function readSessionSignal(exchange: ModelExchange): Promise<string | undefined> {
-  const { protocol } = exchange;
-  return (
-    firstHeader(exchange.request, SESSION_HEADER) ??
-    (protocol.sessionHeader ? firstHeader(exchange.request, protocol.sessionHeader) : undefined) ??
-    (exchange.raw ? await protocol.codec.session?.(exchange.raw) : undefined)
-  );
+function readSessionSignal(exchange: ModelExchange): Promise<string | undefined> {
+  return protocolSessionSignal(exchange.protocol, exchange.request.headers, exchange.raw);
 }
 
 export interface WireError {

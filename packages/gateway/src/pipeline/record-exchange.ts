@@ -12,7 +12,7 @@ import { sideFacts } from '../usage/side-request.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { MaskedBody } from './mask-exchange.js';
 import { firstHeader } from '../server/access.js';
-import type { ModelExchange } from './model-exchange.js';
+import { sessionSignal, type ModelExchange } from './model-exchange.js';
 
 /** How the answer went. */
 export interface Answered {
@@ -65,7 +65,14 @@ export function recordExchange(
   const state = finishConversation(context, conversation, usage, record);
   const usageWritten = (async () => {
     // For the dashboard's sessions only (a router call folds into its session).
-    Object.assign(record, await sideFacts(exchange));
+    Object.assign(
+      record,
+      await sideFacts({
+        protocol: exchange.protocol,
+        raw: exchange.raw,
+        session: sessionSignal(exchange),
+      }),
+    );
     context.telemetry.recordRequest(record);
     await context.recordUsage(record);
   })();

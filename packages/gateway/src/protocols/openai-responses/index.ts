@@ -4,7 +4,7 @@ import { openAiErrorBody } from '../openai-chat/errors.js';
 import type { Protocol } from '../protocol.js';
 import { OPENAI_RESPONSES_CODEC } from './codec.js';
 import { CODEX_SESSION_HEADER } from './session.js';
-import { openAiResponsesUsage } from './usage.js';
+import { openAiResponsesSideRequest, openAiResponsesUsage } from './usage.js';
 
 export const OPENAI_RESPONSES_PROTOCOL: Protocol = {
   kind: 'openai-responses',
@@ -14,4 +14,7 @@ export const OPENAI_RESPONSES_PROTOCOL: Protocol = {
   errorBody: openAiErrorBody,
   sessionHeader: CODEX_SESSION_HEADER,
   cache: CACHE_ECONOMICS.openai,
+  isSideRequest: openAiResponsesSideRequest,
+  // Its clients' own masking is theirs to leave on: no answer is rewritten.
+  clientMaskingOff: () => undefined,
 };
