@@ -11,8 +11,8 @@ import { clientOf, type UsageRecord } from '../usage/usage-record.js';
 import { sideFacts } from '../usage/side-request.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { MaskedBody } from './mask-exchange.js';
-import { firstHeader } from '../server/access.js';
-import { sessionSignal, type ModelExchange } from './model-exchange.js';
+import { firstHeader } from '../server/credentials.js';
+import type { ModelExchange } from './model-exchange.js';
 
 /** How the answer went. */
 export interface Answered {
@@ -59,7 +59,7 @@ export function recordExchange(
     ...(pass?.trigger ? { trigger: pass.trigger } : {}),
     cacheLikelyCold: prepared?.cacheLikelyCold ?? false,
     gatewayMs,
-    ...(exchange.owner !== undefined ? { owner: exchange.owner } : {}),
+    ...(exchange.owner.name !== undefined ? { owner: exchange.owner.name } : {}),
   };
   // The conversation's state first, as before: its next pass queues behind this `finish`.
   const state = finishConversation(context, conversation, usage, record);
@@ -70,7 +70,7 @@ export function recordExchange(
       await sideFacts({
         protocol: exchange.protocol,
         raw: exchange.raw,
-        session: sessionSignal(exchange),
+        session: exchange.session(),
       }),
     );
     context.telemetry.recordRequest(record);
