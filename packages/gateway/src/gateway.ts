@@ -35,6 +35,7 @@ import {
   type MaskingSettingsSource,
 } from './pipeline/masking-settings.js';
 import { BodyBudget, PassSlots } from './pipeline/request-bounds.js';
+import type { AccessRules } from './server/access.js';
 import { createMcpEndpoint } from './server/mcp-endpoint.js';
 import { RequestsInFlight, serveRoutes } from './server/route-table.js';
 import { scheduleStateRetention } from './state/state-retention.js';
@@ -80,19 +81,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     // A team's replica is named: the `instance` label of its metrics.
     ...(options.team?.instance ? { instance: options.team.instance } : {}),
   });
-  const settings = createMaskingSettingsSource(
-    options.settingsFile,
-    (error) => log(`[toolmask gateway] ${error.message}`),
-    (warning) => log(`[toolmask gateway] ${warning.message}`),
-  );
+  const settings = createMaskingSettingsSource(options.settingsFile, logged(log), logged(log));
   // Unset (an embedder's createGateway): a secret nobody was told, but this gateway's handle.
   const accessSecret = options.accessSecret ?? randomBytes(32).toString('hex');
-  const basics = {
-    stateDir,
-    accessSecret,
-    log,
-    recordStoreFailure: telemetry.recordStoreFailure,
-  };
+  const basics = { stateDir, accessSecret, log, recordStoreFailure: telemetry.recordStoreFailure };
   const wiring = options.team
     ? teamWiring(options, options.team, basics)
     : localWiring(options, basics);
@@ -111,29 +103,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     settings,
     gatewaySettings: shownSettings(options, limits, upstreams),
   });
-  const rules = {
-    tenancy: wiring.tenancy,
-    // The dashboard cookie is derived from the secret (with which the auth token comes too).
-    cookieKey: accessSecret,
-    ...(options.authToken ? { authToken: options.authToken } : {}),
-    ...(options.loopbackOnly ? { loopbackOnly: true } : {}),
-  };
-  const dashboard = createDashboard({
-    source,
-    rules,
-    signInPage: wiring.signInPage,
-    version: GATEWAY_VERSION,
-    now,
-  });
+  const rules = accessRules(options, wiring, accessSecret);
+  const signInPage = wiring.signInPage;
+  const dashboard = createDashboard({ source, rules, signInPage, version: GATEWAY_VERSION, now });
   const retention = scheduleStateRetention({
-    stateDir,
-    retentionDays: limits.retentionDays,
-    usage: wiring.stores.usage,
-    conversations: wiring.stores.conversations,
+    ...{ stateDir, retentionDays: limits.retentionDays, now, log },
+    ...{ usage: wiring.stores.usage, conversations: wiring.stores.conversations },
     sharedOutputs: wiring.sharedOutputs,
     inUse: () => conversations.ids(),
-    now,
-    log,
   });
   const context = modelContext(options, {
     ...{ wiring, conversations, telemetry, settings, limits, upstreams },
@@ -144,6 +121,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     mcp: createMcpEndpoint({ version: GATEWAY_VERSION, read: wiring.readBack }),
   });
   const inFlight = new RequestsInFlight();
+  const handle = serveRoutes({ routes, rules, log: logged(log), inFlight });
   return {
     stateDir,
     version: GATEWAY_VERSION,
@@ -152,12 +130,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     get inFlight() {
       return inFlight.size;
     },
-    handle: serveRoutes({
-      routes,
-      rules,
-      log: (line) => log(`[toolmask gateway] ${line}`),
-      inFlight,
-    }),
+    handle,
     async close(timeoutMs = 30_000) {
       retention.stop();
       dashboard.close();
@@ -170,6 +143,22 @@ export function createGateway(options: GatewayOptions): Gateway {
       retainedBytes: conversations.retainedBytes(),
     }),
   };
+}
+
+/** Who may reach each route (server/access.ts): the wiring's tenancy, and the gateway's options. */
+function accessRules(options: GatewayOptions, wiring: Wiring, accessSecret: string): AccessRules {
+  return {
+    tenancy: wiring.tenancy,
+    // The dashboard cookie is derived from the secret (with which the auth token comes too).
+    cookieKey: accessSecret,
+    ...(options.authToken ? { authToken: options.authToken } : {}),
+    ...(options.loopbackOnly ? { loopbackOnly: true } : {}),
+  };
+}
+
+/** A line (or an error's message) to the gateway's log, marked as the gateway's. */
+function logged(log: (line: string) => void): (what: string | { message: string }) => void {
+  return (what) => log(`[toolmask gateway] ${typeof what === 'string' ? what : what.message}`);
 }
 
 /** The conversations in memory, each made with the wiring's stores and sync. */
