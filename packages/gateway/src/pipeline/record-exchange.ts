@@ -6,12 +6,12 @@
 import { describeError } from '@toolmask/core/errors';
 import type { Conversation } from '../conversation/conversation.js';
 import type { UsageReport } from '../protocols/protocol.js';
+import { firstHeader } from '../server/credentials.js';
 import type { ForwardResult } from '../upstream/forward.js';
 import { clientOf, type UsageRecord } from '../usage/usage-record.js';
 import { sideFacts } from '../usage/side-request.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { MaskedBody } from './mask-exchange.js';
-import { firstHeader } from '../server/credentials.js';
 import type { ModelExchange } from './model-exchange.js';
 
 /** How the answer went. */

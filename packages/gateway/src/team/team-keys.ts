@@ -1,7 +1,8 @@
 /**
  * The keys of a team gateway (several people behind one gateway, its state shared by replicas),
- * and the owners they name: what its tenancy (team-tenancy.ts) asks. Every request carries a key, the way it would to the provider: `x-goog-api-key`,
- * `x-api-key`, `Authorization: Bearer`, or Gemini's `?key=`. The key names its owner:
+ * and the owners they name: what its tenancy (team-tenancy.ts) asks. Every request carries a key,
+ * the way it would to the provider: `x-goog-api-key`, `x-api-key`, `Authorization: Bearer`, or
+ * Gemini's `?key=`. The key names its owner:
  *
  * - a virtual key (`tmk_…`, made by `toolmask keys create`): the person it was made for,
  *   `user:<name>`; a model request with one goes upstream with the team's provider key in its
