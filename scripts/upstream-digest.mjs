@@ -5,10 +5,13 @@
  * clock) twice, as Gemini API requests and as OpenAI chat-completions requests, each request the
  * whole history so far, as a client resends it. Needs `npm run build`.
  *
- *   node scripts/upstream-digest.mjs [SESSION.json...]
+ *   node scripts/upstream-digest.mjs [--all-fronts] [SESSION.json...]
  *
  * With no argument: the built-in example and, when `../shared/traces` is there, its first five
  * sessions of each folder. Prints one line per session and front, then the total.
+ *
+ * `--all-fronts` also sends each session as Anthropic Messages and as OpenAI Responses requests
+ * (four fronts, so a different total); without it the output is the two fronts' as it always was.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -87,6 +90,76 @@ function toMessages(contents) {
   return messages;
 }
 
+/** Gemini contents as Anthropic Messages messages (one message per content, calls by id). */
+function toAnthropicMessages(contents) {
+  const messages = [];
+  let callNumber = 0;
+  const pending = [];
+  for (const content of contents) {
+    const blocks = [];
+    for (const part of content.parts ?? []) {
+      if (part.functionCall) {
+        const id = `toolu_${++callNumber}`;
+        pending.push(id);
+        blocks.push({
+          type: 'tool_use',
+          id,
+          name: part.functionCall.name,
+          input: part.functionCall.args ?? {},
+        });
+      } else if (part.functionResponse) {
+        const response = part.functionResponse.response ?? {};
+        const output =
+          typeof response.output === 'string' ? response.output : JSON.stringify(response);
+        blocks.push({
+          type: 'tool_result',
+          tool_use_id: pending.shift() ?? 'none',
+          content: output,
+        });
+      } else if (typeof part.text === 'string' && part.text) {
+        blocks.push({ type: 'text', text: part.text });
+      }
+    }
+    if (blocks.length === 0) blocks.push({ type: 'text', text: '.' });
+    messages.push({ role: content.role === 'model' ? 'assistant' : 'user', content: blocks });
+  }
+  return messages;
+}
+
+/** Gemini contents as OpenAI Responses input items (calls and outputs matched by call_id). */
+function toResponsesInput(contents) {
+  const items = [];
+  let callNumber = 0;
+  const pending = [];
+  for (const content of contents) {
+    const model = content.role === 'model';
+    for (const part of content.parts ?? []) {
+      if (part.functionCall) {
+        const callId = `call_${++callNumber}`;
+        pending.push(callId);
+        items.push({
+          type: 'function_call',
+          call_id: callId,
+          name: part.functionCall.name,
+          arguments: JSON.stringify(part.functionCall.args ?? {}),
+        });
+      } else if (part.functionResponse) {
+        const response = part.functionResponse.response ?? {};
+        const output =
+          typeof response.output === 'string' ? response.output : JSON.stringify(response);
+        items.push({ type: 'function_call_output', call_id: pending.shift() ?? 'none', output });
+      } else if (typeof part.text === 'string' && part.text) {
+        items.push({
+          type: 'message',
+          role: model ? 'assistant' : 'user',
+          content: [{ type: model ? 'output_text' : 'input_text', text: part.text }],
+        });
+      }
+    }
+  }
+  return items;
+}
+
 /** An upstream that hashes every body it gets and answers with a short streamed text. */
 async function digestingUpstream() {
   let hash = createHash('sha256');
@@ -99,7 +172,20 @@ async function digestingUpstream() {
       hash.update(`${request.method} ${request.url} ${body.length}\n`);
       hash.update(body);
       requests++;
-      if (request.url.includes('chat/completions')) {
+      if (request.url.includes('/messages')) {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const usage = { input_tokens: 1000, cache_read_input_tokens: 4000, output_tokens: 1 };
+        response.end(
+          `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], usage } })}\n\n` +
+            `event: message_delta\ndata: ${JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } })}\n\n` +
+            `event: message_stop\ndata: ${JSON.stringify({ type: 'message_stop' })}\n\n`,
+        );
+      } else if (request.url.includes('/responses')) {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(
+          `event: response.completed\ndata: ${JSON.stringify({ type: 'response.completed', response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage: { input_tokens: 5000, input_tokens_details: { cached_tokens: 4000 }, output_tokens: 1 } } })}\n\n`,
+        );
+      } else if (request.url.includes('chat/completions')) {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.end(
           `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5000, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 4000 } } })}\n\ndata: [DONE]\n\n`,
@@ -194,7 +280,7 @@ async function runSession(file, front, upstream) {
     stateDir,
     settingsFile,
     retentionDays: 0,
-    upstreams: { gemini: upstream.url, openai: `${upstream.url}/v1` },
+    upstreams: { gemini: upstream.url, openai: `${upstream.url}/v1`, anthropic: upstream.url },
     _internal: { now: () => (clock += 1000) },
   });
   const { url, server } = await serve(gateway);
@@ -207,6 +293,29 @@ async function runSession(file, front, upstream) {
         await post(`${url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`, {
           contents: contents.slice(0, index),
         });
+      }
+    } else if (front === 'anthropic' || front === 'responses') {
+      // The history before each model turn, as the Gemini front sends it (ids by position, so
+      // each request's prefix is the previous one's).
+      for (let index = 1; index < contents.length; index++) {
+        if (contents[index]?.role !== 'model') continue;
+        const history = contents.slice(0, index);
+        if (front === 'anthropic') {
+          await post(`${url}/v1/messages`, {
+            model: 'claude-m1',
+            max_tokens: 1000,
+            stream: true,
+            system: 'You are a coding agent.',
+            messages: toAnthropicMessages(history),
+          });
+        } else {
+          await post(`${url}/openai/v1/responses`, {
+            model: 'm1',
+            stream: true,
+            instructions: 'You are a coding agent.',
+            input: toResponsesInput(history),
+          });
+        }
       }
     } else {
       for (let index = 2; index < messages.length; index++) {
@@ -226,17 +335,21 @@ async function runSession(file, front, upstream) {
   return upstream.take();
 }
 
-const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : defaultSessions();
+const args = process.argv.slice(2);
+const allFronts = args.includes('--all-fronts');
+const fronts = allFronts ? ['gemini', 'openai', 'anthropic', 'responses'] : ['gemini', 'openai'];
+const named = args.filter((arg) => arg !== '--all-fronts');
+const files = named.length > 0 ? named : defaultSessions();
 lockStateDir();
 const upstream = await digestingUpstream();
 const total = createHash('sha256');
 try {
   for (const file of files) {
-    for (const front of ['gemini', 'openai']) {
+    for (const front of fronts) {
       const { digest, count } = await runSession(file, front, upstream);
       total.update(digest);
       console.log(
-        `${digest.slice(0, 16)}  ${String(count).padStart(3)} requests  ${front.padEnd(6)}  ${path.relative(root, file)}`,
+        `${digest.slice(0, 16)}  ${String(count).padStart(3)} requests  ${front.padEnd(allFronts ? 9 : 6)}  ${path.relative(root, file)}`,
       );
     }
   }

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ToolOutputStore } from '@toolmask/core/storage';
 import type { Dispatcher } from 'undici';
 import type { ConversationStore, SharedOutputStore, UsageStore } from './state/stores.js';
-import type { VirtualKeyLookup } from './server/team-access.js';
+import type { VirtualKeyLookup } from './team/team-keys.js';
 import type { UpstreamUrls } from './upstream/upstreams.js';
 import { MCP_SERVER_NAME, MCP_TOOL_NAME } from './server/mcp-endpoint.js';
 

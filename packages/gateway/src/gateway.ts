@@ -1,8 +1,10 @@
 /**
  * `createGateway(options)`: the gateway as a request handler, with no listener of its own, so
  * tests drive the very same code on any server and the CLI (`toolmask gateway`, the launchers)
- * listens with it (listen-gateway.ts). It wires the stores, the conversations and the pipeline, and
- * answers every request from one route table (server/route-table.ts):
+ * listens with it (listen-gateway.ts). It composes one wiring, a single person's
+ * (wiring/local-wiring.ts) or a team replica's (wiring/team-wiring.ts: `options.team`), with what
+ * every gateway has: the conversations, the dashboard, retention, telemetry and the pipeline, all
+ * answered from one route table (gateway-routes.ts):
  *
  * `/healthz`; the dashboard at `/` with its API under `/api/` (dashboard/); `GET /metrics`
  * (Prometheus); `/mcp` (read-back over MCP); everything else is a model API request
@@ -17,7 +19,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { ConversationRegistry } from './conversation/conversation-registry.js';
 import { createDashboard } from './dashboard/dashboard-routes.js';
-import { createGatewaySource } from './dashboard/gateway-source.js';
+import { createGatewaySource, type GatewaySource } from './dashboard/gateway-source.js';
+import type { SettingValue } from './dashboard/api-types.js';
 import {
   DEFAULT_READ_TOOL_NAME,
   DEFAULT_MAX_CONCURRENT_PASSES,
@@ -25,29 +28,47 @@ import {
   type Gateway,
   type GatewayOptions,
 } from './gateway-options.js';
+import { gatewayRoutes } from './gateway-routes.js';
 import type { GatewayContext } from './pipeline/gateway-context.js';
-import { handleModelRequest } from './pipeline/handle-model-request.js';
-import { createMaskingSettingsSource } from './pipeline/masking-settings.js';
+import {
+  createMaskingSettingsSource,
+  type MaskingSettingsSource,
+} from './pipeline/masking-settings.js';
 import { BodyBudget, PassSlots } from './pipeline/request-bounds.js';
-import { matchModelRoute } from './protocols/model-routes.js';
-import { ACCESS } from './server/access.js';
+import type { AccessRules } from './server/access.js';
 import { createMcpEndpoint } from './server/mcp-endpoint.js';
-import { RequestsInFlight, serveRoutes, type Route } from './server/route-table.js';
-import { openStores } from './state/open-stores.js';
+import { RequestsInFlight, serveRoutes } from './server/route-table.js';
 import { scheduleStateRetention } from './state/state-retention.js';
 import { DEFAULT_UPSTREAMS, shownUpstreams, type UpstreamUrls } from './upstream/upstreams.js';
-import { createGatewayTelemetry } from './usage/gateway-telemetry.js';
-import { summaryRoute } from './usage/summary-route.js';
+import { createGatewayTelemetry, type GatewayTelemetry } from './usage/gateway-telemetry.js';
 import { UsageTally } from './usage/usage-tally.js';
 import { GATEWAY_VERSION } from './version.js';
-import type { IncomingMessage } from 'node:http';
-import type { DashboardSource } from './dashboard/dashboard-source.js';
-import { ownerScopedSource } from './dashboard/owner-scoped-source.js';
-import { principalOf } from './server/team-access.js';
-import { sharedOutputOpener, teamReadBack } from './server/team-read-back.js';
-import { teamSide } from './server/team-side.js';
-import { countingFailures, type StoreName } from './state/failure-counting.js';
-import type { TeamOptions } from './gateway-options.js';
+import { localWiring } from './wiring/local-wiring.js';
+import { teamWiring } from './wiring/team-wiring.js';
+import type { Wiring } from './wiring/wiring.js';
+
+/** The options' bounds and names, their defaults applied. */
+interface Limits {
+  readToolName: string;
+  retentionDays: number;
+  maxRetainedBytes: number;
+  maxBodyBytes: number;
+  maxInFlightBodyBytes: number;
+  disableClientMasking: boolean;
+}
+
+function limitsOf(options: GatewayOptions): Limits {
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  return {
+    readToolName: options.readToolName ?? DEFAULT_READ_TOOL_NAME,
+    retentionDays: options.retentionDays ?? DEFAULT_RETENTION_DAYS,
+    maxRetainedBytes: options.maxRetainedBytes ?? 256 * 1024 * 1024,
+    maxBodyBytes,
+    // Room for one largest body at least, so that a body the gateway accepts can always pass alone.
+    maxInFlightBodyBytes: Math.max(maxBodyBytes, options.maxInFlightBodyBytes ?? maxBodyBytes),
+    disableClientMasking: options.disableClientMasking !== false,
+  };
+}
 
 export function createGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? (() => undefined);
@@ -57,198 +78,50 @@ export function createGateway(options: GatewayOptions): Gateway {
   const telemetry = createGatewayTelemetry({
     serviceVersion: GATEWAY_VERSION,
     ...(options.otlpEndpoint ? { otlpEndpoint: options.otlpEndpoint } : {}),
+    // A team's replica is named: the `instance` label of its metrics.
     ...(options.team?.instance ? { instance: options.team.instance } : {}),
   });
-  const settings = createMaskingSettingsSource(
-    options.settingsFile,
-    (error) => log(`[toolmask gateway] ${error.message}`),
-    (warning) => log(`[toolmask gateway] ${warning.message}`),
-  );
-  // Stores on shared storage: their failures are counted (/metrics), the requests go on.
-  const counted = <T extends object>(store: T, name: StoreName): T =>
-    countingFailures(store, name, (failed, operation) =>
-      telemetry.recordStoreFailure(failed, operation),
-    );
-  const given = options.stores && {
-    ...options.stores,
-    conversations:
-      options.stores.conversations && counted(options.stores.conversations, 'conversations'),
-    usage: options.stores.usage && counted(options.stores.usage, 'usage'),
-  };
-  const teamOptions: TeamOptions | undefined = options.team && {
-    ...options.team,
-    outputs: counted(options.team.outputs, 'outputs'),
-    ...(options.team.keys ? { keys: counted(options.team.keys, 'keys') } : {}),
-  };
-  const stores = openStores(stateDir, given, log);
-  const { usage } = stores;
-  const team = teamOptions ? teamSide(teamOptions, stores.conversations) : undefined;
-  // Where outputs are named: on a team gateway, the same root on every replica, so a snippet's
-  // bytes do not depend on which replica made it.
-  const outputsDir = teamOptions?.outputs.root ?? stateDir;
-  const outputs = teamOptions?.outputs ?? stores.outputs;
-  const readToolName = options.readToolName ?? DEFAULT_READ_TOOL_NAME;
-  const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
-  const maxRetainedBytes = options.maxRetainedBytes ?? 256 * 1024 * 1024;
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
-  // Room for one largest body at least, so that a body the gateway accepts can always pass alone.
-  const maxInFlightBodyBytes = Math.max(maxBodyBytes, options.maxInFlightBodyBytes ?? maxBodyBytes);
-  const disableClientMasking = options.disableClientMasking !== false;
+  const settings = createMaskingSettingsSource(options.settingsFile, logged(log), logged(log));
+  // Unset (an embedder's createGateway): a secret nobody was told, but this gateway's handle.
+  const accessSecret = options.accessSecret ?? randomBytes(32).toString('hex');
+  const basics = { stateDir, accessSecret, log, recordStoreFailure: telemetry.recordStoreFailure };
+  const wiring = options.team
+    ? teamWiring(options, options.team, basics)
+    : localWiring(options, basics);
+  const limits = limitsOf(options);
   // The running totals for the terminal (GET /api/summary): every record as it is made.
   const tally = new UsageTally();
   const startedAt = now();
-  const conversations = new ConversationRegistry({
-    maxRetainedBytes,
-    maxConversations: 1_024,
-    create: (id) => ({
-      id,
-      host: { getSessionId: () => id, storage: { getProjectTempDir: () => outputsDir } },
-      store: stores.conversations,
-      outputs,
-      readToolName,
-      ...(options.idleGapMs !== undefined ? { idleGapMs: options.idleGapMs } : {}),
-      now,
-      telemetry: (event) => telemetry.logEvent(event, { 'session.id': id }),
-      debug: log,
-    }),
-  });
+  const conversations = conversationRegistry(options, wiring, { limits, telemetry, now, log });
   const upstreams: UpstreamUrls = { ...DEFAULT_UPSTREAMS, ...options.upstreams };
-  // A team replica copies a shared output to its disk to read it (server/team-read-back.ts).
-  const scratchDir = path.join(stateDir, 'read-back');
   const source = createGatewaySource({
-    ...(teamOptions ? { openOutput: sharedOutputOpener(teamOptions.outputs, scratchDir) } : {}),
+    ...(wiring.openOutput ? { openOutput: wiring.openOutput } : {}),
     stateDir,
-    usage,
-    conversations: stores.conversations,
+    usage: wiring.stores.usage,
+    conversations: wiring.stores.conversations,
     registry: conversations,
     settings,
-    gatewaySettings: {
-      retentionDays,
-      authToken: options.authToken ? 'required' : 'none',
-      loopbackOnly: options.loopbackOnly === true,
-      ...Object.fromEntries(
-        Object.entries(shownUpstreams(upstreams)).map(([name, url]) => [
-          `upstream.${name}`,
-          url ?? null,
-        ]),
-      ),
-      readToolName,
-      disableClientMasking,
-      maxBodyBytes,
-      maxInFlightBodyBytes,
-      maxRetainedBytes,
-      idleGapMs: options.idleGapMs ?? null,
-      otlpEndpoint: options.otlpEndpoint ?? null,
-    },
+    gatewaySettings: shownSettings(options, limits, upstreams),
   });
-  // Unset (an embedder's createGateway): a secret nobody was told, but this gateway's handle.
-  const accessSecret = options.accessSecret ?? randomBytes(32).toString('hex');
-  const rules = {
-    ...(team ? { team: team.access } : {}),
-    accessSecret,
-    ...(options.authToken ? { authToken: options.authToken } : {}),
-    ...(options.loopbackOnly ? { loopbackOnly: true } : {}),
-  };
-  const dashboard = createDashboard({
-    source,
-    version: GATEWAY_VERSION,
-    now,
-    ...rules,
-    ...(team
-      ? {
-          scope: (whole: DashboardSource, request: IncomingMessage) =>
-            ownerScopedSource(whole, principalOf(request), team.ownerOf),
-        }
-      : {}),
-  });
+  const rules = accessRules(options, wiring, accessSecret);
+  const signInPage = wiring.signInPage;
+  const dashboard = createDashboard({ source, rules, signInPage, version: GATEWAY_VERSION, now });
   const retention = scheduleStateRetention({
-    stateDir,
-    retentionDays,
-    usage,
-    conversations: stores.conversations,
-    ...(teamOptions ? { sharedOutputs: teamOptions.outputs } : {}),
+    ...{ stateDir, retentionDays: limits.retentionDays, now, log },
+    ...{ usage: wiring.stores.usage, conversations: wiring.stores.conversations },
+    sharedOutputs: wiring.sharedOutputs,
     inUse: () => conversations.ids(),
-    now,
-    log,
   });
-  const context: GatewayContext = {
-    upstreams,
-    conversations,
-    usage,
-    telemetry,
-    ...(options._internal?.dispatcher ? { dispatcher: options._internal.dispatcher } : {}),
-    now,
-    maxBodyBytes,
-    bodyBudget: new BodyBudget(maxInFlightBodyBytes),
-    passSlots: new PassSlots(
-      Math.max(1, options.maxConcurrentPasses ?? DEFAULT_MAX_CONCURRENT_PASSES),
-    ),
-    disableClientMasking,
-    ...(team ? { team: { access: team.access, claim: team.claim } } : {}),
-    log,
-    maskingConfig: () => settings.config(),
-    async recordUsage(record) {
-      tally.add(record);
-      try {
-        await usage.append(record);
-        source.changed();
-      } catch (error) {
-        log(`[toolmask gateway] could not record usage: ${describeError(error)}`);
-      }
-    },
-  };
-  const mcp = createMcpEndpoint({
-    version: GATEWAY_VERSION,
-    // An MCP call does not name its conversation: every session folder of this gateway is open.
-    access: () => ({ projectTempDir: stateDir, sessionId: '', allowOtherSessions: true }),
-    ...(teamOptions && team
-      ? {
-          read: teamReadBack({
-            outputs: teamOptions.outputs,
-            ownerOf: team.ownerOf,
-            scratchDir,
-          }),
-        }
-      : {}),
+  const context = modelContext(options, {
+    ...{ wiring, conversations, telemetry, settings, limits, upstreams },
+    ...{ tally, source, now, log },
   });
-
+  const routes = gatewayRoutes({
+    ...{ instanceId, tally, startedAt, now, dashboard, context },
+    mcp: createMcpEndpoint({ version: GATEWAY_VERSION, read: wiring.readBack }),
+  });
   const inFlight = new RequestsInFlight();
-  const routes: Route[] = [
-    {
-      path: '/healthz',
-      access: ACCESS.public,
-      handle: (_request, response) => {
-        response
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ status: 'ok', version: GATEWAY_VERSION, instanceId }));
-      },
-    },
-    summaryRoute(tally, { instanceId, startedAt, now, adminOnly: team !== undefined }),
-    ...dashboard.routes,
-    {
-      path: '/mcp',
-      access: ACCESS.tool,
-      handle: (request, response) => mcp(request, response, undefined),
-    },
-    {
-      path: '/metrics',
-      methods: ['GET'],
-      access: ACCESS.metrics,
-      handle: (request, response) => telemetry.serveMetrics(request, response),
-    },
-    {
-      path: '*',
-      access: ACCESS.model,
-      handle: (request, response) =>
-        handleModelRequest(
-          context,
-          request,
-          response,
-          matchModelRoute(request.method ?? 'GET', request.url ?? '/'),
-        ),
-    },
-  ];
-
+  const handle = serveRoutes({ routes, rules, log: logged(log), inFlight });
   return {
     stateDir,
     version: GATEWAY_VERSION,
@@ -257,12 +130,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     get inFlight() {
       return inFlight.size;
     },
-    handle: serveRoutes({
-      routes,
-      rules,
-      log: (line) => log(`[toolmask gateway] ${line}`),
-      inFlight,
-    }),
+    handle,
     async close(timeoutMs = 30_000) {
       retention.stop();
       dashboard.close();
@@ -274,5 +142,123 @@ export function createGateway(options: GatewayOptions): Gateway {
       conversations: conversations.size,
       retainedBytes: conversations.retainedBytes(),
     }),
+  };
+}
+
+/** Who may reach each route (server/access.ts): the wiring's tenancy, and the gateway's options. */
+function accessRules(options: GatewayOptions, wiring: Wiring, accessSecret: string): AccessRules {
+  return {
+    tenancy: wiring.tenancy,
+    // The dashboard cookie is derived from the secret (with which the auth token comes too).
+    cookieKey: accessSecret,
+    ...(options.authToken ? { authToken: options.authToken } : {}),
+    ...(options.loopbackOnly ? { loopbackOnly: true } : {}),
+  };
+}
+
+/** A line (or an error's message) to the gateway's log, marked as the gateway's. */
+function logged(log: (line: string) => void): (what: string | { message: string }) => void {
+  return (what) => log(`[toolmask gateway] ${typeof what === 'string' ? what : what.message}`);
+}
+
+/** The conversations in memory, each made with the wiring's stores and sync. */
+function conversationRegistry(
+  options: GatewayOptions,
+  wiring: Wiring,
+  shared: {
+    limits: Limits;
+    telemetry: GatewayTelemetry;
+    now: () => number;
+    log: (line: string) => void;
+  },
+): ConversationRegistry {
+  const { telemetry, now, log } = shared;
+  return new ConversationRegistry({
+    maxRetainedBytes: shared.limits.maxRetainedBytes,
+    maxConversations: 1_024,
+    create: (id) => ({
+      id,
+      host: { getSessionId: () => id, storage: { getProjectTempDir: () => wiring.outputsDir } },
+      store: wiring.stores.conversations,
+      sync: wiring.sync,
+      outputs: wiring.stores.outputs,
+      readToolName: shared.limits.readToolName,
+      ...(options.idleGapMs !== undefined ? { idleGapMs: options.idleGapMs } : {}),
+      now,
+      telemetry: (event) => telemetry.logEvent(event, { 'session.id': id }),
+      debug: log,
+    }),
+  });
+}
+
+/** What every model request shares. */
+function modelContext(
+  options: GatewayOptions,
+  parts: {
+    wiring: Wiring;
+    conversations: ConversationRegistry;
+    telemetry: GatewayTelemetry;
+    settings: MaskingSettingsSource;
+    limits: Limits;
+    upstreams: UpstreamUrls;
+    tally: UsageTally;
+    source: GatewaySource;
+    now: () => number;
+    log: (line: string) => void;
+  },
+): GatewayContext {
+  const { limits, wiring, tally, source, log } = parts;
+  const usage = wiring.stores.usage;
+  return {
+    upstreams: parts.upstreams,
+    tenancy: wiring.tenancy,
+    conversations: parts.conversations,
+    usage,
+    telemetry: parts.telemetry,
+    ...(options._internal?.dispatcher ? { dispatcher: options._internal.dispatcher } : {}),
+    now: parts.now,
+    maxBodyBytes: limits.maxBodyBytes,
+    bodyBudget: new BodyBudget(limits.maxInFlightBodyBytes),
+    passSlots: new PassSlots(
+      Math.max(1, options.maxConcurrentPasses ?? DEFAULT_MAX_CONCURRENT_PASSES),
+    ),
+    disableClientMasking: limits.disableClientMasking,
+    log,
+    maskingConfig: () => parts.settings.config(),
+    async recordUsage(record) {
+      tally.add(record);
+      try {
+        await usage.append(record);
+        source.changed();
+      } catch (error) {
+        log(`[toolmask gateway] could not record usage: ${describeError(error)}`);
+      }
+    },
+  };
+}
+
+/** The gateway's own settings in force, as the dashboard shows them (no credential in a URL). */
+function shownSettings(
+  options: GatewayOptions,
+  limits: Limits,
+  upstreams: UpstreamUrls,
+): Record<string, SettingValue> {
+  return {
+    retentionDays: limits.retentionDays,
+    authToken: options.authToken ? 'required' : 'none',
+    loopbackOnly: options.loopbackOnly === true,
+    ...Object.fromEntries(
+      Object.entries(shownUpstreams(upstreams)).map(([name, url]) => [
+        `upstream.${name}`,
+        url ?? null,
+      ]),
+    ),
+    readToolName: limits.readToolName,
+    disableClientMasking: limits.disableClientMasking,
+    maxBodyBytes: limits.maxBodyBytes,
+    maxInFlightBodyBytes: limits.maxInFlightBodyBytes,
+    maxRetainedBytes: limits.maxRetainedBytes,
+    idleGapMs: options.idleGapMs ?? null,
+    otlpEndpoint: options.otlpEndpoint ?? null,
   };
 }

@@ -23,7 +23,7 @@ export { findRunningGateway, type RunningFile } from './running-gateway.js';
 export { ACCESS_SECRET_FILE, loadAccessSecret } from './state/access-secret.js';
 export { GatewayStartError, type WireErrorCode } from './errors.js';
 export { DEFAULT_UPSTREAMS, withoutCredentials, type UpstreamUrls } from './upstream/upstreams.js';
-export { SESSION_HEADER } from './conversation/conversation-key.js';
+export { SESSION_HEADER } from './protocols/session-signal.js';
 export { CLIENT_MASKING_OFF_FLAGS } from './protocols/gemini/client-masking.js';
 export type { ProtocolKind } from './protocols/protocol.js';
 export {

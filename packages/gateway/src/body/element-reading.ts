@@ -1,7 +1,7 @@
 /**
  * The steps of reading a body's elements that keep the event loop free (incremental-body.ts):
- * hashing and parsing them a stretch at a time, and leaving unparsed what is too heavy to parse at
- * once.
+ * hashing, parsing and converting them a stretch at a time, and leaving unparsed what is too heavy
+ * to parse at once.
  */
 import type { Hash } from 'node:crypto';
 import type { Content } from '@toolmask/core';
@@ -23,6 +23,9 @@ export const MAX_ELEMENT_VALUES = 100_000;
 /** What stands for an element too heavy to parse (the pass sees an entry with nothing in it). */
 export const HEAVY = Symbol('heavy element');
 export const heavyPlaceholder = (): Content => ({ role: 'user', parts: [] });
+
+/** Elements converted by the codec in one stretch, between two checks for a turn of the loop. */
+const CONVERT_BATCH = 512;
 
 /** Bytes hashed in one stretch. */
 const HASH_SLICE_BYTES = 4 << 20;
@@ -128,4 +131,39 @@ export async function afterElement(raw: Buffer, from: number, pause: EventLoopPa
   if (raw[at] === 0x5d) return { elements: [] as Array<[number, number]>, weights: [], close: at };
   if (raw[at] !== 0x2c) return undefined;
   return scanElements(raw, at + 1, pause);
+}
+
+/**
+ * `elements` as Contents, in order, a batch at a time (`state`: the codec's, carried on); an
+ * element too heavy to parse is a placeholder, counted as left unmasked.
+ */
+export async function convertElements(
+  codec: BodyCodec,
+  elements: readonly unknown[],
+  state: unknown,
+  pause: EventLoopPauser,
+): Promise<{ contents: Content[]; unmaskable: number }> {
+  const contents: Content[] = [];
+  let unmaskable = 0;
+  let batch: unknown[] = [];
+  const flush = () => {
+    if (batch.length === 0) return;
+    const converted = codec.toContents(batch, state);
+    for (const content of converted.contents) contents.push(content);
+    for (const count of converted.unmaskable) unmaskable += count;
+    batch = [];
+  };
+  for (const element of elements) {
+    if (element === HEAVY) {
+      flush();
+      contents.push(heavyPlaceholder());
+      unmaskable++;
+    } else {
+      batch.push(element);
+      if (batch.length >= CONVERT_BATCH) flush();
+    }
+    if (pause.due()) await pause();
+  }
+  flush();
+  return { contents, unmaskable };
 }

@@ -36,16 +36,14 @@ import type { BodyCodec, BodyDescription } from './body-codec.js';
 import {
   HEAVY,
   afterElement,
+  convertElements,
   describeOutside,
   hashInSlices,
-  heavyPlaceholder,
   parseElements,
   replaceFrom,
 } from './element-reading.js';
 import { findArray, scanElements } from './json-layout.js';
 
-/** Elements converted by the codec in one stretch, between two checks for a turn of the loop. */
-const CONVERT_BATCH = 512;
 export interface IncrementalRead {
   contents: Content[];
   description: BodyDescription;
@@ -127,7 +125,7 @@ export class IncrementalBody {
     const newElements = await parseElements(raw, rest, pause);
     if (!newElements) return undefined;
     const state = keep === this.elements.length ? this.state : await this.replayState(keep, pause);
-    const converted = await this.convert(newElements, state, pause);
+    const converted = await convertElements(this.codec, newElements, state, pause);
 
     const outsideHash = await hashInSlices(newHash(), raw.subarray(0, open + 1), pause);
     const outsideDigest = (await hashInSlices(outsideHash, raw.subarray(close), pause)).digest();
@@ -285,41 +283,7 @@ export class IncrementalBody {
   /** The codec's state as it was after the first `keep` elements (the rest changed). */
   private async replayState(keep: number, pause: EventLoopPauser): Promise<unknown> {
     const state = this.codec.createState();
-    await this.convert(this.elements.slice(0, keep), state, pause);
+    await convertElements(this.codec, this.elements.slice(0, keep), state, pause);
     return state;
-  }
-
-  /**
-   * `elements` as Contents, in order, a batch at a time; an element too heavy to parse is a
-   * placeholder, counted as left unmasked.
-   */
-  private async convert(
-    elements: readonly unknown[],
-    state: unknown,
-    pause: EventLoopPauser,
-  ): Promise<{ contents: Content[]; unmaskable: number }> {
-    const contents: Content[] = [];
-    let unmaskable = 0;
-    let batch: unknown[] = [];
-    const flush = () => {
-      if (batch.length === 0) return;
-      const converted = this.codec.toContents(batch, state);
-      for (const content of converted.contents) contents.push(content);
-      for (const count of converted.unmaskable) unmaskable += count;
-      batch = [];
-    };
-    for (const element of elements) {
-      if (element === HEAVY) {
-        flush();
-        contents.push(heavyPlaceholder());
-        unmaskable++;
-      } else {
-        batch.push(element);
-        if (batch.length >= CONVERT_BATCH) flush();
-      }
-      if (pause.due()) await pause();
-    }
-    flush();
-    return { contents, unmaskable };
   }
 }

@@ -80,120 +80,181 @@ function numberEnd(buffer: Buffer, at: number, end: number): number {
  * checked byte by byte with an explicit stack (any depth), a megabyte at a time with a turn for the
  * event loop between, and nothing built: for a body too heavy to hand to `JSON.parse` at once.
  */
-export async function checkJson(
+export function checkJson(
   buffer: Buffer,
   start: number,
   end: number,
   pause: EventLoopPauser,
 ): Promise<JsonCheck> {
-  let stack = new Uint8Array(64);
-  let depth = 0;
-  let at = start;
-  let weight = 0;
-  let mode = EXPECT_VALUE;
-  let checkpoint = at + WALK_SLICE_BYTES;
-  const fail = (position: number): JsonCheck => ({ ok: false, position, weight });
-  const breathe = () => {
-    checkpoint = at + WALK_SLICE_BYTES;
-    return pause();
-  };
-  for (;;) {
-    // Awaited only at a megabyte's end: an await per value would cost more than the check.
-    if (at >= checkpoint) await breathe();
-    while (at < end && isSpace(buffer[at])) at++;
-    if (mode === AFTER_VALUE) {
-      if (depth === 0) return at === end ? { ok: true, weight } : fail(at);
-      if (at >= end) return fail(end);
-      const byte = buffer[at];
-      const inside = stack[depth - 1];
-      if (byte === COMMA) {
-        at++;
-        mode = inside === IN_OBJECT ? EXPECT_KEY : EXPECT_VALUE;
-      } else if (
-        (byte === CLOSE_BRACKET && inside === IN_ARRAY) ||
-        (byte === CLOSE_BRACE && inside === IN_OBJECT)
-      ) {
-        at++;
-        depth--;
-      } else {
-        return fail(at);
-      }
-      continue;
+  return new JsonWalk(buffer, start, end, pause).run();
+}
+
+/** One check's state: where it is, the containers it is in, and what may come next. */
+class JsonWalk {
+  private stack = new Uint8Array(64);
+  private depth = 0;
+  private weight = 0;
+  private mode = EXPECT_VALUE;
+  private checkpoint: number;
+
+  constructor(
+    private readonly buffer: Buffer,
+    private at: number,
+    private readonly end: number,
+    private readonly pause: EventLoopPauser,
+  ) {
+    this.checkpoint = at + WALK_SLICE_BYTES;
+  }
+
+  /** Each step returns the answer once there is one, undefined to go on. */
+  async run(): Promise<JsonCheck> {
+    for (;;) {
+      // Awaited only at a megabyte's end: an await per value would cost more than the check.
+      if (this.at >= this.checkpoint) await this.breathe();
+      this.skipSpace();
+      let answer: JsonCheck | undefined;
+      if (this.mode === AFTER_VALUE) answer = this.afterValue();
+      else if (this.at >= this.end) answer = this.fail(this.end);
+      else if (this.buffer[this.at] === QUOTE) answer = await this.string();
+      else answer = this.value();
+      if (answer) return answer;
     }
-    if (at >= end) return fail(end);
-    const byte = buffer[at] as number;
-    if (byte === QUOTE) {
-      // A string, as a value or a key: no raw control character, only the escapes JSON has.
-      at++;
-      for (;;) {
-        if (at >= end) return fail(end);
-        if (at >= checkpoint) await breathe();
-        const inString = buffer[at] as number;
-        if (inString === QUOTE) break;
-        if (inString < 0x20) return fail(at);
-        if (inString === BACKSLASH) {
-          const escaped = buffer[at + 1];
-          if (escaped === 0x75) {
-            for (let digit = 2; digit < 6; digit++) {
-              if (at + digit >= end || !isHex(buffer[at + digit])) return fail(at + digit);
-            }
-            at += 6;
-            continue;
-          }
-          if (at + 1 >= end || escaped === undefined || !SIMPLE_ESCAPES.has(escaped))
-            return fail(at + 1);
-          at += 2;
-          continue;
-        }
-        at++;
-      }
-      at++;
-      if (mode === EXPECT_KEY) {
-        while (at < end && isSpace(buffer[at])) at++;
-        if (at >= end) return fail(end);
-        if (buffer[at] !== COLON) return fail(at);
-        at++;
-        mode = EXPECT_VALUE;
-      } else {
-        weight++;
-        mode = AFTER_VALUE;
-      }
-      continue;
+  }
+
+  private fail(position: number): JsonCheck {
+    return { ok: false, position, weight: this.weight };
+  }
+
+  private breathe(): Promise<void> {
+    this.checkpoint = this.at + WALK_SLICE_BYTES;
+    return this.pause();
+  }
+
+  private skipSpace(): void {
+    while (this.at < this.end && isSpace(this.buffer[this.at])) this.at++;
+  }
+
+  /** A comma, or the end of the container the value was in (or of the text). */
+  private afterValue(): JsonCheck | undefined {
+    const { buffer, end } = this;
+    if (this.depth === 0)
+      return this.at === end ? { ok: true, weight: this.weight } : this.fail(this.at);
+    if (this.at >= end) return this.fail(end);
+    const byte = buffer[this.at];
+    const inside = this.stack[this.depth - 1];
+    if (byte === COMMA) {
+      this.at++;
+      this.mode = inside === IN_OBJECT ? EXPECT_KEY : EXPECT_VALUE;
+    } else if (
+      (byte === CLOSE_BRACKET && inside === IN_ARRAY) ||
+      (byte === CLOSE_BRACE && inside === IN_OBJECT)
+    ) {
+      this.at++;
+      this.depth--;
+    } else {
+      return this.fail(this.at);
     }
-    if (mode === EXPECT_KEY) return fail(at);
-    weight++;
+    return undefined;
+  }
+
+  /** A string, as a value or a key: no raw control character, only the escapes JSON has. */
+  private async string(): Promise<JsonCheck | undefined> {
+    const { buffer, end } = this;
+    this.at++;
+    for (;;) {
+      if (this.at >= end) return this.fail(end);
+      if (this.at >= this.checkpoint) await this.breathe();
+      const inString = buffer[this.at] as number;
+      if (inString === QUOTE) break;
+      if (inString < 0x20) return this.fail(this.at);
+      if (inString === BACKSLASH) {
+        const failure = this.escape();
+        if (failure) return failure;
+        continue;
+      }
+      this.at++;
+    }
+    this.at++;
+    if (this.mode !== EXPECT_KEY) {
+      this.weight++;
+      this.mode = AFTER_VALUE;
+      return undefined;
+    }
+    this.skipSpace();
+    if (this.at >= end) return this.fail(end);
+    if (buffer[this.at] !== COLON) return this.fail(this.at);
+    this.at++;
+    this.mode = EXPECT_VALUE;
+    return undefined;
+  }
+
+  /** The escape at a backslash, stepped over. */
+  private escape(): JsonCheck | undefined {
+    const { buffer, end, at } = this;
+    const escaped = buffer[at + 1];
+    if (escaped === 0x75) {
+      for (let digit = 2; digit < 6; digit++) {
+        if (at + digit >= end || !isHex(buffer[at + digit])) return this.fail(at + digit);
+      }
+      this.at += 6;
+      return undefined;
+    }
+    if (at + 1 >= end || escaped === undefined || !SIMPLE_ESCAPES.has(escaped)) {
+      return this.fail(at + 1);
+    }
+    this.at += 2;
+    return undefined;
+  }
+
+  /** A value that is not a string: a container's start, a number, a literal. */
+  private value(): JsonCheck | undefined {
+    const byte = this.buffer[this.at] as number;
+    if (this.mode === EXPECT_KEY) return this.fail(this.at);
+    this.weight++;
     if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
-      if (depth === stack.length) {
-        const grown = new Uint8Array(stack.length * 2);
-        grown.set(stack);
-        stack = grown;
-      }
-      stack[depth++] = byte === OPEN_BRACKET ? IN_ARRAY : IN_OBJECT;
-      at++;
-      while (at < end && isSpace(buffer[at])) at++;
-      if (at < end && buffer[at] === (byte === OPEN_BRACKET ? CLOSE_BRACKET : CLOSE_BRACE)) {
-        at++;
-        depth--;
-        mode = AFTER_VALUE;
-      } else {
-        mode = byte === OPEN_BRACKET ? EXPECT_VALUE : EXPECT_KEY;
-      }
-      continue;
+      this.open(byte);
+      return undefined;
     }
     if (byte === MINUS || isDigit(byte)) {
-      const after = numberEnd(buffer, at, end);
-      if (after < 0) return fail(~after);
-      at = after;
-      mode = AFTER_VALUE;
-      continue;
+      const after = numberEnd(this.buffer, this.at, this.end);
+      if (after < 0) return this.fail(~after);
+      this.at = after;
+      this.mode = AFTER_VALUE;
+      return undefined;
     }
+    return this.literal(byte);
+  }
+
+  /** An array or object opened (an empty one closed at once). */
+  private open(byte: number): void {
+    if (this.depth === this.stack.length) {
+      const grown = new Uint8Array(this.stack.length * 2);
+      grown.set(this.stack);
+      this.stack = grown;
+    }
+    this.stack[this.depth++] = byte === OPEN_BRACKET ? IN_ARRAY : IN_OBJECT;
+    this.at++;
+    this.skipSpace();
+    const close = byte === OPEN_BRACKET ? CLOSE_BRACKET : CLOSE_BRACE;
+    if (this.at < this.end && this.buffer[this.at] === close) {
+      this.at++;
+      this.depth--;
+      this.mode = AFTER_VALUE;
+    } else {
+      this.mode = byte === OPEN_BRACKET ? EXPECT_VALUE : EXPECT_KEY;
+    }
+  }
+
+  /** `true`, `false` or `null`. */
+  private literal(byte: number): JsonCheck | undefined {
     const literal = LITERALS.find((word) => word[0] === byte);
-    if (!literal) return fail(at);
+    if (!literal) return this.fail(this.at);
     for (let index = 0; index < literal.length; index++) {
-      if (at + index >= end) return fail(end);
-      if (buffer[at + index] !== literal[index]) return fail(at + index);
+      if (this.at + index >= this.end) return this.fail(this.end);
+      if (this.buffer[this.at + index] !== literal[index]) return this.fail(this.at + index);
     }
-    at += literal.length;
-    mode = AFTER_VALUE;
+    this.at += literal.length;
+    this.mode = AFTER_VALUE;
+    return undefined;
   }
 }

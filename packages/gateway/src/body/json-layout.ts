@@ -5,13 +5,11 @@
  * is the bytes it sent last time) and to write back only what it changed; decoding, parsing and
  * serializing a whole 1 MB body on every request would cost several milliseconds.
  *
- * The scanner is a minimal JSON tokenizer over bytes: strings are skipped by searching for the next
- * quote natively (`Buffer.indexOf`) and counting the backslashes before it, so the bulk of a body
- * (tool outputs are long strings) is never walked byte by byte. It only finds boundaries: it
- * assumes valid JSON (the caller falls back to a full parse when anything is unexpected, and a
- * property test checks it against `JSON.stringify`). It also weighs what it walks (about one per
- * value: the brackets, braces and commas outside strings), so the caller knows what parsing an
- * element would cost before it parses it.
+ * The scanner is a minimal JSON tokenizer over bytes (json-walk.ts): strings are skipped natively,
+ * so the bulk of a body (tool outputs are long strings) is never walked byte by byte. It only
+ * finds boundaries: it assumes valid JSON (the caller falls back to a full parse when anything is
+ * unexpected, and a property test checks it against `JSON.stringify`). It also weighs what it
+ * walks, so the caller knows what parsing an element would cost before it parses it.
  *
  * A body may be tens of megabytes of brackets, which take a scanner in JavaScript a few hundred
  * milliseconds: every walk over a body is resumable, and gives the event loop a turn (`pause`)
@@ -22,175 +20,19 @@
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import {
   QUOTE,
-  BACKSLASH,
   OPEN_BRACE,
   CLOSE_BRACE,
   OPEN_BRACKET,
   CLOSE_BRACKET,
   COMMA,
   COLON,
-  isSpace,
   skipSpace,
   WALK_SLICE_BYTES,
 } from './json-bytes.js';
+import { skipString, skipValue, walkInSlices, weighJson } from './json-walk.js';
 
-export { WALK_SLICE_BYTES };
-
-/** The offset just past the string starting at `position` (an opening quote), or -1. */
-function skipString(buffer: Buffer, position: number): number {
-  return stringEnd(buffer, position + 1, Infinity);
-}
-
-/**
- * The offset just past the string whose content goes on at `at` (after its opening quote, or after
- * a quote that turned out to be escaped), or -1 when it never closes. Stops at the first quote at
- * or past `stopAt` that does not close it, and returns `-2 - (that quote + 1)`: the walk goes on
- * from there (a string of millions of escaped quotes is walked in stretches too).
- */
-function stringEnd(buffer: Buffer, at: number, stopAt: number): number {
-  for (;;) {
-    const quote = buffer.indexOf(QUOTE, at);
-    if (quote < 0) return -1;
-    let backslashes = 0;
-    while (buffer[quote - 1 - backslashes] === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return quote + 1;
-    at = quote + 1;
-    if (at >= stopAt) return -2 - at;
-  }
-}
-
-/** Where a resumable walk over one value is. */
-interface Walk {
-  /** Where it goes on. */
-  at: number;
-  /** Brackets and braces open. */
-  depth: number;
-  /** Containers and separators walked so far: about one per value. */
-  weight: number;
-  /** `at` is inside a string. */
-  inString: boolean;
-  started: boolean;
-}
-
-/** What `walkValue` returns when it stopped at `stopAt` before the value ended. */
-const PAUSED = -2;
-
-const newWalk = (at: number): Walk => ({
-  at,
-  depth: 0,
-  weight: 0,
-  inString: false,
-  started: false,
-});
-
-/**
- * Walks the value that `walk` is in (it starts at `walk.at`, after any space) until it ends: the
- * offset just past it, or -1 when the bytes cannot be a value there; or, after passing `stopAt`,
- * PAUSED with `walk` where it stopped (call again to go on).
- */
-function walkValue(buffer: Buffer, walk: Walk, stopAt: number): number {
-  let at = walk.at;
-  let depth = walk.depth;
-  let weight = walk.weight;
-  if (!walk.started) {
-    at = skipSpace(buffer, at);
-    const first = buffer[at];
-    if (first !== QUOTE && first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-      // A number or a literal: up to the next delimiter.
-      while (at < buffer.length) {
-        const byte = buffer[at];
-        if (byte === COMMA || byte === CLOSE_BRACE || byte === CLOSE_BRACKET || isSpace(byte))
-          break;
-        at++;
-      }
-      walk.weight = 1;
-      return at;
-    }
-    walk.started = true;
-    weight = 1;
-    if (first === QUOTE) walk.inString = true;
-    else depth = 1;
-    at++;
-  }
-  for (;;) {
-    if (walk.inString) {
-      const end = stringEnd(buffer, at, stopAt);
-      if (end === -1) return -1;
-      if (end < -1) {
-        walk.at = -2 - end;
-        walk.depth = depth;
-        walk.weight = weight;
-        return PAUSED;
-      }
-      at = end;
-      walk.inString = false;
-      if (depth === 0) {
-        walk.weight = weight;
-        return at;
-      }
-    }
-    while (at < buffer.length) {
-      if (at >= stopAt) {
-        walk.at = at;
-        walk.depth = depth;
-        walk.weight = weight;
-        return PAUSED;
-      }
-      const byte = buffer[at];
-      if (byte === QUOTE) {
-        walk.inString = true;
-        at++;
-        break;
-      }
-      if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-        depth++;
-        weight++;
-      } else if (byte === COMMA) weight++;
-      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-        depth--;
-        if (depth === 0) {
-          walk.weight = weight;
-          return at + 1;
-        }
-      }
-      at++;
-    }
-    if (!walk.inString) return -1;
-  }
-}
-
-/** The offset just past the JSON value starting at `position` (after any space), or -1. */
-export function skipValue(buffer: Buffer, position: number): number {
-  return walkValue(buffer, newWalk(position), Infinity);
-}
-
-/** A value walked to its end: where it ends (-1: not a value there) and its weight. */
-interface Walked {
-  end: number;
-  weight: number;
-}
-
-/**
- * The value starting at `position` walked to its end, a megabyte at a time with a turn for the
- * event loop between (the first megabyte without a promise: most values are that small).
- */
-function walkInSlices(
-  buffer: Buffer,
-  position: number,
-  pause: EventLoopPauser,
-): Walked | Promise<Walked> {
-  const walk = newWalk(position);
-  const end = walkValue(buffer, walk, position + WALK_SLICE_BYTES);
-  if (end !== PAUSED) return { end, weight: walk.weight };
-  return (async () => {
-    let next = PAUSED;
-    while (next === PAUSED) {
-      await pause();
-      next = walkValue(buffer, walk, walk.at + WALK_SLICE_BYTES);
-    }
-    return { end: next, weight: walk.weight };
-  })();
-}
+// What the walk gives callers of this module too (one import for a body's layout).
+export { WALK_SLICE_BYTES, skipValue, weighJson };
 
 /**
  * The offset of the value of `key` in the object starting at `position`, or -1. Compares the
@@ -305,17 +147,4 @@ export async function scanElements(
     if (pause.due()) await pause();
   }
   return { elements, weights };
-}
-
-/** The weight of the JSON text `buffer[start, end)`, walked in stretches; undefined when it is not one value. */
-export async function weighJson(
-  buffer: Buffer,
-  start: number,
-  end: number,
-  pause: EventLoopPauser,
-): Promise<number | undefined> {
-  const text = end === buffer.length ? buffer : buffer.subarray(0, end);
-  const walked = await walkInSlices(text, start, pause);
-  if (walked.end < 0 || skipSpace(text, walked.end) !== end) return undefined;
-  return walked.weight;
 }

@@ -3,13 +3,11 @@
  * each time, and its first entry (gemini-cli: the session context and the first prompt; qwen-code:
  * the system message) stays the same for the life of the conversation, so a digest of that head
  * identifies it. A session signal, when the request has one (Code Assist's `session_id`, or the
- * `x-toolmask-session` header the launchers add), is mixed in, so two sessions that start alike
+ * `x-toolmask-session` header the launchers add: protocols/session-signal.ts), is mixed in, so two sessions that start alike
  * stay apart. A new chat in the same process (gemini-cli's /clear, a compression that rewrites the
  * head) is a new conversation.
  */
 import { createHash } from 'node:crypto';
-
-export const SESSION_HEADER = 'x-toolmask-session';
 
 /** `head`: the bytes of the conversation's first entries as the client sent them. */
 export function conversationKey(session: string | undefined, head: Buffer): string {

@@ -12,10 +12,13 @@ import { resolveToolOutputMaskingConfigForModel } from '@toolmask/core/settings'
 import { createFileToolOutputStore } from '@toolmask/core/storage';
 import type { Content } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
-import { Conversation, type PrepareOptions } from './conversation.js';
+import { Conversation } from './conversation.js';
+import { LOCAL_SYNC } from './conversation-sync.js';
+import type { PrepareOptions } from './prepared-request.js';
 import { GEMINI_API_PROTOCOL } from '../protocols/gemini/index.js';
 import { OPENAI_CHAT_PROTOCOL } from '../protocols/openai-chat/index.js';
 import type { ConversationStore } from '../state/stores.js';
+import { stubConversationStore } from '../test-utils/stub-conversation-store.js';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
 const cleanups = cleanUpAfterEach();
@@ -23,12 +26,7 @@ const cleanups = cleanUpAfterEach();
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
-const memoryStore = (): ConversationStore => ({
-  load: async () => ({ decisions: [] }),
-  appendDecisions: async () => undefined,
-  saveMeta: async () => undefined,
-  prune: async () => 0,
-});
+const memoryStore = (): ConversationStore => stubConversationStore();
 
 /** A conversation, and the options of its requests (the settings are a request's). */
 function conversation(
@@ -43,6 +41,7 @@ function conversation(
       storage: { getProjectTempDir: () => stateDir },
     },
     store,
+    sync: LOCAL_SYNC,
     outputs: createFileToolOutputStore(),
     readToolName: 'read_tool_output',
     now: () => 0,

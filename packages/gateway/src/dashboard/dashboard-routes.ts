@@ -7,34 +7,28 @@
  * A browser gets in by opening `/?token=<access secret or auth token>` once (the launchers and
  * `toolmask gateway` print that address): the answer is a redirect to `/` (the token leaves the
  * address bar and the history) that sets an HttpOnly, SameSite=Strict cookie derived from the
- * secret; the page's own requests then carry it. On a team gateway, the token is the person's
- * key, the cookie names its owner (server/team-access.ts), and each request sees that owner's
- * sessions only (`scope`).
+ * secret; the page's own requests then carry it. What a token opens, and what each request then
+ * sees, is the gateway's tenancy's (server/tenancy.ts): on a team gateway the token is the
+ * person's key, the cookie names its owner, and each request sees that owner's sessions only
+ * (readable-source.ts).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  ACCESS,
-  cookieKey,
-  credentialsFor,
-  dashboardCookie,
-  tokenMatches,
-  type AccessRules,
-} from '../server/access.js';
-import type { RequestTarget, Route } from '../server/route-table.js';
-import type { TeamAccess } from '../server/team-access.js';
+import type { ServerResponse } from 'node:http';
+import { ACCESS, type AccessRules } from '../server/access.js';
+import type { RequestTarget, Route, RoutedRequest } from '../server/route-table.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
 import { firstView, handleDashboardApi, type DashboardApiOptions } from './dashboard-api.js';
 import type { DashboardSource } from './dashboard-source.js';
 import { withFirstView } from './first-view-html.js';
+import { readableSource } from './readable-source.js';
+import { ACCESS_SECRET_SIGN_IN } from './sign-in-pages.js';
 import { SECURITY_HEADERS, serveAsset } from './static-assets.js';
 
-export interface DashboardOptions extends AccessRules {
+export interface DashboardOptions {
   source: DashboardSource;
-  /**
-   * The source as one request may see it (a team gateway: the asking owner's sessions only).
-   * @default the whole source
-   */
-  scope?: (source: DashboardSource, request: IncomingMessage) => DashboardSource;
+  /** The access rules of its routes; each request sees what its principal may read. */
+  rules: AccessRules;
+  /** What a browser that has not said who it is gets (sign-in-pages.ts). @default the access secret's */
+  signInPage?: string;
   version: string;
   now?: () => number;
 }
@@ -46,26 +40,6 @@ export interface Dashboard {
   close(): void;
   readonly feed: ChangeFeed;
 }
-
-const NEEDS_TOKEN_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>toolmask dashboard</title></head>
-<body><h1>toolmask dashboard</h1>
-<p>The dashboard shows your sessions' outputs, so it asks who you are. Open the address that
-<code>toolmask gateway</code> (or <code>toolmask gemini</code>, <code>toolmask qwen</code>) printed,
-the one ending in <code>/?token=…</code> (the value is also in the gateway's state folder, in the
-file <code>access-secret</code>): the browser then keeps an HttpOnly cookie for it.</p>
-</body></html>
-`;
-
-const NEEDS_KEY_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>toolmask dashboard</title></head>
-<body><h1>toolmask dashboard</h1>
-<p>This is a team gateway: it shows each person their own sessions and outputs, so it asks who you
-are. Open this address once with your key at the end, <code>/?token=&lt;your key&gt;</code> (the
-virtual key <code>toolmask keys create</code> made for you, or the provider key your client
-sends): the browser then keeps an HttpOnly cookie that names you, not your key.</p>
-</body></html>
-`;
 
 function refusal(page: string): (response: ServerResponse) => void {
   return (response) =>
@@ -123,7 +97,7 @@ const PAGES = ['/', '/index.html'];
 const READS = ['GET', 'HEAD'];
 
 export function createDashboard(options: DashboardOptions): Dashboard {
-  const needsToken = refusal(options.team ? NEEDS_KEY_PAGE : NEEDS_TOKEN_PAGE);
+  const needsToken = refusal(options.signInPage ?? ACCESS_SECRET_SIGN_IN);
   const now = options.now ?? Date.now;
   const startedAt = now();
   const feed = createChangeFeed();
@@ -135,73 +109,67 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     startedAt,
     now,
   };
+  const { tenancy } = options.rules;
 
-  /** The API as `request` may see it. */
-  const apiFor = (request: IncomingMessage): DashboardApiOptions =>
-    options.scope ? { ...api, source: options.scope(options.source, request) } : api;
+  /** The API as the principal who asks may see it. */
+  const apiFor = ({ principal }: RoutedRequest): DashboardApiOptions => ({
+    ...api,
+    source: readableSource(options.source, principal, tenancy),
+  });
 
-  /** A team gateway's `/?token=<key>`: a cookie naming the key's owner (server/team-access.ts). */
-  async function exchangeTeamKey(
-    team: TeamAccess,
-    response: ServerResponse,
-    { query }: RequestTarget,
-  ): Promise<void> {
-    const principal = await team.principalOfKey(query.get('token') ?? '');
-    if (!principal) {
+  /** `/?token=...`: the cookie that token earns (the tenancy's), a refusal for anything else. */
+  async function exchangeToken(response: ServerResponse, { query }: RequestTarget): Promise<void> {
+    const cookie = await tenancy.browserCookie(query.get('token') ?? '');
+    if (!cookie) {
       needsToken(response);
       return;
     }
-    redirectWithCookie(response, await team.cookieFor(principal));
+    redirectWithCookie(response, cookie);
   }
 
-  /** `/?token=...`: the cookie for the access secret or the auth token, a refusal for anything else. */
-  function exchangeToken(response: ServerResponse, { query }: RequestTarget): void {
-    const given = query.get('token') ?? '';
-    const key = cookieKey(options);
-    const accepted = credentialsFor(ACCESS.browser, options);
-    if (!key || !accepted.some((value) => tokenMatches(given, value))) {
-      needsToken(response);
-      return;
-    }
-    redirectWithCookie(response, dashboardCookie(key));
-  }
-
-  const page = { ...ACCESS.browser, refuseWithoutToken: needsToken };
   return {
     feed,
-    routes: [
-      ...PAGES.map((path): Route => ({
-        path,
-        withQuery: 'token',
-        access: ACCESS.tokenExchange,
-        handle: (_request, response, target) =>
-          options.team
-            ? exchangeTeamKey(options.team, response, target)
-            : exchangeToken(response, target),
-      })),
-      {
-        path: '/api/',
-        prefix: true,
-        access: ACCESS.browser,
-        handle: (request, response) => handleDashboardApi(apiFor(request), request, response),
-      },
-      ...PAGES.map((path): Route => ({
-        path,
-        methods: READS,
-        access: page,
-        handle: (request, response) => servePage(apiFor(request), response),
-      })),
-      {
-        path: '/assets/',
-        prefix: true,
-        methods: READS,
-        access: ACCESS.browser,
-        handle: (_request, response, { pathname }) => serveOrNotFound(pathname, response),
-      },
-    ],
+    routes: dashboardRoutes({ apiFor, exchangeToken, needsToken }),
     close() {
       unsubscribe();
       feed.closeAll();
     },
   };
+}
+
+/** The dashboard's rows of a route table. */
+function dashboardRoutes(handlers: {
+  apiFor: (routed: RoutedRequest) => DashboardApiOptions;
+  exchangeToken: (response: ServerResponse, target: RequestTarget) => Promise<void>;
+  needsToken: (response: ServerResponse) => void;
+}): Route[] {
+  const { apiFor, exchangeToken, needsToken } = handlers;
+  const page = { ...ACCESS.browser, refuseWithoutToken: needsToken };
+  return [
+    ...PAGES.map((path): Route => ({
+      path,
+      withQuery: 'token',
+      access: ACCESS.tokenExchange,
+      handle: (_request, response, routed) => exchangeToken(response, routed),
+    })),
+    {
+      path: '/api/',
+      prefix: true,
+      access: ACCESS.browser,
+      handle: (request, response, routed) => handleDashboardApi(apiFor(routed), request, response),
+    },
+    ...PAGES.map((path): Route => ({
+      path,
+      methods: READS,
+      access: page,
+      handle: (_request, response, routed) => servePage(apiFor(routed), response),
+    })),
+    {
+      path: '/assets/',
+      prefix: true,
+      methods: READS,
+      access: ACCESS.browser,
+      handle: (_request, response, { pathname }) => serveOrNotFound(pathname, response),
+    },
+  ];
 }

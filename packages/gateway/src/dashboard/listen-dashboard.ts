@@ -10,6 +10,7 @@ import { checkBindable, listenOn } from '../server/listen-on.js';
 import { isLoopbackHost } from '../server/loopback.js';
 import { GATEWAY_VERSION } from '../version.js';
 import type { AccessRules } from '../server/access.js';
+import { localTenancy } from '../server/local-tenancy.js';
 import { serveRoutes } from '../server/route-table.js';
 import { createDashboard } from './dashboard-routes.js';
 import type { DashboardSource } from './dashboard-source.js';
@@ -41,11 +42,15 @@ export async function listenDashboard(options: ListenDashboardOptions): Promise<
   // A secret for this run: the page shows outputs, which another local account must not read.
   const accessSecret = randomBytes(32).toString('hex');
   const rules: AccessRules = {
-    accessSecret,
+    tenancy: localTenancy({
+      accessSecret,
+      ...(options.authToken ? { authToken: options.authToken } : {}),
+    }),
+    cookieKey: accessSecret,
     loopbackOnly: isLoopbackHost(host),
     ...(options.authToken ? { authToken: options.authToken } : {}),
   };
-  const dashboard = createDashboard({ source: options.source, version: GATEWAY_VERSION, ...rules });
+  const dashboard = createDashboard({ source: options.source, version: GATEWAY_VERSION, rules });
   const server = createServer(
     serveRoutes({
       routes: dashboard.routes,

@@ -2,22 +2,17 @@
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import type { Dispatcher } from 'undici';
 import type { ConversationRegistry } from '../conversation/conversation-registry.js';
+import type { Tenancy } from '../server/tenancy.js';
 import type { UsageStore } from '../state/stores.js';
 import type { BodyBudget, PassSlots } from './request-bounds.js';
 import type { GatewayTelemetry } from '../usage/gateway-telemetry.js';
 import type { UpstreamUrls } from '../upstream/upstreams.js';
 import type { UsageRecord } from '../usage/usage-record.js';
-import type { TeamAccess } from '../server/team-access.js';
-
-/** A team gateway's side of the pipeline (gateway.ts). */
-export interface TeamPipeline {
-  access: TeamAccess;
-  /** Records the conversation's owner in the shared store, once per conversation (best effort). */
-  claim(conversationId: string, owner: string): Promise<void>;
-}
 
 export interface GatewayContext {
   upstreams: UpstreamUrls;
+  /** Who owns each request, and which key goes upstream (asked once, at the edge). */
+  tenancy: Tenancy;
   conversations: ConversationRegistry;
   usage: UsageStore;
   telemetry: GatewayTelemetry;
@@ -30,8 +25,6 @@ export interface GatewayContext {
   /** Masking steps run at once, across conversations. */
   passSlots: PassSlots;
   disableClientMasking: boolean;
-  /** Set on a team gateway: every request has an owner. */
-  team?: TeamPipeline;
   /** The masking settings now (the file is read again when it changes). */
   maskingConfig(): Promise<ToolOutputMaskingConfig>;
   log: (line: string) => void;

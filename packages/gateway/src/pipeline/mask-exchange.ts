@@ -1,7 +1,7 @@
 /**
  * The masking step of a model request: find its conversation, decode the body (body/decode-body.ts:
- * the conversation's incremental reader, or whole), let the conversation's pass mask it, and write
- * the body to send.
+ * the conversation's incremental reader, or whole), let the conversation's pass mask it
+ * (run-pass.ts), and write the body to send.
  *
  * Whatever goes wrong on the masking side, the original request goes out as it came and the
  * failure is counted: a body that is not valid UTF-8 or holds a number JavaScript cannot write back
@@ -16,224 +16,113 @@
 import { isUtf8 } from 'node:buffer';
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import { describeError } from '@toolmask/core/errors';
+import type { EventLoopPauser } from '@toolmask/core/utils';
 import { eventLoopPauser } from '@toolmask/core/utils';
-import {
-  decodeBody,
-  decodeWhole,
-  type DecodedBody,
-  type DecodedConversation,
-} from '../body/decode-body.js';
+import { decodeBody, decodeWhole, type DecodedBody } from '../body/decode-body.js';
 import { headBytes } from '../body/element-reading.js';
 import { conversationKey } from '../conversation/conversation-key.js';
-import type { ConversationLease } from '../conversation/conversation-registry.js';
-import type {
-  Conversation,
-  PreparedRequest,
-  StoreLookAhead,
-} from '../conversation/conversation.js';
-import { firstHeader } from '../server/access.js';
-import { clientOf } from '../usage/usage-record.js';
+import type { Conversation } from '../conversation/conversation.js';
+import type { ConversationHold } from './conversation-hold.js';
 import type { GatewayContext } from './gateway-context.js';
-import { replyError, sessionSignal, type ExchangeWithBody } from './model-exchange.js';
+import type { ExchangeWithBody } from './model-exchange.js';
+import { notAConversation, runPass, unmasked, type MaskedBody } from './run-pass.js';
 
-/** The body to send, and what masking it found (the usage record's fields). */
-export interface MaskedBody {
-  body: Buffer | string;
-  /** The conversation's, when the request belongs to one (held by the exchange's lease). */
-  conversation?: Conversation;
-  model?: string;
-  prepared?: PreparedRequest;
-  /** Outputs left unmasked for a failure (the record counts them). */
-  failures: number;
-}
-
-/** The conversation a pass runs in, and the settings read for its request. */
-interface PassTurn {
-  conversation: Conversation;
-  config: ToolOutputMaskingConfig;
-  /** The store's catch-up read, started before the body was decoded. */
-  lookAhead?: StoreLookAhead;
-}
+export type { MaskedBody } from './run-pass.js';
 
 /**
- * The conversation's key: the launcher's session header, or the client's own (the protocol's
- * session header, else what its body says), and its head.
+ * The conversation's key: the session signal (the launcher's header, or the client's own) as its
+ * owner scopes it, and its head.
  */
 async function keyOf(exchange: ExchangeWithBody, head: Buffer): Promise<string> {
-  const session = await sessionSignal(exchange);
-  // A team gateway's owners never share a conversation, however alike their sessions start.
-  return conversationKey(
-    exchange.owner !== undefined ? `${exchange.owner}\u0000${session ?? ''}` : session,
-    head,
-  );
-}
-
-/** The exchange's conversation, leased once (masking off, then on: the same key, one lease). */
-function leaseConversation(
-  context: GatewayContext,
-  exchange: ExchangeWithBody,
-  key: string,
-): ConversationLease {
-  if (!exchange.lease && context.team && exchange.owner !== undefined) {
-    // Not awaited: the owner is what read-back checks later, never what this request needs.
-    void context.team.claim(key, exchange.owner);
-  }
-  exchange.lease ??= context.conversations.lease(key);
-  return exchange.lease;
+  return conversationKey(exchange.owner.scopeSession(await exchange.session()), head);
 }
 
 /**
  * The body masked, or undefined when the gateway answered the request itself (400). Only for
- * `mask` and `countTokens` requests with a body.
+ * `mask` and `countTokens` requests with a body; the conversation is taken from `hold`.
  */
 export async function maskExchange(
   context: GatewayContext,
   exchange: ExchangeWithBody,
+  hold: ConversationHold,
 ): Promise<MaskedBody | undefined> {
   const { raw } = exchange;
   if (!isUtf8(raw)) return { body: raw, failures: 1 };
   const { codec } = exchange.protocol;
   const pause = eventLoopPauser();
   const head = await headBytes(codec, raw, pause);
-  if (exchange.route.action === 'countTokens') {
-    const decoded = await decodeWhole(codec, raw, exchange.route.model, pause);
-    if (decoded.kind !== 'conversation') return passOver(context, exchange, decoded);
-    return previewed(context, exchange, decoded, head);
-  }
+  if (exchange.route.action === 'countTokens') return countTokens(context, exchange, head, pause);
   // Read once for this request: its pass is given these.
-  const config = (exchange.config = await context.maskingConfig());
-  if (head && !config.enabled) {
-    const counted = await countedUnmasked(context, exchange, await keyOf(exchange, head));
-    if (counted) return counted;
-  }
-  if (head) {
-    // The conversation is known before its body is read: its own reader decodes it, in turn.
-    const key = await keyOf(exchange, head);
-    const { conversation } = leaseConversation(context, exchange, key);
-    return conversation.exclusive(async () => {
-      // A team replica's read of what other replicas did, under way while the body is decoded.
-      const lookAhead = conversation.lookAhead();
-      let decoded: DecodedBody;
-      try {
-        decoded = await decodeBody(
-          conversation.bodies.reader(codec),
-          raw,
-          exchange.route.model,
-          pause,
-        );
-      } catch (error) {
-        return unmasked(context, { exchange, conversation, error });
-      }
-      return passOver(context, exchange, decoded, {
-        conversation,
-        config,
-        ...(lookAhead ? { lookAhead } : {}),
-      });
-    });
-  }
+  const config = await context.maskingConfig();
+  if (head) return maskInKnownConversation(context, exchange, hold, { head, config, pause });
   const decoded = await decodeWhole(codec, raw, exchange.route.model, pause);
-  if (decoded.kind !== 'conversation') return passOver(context, exchange, decoded);
+  if (decoded.kind !== 'conversation') return notAConversation(context, exchange, decoded);
   // The same key as the incremental path's would be: the head as it came, here re-serialized.
   const key = await keyOf(exchange, Buffer.from(JSON.stringify(decoded.head)));
-  const { conversation } = leaseConversation(context, exchange, key);
+  const conversation = hold.take(key);
   return conversation.exclusive(() =>
-    passOver(context, exchange, decoded, { conversation, config }),
+    runPass(context, exchange, decoded, { conversation, config }),
   );
 }
 
 /**
- * The pass over a decoded body, in its conversation's turn. A body with no conversation to mask
- * lets its lease go: it belongs to none.
+ * The conversation is known before its body is read (its head's bytes were found): its own reader
+ * decodes the body, in the conversation's turn. With masking off, a conversation that never had
+ * an output masked gets its body as it came, neither decoded nor kept (still counted for it).
  */
-async function passOver(
+async function maskInKnownConversation(
   context: GatewayContext,
   exchange: ExchangeWithBody,
-  decoded: DecodedBody,
-  turn?: PassTurn,
+  hold: ConversationHold,
+  request: { head: Buffer; config: ToolOutputMaskingConfig; pause: EventLoopPauser },
 ): Promise<MaskedBody | undefined> {
-  const { raw } = exchange;
-  if (decoded.kind !== 'conversation' || !turn) {
-    exchange.lease?.release();
-    exchange.lease = undefined;
-    if (decoded.kind === 'malformed') {
-      replyError(exchange.response, exchange.protocol, {
-        status: 400,
-        code: 'MALFORMED_JSON',
-        message: `the request body is not valid JSON (${decoded.message})`,
-      });
-      return undefined;
-    }
-    if (decoded.kind === 'inexact') {
-      context.log(
-        `[toolmask gateway] a ${exchange.protocol.kind} request holds a number JSON cannot carry exactly; forwarded unmasked`,
-      );
-      return { body: raw, failures: 1 };
-    }
-    if (decoded.kind === 'heavy') {
-      context.log(
-        `[toolmask gateway] a ${exchange.protocol.kind} request holds more JSON values than the gateway parses at once; forwarded unmasked`,
-      );
-      return { body: raw, failures: 1 };
-    }
-    return { body: raw, failures: 0 };
+  const { raw, protocol } = exchange;
+  const { config, pause } = request;
+  const conversation = hold.take(await keyOf(exchange, request.head));
+  if (!config.enabled && !(await maskedBefore(conversation))) {
+    return { body: raw, conversation, failures: 0 };
   }
-  const { conversation, config, lookAhead } = turn;
-  const { model } = decoded.description;
-  // The name the model knows the read-back tool by: what this request declares, else what an
-  // earlier request of the conversation declared.
-  const readToolName = conversation.readToolName(decoded.description.readToolName);
-  try {
-    const prepared = await conversation.prepareInTurn(decoded.contents, {
-      config,
-      signal: exchange.signal,
-      ...(readToolName ? { readToolName } : {}),
-      // The provider's cache economics: the pass's warm trigger and the idle gap.
-      cache: exchange.protocol.cache,
-      ...(lookAhead ? { lookAhead } : {}),
-      ...(decoded.incremental ? { keptAsSent: true } : { retainedBytes: raw.length }),
-    });
-    // No session id on metrics: a label per conversation would grow the exporter's memory and
-    // a Prometheus server's series without bound (the masking log event carries it).
-    context.telemetry.recordPass(prepared.result, {
-      client: clientOf(firstHeader(exchange.request, 'user-agent')),
-      model,
-    });
-    return {
-      // The body as it came when nothing in it changed.
-      body: await decoded.write(prepared.contents, prepared.changedIndices),
+  return conversation.exclusive(async () => {
+    // A replica's read of what other replicas did, under way while the body is decoded.
+    const lookAhead = conversation.lookAhead();
+    let decoded: DecodedBody;
+    try {
+      const reader = conversation.bodies.reader(protocol.codec);
+      decoded = await decodeBody(reader, raw, exchange.route.model, pause);
+    } catch (error) {
+      return unmasked(context, exchange, conversation, error);
+    }
+    return runPass(context, exchange, decoded, {
       conversation,
-      model,
-      prepared,
-      // Tool outputs the protocol cannot read count once, in the request that brings them.
-      failures:
-        prepared.result.failures.length +
-        prepared.unsavedDecisions +
-        decoded.unmaskable +
-        (prepared.storeBehind ? 1 : 0),
-    };
-  } catch (error) {
-    return unmasked(context, { exchange, conversation, error });
-  }
+      config,
+      ...(lookAhead ? { lookAhead } : {}),
+    });
+  });
 }
 
-/** The request goes out as it came after a failure on the masking side, counted once. */
-function unmasked(
-  context: GatewayContext,
-  failed: { exchange: ExchangeWithBody; conversation: Conversation; error: unknown },
-): MaskedBody {
-  context.log(
-    `[toolmask gateway] masking failed; the request goes out unmasked: ${describeError(failed.error)}`,
-  );
-  return { body: failed.exchange.raw, conversation: failed.conversation, failures: 1 };
+/**
+ * Whether outputs of the conversation were masked before masking was turned off: they stay masked,
+ * as the same bytes, so the provider's cache and the model's view hold; the usual path applies
+ * them, and its pass, being off, masks nothing new.
+ */
+async function maskedBefore(conversation: Conversation): Promise<boolean> {
+  try {
+    return await conversation.hasMaskedOutputs();
+  } catch {
+    return true; // unknown: the usual path finds out, and counts the failure
+  }
 }
 
 /** countTokens: what is already decided applied, without a pass and without changing any state. */
-async function previewed(
+async function countTokens(
   context: GatewayContext,
   exchange: ExchangeWithBody,
-  decoded: DecodedConversation,
   head: Buffer | undefined,
-): Promise<MaskedBody> {
+  pause: EventLoopPauser,
+): Promise<MaskedBody | undefined> {
+  const { raw, protocol, route } = exchange;
+  const decoded = await decodeWhole(protocol.codec, raw, route.model, pause);
+  if (decoded.kind !== 'conversation') return notAConversation(context, exchange, decoded);
   // The same key as the masked requests': the head's bytes as they came, when they can be found.
   const key = await keyOf(exchange, head ?? Buffer.from(JSON.stringify(decoded.head)));
   try {
@@ -245,29 +134,6 @@ async function previewed(
     };
   } catch (error) {
     context.log(`[toolmask gateway] countTokens sent unmasked: ${describeError(error)}`);
-    return { body: exchange.raw, failures: 1 };
+    return { body: raw, failures: 1 };
   }
-}
-
-/**
- * Masking is off: the body goes out as it came, neither decoded nor kept, and is still counted for
- * its conversation (usage records, the dashboard). Undefined when outputs of its conversation were
- * masked before masking was turned off: they stay masked, as the same bytes, so the provider's
- * cache and the model's view hold; the usual path applies them, and its pass, being off, masks
- * nothing new.
- */
-async function countedUnmasked(
-  context: GatewayContext,
-  exchange: ExchangeWithBody,
-  key: string,
-): Promise<MaskedBody | undefined> {
-  const { conversation } = leaseConversation(context, exchange, key);
-  let maskedBefore: boolean;
-  try {
-    maskedBefore = await conversation.hasMaskedOutputs();
-  } catch {
-    maskedBefore = true; // unknown: the usual path finds out, and counts the failure
-  }
-  if (maskedBefore) return undefined;
-  return { body: exchange.raw, conversation, failures: 0 };
 }

@@ -1,24 +1,24 @@
 /**
- * One model request on its way through the gateway: what every step of the pipeline
- * (handle-model-request.ts) reads and adds to, in one object instead of parameters passed along.
- * It is made once the upstream is known and the body read; `close()` ends it on every path: the
- * client's `close` no longer aborts it, and its conversation lease is released.
+ * One model request on its way through the gateway, as every step of the pipeline
+ * (handle-model-request.ts) reads it: made once its upstream, its owner and its body are known,
+ * and never changed after (each step returns what it finds; none sets fields here). `close()`
+ * ends it on every path: the client's `close` no longer aborts it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ToolOutputMaskingConfig } from '@toolmask/core';
-import { SESSION_HEADER } from '../conversation/conversation-key.js';
-import type { ConversationLease } from '../conversation/conversation-registry.js';
 import type { WireErrorCode } from '../errors.js';
 import type { ModelRoute, Protocol } from '../protocols/protocol.js';
-import { firstHeader } from '../server/access.js';
+import { sessionSignal } from '../protocols/session-signal.js';
+import type { Outbound, RequestOwner } from '../server/tenancy.js';
 
 export interface ModelExchange {
   readonly request: IncomingMessage;
   readonly response: ServerResponse;
   readonly route: ModelRoute;
   readonly protocol: Protocol;
-  /** Where it goes upstream. */
-  readonly upstreamUrl: string;
+  /** Who it belongs to (the tenancy's). */
+  readonly owner: RequestOwner;
+  /** Where it goes upstream, and with which headers (the owner's key swap done). */
+  readonly outbound: Outbound;
   /** The body as it came (none for a GET or HEAD). */
   readonly raw: Buffer | undefined;
   /** Aborted when the client goes away (a pass under way stops, the upstream call too). */
@@ -28,18 +28,14 @@ export interface ModelExchange {
   /** `performance.now()` when it arrived, and the milliseconds spent reading its body. */
   readonly startedMs: number;
   readonly readMs: number;
-  /** Who it belongs to, on a team gateway (server/team-access.ts). */
-  readonly owner?: string;
-  /** The masking settings, read once for this request (model requests that are masked). */
-  config?: ToolOutputMaskingConfig;
-  /** Its conversation, held from when it is known until `close`. */
-  lease?: ConversationLease;
-  /** Its session signal, once read (sessionSignal: the key and the usage record both need it). */
-  session?: Promise<string | undefined>;
+  /**
+   * Its session signal (protocols/session-signal.ts), read once when first asked: the
+   * conversation key and the usage record both need it, and finding it may walk the body.
+   */
+  session(): Promise<string | undefined>;
   close(): void;
 }
 
-/** An error the gateway answers itself, in the protocol's style. */
 /** An exchange with a body (what the masking step is given). */
 export type ExchangeWithBody = ModelExchange & { readonly raw: Buffer };
 
@@ -47,26 +43,7 @@ export function hasBody(exchange: ModelExchange): exchange is ExchangeWithBody {
   return exchange.raw !== undefined;
 }
 
-/**
- * The session the exchange says it belongs to: the launcher's session header, or the client's
- * own (its protocol's session header, else what its body says). One rule for the conversation key
- * (mask-exchange.ts) and the usage record's session (usage/side-request.ts).
- */
-export function sessionSignal(exchange: ModelExchange): Promise<string | undefined> {
-  // Read once: when the id is in the body, finding it walks the body.
-  exchange.session ??= readSessionSignal(exchange);
-  return exchange.session;
-}
-
-async function readSessionSignal(exchange: ModelExchange): Promise<string | undefined> {
-  const { protocol } = exchange;
-  return (
-    firstHeader(exchange.request, SESSION_HEADER) ??
-    (protocol.sessionHeader ? firstHeader(exchange.request, protocol.sessionHeader) : undefined) ??
-    (exchange.raw ? await protocol.codec.session?.(exchange.raw) : undefined)
-  );
-}
-
+/** An error the gateway answers itself, in the protocol's style. */
 export interface WireError {
   status: number;
   code: WireErrorCode;
@@ -88,22 +65,22 @@ export function replyError(response: ServerResponse, protocol: Protocol, error: 
 }
 
 export function openExchange(
-  fields: Omit<ModelExchange, 'signal' | 'close' | 'config' | 'lease'>,
+  fields: Omit<ModelExchange, 'signal' | 'session' | 'close'>,
 ): ModelExchange {
   // Armed now: a client that goes away while the pass runs stops it and the upstream call.
   const controller = new AbortController();
-  const { response } = fields;
+  const { response, protocol, request, raw } = fields;
   const clientGone = () => {
     if (!response.writableFinished) controller.abort();
   };
   response.on('close', clientGone);
-  const exchange: ModelExchange = {
+  let session: Promise<string | undefined> | undefined;
+  return {
     ...fields,
     signal: controller.signal,
+    session: () => (session ??= sessionSignal(protocol, request.headers, raw)),
     close() {
       response.off('close', clientGone);
-      exchange.lease?.release();
     },
   };
-  return exchange;
 }

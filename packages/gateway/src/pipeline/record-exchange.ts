@@ -6,12 +6,12 @@
 import { describeError } from '@toolmask/core/errors';
 import type { Conversation } from '../conversation/conversation.js';
 import type { UsageReport } from '../protocols/protocol.js';
+import { firstHeader } from '../server/credentials.js';
 import type { ForwardResult } from '../upstream/forward.js';
 import { clientOf, type UsageRecord } from '../usage/usage-record.js';
 import { sideFacts } from '../usage/side-request.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { MaskedBody } from './mask-exchange.js';
-import { firstHeader } from '../server/access.js';
 import type { ModelExchange } from './model-exchange.js';
 
 /** How the answer went. */
@@ -59,13 +59,20 @@ export function recordExchange(
     ...(pass?.trigger ? { trigger: pass.trigger } : {}),
     cacheLikelyCold: prepared?.cacheLikelyCold ?? false,
     gatewayMs,
-    ...(exchange.owner !== undefined ? { owner: exchange.owner } : {}),
+    ...(exchange.owner.name !== undefined ? { owner: exchange.owner.name } : {}),
   };
   // The conversation's state first, as before: its next pass queues behind this `finish`.
   const state = finishConversation(context, conversation, usage, record);
   const usageWritten = (async () => {
     // For the dashboard's sessions only (a router call folds into its session).
-    Object.assign(record, await sideFacts(exchange));
+    Object.assign(
+      record,
+      await sideFacts({
+        protocol: exchange.protocol,
+        raw: exchange.raw,
+        session: exchange.session(),
+      }),
+    );
     context.telemetry.recordRequest(record);
     await context.recordUsage(record);
   })();

@@ -14,6 +14,7 @@ import {
 import { gatewayFixture, startTestGateway } from '../test-utils/gemini-client.js';
 import type { ListenOptions } from '../listen-gateway.js';
 import { BodyBudget, PassSlots } from './request-bounds.js';
+import { stubConversationStore } from '../test-utils/stub-conversation-store.js';
 
 const cleanups = cleanUpAfterEach();
 
@@ -180,7 +181,7 @@ describe('the cap on masking passes', () => {
     // A conversation store that takes its time: its load runs inside the pass.
     let loading = 0;
     let mostAtOnce = 0;
-    const slowStore = {
+    const slowStore = stubConversationStore({
       load: async () => {
         loading++;
         mostAtOnce = Math.max(mostAtOnce, loading);
@@ -188,10 +189,7 @@ describe('the cap on masking passes', () => {
         loading--;
         return { decisions: [] };
       },
-      appendDecisions: async () => undefined,
-      saveMeta: async () => undefined,
-      prune: async () => 0,
-    };
+    });
     const { url, upstream } = await setUp({
       stores: { conversations: slowStore },
       maxConcurrentPasses: 2,

@@ -80,4 +80,17 @@ export interface Protocol {
    * which costs a walk over the body when the id comes after the conversation.
    */
   sessionHeader?: string;
+  /**
+   * Whether a body as it came is a client's one-shot structured call beside its conversation (a
+   * side request: side-requests.ts), for the usage record.
+   */
+  isSideRequest(raw: Buffer): Promise<boolean>;
+  /**
+   * The rewrite of the answer to a request of `action` that keeps the client's own masking off
+   * (gemini's Code Assist `listExperiments`: gemini/client-masking.ts), when it has one.
+   */
+  clientMaskingOff(action: Action): AnswerRewrite | undefined;
 }
+
+/** Rewrites a JSON answer before it goes to the client (upstream/forward.ts `rewriteJson`). */
+export type AnswerRewrite = (answer: unknown) => unknown;

@@ -15,6 +15,7 @@ import {
 import { GatewayStartError } from '../errors.js';
 import { listenGateway } from '../listen-gateway.js';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { stubConversationStore } from '../test-utils/stub-conversation-store.js';
 
 /** What every client of the gateway says its body is. */
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -111,16 +112,13 @@ describe('streaming', () => {
     const upstream = await slowUpstream(3, 10);
     // A conversation store that takes its time (a first request after a restart loads decisions).
     let loaded = false;
-    const slowStore = {
+    const slowStore = stubConversationStore({
       load: async () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         loaded = true;
         return { decisions: [] };
       },
-      appendDecisions: async () => undefined,
-      saveMeta: async () => undefined,
-      prune: async () => 0,
-    };
+    });
     const running = await gateway(upstream.url, { stores: { conversations: slowStore } });
     await new Promise<void>((resolve) => {
       const request = rawRequest(`${running.url}${MODEL}`, BODY, () => undefined);
@@ -169,14 +167,11 @@ describe('streaming', () => {
   it('a pass that throws a value that cannot be printed: the request still goes out as it came', async () => {
     const upstream = await slowUpstream(1, 0);
     // String(Object.create(null)) throws: describing this failure must not fail in turn.
-    const brokenStore = {
+    const brokenStore = stubConversationStore({
       load: async () => {
         throw Object.create(null);
       },
-      appendDecisions: async () => undefined,
-      saveMeta: async () => undefined,
-      prune: async () => 0,
-    };
+    });
     const lines: string[] = [];
     const running = await gateway(upstream.url, {
       stores: { conversations: brokenStore },

@@ -3,7 +3,8 @@
  * masked snippets, with the parameters, limits and confinement of the in-process tool (core's
  * reader): only files under the gateway's `tool-outputs/` folder are read. An MCP call does not
  * say which conversation it belongs to, so every conversation's folder of this gateway is open
- * to it (one person's gateway; a shared one needs an auth token, see docs/gateway.md).
+ * to it (one person's gateway; a shared one needs an auth token, see docs/gateway.md); a team
+ * gateway reads its shared store instead, for the outputs its tenancy lets the asker read.
  *
  * Stateless: the SDK requires a new server and transport per request. GET and DELETE (session
  * streams, session ends) answer 405, which clients handle. A Host header that is not a loopback
@@ -22,12 +23,21 @@ import {
   type ReadToolOutputParams,
 } from '@toolmask/core/storage';
 import type { ToolOutputAccess } from '@toolmask/core';
+import type { Principal } from './tenancy.js';
 
-/** One read-back, for the request that asked (a team gateway reads its shared store). */
+/** One read-back, for whoever asks (access.ts: the principal of the request). */
 export type ReadBack = (
   params: ReadToolOutputParams,
-  request: IncomingMessage,
+  principal: Principal | undefined,
 ) => Promise<{ text: string }>;
+
+/**
+ * Reading outputs from the gateway's own disk, confined by `access` (core's reader): an MCP call
+ * does not name its conversation, so every session folder the access opens is open.
+ */
+export function diskReadBack(access: ToolOutputAccess): ReadBack {
+  return (params) => readToolOutput(params, access);
+}
 
 export const MCP_SERVER_NAME = 'toolmask';
 export const MCP_TOOL_NAME = 'read_tool_output';
@@ -79,20 +89,22 @@ function buildServer(
 
 export function createMcpEndpoint(options: {
   version: string;
-  /** Where outputs are read on the gateway's own disk. */
-  access: () => ToolOutputAccess;
-  /** Replaces reading from `access` (a team gateway: its shared store, the asker's own only). */
-  read?: ReadBack;
-}): (request: IncomingMessage, response: ServerResponse, body: unknown) => Promise<void> {
-  const read: ReadBack = options.read ?? ((params) => readToolOutput(params, options.access()));
-  return async (request, response, body) => {
+  /** Where outputs are read: the gateway's disk (`diskReadBack`), or a shared store. */
+  read: ReadBack;
+}): (
+  request: IncomingMessage,
+  response: ServerResponse,
+  principal: Principal | undefined,
+) => Promise<void> {
+  const { read } = options;
+  return async (request, response, principal) => {
     if (request.method !== 'POST') {
       response
         .writeHead(405, { 'content-type': 'application/json', allow: 'POST' })
         .end(METHOD_NOT_ALLOWED);
       return;
     }
-    const server = buildServer(options.version, (params) => read(params, request));
+    const server = buildServer(options.version, (params) => read(params, principal));
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -102,6 +114,6 @@ export function createMcpEndpoint(options: {
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(request, response, body);
+    await transport.handleRequest(request, response, undefined);
   };
 }

@@ -10,7 +10,8 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ACCESS } from './access.js';
+import { ACCESS, type AccessRules } from './access.js';
+import { localTenancy } from './local-tenancy.js';
 import { RequestsInFlight, requestTarget, serveRoutes, type Route } from './route-table.js';
 
 const servers: Array<ReturnType<typeof createServer>> = [];
@@ -22,7 +23,16 @@ const answer = (text: string) => (_request: IncomingMessage, response: ServerRes
   response.writeHead(200, { 'content-type': 'text/plain' }).end(text);
 };
 
-async function serve(routes: Route[], rules = {}, log: string[] = []) {
+/** A single person's rules: the tenancy that opens what reads state with the token, when one is set. */
+function rulesWith(authToken?: string, extra: Partial<AccessRules> = {}): AccessRules {
+  return {
+    tenancy: localTenancy(authToken ? { authToken } : {}),
+    ...(authToken ? { authToken } : {}),
+    ...extra,
+  };
+}
+
+async function serve(routes: Route[], rules: AccessRules = rulesWith(), log: string[] = []) {
   const server = createServer(serveRoutes({ routes, rules, log: (line) => log.push(line) }));
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -69,7 +79,7 @@ describe('the route table', () => {
       access: ACCESS.tool,
       handle: answer('ok'),
     };
-    const get = await serve([route], { authToken: 'secret', loopbackOnly: true });
+    const get = await serve([route], rulesWith('secret', { loopbackOnly: true }));
     const url = get.base;
     // Without the token even a wrong method is refused as unauthorized.
     expect((await get('/mcp')).status).toBe(401);
@@ -107,7 +117,7 @@ describe('the route table', () => {
             },
           },
         ],
-        rules: {},
+        rules: rulesWith(),
         log: (line) => log.push(line),
         inFlight,
       }),

@@ -1,15 +1,16 @@
 /**
  * The gateway's HTTP edge as one table: every route says which paths and methods it answers, who
  * may reach it (access.ts), and what handles it. `dispatch` finds the first route that matches a
- * request, checks its access, and hands it over; a path no route has is 404, a method a route does
- * not take is 405. The model routes, `/mcp`, the dashboard with its `/api`, `/metrics` and
+ * request, checks its access (access.ts: who asks, on a route that reads state, is handed over with
+ * the request), and hands it over; a path no route has is 404, a method a route does not take is
+ * 405. The model routes, `/mcp`, the dashboard with its `/api`, `/metrics` and
  * `/healthz` are rows of one table (gateway.ts), and `toolmask dashboard` serves the dashboard's
  * rows alone (dashboard/listen-dashboard.ts), so each check is written once.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '@toolmask/core/errors';
-import { admits, refuseUnauthorized, type Access, type AccessRules } from './access.js';
-import { setPrincipal } from './team-access.js';
+import { admits, type Access, type AccessRules } from './access.js';
+import type { Principal } from './tenancy.js';
 
 export interface Route {
   /** The pathname answered: exactly, or every pathname under it when `prefix` is set; `*`: any. */
@@ -23,7 +24,7 @@ export interface Route {
   handle(
     request: IncomingMessage,
     response: ServerResponse,
-    target: RequestTarget,
+    routed: RoutedRequest,
   ): Promise<void> | void;
 }
 
@@ -31,6 +32,12 @@ export interface Route {
 export interface RequestTarget {
   pathname: string;
   query: URLSearchParams;
+}
+
+/** What a route's handler is given besides the request: its target, and who asks. */
+export interface RoutedRequest extends RequestTarget {
+  /** On a route that reads state (`Access.owner`): the principal the tenancy found. */
+  principal?: Principal;
 }
 
 export function requestTarget(rawUrl: string): RequestTarget {
@@ -80,27 +87,13 @@ export async function dispatch(
     response.setHeader('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
     response.setHeader('x-frame-options', 'DENY');
   }
-  if (!admits(route.access, rules, request, response)) return;
-  if (rules.team && route.access.owner) {
-    const principal = await rules.team.principal(request);
-    if (!principal) {
-      (route.access.refuseWithoutToken ?? refuseWithoutKey)(response);
-      return;
-    }
-    setPrincipal(request, principal);
-  }
+  const admitted = await admits(route.access, rules, request, response);
+  if (!admitted) return;
   if (route.methods && !route.methods.includes(request.method ?? 'GET')) {
     response.writeHead(405, { allow: route.methods.join(', ') }).end();
     return;
   }
-  await route.handle(request, response, target);
-}
-
-function refuseWithoutKey(response: ServerResponse): void {
-  refuseUnauthorized(
-    response,
-    'a team gateway answers this with your key (x-toolmask-token, x-api-key, x-goog-api-key or Authorization: Bearer)',
-  );
+  await route.handle(request, response, { ...target, ...admitted });
 }
 
 /** Requests being handled, and a wait for none to be (a server that stops). */

@@ -29,21 +29,21 @@ export function orderedConversationStore(
   store: ConversationStore,
   writes: WritesInFlight,
 ): ConversationStore {
-  const { since, claimOwner, ownerOf } = store;
   return {
     load: async (id) => {
       await writes.settled();
       return store.load(id);
     },
+    // `since` runs before every pass of a replica and waits for no write: the conversation's own
+    // writes are done by then (its decisions within its pass, its state in `finish`, both in the
+    // conversation's turn), and other conversations' are not its business.
+    since: (id, known) => store.since(id, known),
     appendDecisions: (id, records, expectedCount) =>
       writes.track(store.appendDecisions(id, records, expectedCount)),
     saveMeta: (id, meta) => writes.track(store.saveMeta(id, meta)),
-    // A shared store's own methods. `since` runs before every pass and waits for no write: the
-    // conversation's own writes are done by then (its decisions within its pass, its state in
-    // `finish`, both in the conversation's turn), and other conversations' are not its business.
-    ...(since ? { since: since.bind(store) } : {}),
-    ...(claimOwner ? { claimOwner: claimOwner.bind(store) } : {}),
-    ...(ownerOf ? { ownerOf: ownerOf.bind(store) } : {}),
+    // A claim is its own read and write, in the store's turn for the conversation.
+    claimOwner: (id, owner) => store.claimOwner(id, owner),
+    ownerOf: (id) => store.ownerOf(id),
     prune: async (beforeMs, keep) => {
       await writes.settled();
       return store.prune(beforeMs, keep);

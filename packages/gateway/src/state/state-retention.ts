@@ -20,10 +20,11 @@ export interface StateRetentionOptions {
   usage: UsageStore;
   conversations: ConversationStore;
   /**
-   * A team gateway's outputs (Redis, S3, a shared folder): swept too, by age alone (another
-   * replica may be using any conversation; an output is read back within minutes of its save).
+   * Outputs kept elsewhere (a team gateway's Redis, S3, a shared folder): swept too, by age alone
+   * (another replica may be using any conversation; an output is read back within minutes of its
+   * save).
    */
-  sharedOutputs?: SharedOutputStore;
+  sharedOutputs?: readonly SharedOutputStore[];
   /** Conversations in use (never removed). */
   inUse: () => Iterable<string>;
   now: () => number;
@@ -55,9 +56,9 @@ export async function pruneState(options: StateRetentionOptions): Promise<PruneR
   } catch (error) {
     problem('conversations', error);
   }
-  if (options.sharedOutputs) {
+  for (const shared of options.sharedOutputs ?? []) {
     try {
-      report.outputFolders += await options.sharedOutputs.prune(before);
+      report.outputFolders += await shared.prune(before);
     } catch (error) {
       problem('shared outputs', error);
     }

@@ -3,8 +3,9 @@
  * storage (Redis, an S3-compatible bucket) instead of the embedded default, the file system:
  *
  * - `ConversationStore`: per conversation, the masking decisions (appended before the request
- *   they change is forwarded, so a restart re-applies them byte for byte) and a little metadata
- *   (when its last request ended, the provider's last usage report: the cold-cache signals);
+ *   they change is forwarded, so a restart re-applies them byte for byte), a little metadata
+ *   (when its last request ended, the provider's last usage report: the cold-cache signals) and,
+ *   on a team gateway, its owner;
  * - `UsageStore`: one record per forwarded request (real usage next to toolmask's estimates),
  *   for `/api/sessions`, the dashboard and its history across restarts;
  * - offloaded outputs go through core's `ToolOutputStore` (`@toolmask/core/storage`).
@@ -12,6 +13,7 @@
  * Both stores forget what is older than the gateway's retention (`retentionDays`,
  * state-retention.ts), so the state folder stays bounded.
  */
+import { ToolmaskError } from '@toolmask/core/errors';
 import type { UsageRecord } from '../usage/usage-record.js';
 
 /** One masking decision about one tool output of a conversation. */
@@ -69,8 +71,8 @@ export interface StoredConversation {
 }
 
 /**
- * What a shared store tells a replica about a conversation it has in memory: the decisions other
- * replicas appended after the ones it knows, and the state after the last answer.
+ * What a store tells a conversation it has in memory (a replica catching up with the others): the
+ * decisions appended after the ones it knows, and the state after the last answer.
  */
 export interface ConversationUpdate {
   /** Decisions after the first `known` ones, in the order they were appended. */
@@ -79,30 +81,42 @@ export interface ConversationUpdate {
 }
 
 /**
- * A conditional append lost: another replica appended decisions to the conversation first (it
- * holds `count` now). The loser reads them (`since`) and runs its pass again over them.
+ * A conditional append lost: another writer (a replica) appended decisions to the conversation
+ * first (it holds `count` now). The loser reads them (`since`) and runs its pass again over them.
  */
-export class DecisionConflictError extends Error {
-  readonly code = 'DECISION_CONFLICT';
+export class DecisionConflictError extends ToolmaskError<'DECISION_CONFLICT'> {
   constructor(
     readonly conversationId: string,
     readonly count: number,
   ) {
     super(
+      'DECISION_CONFLICT',
       `conversation ${conversationId} holds ${count} decisions: another replica appended first`,
     );
-    this.name = 'DecisionConflictError';
   }
 }
 
+/**
+ * One contract for every conversation store, whoever else writes it: the file store (one gateway
+ * writes it) and the shared stores (Redis; several replicas write them) implement every method,
+ * and test-utils/conversation-store-contract.ts holds each of them to it. Decisions are named by
+ * position (the first `known`, `expectedCount`), so every replica counts them alike. A
+ * conversation's owner lives and expires with it (docs/team.md): the team's tenancy claims it, a
+ * single person's gateway never asks.
+ */
 export interface ConversationStore {
   /** Everything known of a conversation; empty when it is new. */
   load(conversationId: string): Promise<StoredConversation>;
   /**
+   * The decisions after the first `known` and the current meta, in one read (a `RangeError` for a
+   * `known` that is no count). What a replica reads to catch up with the others.
+   */
+  since(conversationId: string, known: number): Promise<ConversationUpdate>;
+  /**
    * Appends decisions (resolves once they would survive the gateway being killed or restarted).
-   * With `expectedCount` (shared stores), appends only when the conversation holds exactly that
-   * many decisions, atomically, and otherwise rejects with `DecisionConflictError` and appends
-   * nothing: replicas serving one conversation at once agree on one set of decisions.
+   * With `expectedCount`, appends only when the conversation holds exactly that many decisions,
+   * atomically, and otherwise rejects with `DecisionConflictError` and appends nothing: writers
+   * serving one conversation at once agree on one set of decisions.
    */
   appendDecisions(
     conversationId: string,
@@ -111,22 +125,24 @@ export interface ConversationStore {
   ): Promise<void>;
   saveMeta(conversationId: string, meta: ConversationMeta): Promise<void>;
   /**
-   * Shared stores only (several gateways write the conversation): the decisions after the first
-   * `known` and the current meta, in one round trip. Absent on a store only this gateway writes.
+   * Records `owner` as the conversation's owner unless it has one, and returns the owner it has
+   * (the first to claim it).
    */
-  since?(conversationId: string, known: number): Promise<ConversationUpdate>;
-  /**
-   * Shared stores only: records `owner` as the conversation's owner unless it has one, and
-   * returns the owner it has (the first to claim it).
-   */
-  claimOwner?(conversationId: string, owner: string): Promise<string>;
-  /** Shared stores only: the conversation's owner, undefined when none was recorded. */
-  ownerOf?(conversationId: string): Promise<string | undefined>;
+  claimOwner(conversationId: string, owner: string): Promise<string>;
+  /** The conversation's owner, undefined when none was recorded. */
+  ownerOf(conversationId: string): Promise<string | undefined>;
   /**
    * Forgets conversations last active before `beforeMs`, except those in `keep` (in use);
-   * returns how many went.
+   * returns how many went. A store that expires conversations on its own may do nothing.
    */
   prune(beforeMs: number, keep: ReadonlySet<string>): Promise<number>;
+}
+
+/** `known` checked to be a count of decisions (`since`), or a `RangeError`. */
+export function checkCount(name: 'known' | 'expectedCount', value: number): void {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be a count of decisions: ${value}`);
+  }
 }
 
 export interface UsageQuery {
@@ -163,6 +179,6 @@ export interface SharedOutputStore {
   read(relativePath: string): Promise<Buffer | undefined>;
   /** Removes outputs saved before `beforeMs` (a store with its own expiry may do nothing); returns how many went. */
   prune(beforeMs: number): Promise<number>;
-  /** Closes connections. */
-  close?(): Promise<void>;
+  /** Closes what it holds open (a connection, a client); nothing for a store that holds none. */
+  close(): Promise<void>;
 }

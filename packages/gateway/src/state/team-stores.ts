@@ -146,7 +146,7 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
     description: `state in ${address.display}, outputs in ${outputsPlace}`,
     async close() {
       await Promise.allSettled([
-        outputs.close?.(),
+        outputs.close(),
         redis.closeRedisConnection(client),
         ...(outputsClient ? [redis.closeRedisConnection(outputsClient)] : []),
       ]);

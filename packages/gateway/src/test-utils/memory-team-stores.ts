@@ -1,133 +1,216 @@
 /**
  * A team gateway's shared stores in memory, for tests of what replicas do with them (several
- * gateways in one test process sharing one set). Same contract as the Redis stores
- * (state/redis/): a conditional append that one writer wins, `since`, owners; `delay` and
- * `failing` play a slow or unreachable store.
+ * gateways in one test process sharing one set). The same contracts as the Redis stores
+ * (state/redis/; test-utils/conversation-store-contract.ts holds this one to it): a conditional
+ * append that one writer wins, `since`, owners; `delay` and `failing` play a slow or unreachable
+ * store. Records travel as JSON copies, as they do through Redis: no object is shared between
+ * replicas.
  */
 import * as path from 'node:path';
 import {
   DecisionConflictError,
+  checkCount,
   type ConversationMeta,
   type ConversationStore,
+  type ConversationUpdate,
   type DecisionRecord,
   type SharedOutputStore,
+  type StoredConversation,
+  type UsageQuery,
   type UsageStore,
 } from '../state/stores.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 
-export interface MemoryTeamStores {
-  conversations: ConversationStore;
-  usage: UsageStore;
-  outputs: SharedOutputStore;
+const SAFE_ID = /^[0-9a-f]{8,64}$/;
+
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** What every command of the three stores goes through: the test's switches. */
+class Backend {
   /** Every command waits this long first (ms). */
-  delay: number;
+  delay = 0;
   /** Every command fails while set. */
-  failing: boolean;
+  failing = false;
   /** Appends that lost the race, for assertions. */
-  conflicts: number;
+  conflicts = 0;
+
+  async command(): Promise<void> {
+    if (this.delay > 0) await new Promise((resolve) => setTimeout(resolve, this.delay));
+    if (this.failing) throw new Error('the team store cannot be reached (test)');
+  }
+}
+
+class MemoryConversationStore implements ConversationStore {
+  readonly decisions = new Map<string, DecisionRecord[]>();
+  private readonly metas = new Map<string, ConversationMeta>();
+  private readonly owners = new Map<string, string>();
+
+  constructor(private readonly backend: Backend) {}
+
+  async load(id: string): Promise<StoredConversation> {
+    return this.since(id, 0);
+  }
+
+  async since(id: string, known: number): Promise<ConversationUpdate> {
+    checkId(id);
+    checkCount('known', known);
+    await this.backend.command();
+    const meta = this.metas.get(id);
+    return {
+      decisions: copy((this.decisions.get(id) ?? []).slice(known)),
+      ...(meta ? { meta: copy(meta) } : {}),
+    };
+  }
+
+  async appendDecisions(
+    id: string,
+    appended: readonly DecisionRecord[],
+    expectedCount?: number,
+  ): Promise<void> {
+    checkId(id);
+    if (expectedCount !== undefined) checkCount('expectedCount', expectedCount);
+    await this.backend.command();
+    const list = this.decisions.get(id) ?? [];
+    if (expectedCount !== undefined && list.length !== expectedCount) {
+      this.backend.conflicts++;
+      throw new DecisionConflictError(id, list.length);
+    }
+    if (appended.length > 0) this.decisions.set(id, [...list, ...copy(appended)]);
+  }
+
+  async saveMeta(id: string, meta: ConversationMeta): Promise<void> {
+    checkId(id);
+    await this.backend.command();
+    this.metas.set(id, copy(meta));
+  }
+
+  async claimOwner(id: string, owner: string): Promise<string> {
+    checkId(id);
+    await this.backend.command();
+    if (!this.owners.has(id)) this.owners.set(id, owner);
+    return this.owners.get(id) as string;
+  }
+
+  async ownerOf(id: string): Promise<string | undefined> {
+    checkId(id);
+    await this.backend.command();
+    return this.owners.get(id);
+  }
+
+  // Like Redis, a store that expires on its own: nothing to prune.
+  async prune(): Promise<number> {
+    await this.backend.command();
+    return 0;
+  }
+}
+
+/** A conversation id as the real stores take them (hex digests), or an error before any command. */
+function checkId(id: string): void {
+  if (!SAFE_ID.test(id)) throw new Error(`not a conversation id: ${JSON.stringify(id)}`);
+}
+
+class MemoryUsageStore implements UsageStore {
+  private readonly records: UsageRecord[] = [];
+
+  constructor(private readonly backend: Backend) {}
+
+  async append(record: UsageRecord): Promise<void> {
+    await this.backend.command();
+    this.records.push(copy(record));
+  }
+
+  async list(query: UsageQuery = {}): Promise<UsageRecord[]> {
+    await this.backend.command();
+    return this.records
+      .filter((record) => query.sinceMs === undefined || record.at >= query.sinceMs)
+      .filter((record) => !query.conversationId || record.conversationId === query.conversationId)
+      .filter((record) => query.owner === undefined || record.owner === query.owner)
+      .sort((a, b) => a.at - b.at);
+  }
+
+  async prune(): Promise<number> {
+    await this.backend.command();
+    return 0;
+  }
+}
+
+class MemoryOutputStore implements SharedOutputStore {
+  private readonly files = new Map<string, { bytes: Buffer; at: number }>();
+
+  constructor(
+    private readonly backend: Backend,
+    readonly root: string,
+  ) {}
+
+  async save(directory: string, fileName: string, text: string): Promise<string> {
+    await this.backend.command();
+    const full = path.join(directory, fileName);
+    this.files.set(path.relative(this.root, full), {
+      bytes: Buffer.from(text, 'utf8'),
+      at: Date.now(),
+    });
+    return full;
+  }
+
+  async read(relative: string): Promise<Buffer | undefined> {
+    await this.backend.command();
+    return this.files.get(relative)?.bytes;
+  }
+
+  async prune(): Promise<number> {
+    await this.backend.command();
+    return 0;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** The three stores over one backend, and the test's switches. */
+export class MemoryTeamStores {
+  private readonly backend = new Backend();
+  private readonly memoryConversations = new MemoryConversationStore(this.backend);
+  readonly conversations: ConversationStore = this.memoryConversations;
+  readonly usage: UsageStore = new MemoryUsageStore(this.backend);
+  readonly outputs: SharedOutputStore;
+
+  constructor(root: string) {
+    this.outputs = new MemoryOutputStore(this.backend, root);
+  }
+
+  /** Every command waits this long first (ms). */
+  get delay(): number {
+    return this.backend.delay;
+  }
+  set delay(ms: number) {
+    this.backend.delay = ms;
+  }
+
+  /** Every command fails while set. */
+  get failing(): boolean {
+    return this.backend.failing;
+  }
+  set failing(failing: boolean) {
+    this.backend.failing = failing;
+  }
+
+  /** Appends that lost the race, for assertions. */
+  get conflicts(): number {
+    return this.backend.conflicts;
+  }
+
   /** Forgets every conversation's decisions (a Redis restarted without persistence). */
-  loseDecisions(): void;
+  loseDecisions(): void {
+    this.memoryConversations.decisions.clear();
+  }
+
   /** How many decisions the store holds, across conversations. */
-  decisionCount(): number;
+  decisionCount(): number {
+    let count = 0;
+    for (const list of this.memoryConversations.decisions.values()) count += list.length;
+    return count;
+  }
 }
 
 export function memoryTeamStores(root = '/team'): MemoryTeamStores {
-  const decisions = new Map<string, DecisionRecord[]>();
-  const metas = new Map<string, ConversationMeta>();
-  const owners = new Map<string, string>();
-  const records: UsageRecord[] = [];
-  const files = new Map<string, { bytes: Buffer; at: number }>();
-  const state: MemoryTeamStores = {
-    delay: 0,
-    failing: false,
-    conflicts: 0,
-    loseDecisions: () => decisions.clear(),
-    decisionCount: () => [...decisions.values()].reduce((sum, list) => sum + list.length, 0),
-    conversations: undefined as unknown as ConversationStore,
-    usage: undefined as unknown as UsageStore,
-    outputs: undefined as unknown as SharedOutputStore,
-  };
-  const command = async () => {
-    if (state.delay > 0) await new Promise((resolve) => setTimeout(resolve, state.delay));
-    if (state.failing) throw new Error('the team store cannot be reached (test)');
-  };
-  // Records travel as JSON, as they do through Redis: no object is shared between replicas.
-  const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-  state.conversations = {
-    async load(id) {
-      await command();
-      const meta = metas.get(id);
-      return { decisions: copy(decisions.get(id) ?? []), ...(meta ? { meta: copy(meta) } : {}) };
-    },
-    async appendDecisions(id, appended, expectedCount) {
-      await command();
-      const list = decisions.get(id) ?? [];
-      if (expectedCount !== undefined && list.length !== expectedCount) {
-        state.conflicts++;
-        throw new DecisionConflictError(id, list.length);
-      }
-      decisions.set(id, [...list, ...copy(appended)]);
-    },
-    async saveMeta(id, meta) {
-      await command();
-      metas.set(id, copy(meta));
-    },
-    async prune() {
-      await command();
-      return 0;
-    },
-    async since(id, known) {
-      await command();
-      const meta = metas.get(id);
-      return {
-        decisions: copy((decisions.get(id) ?? []).slice(known)),
-        ...(meta ? { meta: copy(meta) } : {}),
-      };
-    },
-    async claimOwner(id, owner) {
-      await command();
-      if (!owners.has(id)) owners.set(id, owner);
-      return owners.get(id) as string;
-    },
-    async ownerOf(id) {
-      await command();
-      return owners.get(id);
-    },
-  };
-  state.usage = {
-    async append(record) {
-      await command();
-      records.push(copy(record));
-    },
-    async list(query = {}) {
-      await command();
-      return records
-        .filter((record) => query.sinceMs === undefined || record.at >= query.sinceMs)
-        .filter((record) => !query.conversationId || record.conversationId === query.conversationId)
-        .filter((record) => query.owner === undefined || record.owner === query.owner)
-        .sort((a, b) => a.at - b.at);
-    },
-    async prune() {
-      await command();
-      return 0;
-    },
-  };
-  state.outputs = {
-    root,
-    async save(directory, fileName, text) {
-      await command();
-      const full = path.join(directory, fileName);
-      files.set(path.relative(root, full), { bytes: Buffer.from(text, 'utf8'), at: Date.now() });
-      return full;
-    },
-    async read(relative) {
-      await command();
-      return files.get(relative)?.bytes;
-    },
-    async prune() {
-      await command();
-      return 0;
-    },
-  };
-  return state;
+  return new MemoryTeamStores(root);
 }

@@ -40,176 +40,192 @@ export function describeSharedOutputStore(
   open: () => Promise<OpenedOutputStore>,
 ): void {
   describe(`SharedOutputStore contract: ${name}`, () => {
-    let opened: OpenedOutputStore | undefined;
-    let store: SharedOutputStore;
+    const opened: { current?: OpenedOutputStore } = {};
+    const store = () => opened.current?.store as SharedOutputStore;
 
     beforeEach(async () => {
-      opened = await open();
-      store = opened.store;
+      opened.current = await open();
     });
 
     afterEach(async () => {
-      await opened?.store.close?.();
-      await opened?.cleanup();
-      opened = undefined;
+      await opened.current?.store.close();
+      await opened.current?.cleanup();
+      opened.current = undefined;
     });
 
-    const folderOf = (conversation: string) =>
-      path.join(store.root, TOOL_OUTPUTS_DIR, sessionFolderName(conversation));
-    const relativeOf = (conversation: string, fileName: string) =>
-      `${TOOL_OUTPUTS_DIR}/${sessionFolderName(conversation)}/${fileName}`;
+    describeLayoutAndBytes(store);
+    describeRefusals(store);
+    describePrune(store);
+  });
+}
 
-    /** Saves `text` as the output of `callId` in `conversation`; returns its relative path. */
-    async function saveOutput(conversation: string, callId: string, text: string) {
-      const fileName = outputFileName('run_shell_command', callId, text);
-      const directory = folderOf(conversation);
-      const saved = await store.save(directory, fileName, text);
-      expect(saved).toBe(path.join(directory, fileName));
-      return relativeOf(conversation, fileName);
+const folderOf = (store: SharedOutputStore, conversation: string) =>
+  path.join(store.root, TOOL_OUTPUTS_DIR, sessionFolderName(conversation));
+const relativeOf = (conversation: string, fileName: string) =>
+  `${TOOL_OUTPUTS_DIR}/${sessionFolderName(conversation)}/${fileName}`;
+
+/** Saves `text` as the output of `callId` in `conversation`; returns its relative path. */
+async function saveOutput(
+  store: SharedOutputStore,
+  conversation: string,
+  callId: string,
+  text: string,
+): Promise<string> {
+  const fileName = outputFileName('run_shell_command', callId, text);
+  const directory = folderOf(store, conversation);
+  const saved = await store.save(directory, fileName, text);
+  expect(saved).toBe(path.join(directory, fileName));
+  return relativeOf(conversation, fileName);
+}
+
+/** Everything saved, removed: what a prune far in the future finds. */
+const pruneEverything = (store: SharedOutputStore) => store.prune(Date.now() + FUTURE_MS);
+
+function describeLayoutAndBytes(store: () => SharedOutputStore): void {
+  it('has an absolute root', () => {
+    expect(path.isAbsolute(store().root)).toBe(true);
+  });
+
+  it('returns path.join(directory, fileName), under root', async () => {
+    const fileName = outputFileName('read_file', 'call-1', 'hello');
+    const directory = folderOf(store(), 'conv-a');
+    const saved = await store().save(directory, fileName, 'hello');
+    expect(saved).toBe(path.join(directory, fileName));
+    expect(saved.startsWith(`${store().root}${path.sep}`)).toBe(true);
+    expect(path.relative(store().root, saved).split(path.sep).join('/')).toBe(
+      relativeOf('conv-a', fileName),
+    );
+  });
+
+  it.each([
+    ['ASCII text', 'total 48\ndrwxr-xr-x  2 user user 4096 src\n'],
+    ['multi-byte UTF-8', 'héllo wörld — 日本語のテキスト 🎉🚀 \u0000 \uFEFF end'],
+    ['empty text', ''],
+  ])('reads back the exact bytes: %s', async (_label, text) => {
+    const relative = await saveOutput(store(), 'conv-bytes', 'call-1', text);
+    const read = await store().read(relative);
+    expect(read).toBeInstanceOf(Buffer);
+    expect(read?.equals(Buffer.from(text, 'utf8'))).toBe(true);
+  });
+
+  it('reads back a 5 MB text byte for byte', async () => {
+    const text = bigText(FIVE_MB);
+    const fileName = outputFileName('run_shell_command', 'call-big', text);
+    await store().save(folderOf(store(), 'conv-big'), fileName, text, FIVE_MB);
+    const read = await store().read(relativeOf('conv-big', fileName));
+    expect(read?.length).toBe(FIVE_MB);
+    expect(read?.equals(Buffer.from(text, 'utf8'))).toBe(true);
+  });
+
+  it('reads a missing output as undefined', async () => {
+    await saveOutput(store(), 'conv-present', 'call-1', 'present');
+    expect(await store().read(relativeOf('conv-present', 'tool.call-2.0123456789abcdef.txt'))).toBe(
+      undefined,
+    );
+    expect(await store().read(relativeOf('conv-absent', 'tool.call-1.0123456789abcdef.txt'))).toBe(
+      undefined,
+    );
+  });
+
+  it('takes the same output saved twice, one after the other and at once', async () => {
+    const text = 'same output\n';
+    const first = await saveOutput(store(), 'conv-twice', 'call-1', text);
+    const second = await saveOutput(store(), 'conv-twice', 'call-1', text);
+    expect(second).toBe(first);
+    await Promise.all([1, 2, 3, 4].map(() => saveOutput(store(), 'conv-twice', 'call-1', text)));
+    expect((await store().read(first))?.toString('utf8')).toBe(text);
+    expect(await pruneEverything(store())).toBe(1);
+  });
+
+  it('saves different outputs concurrently, all of them', async () => {
+    const outputs = Array.from({ length: 24 }, (_, index) => ({
+      conversation: `conv-${index % 3}`,
+      callId: `call-${index}`,
+      text: `output ${index}: ${'ü'.repeat(index * 100)}`,
+    }));
+    const relatives = await Promise.all(
+      outputs.map((output) => saveOutput(store(), output.conversation, output.callId, output.text)),
+    );
+    for (const [index, relative] of relatives.entries()) {
+      expect((await store().read(relative))?.toString('utf8')).toBe(outputs[index]?.text);
     }
+    expect(await pruneEverything(store())).toBe(outputs.length);
+  });
+}
 
-    /** Everything saved, removed: what a prune far in the future finds. */
-    const pruneEverything = () => store.prune(Date.now() + FUTURE_MS);
-
-    it('has an absolute root', () => {
-      expect(path.isAbsolute(store.root)).toBe(true);
+function describeRefusals(store: () => SharedOutputStore): void {
+  describe('refuses what is not an output under root, and saves nothing', () => {
+    const fileName = outputFileName('read_file', 'call-1', 'text');
+    const directories: Array<[string, (root: string) => string]> = [
+      ['a folder outside root', (root) => path.join(path.dirname(root), 'elsewhere', 'x')],
+      ['root itself', (root) => root],
+      ['the tool-outputs folder itself', (root) => path.join(root, TOOL_OUTPUTS_DIR)],
+      ['another folder of root', (root) => path.join(root, 'other', 'session-x')],
+      ['a nested folder', (root) => path.join(root, TOOL_OUTPUTS_DIR, 'session-x', 'deeper')],
+      ['a path with ..', (root) => `${root}/${TOOL_OUTPUTS_DIR}/session-x/../../../outside`],
+      ['a path through .. back inside', (root) => `${root}/${TOOL_OUTPUTS_DIR}/a/../session-x`],
+      ['a relative folder', () => `${TOOL_OUTPUTS_DIR}/session-x`],
+      ['a hidden conversation folder', (root) => path.join(root, TOOL_OUTPUTS_DIR, '.hidden')],
+    ];
+    it.each(directories)('directory: %s', async (_label, directoryOf) => {
+      await expect(store().save(directoryOf(store().root), fileName, 'text')).rejects.toThrow();
+      expect(await pruneEverything(store())).toBe(0);
     });
 
-    it('returns path.join(directory, fileName), under root', async () => {
-      const fileName = outputFileName('read_file', 'call-1', 'hello');
-      const directory = folderOf('conv-a');
-      const saved = await store.save(directory, fileName, 'hello');
-      expect(saved).toBe(path.join(directory, fileName));
-      expect(saved.startsWith(`${store.root}${path.sep}`)).toBe(true);
-      expect(path.relative(store.root, saved).split(path.sep).join('/')).toBe(
-        relativeOf('conv-a', fileName),
-      );
+    const fileNames = ['..', '.', '', '../escape.txt', 'a/b.txt', '/etc/passwd', '.hidden.txt'];
+    it.each(fileNames)('file name %j', async (badName) => {
+      await expect(
+        store().save(folderOf(store(), 'conv-names'), badName, 'text'),
+      ).rejects.toThrow();
+      expect(await pruneEverything(store())).toBe(0);
     });
 
-    it.each([
-      ['ASCII text', 'total 48\ndrwxr-xr-x  2 user user 4096 src\n'],
-      ['multi-byte UTF-8', 'héllo wörld — 日本語のテキスト 🎉🚀 \u0000 \uFEFF end'],
-      ['empty text', ''],
-    ])('reads back the exact bytes: %s', async (_label, text) => {
-      const relative = await saveOutput('conv-bytes', 'call-1', text);
-      const read = await store.read(relative);
-      expect(read).toBeInstanceOf(Buffer);
-      expect(read?.equals(Buffer.from(text, 'utf8'))).toBe(true);
+    const relatives = [
+      '../outside.txt',
+      '/etc/passwd',
+      `${TOOL_OUTPUTS_DIR}/session-x/../../../outside.txt`,
+      `${TOOL_OUTPUTS_DIR}/../${TOOL_OUTPUTS_DIR}/session-x/${fileName}`,
+      `${TOOL_OUTPUTS_DIR}/session-x`,
+      `${TOOL_OUTPUTS_DIR}/session-x/deeper/${fileName}`,
+      `other/session-x/${fileName}`,
+      `${TOOL_OUTPUTS_DIR}/session-x/.hidden.txt`,
+      '',
+    ];
+    it.each(relatives)('read of %j', async (relative) => {
+      await expect(store().read(relative)).rejects.toThrow();
     });
+  });
+}
 
-    it('reads back a 5 MB text byte for byte', async () => {
-      const text = bigText(FIVE_MB);
-      const fileName = outputFileName('run_shell_command', 'call-big', text);
-      await store.save(folderOf('conv-big'), fileName, text, FIVE_MB);
-      const read = await store.read(relativeOf('conv-big', fileName));
-      expect(read?.length).toBe(FIVE_MB);
-      expect(read?.equals(Buffer.from(text, 'utf8'))).toBe(true);
-    });
-
-    it('reads a missing output as undefined', async () => {
-      await saveOutput('conv-present', 'call-1', 'present');
-      expect(await store.read(relativeOf('conv-present', 'tool.call-2.0123456789abcdef.txt'))).toBe(
-        undefined,
-      );
-      expect(await store.read(relativeOf('conv-absent', 'tool.call-1.0123456789abcdef.txt'))).toBe(
-        undefined,
-      );
-    });
-
-    it('takes the same output saved twice, one after the other and at once', async () => {
-      const text = 'same output\n';
-      const first = await saveOutput('conv-twice', 'call-1', text);
-      const second = await saveOutput('conv-twice', 'call-1', text);
-      expect(second).toBe(first);
-      await Promise.all([1, 2, 3, 4].map(() => saveOutput('conv-twice', 'call-1', text)));
-      expect((await store.read(first))?.toString('utf8')).toBe(text);
-      expect(await pruneEverything()).toBe(1);
-    });
-
-    it('saves different outputs concurrently, all of them', async () => {
-      const outputs = Array.from({ length: 24 }, (_, index) => ({
-        conversation: `conv-${index % 3}`,
-        callId: `call-${index}`,
-        text: `output ${index}: ${'ü'.repeat(index * 100)}`,
-      }));
-      const relatives = await Promise.all(
-        outputs.map((output) => saveOutput(output.conversation, output.callId, output.text)),
-      );
-      for (const [index, relative] of relatives.entries()) {
-        expect((await store.read(relative))?.toString('utf8')).toBe(outputs[index]?.text);
-      }
-      expect(await pruneEverything()).toBe(outputs.length);
-    });
-
-    describe('refuses what is not an output under root, and saves nothing', () => {
-      const fileName = outputFileName('read_file', 'call-1', 'text');
-      const directories: Array<[string, (root: string) => string]> = [
-        ['a folder outside root', (root) => path.join(path.dirname(root), 'elsewhere', 'x')],
-        ['root itself', (root) => root],
-        ['the tool-outputs folder itself', (root) => path.join(root, TOOL_OUTPUTS_DIR)],
-        ['another folder of root', (root) => path.join(root, 'other', 'session-x')],
-        ['a nested folder', (root) => path.join(root, TOOL_OUTPUTS_DIR, 'session-x', 'deeper')],
-        ['a path with ..', (root) => `${root}/${TOOL_OUTPUTS_DIR}/session-x/../../../outside`],
-        ['a path through .. back inside', (root) => `${root}/${TOOL_OUTPUTS_DIR}/a/../session-x`],
-        ['a relative folder', () => `${TOOL_OUTPUTS_DIR}/session-x`],
-        ['a hidden conversation folder', (root) => path.join(root, TOOL_OUTPUTS_DIR, '.hidden')],
-      ];
-      it.each(directories)('directory: %s', async (_label, directoryOf) => {
-        await expect(store.save(directoryOf(store.root), fileName, 'text')).rejects.toThrow();
-        expect(await pruneEverything()).toBe(0);
-      });
-
-      const fileNames = ['..', '.', '', '../escape.txt', 'a/b.txt', '/etc/passwd', '.hidden.txt'];
-      it.each(fileNames)('file name %j', async (badName) => {
-        await expect(store.save(folderOf('conv-names'), badName, 'text')).rejects.toThrow();
-        expect(await pruneEverything()).toBe(0);
-      });
-
+function describePrune(store: () => SharedOutputStore): void {
+  describe('prune(beforeMs)', () => {
+    it('keeps outputs saved after beforeMs', async () => {
+      const beforeMs = Date.now() - 1;
       const relatives = [
-        '../outside.txt',
-        '/etc/passwd',
-        `${TOOL_OUTPUTS_DIR}/session-x/../../../outside.txt`,
-        `${TOOL_OUTPUTS_DIR}/../${TOOL_OUTPUTS_DIR}/session-x/${fileName}`,
-        `${TOOL_OUTPUTS_DIR}/session-x`,
-        `${TOOL_OUTPUTS_DIR}/session-x/deeper/${fileName}`,
-        `other/session-x/${fileName}`,
-        `${TOOL_OUTPUTS_DIR}/session-x/.hidden.txt`,
-        '',
+        await saveOutput(store(), 'conv-p', 'call-1', 'one'),
+        await saveOutput(store(), 'conv-p', 'call-2', 'two'),
+        await saveOutput(store(), 'conv-q', 'call-3', 'three'),
       ];
-      it.each(relatives)('read of %j', async (relative) => {
-        await expect(store.read(relative)).rejects.toThrow();
-      });
+      expect(await store().prune(beforeMs)).toBe(0);
+      for (const relative of relatives) expect(await store().read(relative)).toBeDefined();
     });
 
-    describe('prune(beforeMs)', () => {
-      it('keeps outputs saved after beforeMs', async () => {
-        const beforeMs = Date.now() - 1;
-        const relatives = [
-          await saveOutput('conv-p', 'call-1', 'one'),
-          await saveOutput('conv-p', 'call-2', 'two'),
-          await saveOutput('conv-q', 'call-3', 'three'),
-        ];
-        expect(await store.prune(beforeMs)).toBe(0);
-        for (const relative of relatives) expect(await store.read(relative)).toBeDefined();
-      });
+    it('removes outputs saved before beforeMs and says how many', async () => {
+      const relatives = [
+        await saveOutput(store(), 'conv-p', 'call-1', 'one'),
+        await saveOutput(store(), 'conv-q', 'call-2', 'two'),
+      ];
+      expect(await pruneEverything(store())).toBe(2);
+      for (const relative of relatives) expect(await store().read(relative)).toBe(undefined);
+      expect(await pruneEverything(store())).toBe(0);
+    });
 
-      it('removes outputs saved before beforeMs and says how many', async () => {
-        const relatives = [
-          await saveOutput('conv-p', 'call-1', 'one'),
-          await saveOutput('conv-q', 'call-2', 'two'),
-        ];
-        expect(await pruneEverything()).toBe(2);
-        for (const relative of relatives) expect(await store.read(relative)).toBe(undefined);
-        expect(await pruneEverything()).toBe(0);
-      });
-
-      it('finds nothing in an empty store, and saves work after a prune', async () => {
-        expect(await pruneEverything()).toBe(0);
-        await saveOutput('conv-p', 'call-1', 'one');
-        expect(await pruneEverything()).toBe(1);
-        const relative = await saveOutput('conv-p', 'call-1', 'one');
-        expect((await store.read(relative))?.toString('utf8')).toBe('one');
-      });
+    it('finds nothing in an empty store, and saves work after a prune', async () => {
+      expect(await pruneEverything(store())).toBe(0);
+      await saveOutput(store(), 'conv-p', 'call-1', 'one');
+      expect(await pruneEverything(store())).toBe(1);
+      const relative = await saveOutput(store(), 'conv-p', 'call-1', 'one');
+      expect((await store().read(relative))?.toString('utf8')).toBe('one');
     });
   });
 }

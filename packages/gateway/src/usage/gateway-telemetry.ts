@@ -15,11 +15,11 @@
  */
 import { describeError } from '@toolmask/core/errors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ValueType, type Attributes } from '@opentelemetry/api';
+import { ValueType, type Attributes, type Meter } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import {
   MeterProvider,
@@ -106,7 +106,44 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
       ? [new BatchLogRecordProcessor(new OTLPLogExporter({ url: `${endpoint}/v1/logs` }))]
       : [],
   });
-  const meter = meterProvider.getMeter(GATEWAY_METER, options.serviceVersion);
+  const instruments = gatewayInstruments(
+    meterProvider.getMeter(GATEWAY_METER, options.serviceVersion),
+  );
+  const metricsText = exposition(prometheus, resource, instance);
+  return {
+    logEvent(event, attributes) {
+      logToolOutputMasking(
+        event,
+        attributes as Record<string, string | number | boolean>,
+        loggerProvider,
+      );
+    },
+    recordPass(result, attributes) {
+      recordMaskingMetrics(result, attributes, meterProvider);
+    },
+    recordRequest: instruments.recordRequest,
+    recordStoreFailure: instruments.recordStoreFailure,
+    async serveMetrics(_request, response) {
+      try {
+        const text = await metricsText();
+        response.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE }).end(text);
+      } catch (error) {
+        response
+          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+          .end(`# ${describeError(error)}\n`);
+      }
+    },
+    metricsText,
+    async shutdown() {
+      await Promise.allSettled([meterProvider.shutdown(), loggerProvider.shutdown()]);
+    },
+  };
+}
+
+/** The gateway's own instruments, and how a usage record and a store's failure are counted. */
+function gatewayInstruments(
+  meter: Meter,
+): Pick<GatewayTelemetry, 'recordRequest' | 'recordStoreFailure'> {
   const counter = (name: string, description: string) =>
     meter.createCounter(name, { description, valueType: ValueType.INT });
   const requests = counter(METRIC_REQUESTS, 'Model requests forwarded by the gateway.');
@@ -135,35 +172,7 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
     METRIC_STORE_FAILURES,
     "Failed calls of the gateway's stores (conversations, usage, outputs, keys).",
   );
-  // The exposition's `instance` label: a resource attribute of that name, which the serializer
-  // puts on every series (and on target_info) as a constant label. Only the exposition's resource
-  // has it: OTLP carries the standard `service.instance.id`.
-  const exposedResource = instance
-    ? resource.merge(resourceFromAttributes({ [INSTANCE_LABEL]: instance }))
-    : resource;
-  const serializer = new PrometheusSerializer(
-    undefined,
-    false,
-    instance ? new RegExp(`^${INSTANCE_LABEL}$`) : undefined,
-  );
-
-  async function metricsText(): Promise<string> {
-    const { resourceMetrics, errors } = await prometheus.collect();
-    if (errors.length > 0) throw new Error(`collecting metrics failed: ${String(errors[0])}`);
-    return serializer.serialize({ ...resourceMetrics, resource: exposedResource });
-  }
-
   return {
-    logEvent(event, attributes) {
-      logToolOutputMasking(
-        event,
-        attributes as Record<string, string | number | boolean>,
-        loggerProvider,
-      );
-    },
-    recordPass(result, attributes) {
-      recordMaskingMetrics(result, attributes, meterProvider);
-    },
     recordRequest(record) {
       const attributes: Attributes = {
         client: record.client,
@@ -183,19 +192,29 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
     recordStoreFailure(store, operation) {
       storeFailures.add(1, { store, operation });
     },
-    async serveMetrics(_request, response) {
-      try {
-        const text = await metricsText();
-        response.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE }).end(text);
-      } catch (error) {
-        response
-          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
-          .end(`# ${describeError(error)}\n`);
-      }
-    },
-    metricsText,
-    async shutdown() {
-      await Promise.allSettled([meterProvider.shutdown(), loggerProvider.shutdown()]);
-    },
+  };
+}
+
+/** The Prometheus text exposition of what `prometheus` collects, with the replica's label. */
+function exposition(
+  prometheus: PrometheusExporter,
+  resource: Resource,
+  instance: string | undefined,
+): () => Promise<string> {
+  // The exposition's `instance` label: a resource attribute of that name, which the serializer
+  // puts on every series (and on target_info) as a constant label. Only the exposition's resource
+  // has it: OTLP carries the standard `service.instance.id`.
+  const exposedResource = instance
+    ? resource.merge(resourceFromAttributes({ [INSTANCE_LABEL]: instance }))
+    : resource;
+  const serializer = new PrometheusSerializer(
+    undefined,
+    false,
+    instance ? new RegExp(`^${INSTANCE_LABEL}$`) : undefined,
+  );
+  return async () => {
+    const { resourceMetrics, errors } = await prometheus.collect();
+    if (errors.length > 0) throw new Error(`collecting metrics failed: ${String(errors[0])}`);
+    return serializer.serialize({ ...resourceMetrics, resource: exposedResource });
   };
 }

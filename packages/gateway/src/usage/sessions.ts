@@ -62,53 +62,72 @@ export function summarizeSessions(records: readonly UsageRecord[]): SessionsRepo
     const id = ids[index] as string;
     let session = byId.get(id);
     if (!session) {
-      session = {
-        id,
-        client: record.client,
-        model: '',
-        startedAt: record.at,
-        lastAt: record.at,
-        requests: 0,
-        sideRequests: 0,
-        ...(withMain.has(id) ? {} : { sideOnly: true as const }),
-        promptTokens: 0,
-        cachedTokens: 0,
-        cacheWriteTokens: 0,
-        contextTokens: 0,
-        peakContextTokens: 0,
-        cacheHitShare: 0,
-        maskedOutputs: 0,
-        tokensKeptOut: 0,
-        bytesOffloaded: 0,
-        failures: 0,
-      };
+      session = emptySession(id, record, !withMain.has(id));
       byId.set(id, session);
     }
-    session.requests++;
-    session.startedAt = Math.min(session.startedAt, record.at);
-    session.lastAt = Math.max(session.lastAt, record.at);
-    if (record.side) session.sideRequests++;
-    // The session's model and context are its own requests': a router's prompt is not the
-    // session's context. A session of side requests alone has nothing else to show.
-    if (!record.side || !withMain.has(id)) {
-      session.client = record.client;
-      session.model = record.model || session.model;
-      if (record.promptTokens !== undefined) {
-        session.contextTokens = record.promptTokens;
-        session.peakContextTokens = Math.max(session.peakContextTokens, record.promptTokens);
-      }
-    }
-    if (record.promptTokens !== undefined) {
-      session.promptTokens += record.promptTokens;
-      session.cachedTokens += record.cachedTokens ?? 0;
-      session.cacheWriteTokens += record.cacheWriteTokens ?? 0;
-    }
-    session.maskedOutputs += record.newlyMasked;
-    session.tokensKeptOut += record.tokensKeptOut;
-    session.bytesOffloaded += record.bytesOffloaded;
-    session.failures += record.failures;
+    addRecord(session, record, withMain.has(id));
   });
   const sessions = [...byId.values()].sort((a, b) => b.lastAt - a.lastAt);
+  for (const session of sessions) {
+    session.cacheHitShare =
+      session.promptTokens > 0 ? session.cachedTokens / session.promptTokens : 0;
+  }
+  return { totals: totalsOf(sessions), sessions };
+}
+
+/** A session as its first record starts it. */
+function emptySession(id: string, first: UsageRecord, sideOnly: boolean): SessionSummary {
+  return {
+    id,
+    client: first.client,
+    model: '',
+    startedAt: first.at,
+    lastAt: first.at,
+    requests: 0,
+    sideRequests: 0,
+    ...(sideOnly ? { sideOnly: true as const } : {}),
+    promptTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    contextTokens: 0,
+    peakContextTokens: 0,
+    cacheHitShare: 0,
+    maskedOutputs: 0,
+    tokensKeptOut: 0,
+    bytesOffloaded: 0,
+    failures: 0,
+  };
+}
+
+/** One more record of the session (`hasMain`: the session has requests that are not side ones). */
+function addRecord(session: SessionSummary, record: UsageRecord, hasMain: boolean): void {
+  session.requests++;
+  session.startedAt = Math.min(session.startedAt, record.at);
+  session.lastAt = Math.max(session.lastAt, record.at);
+  if (record.side) session.sideRequests++;
+  // The session's model and context are its own requests': a router's prompt is not the
+  // session's context. A session of side requests alone has nothing else to show.
+  if (!record.side || !hasMain) {
+    session.client = record.client;
+    session.model = record.model || session.model;
+    if (record.promptTokens !== undefined) {
+      session.contextTokens = record.promptTokens;
+      session.peakContextTokens = Math.max(session.peakContextTokens, record.promptTokens);
+    }
+  }
+  if (record.promptTokens !== undefined) {
+    session.promptTokens += record.promptTokens;
+    session.cachedTokens += record.cachedTokens ?? 0;
+    session.cacheWriteTokens += record.cacheWriteTokens ?? 0;
+  }
+  session.maskedOutputs += record.newlyMasked;
+  session.tokensKeptOut += record.tokensKeptOut;
+  session.bytesOffloaded += record.bytesOffloaded;
+  session.failures += record.failures;
+}
+
+/** The sums over every session. */
+function totalsOf(sessions: readonly SessionSummary[]): SessionsReport['totals'] {
   const totals: SessionsReport['totals'] = {
     sessions: sessions.length,
     requests: 0,
@@ -123,8 +142,6 @@ export function summarizeSessions(records: readonly UsageRecord[]): SessionsRepo
     failures: 0,
   };
   for (const session of sessions) {
-    session.cacheHitShare =
-      session.promptTokens > 0 ? session.cachedTokens / session.promptTokens : 0;
     totals.requests += session.requests;
     totals.sideRequests += session.sideRequests;
     totals.promptTokens += session.promptTokens;
@@ -136,5 +153,5 @@ export function summarizeSessions(records: readonly UsageRecord[]): SessionsRepo
     totals.failures += session.failures;
   }
   totals.cacheHitShare = totals.promptTokens > 0 ? totals.cachedTokens / totals.promptTokens : 0;
-  return { totals, sessions };
+  return totals;
 }

@@ -1,23 +1,25 @@
 /**
- * Which requests are side requests (side-request.ts), from the body as each client sends them:
- * gemini-cli's `generateJson` (Gemini API and Code Assist) and qwen-code's (OpenAI, a required
- * `respond_in_schema` tool), Claude Code's and Codex's title calls (a JSON schema and no tools, as
- * the real binaries sent them to a loopback fake); main turns are not. The session signal is kept
- * as a digest.
+ * Which requests are side requests (each protocol's rule, through side-request.ts), from the body
+ * as each client sends them: gemini-cli's `generateJson` (Gemini API and Code Assist) and
+ * qwen-code's (OpenAI, a required `respond_in_schema` tool), Claude Code's and Codex's title calls
+ * (a JSON schema and no tools, as the real binaries sent them to a loopback fake); main turns are
+ * not. The session signal is kept as a digest.
  */
-import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { ModelExchange } from '../pipeline/model-exchange.js';
 import type { ProtocolKind } from '../protocols/protocol.js';
 import { PROTOCOLS } from '../protocols/protocols.js';
-import { sideFacts } from './side-request.js';
+import { sessionSignal } from '../protocols/session-signal.js';
+import { sideFacts, type SideFactsOf } from './side-request.js';
 
-function exchange(kind: ProtocolKind, body: unknown, headers: Record<string, string> = {}) {
-  return {
-    protocol: PROTOCOLS[kind],
-    raw: Buffer.from(JSON.stringify(body)),
-    request: { headers } as unknown as IncomingMessage,
-  } as unknown as ModelExchange;
+/** A request of `kind` as the pipeline gives it: its body, and its session signal read the same way. */
+function exchange(
+  kind: ProtocolKind,
+  body: unknown,
+  headers: Record<string, string> = {},
+): SideFactsOf {
+  const protocol = PROTOCOLS[kind];
+  const raw = Buffer.from(JSON.stringify(body));
+  return { protocol, raw, session: sessionSignal(protocol, headers, raw) };
 }
 
 const contents = [{ role: 'user', parts: [{ text: 'hi' }] }];

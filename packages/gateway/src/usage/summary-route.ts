@@ -2,12 +2,12 @@
  * `GET /api/summary[?session=<id>]`: the gateway's running totals since it started, and those of
  * one session signal (usage-tally.ts), for the terminal: a launcher prints its run's figures when
  * the client exits, `toolmask status` the gateway's. Its own row of the route table, placed
- * before the dashboard's `/api/` rows, with their access rules (the access secret or the auth
- * token: figures of the owner's sessions).
+ * before the dashboard's `/api/` rows, with their access rules (the tenancy's principal, who must
+ * read everything: the figures are everyone's).
  */
 import { ACCESS } from '../server/access.js';
-import { principalOf } from '../server/team-access.js';
 import type { Route } from '../server/route-table.js';
+import { readsEverything } from '../server/tenancy.js';
 import type { UsageSummary, UsageTally } from './usage-tally.js';
 
 export const SUMMARY_PATH = '/api/summary';
@@ -21,21 +21,21 @@ export function summaryRoute(
     instanceId: string;
     startedAt: number;
     now: () => number;
-    /** A team gateway: the totals are everyone's, so only the admin is answered. */
-    adminOnly?: boolean;
   },
 ): Route {
   return {
     path: SUMMARY_PATH,
     methods: ['GET', 'HEAD'],
     access: ACCESS.browser,
-    handle: (request, response, { query }) => {
+    handle: (_request, response, { query, principal }) => {
       const session = query.get('session') ?? undefined;
       const headers = {
         'content-type': 'application/json; charset=utf-8',
         'cache-control': 'no-store',
       };
-      if (gateway.adminOnly && principalOf(request)?.kind !== 'admin') {
+      // The totals are everyone's: for whoever reads everything (the single-user gateway's
+      // person, a team's admin).
+      if (!readsEverything(principal)) {
         response.writeHead(403, headers).end(
           JSON.stringify({
             error: {

@@ -9,7 +9,7 @@ import { h } from './dom.js';
 import { formatInteger, formatMoney, formatShare } from './format.js';
 import { moneySaved, type PriceRow } from './prices.js';
 import { sessionsTable, type SortState } from './sessions-table.js';
-import { statCards } from './stat-card.js';
+import { statCards, type StatCard } from './stat-card.js';
 import { timelineChart } from './timeline-chart.js';
 
 export interface OverviewInput {
@@ -30,10 +30,11 @@ function historyNote(status: DashboardStatus | undefined): string {
   return status?.source === 'telemetry-outfile' ? 'From the telemetry outfile.' : '';
 }
 
-export function overviewView(input: OverviewInput): HTMLElement {
-  const { totals, sessions } = input.report;
-  const saved = moneySaved(sessions, input.prices);
-  const cards = statCards([
+type Totals = SessionsReport['totals'];
+
+/** What went through: requests, the provider's prompt tokens and what it cached. */
+function trafficCards(totals: Totals): StatCard[] {
+  return [
     {
       metric: 'requests',
       label: 'Requests',
@@ -74,6 +75,12 @@ export function overviewView(input: OverviewInput): HTMLElement {
           : null,
       ),
     },
+  ];
+}
+
+/** What masking did: tokens kept out, their price, outputs offloaded, failures. */
+function maskingCards(totals: Totals, saved: ReturnType<typeof moneySaved>): StatCard[] {
+  return [
     {
       metric: 'tokensKeptOut',
       label: 'Kept out of the context',
@@ -108,7 +115,13 @@ export function overviewView(input: OverviewInput): HTMLElement {
       shown: formatInteger(totals.failures),
       note: totals.failures > 0 ? 'outputs left whole after an error' : 'none',
     },
-  ]);
+  ];
+}
+
+export function overviewView(input: OverviewInput): HTMLElement {
+  const { totals, sessions } = input.report;
+  const saved = moneySaved(sessions, input.prices);
+  const cards = statCards([...trafficCards(totals), ...maskingCards(totals, saved)]);
   return h(
     'div',
     { class: 'overview' },

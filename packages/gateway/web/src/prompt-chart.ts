@@ -57,53 +57,73 @@ function hasWrites(requests: readonly UsageRecord[]): boolean {
   return requests.some((record) => (record.cacheWriteTokens ?? 0) > 0);
 }
 
-function drawChart(requests: readonly UsageRecord[], width: number): SVGSVGElement {
+/** Where a request and a token count sit on the chart. */
+interface Scale {
+  plotWidth: number;
+  plotHeight: number;
+  x(index: number): number;
+  y(value: number): number;
+  pointsOf(values: readonly number[]): string;
+}
+
+function scaleOf(count: number, top: number, width: number): Scale {
   const plotWidth = Math.max(40, width - MARGIN.left - MARGIN.right);
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
-  const sent = requests.map((record) => record.promptTokens ?? 0);
-  const without = requests.map((record, index) => (sent[index] ?? 0) + record.tokensKeptOut);
-  const cached = requests.map((record) => record.cachedTokens ?? 0);
-  const top = niceMax(Math.max(0, ...without));
-  const step = plotWidth / Math.max(1, requests.length);
+  const step = plotWidth / Math.max(1, count);
   const x = (index: number) => MARGIN.left + step * (index + 0.5);
   const y = (value: number) => MARGIN.top + plotHeight * (1 - value / top);
   const pointsOf = (values: readonly number[]) =>
     values.map((value, index) => `${x(index).toFixed(1)},${y(value).toFixed(1)}`).join(' ');
+  return { plotWidth, plotHeight, x, y, pointsOf };
+}
 
-  const grid = yGrid(top, y, plotWidth);
-  const labelEvery = Math.max(1, Math.ceil(requests.length / Math.max(1, plotWidth / 48)));
-  const xLabels = requests
-    .map((_, index) => index)
-    .filter((index) => index % labelEvery === 0 || index === requests.length - 1)
+/** Request numbers under the plot, as many as fit. */
+function xLabels(count: number, scale: Scale): SVGElement[] {
+  const labelEvery = Math.max(1, Math.ceil(count / Math.max(1, scale.plotWidth / 48)));
+  return Array.from({ length: count }, (_, index) => index)
+    .filter((index) => index % labelEvery === 0 || index === count - 1)
     .map((index) =>
       svg(
         'text',
-        { class: 'x-label', x: x(index), y: MARGIN.top + plotHeight + 16, 'text-anchor': 'middle' },
+        {
+          class: 'x-label',
+          x: scale.x(index),
+          y: MARGIN.top + scale.plotHeight + 16,
+          'text-anchor': 'middle',
+        },
         index + 1,
       ),
     );
+}
+
+/** The cached part of each prompt, and above it the part written to the cache (if reported). */
+function cacheAreas(requests: readonly UsageRecord[], scale: Scale): (SVGElement | null)[] {
+  if (requests.length === 0) return [null, null];
+  const cached = requests.map((record) => record.cachedTokens ?? 0);
   // Written sits on top of cached: both are parts of the prompt (Anthropic's input is the rest).
   const writtenTop = requests.map(
     (record, index) => (cached[index] ?? 0) + (record.cacheWriteTokens ?? 0),
   );
-  const writtenArea =
-    requests.length > 0 && hasWrites(requests)
-      ? svg('polygon', {
-          class: 'written-area',
-          points: `${pointsOf(writtenTop)} ${[...cached]
-            .map((value, index) => `${x(index).toFixed(1)},${y(value).toFixed(1)}`)
-            .reverse()
-            .join(' ')}`,
-        })
-      : null;
-  const cachedArea =
-    requests.length > 0
-      ? svg('polygon', {
-          class: 'cached-area',
-          points: `${x(0).toFixed(1)},${y(0)} ${pointsOf(cached)} ${x(requests.length - 1).toFixed(1)},${y(0)}`,
-        })
-      : null;
-  const events = requests.flatMap((record, index) =>
+  const { x, y, pointsOf } = scale;
+  const cachedArea = svg('polygon', {
+    class: 'cached-area',
+    points: `${x(0).toFixed(1)},${y(0)} ${pointsOf(cached)} ${x(requests.length - 1).toFixed(1)},${y(0)}`,
+  });
+  const writtenArea = hasWrites(requests)
+    ? svg('polygon', {
+        class: 'written-area',
+        points: `${pointsOf(writtenTop)} ${[...cached]
+          .map((value, index) => `${x(index).toFixed(1)},${y(value).toFixed(1)}`)
+          .reverse()
+          .join(' ')}`,
+      })
+    : null;
+  return [cachedArea, writtenArea];
+}
+
+/** A vertical line at each request whose pass masked outputs. */
+function maskEvents(requests: readonly UsageRecord[], scale: Scale): SVGElement[] {
+  return requests.flatMap((record, index) =>
     record.newlyMasked > 0
       ? [
           svg(
@@ -111,30 +131,45 @@ function drawChart(requests: readonly UsageRecord[], width: number): SVGSVGEleme
             {
               class: 'mask-event',
               'data-request': index + 1,
-              x1: x(index),
-              x2: x(index),
+              x1: scale.x(index),
+              x2: scale.x(index),
               y1: MARGIN.top,
-              y2: MARGIN.top + plotHeight,
+              y2: MARGIN.top + scale.plotHeight,
             },
             svg('title', {}, describe(record, index)),
           ),
         ]
       : [],
   );
-  const points = requests.map((record, index) =>
+}
+
+/** One point per request at the prompt tokens sent, with its description on hover. */
+function sentPoints(
+  requests: readonly UsageRecord[],
+  sent: readonly number[],
+  scale: Scale,
+): SVGElement[] {
+  return requests.map((record, index) =>
     svg(
       'circle',
       {
         class: record.promptTokens === undefined ? 'point no-usage' : 'point',
         'data-series': 'sent',
         'data-request': index + 1,
-        cx: x(index),
-        cy: y(sent[index] ?? 0),
+        cx: scale.x(index),
+        cy: scale.y(sent[index] ?? 0),
         r: requests.length > 120 ? 2 : 3.5,
       },
       svg('title', {}, describe(record, index)),
     ),
   );
+}
+
+function drawChart(requests: readonly UsageRecord[], width: number): SVGSVGElement {
+  const sent = requests.map((record) => record.promptTokens ?? 0);
+  const without = requests.map((record, index) => (sent[index] ?? 0) + record.tokensKeptOut);
+  const top = niceMax(Math.max(0, ...without));
+  const scale = scaleOf(requests.length, top, width);
   return svg(
     'svg',
     {
@@ -145,14 +180,13 @@ function drawChart(requests: readonly UsageRecord[], width: number): SVGSVGEleme
       role: 'img',
       'aria-label': `Prompt tokens of ${requests.length} requests, sent and without masking`,
     },
-    ...grid,
-    cachedArea,
-    writtenArea,
-    ...events,
-    svg('polyline', { class: 'line-without', points: pointsOf(without) }),
-    svg('polyline', { class: 'line-sent', points: pointsOf(sent) }),
-    ...points,
-    ...xLabels,
+    ...yGrid(top, scale.y, scale.plotWidth),
+    ...cacheAreas(requests, scale),
+    ...maskEvents(requests, scale),
+    svg('polyline', { class: 'line-without', points: scale.pointsOf(without) }),
+    svg('polyline', { class: 'line-sent', points: scale.pointsOf(sent) }),
+    ...sentPoints(requests, sent, scale),
+    ...xLabels(requests.length, scale),
     ...axisTitles(width, 'request', 'prompt tokens'),
   );
 }

@@ -11,7 +11,7 @@ import { h } from './dom.js';
 import { formatInteger, formatShare, formatTime } from './format.js';
 import { outputsList } from './outputs-list.js';
 import { promptChart } from './prompt-chart.js';
-import { statCards } from './stat-card.js';
+import { statCards, type StatCard } from './stat-card.js';
 
 export interface SessionInput {
   summary: SessionSummary;
@@ -33,9 +33,9 @@ function extrasTable(extras: Record<string, number>): HTMLElement {
   );
 }
 
-export function sessionView(input: SessionInput): HTMLElement {
-  const { summary, detail, outputs } = input;
-  const facts = h(
+/** Who the session is: its client, model and times. */
+function sessionFacts(summary: SessionSummary): HTMLElement {
+  return h(
     'p',
     { class: 'session-facts' },
     h('span', { class: 'client' }, summary.client),
@@ -44,7 +44,10 @@ export function sessionView(input: SessionInput): HTMLElement {
     summary.sideOnly ? h('span', { class: 'badge' }, 'side requests only') : null,
     ` · started ${formatTime(summary.startedAt)} · last request ${formatTime(summary.lastAt)}`,
   );
-  const cards = statCards([
+}
+
+function sessionCards(summary: SessionSummary): StatCard[] {
+  return [
     {
       metric: 'requests',
       label: 'Requests',
@@ -105,26 +108,38 @@ export function sessionView(input: SessionInput): HTMLElement {
       value: summary.failures,
       shown: formatInteger(summary.failures),
     },
-  ]);
+  ];
+}
+
+/** The session's side requests, counted in the figures but not charted. */
+function sideRequestsNote(detail: SessionDetail): HTMLElement | null {
+  if (!detail.sideRequests) return null;
+  const promptTokens = detail.sideRequests.reduce(
+    (sum, record) => sum + (record.promptTokens ?? 0),
+    0,
+  );
+  return h(
+    'p',
+    { class: 'muted' },
+    `Not charted: ${formatInteger(detail.sideRequests.length)} side request(s) of this session ` +
+      `(a model router, a check or a session title), ` +
+      `${formatInteger(promptTokens)} prompt tokens; ` +
+      'they count in the figures above.',
+  );
+}
+
+export function sessionView(input: SessionInput): HTMLElement {
+  const { summary, detail, outputs } = input;
   return h(
     'div',
     { class: 'session', 'data-session': summary.id },
     h('a', { href: '#/', class: 'back' }, '← All sessions'),
     h('h1', {}, 'Session ', h('span', { class: 'session-id' }, summary.id)),
-    facts,
-    cards,
+    sessionFacts(summary),
+    statCards(sessionCards(summary)),
     h('h2', {}, 'Prompt tokens per request'),
     promptChart(detail.requests),
-    detail.sideRequests
-      ? h(
-          'p',
-          { class: 'muted' },
-          `Not charted: ${formatInteger(detail.sideRequests.length)} side request(s) of this session ` +
-            `(a model router, a check or a session title), ` +
-            `${formatInteger(detail.sideRequests.reduce((sum, record) => sum + (record.promptTokens ?? 0), 0))} prompt tokens; ` +
-            'they count in the figures above.',
-        )
-      : null,
+    sideRequestsNote(detail),
     detail.extras ? h('h2', {}, 'From the metric exports') : null,
     detail.extras ? extrasTable(detail.extras) : null,
     h('h2', {}, `Offloaded outputs (${formatInteger(outputs.outputs.length)})`),

@@ -21,11 +21,9 @@ import type { Content, Part } from '@toolmask/core';
 import { isPlainObject } from '@toolmask/core/utils';
 import { callArguments } from '../call-arguments.js';
 import { toolResultText, withSnippet } from './tool-result-content.js';
+import type { ToolNames } from '../message-array-codec.js';
 
 type JsonObject = Record<string, unknown>;
-
-/** Tool names by `tool_use` id, learnt from the assistant messages read so far. */
-export type ToolNames = Map<string, string>;
 
 /** The blocks of a message's content; a string is one text block. */
 function blocksOf(content: unknown): unknown[] {

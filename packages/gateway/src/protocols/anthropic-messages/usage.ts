@@ -7,9 +7,13 @@
  * `cache_read_input_tokens` and `cache_creation_input_tokens`. The report's `promptTokens` is the
  * whole prompt (their sum, as the other protocols report it), `cachedTokens` the reads and
  * `cacheWriteTokens` the writes (an absent or null part is 0).
+ *
+ * And which requests are side requests (../side-requests.ts).
  */
 import { isPlainObject } from '@toolmask/core/utils';
+import { stringAt } from '../../body/json-layout.js';
 import type { UsageReport } from '../protocol.js';
+import { JSON_SCHEMA, withoutTools } from '../side-requests.js';
 import { tokenCount } from '../token-count.js';
 
 /**
@@ -49,4 +53,17 @@ export function anthropicUsage(event: unknown): UsageReport | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * Claude Code (2.1.328, interactive) names a session with a Messages call of `tools: []` and
+ * `output_config.format.type: "json_schema"` (a `title` object), seen from the real binary
+ * against a loopback fake; its headless runs (`claude -p`) make none. A schema alone is not
+ * enough: a structured turn carries the agent's tools.
+ */
+export async function anthropicSideRequest(raw: Buffer): Promise<boolean> {
+  return (
+    (await stringAt(raw, ['output_config', 'format', 'type'])) === JSON_SCHEMA &&
+    (await withoutTools(raw))
+  );
 }

@@ -3,7 +3,8 @@ import { CACHE_ECONOMICS } from '@toolmask/core';
 import type { Protocol, ProtocolKind } from '../protocol.js';
 import { geminiCodec } from './codec.js';
 import { googleErrorBody } from './errors.js';
-import { geminiUsage } from './usage.js';
+import { withClientMaskingOff } from './client-masking.js';
+import { geminiSideRequest, geminiUsage } from './usage.js';
 
 function geminiProtocol(kind: ProtocolKind): Protocol {
   return {
@@ -13,6 +14,9 @@ function geminiProtocol(kind: ProtocolKind): Protocol {
     errorBody: googleErrorBody,
     // Implicit caching: no write premium.
     cache: CACHE_ECONOMICS.gemini,
+    isSideRequest: geminiSideRequest(kind),
+    // gemini-cli reads its masking thresholds from `listExperiments` (Code Assist's, in practice).
+    clientMaskingOff: (action) => (action === 'listExperiments' ? withClientMaskingOff : undefined),
   };
 }
 

@@ -1,9 +1,11 @@
 /**
  * Usage in a Gemini answer: `usageMetadata` of a response (Code Assist wraps the response as
- * `{ response: {...} }`).
+ * `{ response: {...} }`); and which requests are side requests (../side-requests.ts).
  */
 import { isPlainObject } from '@toolmask/core/utils';
+import { stringAt } from '../../body/json-layout.js';
 import type { ProtocolKind, UsageReport } from '../protocol.js';
+import { JSON_ANSWER } from '../side-requests.js';
 import { tokenCount } from '../token-count.js';
 
 export function geminiUsage(kind: ProtocolKind, event: unknown): UsageReport | undefined {
@@ -21,4 +23,17 @@ export function geminiUsage(kind: ProtocolKind, event: unknown): UsageReport | u
   const output = tokenCount(metadata['candidatesTokenCount']);
   if (output !== undefined) report.outputTokens = output;
   return report;
+}
+
+/**
+ * gemini-cli's `generateJson` (the model router's complexity check, the next-speaker check) sets
+ * `generationConfig.responseMimeType` to `application/json` with a `responseJsonSchema`; a main
+ * turn never does. Code Assist wraps the request as `{ request: {...} }`.
+ */
+export function geminiSideRequest(kind: ProtocolKind): (raw: Buffer) => Promise<boolean> {
+  const path =
+    kind === 'code-assist'
+      ? ['request', 'generationConfig', 'responseMimeType']
+      : ['generationConfig', 'responseMimeType'];
+  return async (raw) => (await stringAt(raw, path)) === JSON_ANSWER;
 }

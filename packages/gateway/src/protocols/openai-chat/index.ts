@@ -3,7 +3,7 @@ import { CACHE_ECONOMICS } from '@toolmask/core';
 import type { Protocol } from '../protocol.js';
 import { OPENAI_CHAT_CODEC } from './codec.js';
 import { openAiErrorBody } from './errors.js';
-import { openAiChatUsage } from './usage.js';
+import { openAiChatSideRequest, openAiChatUsage } from './usage.js';
 
 export const OPENAI_CHAT_PROTOCOL: Protocol = {
   kind: 'openai',
@@ -12,4 +12,7 @@ export const OPENAI_CHAT_PROTOCOL: Protocol = {
   errorBody: openAiErrorBody,
   // OpenAI's automatic caching, no write premium: what an OpenAI-compatible server is taken to do.
   cache: CACHE_ECONOMICS.openai,
+  isSideRequest: openAiChatSideRequest,
+  // Its clients' own masking is theirs to leave on: no answer is rewritten.
+  clientMaskingOff: () => undefined,
 };

@@ -1,5 +1,9 @@
-/** Usage in an OpenAI chat answer: `usage` of the last chunk (or of the whole answer). */
+/**
+ * Usage in an OpenAI chat answer: `usage` of the last chunk (or of the whole answer); and which
+ * requests are side requests (../side-requests.ts).
+ */
 import { isPlainObject } from '@toolmask/core/utils';
+import { stringAt } from '../../body/json-layout.js';
 import type { UsageReport } from '../protocol.js';
 import { tokenCount } from '../token-count.js';
 
@@ -16,4 +20,15 @@ export function openAiChatUsage(event: unknown): UsageReport | undefined {
   const output = tokenCount(usage['completion_tokens']);
   if (output !== undefined) report.outputTokens = output;
   return report;
+}
+
+/**
+ * qwen-code's `generateJson` over OpenAI sends one `respond_in_schema` tool with `tool_choice:
+ * "required"`, which a main turn never sets; `response_format` is OpenAI's own way.
+ */
+export async function openAiChatSideRequest(raw: Buffer): Promise<boolean> {
+  return (
+    (await stringAt(raw, ['tool_choice'])) === 'required' ||
+    /^json_(schema|object)$/.test((await stringAt(raw, ['response_format', 'type'])) ?? '')
+  );
 }

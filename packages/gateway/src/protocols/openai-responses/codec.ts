@@ -8,13 +8,18 @@
  * and their `encrypted_content` included, and everything outside `input` (`instructions`,
  * `tools`, `reasoning`, `include`, `store`, `prompt_cache_key`, `client_metadata`...) is copied as
  * it came. An `input` that is a string (one user prompt) holds no tool output: the body goes out
- * as it came.
+ * as it came. Read and written by the shared message-array codec (../message-array-codec.ts).
+ *
+ * Codex's first item (its base instructions) is the same for every session: the session id (the
+ * `session-id` header, or `prompt_cache_key`) tells its sessions apart, the item (the head) a new
+ * conversation within one (a compaction that rewrites the history).
  */
-import { isReadBackTool, type Content } from '@toolmask/core';
+import { isReadBackTool } from '@toolmask/core';
 import { isPlainObject } from '@toolmask/core/utils';
-import type { BodyCodec, WholeBody } from '../../body/body-codec.js';
+import type { BodyCodec } from '../../body/body-codec.js';
 import { MCP_SERVER_NAME, MCP_TOOL_NAME } from '../../server/mcp-endpoint.js';
-import { learnToolNames, toContent, withMaskedOutput, type ToolNames } from './input-items.js';
+import { messageArrayCodec } from '../message-array-codec.js';
+import { learnToolNames, toContent, withMaskedOutput } from './input-items.js';
 import { responsesSession } from './session.js';
 
 /**
@@ -50,57 +55,12 @@ function declaredReadTool(tools: unknown): string | undefined {
   return undefined;
 }
 
-function describe(body: unknown, routeModel: string) {
-  const outside = isPlainObject(body) ? body : {};
-  return {
-    model: typeof outside['model'] === 'string' ? outside['model'] : routeModel,
-    readToolName: declaredReadTool(outside['tools']) ?? CODEX_READ_TOOL_NAME,
-  };
-}
-
-/** Items as Contents, in order, tool names learnt from the call items as they come. */
-function toContents(items: readonly unknown[], names: ToolNames) {
-  const contents: Content[] = [];
-  const unmaskable: number[] = [];
-  for (const item of items) {
-    // An output always follows the call it answers.
-    learnToolNames(item, names);
-    const converted = toContent(item, names);
-    contents.push(converted.content);
-    unmaskable.push(converted.unmaskable);
-  }
-  return { contents, unmaskable };
-}
-
-function readWhole(body: unknown, routeModel: string): WholeBody | undefined {
-  if (!isPlainObject(body) || !Array.isArray(body['input'])) return undefined;
-  const items = body['input'] as unknown[];
-  if (items.length === 0) return undefined;
-  const converted = toContents(items, new Map());
-  return {
-    ...describe(body, routeModel),
-    contents: converted.contents,
-    unmaskable: converted.unmaskable.reduce((sum, count) => sum + count, 0),
-    // One element, as its bytes are in the incremental reader's head: the same key either way.
-    head: items[0],
-    write(sent, changed) {
-      for (const index of changed)
-        items[index] = withMaskedOutput(items[index], sent[index] as Content);
-      return JSON.stringify(body);
-    },
-  };
-}
-
-export const OPENAI_RESPONSES_CODEC: BodyCodec = {
-  arrayPath: ['input'],
-  // Codex's first item (its base instructions) is the same for every session: the session id
-  // (the `session-id` header, or `prompt_cache_key`) tells its sessions apart, the item a new
-  // conversation within one (a compaction that rewrites the history).
-  headElements: 1,
+export const OPENAI_RESPONSES_CODEC: BodyCodec = messageArrayCodec({
+  key: 'input',
   session: responsesSession,
-  createState: (): ToolNames => new Map(),
-  toContents: (elements, state) => toContents(elements, state as ToolNames),
-  toElement: (sent, original) => withMaskedOutput(original, sent),
-  describe,
-  readWhole,
-};
+  readToolName: (tools) => declaredReadTool(tools) ?? CODEX_READ_TOOL_NAME,
+  // An output always follows the call it answers.
+  learnToolNames,
+  toContent,
+  withMasked: withMaskedOutput,
+});

@@ -26,11 +26,9 @@ import { isPlainObject } from '@toolmask/core/utils';
 import { callArguments } from '../call-arguments.js';
 import { TOOL_OUTPUT_ITEM_TYPES } from './item-types.js';
 import { outputText, withSnippet } from './tool-output-content.js';
+import type { ToolNames } from '../message-array-codec.js';
 
 type JsonObject = Record<string, unknown>;
-
-/** Tool names by call id, learnt from the call items read so far. */
-export type ToolNames = Map<string, string>;
 
 /** The tool a call item of each type runs: its own `name`, or the built-in tool's. */
 const CALL_TOOLS: Record<string, string | undefined> = {

@@ -7,9 +7,13 @@
  * `input_tokens` is the whole prompt, `input_tokens_details.cached_tokens` the part read from the
  * provider's cache (only an explicit count, as for chat completions: a server that leaves it out
  * may cache without saying so), `output_tokens` the answer (reasoning included).
+ *
+ * And which requests are side requests (../side-requests.ts).
  */
 import { isPlainObject } from '@toolmask/core/utils';
+import { stringAt } from '../../body/json-layout.js';
 import type { UsageReport } from '../protocol.js';
+import { JSON_SCHEMA, withoutTools } from '../side-requests.js';
 import { tokenCount } from '../token-count.js';
 
 const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -34,4 +38,16 @@ export function openAiResponsesUsage(event: unknown): UsageReport | undefined {
     return isPlainObject(event['response']) ? reportOf(event['response']['usage']) : undefined;
   }
   return event['object'] === 'response' ? reportOf(event['usage']) : undefined;
+}
+
+/**
+ * Codex (0.169.0, its terminal UI) names a session with a Responses call of `tools: []` and
+ * `text.format.type: "json_schema"` (`codex_output_schema`, a `title`), seen from the real binary
+ * against a loopback fake; `codex exec` makes none. A schema alone is not enough: `codex exec
+ * --output-schema` puts one on its main turns too, which carry the agent's tools.
+ */
+export async function openAiResponsesSideRequest(raw: Buffer): Promise<boolean> {
+  return (
+    (await stringAt(raw, ['text', 'format', 'type'])) === JSON_SCHEMA && (await withoutTools(raw))
+  );
 }

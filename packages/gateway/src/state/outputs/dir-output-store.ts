@@ -25,55 +25,6 @@ export function createDirOutputStore(dir: string): SharedOutputStore {
   const outputsFolder = path.join(root, TOOL_OUTPUTS_DIR);
   const files = createFileToolOutputStore();
 
-  /** Whether `folder` is a plain folder: false when missing, throws when it is anything else. */
-  async function plainFolder(folder: string): Promise<boolean> {
-    let stats;
-    try {
-      stats = await fs.lstat(folder);
-    } catch (error) {
-      if (MISSING.has(errorCode(error, ''))) return false;
-      throw error;
-    }
-    if (stats.isSymbolicLink() || !stats.isDirectory()) {
-      throw new SharedOutputError('OUTSIDE', `${folder} is not a plain folder; not read through`);
-    }
-    return true;
-  }
-
-  async function openOutput(folder: string, file: string): Promise<FileHandle | undefined> {
-    let handle: FileHandle;
-    try {
-      // O_NONBLOCK: a FIFO planted at the name cannot block the open.
-      handle = await fs.open(
-        file,
-        fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0),
-      );
-    } catch (error) {
-      const code = errorCode(error, '');
-      if (MISSING.has(code)) return undefined;
-      if (code === 'ELOOP') throw new SharedOutputError('OUTSIDE', `${file} is a symlink; refused`);
-      throw error;
-    }
-    try {
-      const stats = await handle.stat();
-      if (!stats.isFile()) {
-        throw new SharedOutputError('NOT_A_FILE', `${file} is not a regular file`);
-      }
-      // A hard link made to a file elsewhere would read that file.
-      if (stats.nlink !== 1) {
-        throw new SharedOutputError('OUTSIDE', `${file} has ${stats.nlink} links; refused`);
-      }
-      const opened = await descriptorPath(handle);
-      if (opened !== undefined && path.dirname(opened) !== (await fs.realpath(folder))) {
-        throw new SharedOutputError('OUTSIDE', `${file} was opened outside its folder; refused`);
-      }
-      return handle;
-    } catch (error) {
-      await handle.close();
-      throw error;
-    }
-  }
-
   return {
     root,
 
@@ -115,7 +66,63 @@ export function createDirOutputStore(dir: string): SharedOutputStore {
       }
       return removed;
     },
+
+    // Nothing is held open between calls.
+    async close() {},
   };
+}
+
+/** Whether `folder` is a plain folder: false when missing, throws when it is anything else. */
+async function plainFolder(folder: string): Promise<boolean> {
+  let stats;
+  try {
+    stats = await fs.lstat(folder);
+  } catch (error) {
+    if (MISSING.has(errorCode(error, ''))) return false;
+    throw error;
+  }
+  if (stats.isSymbolicLink() || !stats.isDirectory()) {
+    throw new SharedOutputError('OUTSIDE', `${folder} is not a plain folder; not read through`);
+  }
+  return true;
+}
+
+/**
+ * `file` opened for reading, never through a link, checked to be a regular file of one link inside
+ * `folder`; undefined when it is not there.
+ */
+async function openOutput(folder: string, file: string): Promise<FileHandle | undefined> {
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO planted at the name cannot block the open.
+    handle = await fs.open(
+      file,
+      fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0),
+    );
+  } catch (error) {
+    const code = errorCode(error, '');
+    if (MISSING.has(code)) return undefined;
+    if (code === 'ELOOP') throw new SharedOutputError('OUTSIDE', `${file} is a symlink; refused`);
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new SharedOutputError('NOT_A_FILE', `${file} is not a regular file`);
+    }
+    // A hard link made to a file elsewhere would read that file.
+    if (stats.nlink !== 1) {
+      throw new SharedOutputError('OUTSIDE', `${file} has ${stats.nlink} links; refused`);
+    }
+    const opened = await descriptorPath(handle);
+    if (opened !== undefined && path.dirname(opened) !== (await fs.realpath(folder))) {
+      throw new SharedOutputError('OUTSIDE', `${file} was opened outside its folder; refused`);
+    }
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
 }
 
 /**

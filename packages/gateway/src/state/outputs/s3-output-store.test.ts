@@ -62,7 +62,7 @@ describe('createS3OutputStore', () => {
 
   function store(options: Partial<S3OutputStoreOptions> = {}) {
     const opened = openStore(options);
-    cleanups.push(() => opened.close?.() ?? Promise.resolve());
+    cleanups.push(() => opened.close());
     return opened;
   }
 

@@ -64,13 +64,12 @@ const MAX_LIST_PAGE = 1000;
 const LAST_MODIFIED_PRECISION_MS = 1000;
 
 export function createS3OutputStore(options: S3OutputStoreOptions): SharedOutputStore {
-  const root = checkRoot(options.root);
-  const bucket = options.bucket;
-  const keyPrefix = normalizePrefix(options.prefix);
-  const outputsPrefix = `${keyPrefix}tool-outputs/`;
-  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const listPageSize = Math.max(1, Math.min(options.listPageSize ?? MAX_LIST_PAGE, MAX_LIST_PAGE));
-  const client = new S3Client({
+  return new S3OutputStore(options);
+}
+
+/** The SDK's client for these options (path-style, with checksums only where S3 needs them, for an endpoint). */
+function s3Client(options: S3OutputStoreOptions): S3Client {
+  return new S3Client({
     region: options.region ?? (options.endpoint !== undefined ? 'us-east-1' : undefined),
     ...(options.endpoint !== undefined
       ? {
@@ -82,32 +81,141 @@ export function createS3OutputStore(options: S3OutputStoreOptions): SharedOutput
       : {}),
     ...(options.credentials !== undefined ? { credentials: options.credentials } : {}),
   });
+}
 
-  const keyOf = (place: OutputPlace) => `${keyPrefix}${relativePathOf(place)}`;
-  const where = (key: string) => `s3://${bucket}/${key}`;
+class S3OutputStore implements SharedOutputStore {
+  readonly root: string;
+  private readonly bucket: string;
+  private readonly keyPrefix: string;
+  private readonly outputsPrefix: string;
+  private readonly requestTimeoutMs: number;
+  private readonly listPageSize: number;
+  private readonly client: S3Client;
+
+  constructor(options: S3OutputStoreOptions) {
+    this.root = checkRoot(options.root);
+    this.bucket = options.bucket;
+    this.keyPrefix = normalizePrefix(options.prefix);
+    this.outputsPrefix = `${this.keyPrefix}tool-outputs/`;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.listPageSize = Math.max(1, Math.min(options.listPageSize ?? MAX_LIST_PAGE, MAX_LIST_PAGE));
+    this.client = s3Client(options);
+  }
+
+  async save(directory: string, fileName: string, text: string): Promise<string> {
+    const key = this.keyOf(placeOfSave(this.root, directory, fileName));
+    // Encoded once (the SDK measures, checksums and sends it): a string would be re-encoded.
+    const body = Buffer.from(text, 'utf8');
+    await this.bounded(`saving ${this.where(key)}`, (signal) =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: body,
+          ContentType: 'text/plain; charset=utf-8',
+        }),
+        { abortSignal: signal },
+      ),
+    );
+    return path.join(directory, fileName);
+  }
+
+  async read(relativePath: string): Promise<Buffer | undefined> {
+    const key = this.keyOf(placeOfRead(relativePath));
+    return this.bounded(`reading ${this.where(key)}`, async (signal) => {
+      let response;
+      try {
+        response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+          abortSignal: signal,
+        });
+      } catch (error) {
+        if (isMissingObject(error)) return undefined;
+        throw error;
+      }
+      const body = response.Body;
+      if (body === undefined) return Buffer.alloc(0);
+      // The signal covers the body too: a stalled download is destroyed at the limit.
+      if (body instanceof Readable) return buffer(addAbortSignal(signal, body));
+      return Buffer.from(await body.transformToByteArray());
+    });
+  }
+
+  async prune(beforeMs: number): Promise<number> {
+    const cutoff = beforeMs - LAST_MODIFIED_PRECISION_MS;
+    let removed = 0;
+    const failed: string[] = [];
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.listPage(continuationToken);
+      const expired = (page.Contents ?? [])
+        .filter((object) => object.Key !== undefined && object.LastModified !== undefined)
+        .filter((object) => (object.LastModified as Date).getTime() < cutoff)
+        .map((object) => object.Key as string);
+      // Deleting listed keys does not disturb the listing: its token resumes after a key.
+      const result = await this.deleteKeys(expired);
+      removed += result.deleted;
+      failed.push(...result.failed);
+      continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (continuationToken !== undefined);
+    if (failed.length > 0) {
+      throw new Error(
+        `removed ${removed} expired outputs under ${this.where(this.outputsPrefix)}; ${failed.length} could not be deleted (${failed.slice(0, 3).join(', ')})`,
+      );
+    }
+    return removed;
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+
+  private keyOf(place: OutputPlace): string {
+    return `${this.keyPrefix}${relativePathOf(place)}`;
+  }
+
+  private where(key: string): string {
+    return `s3://${this.bucket}/${key}`;
+  }
 
   /** Runs `call` with an abort signal that fires after the time limit; names what timed out. */
-  async function bounded<T>(what: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const signal = AbortSignal.timeout(requestTimeoutMs);
+  private async bounded<T>(what: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const signal = AbortSignal.timeout(this.requestTimeoutMs);
     try {
       return await call(signal);
     } catch (error) {
       if (!signal.aborted) throw error;
-      throw new SharedOutputError('TIMEOUT', `${what} took longer than ${requestTimeoutMs} ms`, {
-        cause: error,
-      });
+      throw new SharedOutputError(
+        'TIMEOUT',
+        `${what} took longer than ${this.requestTimeoutMs} ms`,
+        { cause: error },
+      );
     }
   }
 
+  /** One page of the outputs' listing, from `token` on. */
+  private listPage(token: string | undefined) {
+    return this.bounded(`listing ${this.where(this.outputsPrefix)}`, (signal) =>
+      this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: this.outputsPrefix,
+          MaxKeys: this.listPageSize,
+          ContinuationToken: token,
+        }),
+        { abortSignal: signal },
+      ),
+    );
+  }
+
   /** Deletes `keys` (at most 1000: one request); says how many went and which could not. */
-  async function deleteKeys(keys: string[]): Promise<{ deleted: number; failed: string[] }> {
+  private async deleteKeys(keys: string[]): Promise<{ deleted: number; failed: string[] }> {
     if (keys.length === 0) return { deleted: 0, failed: [] };
-    const result = await bounded(
-      `deleting ${keys.length} objects under ${where(outputsPrefix)}`,
+    const result = await this.bounded(
+      `deleting ${keys.length} objects under ${this.where(this.outputsPrefix)}`,
       (signal) =>
-        client.send(
+        this.client.send(
           new DeleteObjectsCommand({
-            Bucket: bucket,
+            Bucket: this.bucket,
             // Quiet: the answer lists only the keys that could not be deleted.
             Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
           }),
@@ -119,88 +227,6 @@ export function createS3OutputStore(options: S3OutputStoreOptions): SharedOutput
     );
     return { deleted: keys.length - failed.length, failed };
   }
-
-  return {
-    root,
-
-    async save(directory, fileName, text) {
-      const key = keyOf(placeOfSave(root, directory, fileName));
-      // Encoded once (the SDK measures, checksums and sends it): a string would be re-encoded.
-      const body = Buffer.from(text, 'utf8');
-      await bounded(`saving ${where(key)}`, (signal) =>
-        client.send(
-          new PutObjectCommand({
-            Bucket: bucket,
-            Key: key,
-            Body: body,
-            ContentType: 'text/plain; charset=utf-8',
-          }),
-          { abortSignal: signal },
-        ),
-      );
-      return path.join(directory, fileName);
-    },
-
-    async read(relativePath) {
-      const key = keyOf(placeOfRead(relativePath));
-      return bounded(`reading ${where(key)}`, async (signal) => {
-        let response;
-        try {
-          response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
-            abortSignal: signal,
-          });
-        } catch (error) {
-          if (isMissingObject(error)) return undefined;
-          throw error;
-        }
-        const body = response.Body;
-        if (body === undefined) return Buffer.alloc(0);
-        // The signal covers the body too: a stalled download is destroyed at the limit.
-        if (body instanceof Readable) return buffer(addAbortSignal(signal, body));
-        return Buffer.from(await body.transformToByteArray());
-      });
-    },
-
-    async prune(beforeMs) {
-      const cutoff = beforeMs - LAST_MODIFIED_PRECISION_MS;
-      let removed = 0;
-      const failed: string[] = [];
-      let continuationToken: string | undefined;
-      do {
-        const token = continuationToken;
-        const page = await bounded(`listing ${where(outputsPrefix)}`, (signal) =>
-          client.send(
-            new ListObjectsV2Command({
-              Bucket: bucket,
-              Prefix: outputsPrefix,
-              MaxKeys: listPageSize,
-              ContinuationToken: token,
-            }),
-            { abortSignal: signal },
-          ),
-        );
-        const expired = (page.Contents ?? [])
-          .filter((object) => object.Key !== undefined && object.LastModified !== undefined)
-          .filter((object) => (object.LastModified as Date).getTime() < cutoff)
-          .map((object) => object.Key as string);
-        // Deleting listed keys does not disturb the listing: its token resumes after a key.
-        const result = await deleteKeys(expired);
-        removed += result.deleted;
-        failed.push(...result.failed);
-        continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (continuationToken !== undefined);
-      if (failed.length > 0) {
-        throw new Error(
-          `removed ${removed} expired outputs under ${where(outputsPrefix)}; ${failed.length} could not be deleted (${failed.slice(0, 3).join(', ')})`,
-        );
-      }
-      return removed;
-    },
-
-    async close() {
-      client.destroy();
-    },
-  };
 }
 
 /** `a/b/` from `/a/b/`, `a/b` or `a//b/`... refused; '' stays ''. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import {
@@ -8,6 +9,7 @@ import {
 import { DecisionConflictError, type ConversationMeta, type DecisionRecord } from '../stores.js';
 import { closeRedisConnection, openRedisConnection, redisReady } from './redis-connection.js';
 import { createRedisConversationStore } from './redis-conversation-store.js';
+import { describeConversationStore } from '../../test-utils/conversation-store-contract.js';
 
 const ID = '0123456789abcdef0123456789abcdef';
 const OTHER = 'fedcba9876543210';
@@ -331,5 +333,28 @@ describe.skipIf(!available)('the Redis conversation store while Redis is away', 
     } finally {
       await closeRedisConnection(client);
     }
+  });
+});
+
+describe.skipIf(!available)('the Redis conversation store, held to the contract', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  describeConversationStore('redis', async () => {
+    // A fresh key space per test: its own prefix.
+    const client = openRedisConnection(server.url, {
+      commandTimeoutMs: 2_000,
+      keyPrefix: `contract-${randomBytes(6).toString('hex')}:`,
+    });
+    expect(await redisReady(client, 2_000)).toBe(true);
+    return {
+      store: createRedisConversationStore(client, { retentionDays: 30 }),
+      cleanup: () => closeRedisConnection(client),
+    };
   });
 });

@@ -21,6 +21,7 @@ import type { Redis } from 'ioredis';
 import { DAY_MS } from '@toolmask/core/storage';
 import {
   DecisionConflictError,
+  checkCount,
   isDecision,
   type ConversationMeta,
   type ConversationStore,
@@ -98,36 +99,109 @@ export function createRedisConversationStore(
   client: Redis,
   options: RedisConversationStoreOptions,
 ): ConversationStore {
-  if (!(options.retentionDays >= 0) || !Number.isFinite(options.retentionDays)) {
-    throw new RangeError(`retentionDays must be 0 or more: ${options.retentionDays}`);
-  }
-  const ttlMs = Math.round(options.retentionDays * DAY_MS);
-  const onWarning = options.onWarning ?? (() => undefined);
-  const scripts = defineScripts(client);
+  return new RedisConversationStore(client, options);
+}
 
-  const keysOf = (id: string): [decisions: string, meta: string, owner: string] => {
-    if (!SAFE_ID.test(id)) throw new Error(`not a conversation id: ${JSON.stringify(id)}`);
-    const base = `conversation:{${id}}`;
-    return [`${base}:decisions`, `${base}:meta`, `${base}:owner`];
-  };
+class RedisConversationStore implements ConversationStore {
+  private readonly ttlMs: number;
+  private readonly onWarning: (message: string) => void;
+  private readonly scripts: ConversationScripts;
+
+  constructor(
+    private readonly client: Redis,
+    options: RedisConversationStoreOptions,
+  ) {
+    if (!(options.retentionDays >= 0) || !Number.isFinite(options.retentionDays)) {
+      throw new RangeError(`retentionDays must be 0 or more: ${options.retentionDays}`);
+    }
+    this.ttlMs = Math.round(options.retentionDays * DAY_MS);
+    this.onWarning = options.onWarning ?? (() => undefined);
+    this.scripts = defineScripts(client);
+  }
+
+  async load(id: string): Promise<StoredConversation> {
+    return this.read(id, 0);
+  }
+
+  async since(id: string, known: number): Promise<ConversationUpdate> {
+    checkCount('known', known);
+    return this.read(id, known);
+  }
+
+  async appendDecisions(
+    id: string,
+    records: readonly DecisionRecord[],
+    expectedCount?: number,
+  ): Promise<void> {
+    const keys = keysOf(id);
+    if (expectedCount === undefined && records.length === 0) return;
+    if (expectedCount !== undefined) checkCount('expectedCount', expectedCount);
+    const lines = records.map((record) => JSON.stringify(record));
+    const reply = (await this.scripts.toolmaskAppendDecisions(
+      ...keys,
+      this.ttlMs,
+      expectedCount ?? -1,
+      ...lines,
+    )) as [number, number];
+    if (reply[0] !== 1) throw new DecisionConflictError(id, reply[1]);
+  }
+
+  async saveMeta(id: string, meta: ConversationMeta): Promise<void> {
+    await this.scripts.toolmaskSaveMeta(...keysOf(id), this.ttlMs, JSON.stringify(meta));
+  }
+
+  async claimOwner(id: string, owner: string): Promise<string> {
+    return String(await this.scripts.toolmaskClaimOwner(...keysOf(id), this.ttlMs, owner));
+  }
+
+  async ownerOf(id: string): Promise<string | undefined> {
+    const [, , ownerKey] = keysOf(id);
+    return (await this.client.get(ownerKey)) ?? undefined;
+  }
+
+  // Nothing to do: Redis expires a conversation `retentionDays` after its last write, which is
+  // the retention rule. Unlike the file store, `keep` cannot hold one back: a conversation held
+  // in memory but not written for that long expires all the same.
+  async prune(): Promise<number> {
+    return 0;
+  }
+
+  /** Decisions from position `from` on, and the meta, in one transaction. */
+  private async read(id: string, from: number): Promise<ConversationUpdate> {
+    const [decisionsKey, metaKey] = keysOf(id);
+    const replies = await this.client.multi().lrange(decisionsKey, from, -1).get(metaKey).exec();
+    const [decisions, meta] = (replies ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    }) as [string[] | undefined, string | null | undefined];
+    if (!Array.isArray(decisions)) throw new Error(`redis conversation ${id}: transaction aborted`);
+    const update: ConversationUpdate = {
+      decisions: decisions.map((text, index) => this.decisionOf(id, from + index, text)),
+    };
+    const parsedMeta = this.metaOf(id, meta ?? null);
+    if (parsedMeta) update.meta = parsedMeta;
+    return update;
+  }
 
   /**
    * A stored decision. One that cannot be read still counts: replicas name decisions by position
    * (`since(id, known)`, `expectedCount`), so it becomes a "kept" decision about no output (an
    * empty key), which changes nothing, rather than shifting every position after it.
    */
-  function decisionOf(id: string, position: number, text: string): DecisionRecord {
+  private decisionOf(id: string, position: number, text: string): DecisionRecord {
     try {
       const value: unknown = JSON.parse(text);
       if (isDecision(value)) return value;
     } catch {
       // reported below
     }
-    onWarning(`redis conversation ${id}: decision ${position} is not a decision record; ignored`);
+    this.onWarning(
+      `redis conversation ${id}: decision ${position} is not a decision record; ignored`,
+    );
     return { kind: 'kept', key: '', toolName: '', callId: '', at: 0 };
   }
 
-  function metaOf(id: string, text: string | null): ConversationMeta | undefined {
+  private metaOf(id: string, text: string | null): ConversationMeta | undefined {
     if (text === null) return undefined;
     try {
       const value: unknown = JSON.parse(text);
@@ -135,73 +209,14 @@ export function createRedisConversationStore(
     } catch {
       // reported below
     }
-    onWarning(`redis conversation ${id}: meta is not JSON; ignored`);
+    this.onWarning(`redis conversation ${id}: meta is not JSON; ignored`);
     return undefined;
   }
+}
 
-  /** Decisions from position `from` on, and the meta, in one transaction. */
-  async function read(id: string, from: number): Promise<ConversationUpdate> {
-    const [decisionsKey, metaKey] = keysOf(id);
-    const replies = await client.multi().lrange(decisionsKey, from, -1).get(metaKey).exec();
-    const [decisions, meta] = (replies ?? []).map(([error, value]) => {
-      if (error) throw error;
-      return value;
-    }) as [string[] | undefined, string | null | undefined];
-    if (!Array.isArray(decisions)) throw new Error(`redis conversation ${id}: transaction aborted`);
-    const update: ConversationUpdate = {
-      decisions: decisions.map((text, index) => decisionOf(id, from + index, text)),
-    };
-    const parsedMeta = metaOf(id, meta ?? null);
-    if (parsedMeta) update.meta = parsedMeta;
-    return update;
-  }
-
-  return {
-    async load(id): Promise<StoredConversation> {
-      return read(id, 0);
-    },
-
-    async since(id, known) {
-      if (!Number.isInteger(known) || known < 0) {
-        throw new RangeError(`known must be a count of decisions: ${known}`);
-      }
-      return read(id, known);
-    },
-
-    async appendDecisions(id, records, expectedCount) {
-      const keys = keysOf(id);
-      if (expectedCount === undefined && records.length === 0) return;
-      if (expectedCount !== undefined && (!Number.isInteger(expectedCount) || expectedCount < 0)) {
-        throw new RangeError(`expectedCount must be a count of decisions: ${expectedCount}`);
-      }
-      const lines = records.map((record) => JSON.stringify(record));
-      const reply = (await scripts.toolmaskAppendDecisions(
-        ...keys,
-        ttlMs,
-        expectedCount ?? -1,
-        ...lines,
-      )) as [number, number];
-      if (reply[0] !== 1) throw new DecisionConflictError(id, reply[1]);
-    },
-
-    async saveMeta(id, meta) {
-      await scripts.toolmaskSaveMeta(...keysOf(id), ttlMs, JSON.stringify(meta));
-    },
-
-    async claimOwner(id, owner) {
-      return String(await scripts.toolmaskClaimOwner(...keysOf(id), ttlMs, owner));
-    },
-
-    async ownerOf(id) {
-      const [, , ownerKey] = keysOf(id);
-      return (await client.get(ownerKey)) ?? undefined;
-    },
-
-    // Nothing to do: Redis expires a conversation `retentionDays` after its last write, which is
-    // the retention rule. Unlike the file store, `keep` cannot hold one back: a conversation held
-    // in memory but not written for that long expires all the same.
-    async prune() {
-      return 0;
-    },
-  };
+/** The conversation's three keys (one hash slot), or an error for an id that is no digest. */
+function keysOf(id: string): [decisions: string, meta: string, owner: string] {
+  if (!SAFE_ID.test(id)) throw new Error(`not a conversation id: ${JSON.stringify(id)}`);
+  const base = `conversation:{${id}}`;
+  return [`${base}:decisions`, `${base}:meta`, `${base}:owner`];
 }

@@ -115,5 +115,8 @@ export function createRedisOutputStore(
       }
       return removed;
     },
+
+    // The connection is the team stores' to close (state/team-stores.ts).
+    async close() {},
   };
 }

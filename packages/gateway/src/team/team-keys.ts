@@ -1,7 +1,8 @@
 /**
- * Who a request belongs to on a team gateway (several people behind one gateway, its state shared
- * by replicas). Every request carries a key, the way it would to the provider: `x-goog-api-key`,
- * `x-api-key`, `Authorization: Bearer`, or Gemini's `?key=`. The key names its owner:
+ * The keys of a team gateway (several people behind one gateway, its state shared by replicas),
+ * and the owners they name: what its tenancy (team-tenancy.ts) asks. Every request carries a key,
+ * the way it would to the provider: `x-goog-api-key`, `x-api-key`, `Authorization: Bearer`, or
+ * Gemini's `?key=`. The key names its owner:
  *
  * - a virtual key (`tmk_…`, made by `toolmask keys create`): the person it was made for,
  *   `user:<name>`; a model request with one goes upstream with the team's provider key in its
@@ -22,17 +23,15 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WireErrorCode } from '../errors.js';
-import { cookie, firstHeader, tokenMatches } from './access.js';
+import { cookie, firstHeader, tokenMatches } from '../server/credentials.js';
+import type { Principal } from '../server/tenancy.js';
 
 /** The team's virtual keys as the gateway needs them (state/redis/redis-virtual-keys.ts). */
 export interface VirtualKeyLookup {
   lookup(rawKey: string): Promise<{ name: string } | undefined>;
 }
 
-/** Who is asking. */
-export type Principal = { kind: 'owner'; owner: string } | { kind: 'admin' };
-
-export interface TeamAccessOptions {
+export interface TeamKeysOptions {
   keys?: VirtualKeyLookup;
   /** The team's provider key, sent upstream in place of a virtual key. */
   providerKey?: string;
@@ -43,7 +42,7 @@ export interface TeamAccessOptions {
 }
 
 /** Where a model request's key came from, so a virtual key is replaced where it was. */
-type KeyPlace = 'x-goog-api-key' | 'x-api-key' | 'authorization' | 'query';
+export type KeyPlace = 'x-goog-api-key' | 'x-api-key' | 'authorization' | 'query';
 
 interface FoundKey {
   key: string;
@@ -85,12 +84,12 @@ export function requestKey(request: IncomingMessage): FoundKey | undefined {
   return fromQuery ? { key: fromQuery, place: 'query' } : undefined;
 }
 
-export class TeamAccess {
+export class TeamKeys {
   private readonly remembered = new Map<string, { name: string | undefined; until: number }>();
   private secret?: Promise<string>;
   private readonly now: () => number;
 
-  constructor(private readonly options: TeamAccessOptions) {
+  constructor(private readonly options: TeamKeysOptions) {
     this.now = options.now ?? Date.now;
   }
 
@@ -227,17 +226,6 @@ export class TeamAccess {
       if (oldest !== undefined) this.remembered.delete(oldest);
     }
   }
-}
-
-/** Principals of requests admitted to the gateway's own endpoints (set by the route table). */
-const principals = new WeakMap<IncomingMessage, Principal>();
-
-export function setPrincipal(request: IncomingMessage, principal: Principal): void {
-  principals.set(request, principal);
-}
-
-export function principalOf(request: IncomingMessage): Principal | undefined {
-  return principals.get(request);
 }
 
 /** Whether `principal` may see what belongs to `owner`. */

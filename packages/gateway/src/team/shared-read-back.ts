@@ -1,7 +1,7 @@
 /**
  * `read_tool_output` on a team gateway: the output is in the shared store (Redis, an S3 bucket, a
- * shared volume), saved by whichever replica masked it, and only its owner (or the admin) may
- * read it.
+ * shared volume), saved by whichever replica masked it, and only whoever the tenancy lets read its
+ * conversation (its owner, or the admin) may read it.
  *
  * The snippet names `<root>/tool-outputs/session-<conversation>/<file>`. The conversation's owner
  * is checked first; then the output is fetched and copied into a private folder of this replica
@@ -21,14 +21,14 @@ import {
   type ReadToolOutputParams,
   type ToolOutputAccess,
 } from '@toolmask/core/storage';
+import type { ReadBack } from '../server/mcp-endpoint.js';
+import type { Tenancy } from '../server/tenancy.js';
 import type { SharedOutputStore } from '../state/stores.js';
-import type { ReadBack } from './mcp-endpoint.js';
-import { mayRead, principalOf } from './team-access.js';
 
-export interface TeamReadBackOptions {
+export interface SharedReadBackOptions {
   outputs: SharedOutputStore;
-  /** The owner of a conversation, as the shared store has it. */
-  ownerOf(conversationId: string): Promise<string | undefined>;
+  /** Who may read which conversation. */
+  tenancy: Tenancy;
   /** A private folder of this replica for the copies. */
   scratchDir: string;
 }
@@ -83,9 +83,9 @@ export async function copySharedOutput(
   };
 }
 
-export function teamReadBack(options: TeamReadBackOptions): ReadBack {
+export function sharedReadBack(options: SharedReadBackOptions): ReadBack {
   const { outputs } = options;
-  return async (params: ReadToolOutputParams, request) => {
+  return async (params: ReadToolOutputParams, principal) => {
     const file = typeof params.file === 'string' ? params.file : '';
     const found = sharedOutputOf(outputs.root, file);
     if (!found) {
@@ -94,7 +94,7 @@ export function teamReadBack(options: TeamReadBackOptions): ReadBack {
         `${JSON.stringify(file.slice(0, 200))} is not an output of this gateway: use the exact path from the snippet's file="..." attribute`,
       );
     }
-    if (!mayRead(principalOf(request), await options.ownerOf(found.conversationId))) {
+    if (!(await options.tenancy.mayRead(principal, found.conversationId))) {
       throw new ToolOutputReadError('OTHER_SESSION', 'that output belongs to another person');
     }
     const copy = await copySharedOutput(outputs, options.scratchDir, found, file);

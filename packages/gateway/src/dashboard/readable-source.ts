@@ -1,20 +1,20 @@
 /**
- * A team gateway's dashboard as one person sees it: their own sessions, outputs and figures, and
- * nothing of anyone else's (server/team-access.ts). The admin sees everything. A session that is
- * not the asker's looks like one that does not exist.
+ * The dashboard as one principal may see it (server/tenancy.ts): their own sessions, outputs and
+ * figures, and nothing of anyone else's. A principal that reads everything (the single-user
+ * gateway's person, a team's admin) sees the whole source; for the others, a session they may
+ * not read looks like one that does not exist.
  */
-import type { Principal } from '../server/team-access.js';
-import { mayRead } from '../server/team-access.js';
+import { readsEverything, type Principal, type Tenancy } from '../server/tenancy.js';
 import type { DashboardSource } from './dashboard-source.js';
 
-export function ownerScopedSource(
+export function readableSource(
   source: DashboardSource,
   principal: Principal | undefined,
-  ownerOf: (conversationId: string) => Promise<string | undefined>,
+  tenancy: Tenancy,
 ): DashboardSource {
-  if (principal?.kind === 'admin') return source;
-  const owner = principal?.owner;
-  const mine = async (sessionId: string) => mayRead(principal, await ownerOf(sessionId));
+  if (readsEverything(principal)) return source;
+  const owner = principal?.kind === 'owner' ? principal.owner : undefined;
+  const mine = (sessionId: string) => tenancy.mayRead(principal, sessionId);
   return {
     kind: source.kind,
     // No principal (never admitted): an owner no record has.

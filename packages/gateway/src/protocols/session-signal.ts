@@ -1,0 +1,29 @@
+/**
+ * The session a model request says it belongs to: the launcher's session header, or the client's
+ * own (its protocol's session header, else what its body says). One rule for the conversation key
+ * (pipeline/mask-exchange.ts) and the usage record's session digest (usage/side-request.ts).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Protocol } from './protocol.js';
+
+/** The header the launchers add to every request of one run (`toolmask gemini`, ...). */
+export const SESSION_HEADER = 'x-toolmask-session';
+
+/** The first value of a header. */
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The session signal of a request; `raw` is read only when no header has one. */
+export async function sessionSignal(
+  protocol: Protocol,
+  headers: IncomingHttpHeaders,
+  raw: Buffer | undefined,
+): Promise<string | undefined> {
+  return (
+    headerValue(headers, SESSION_HEADER) ??
+    (protocol.sessionHeader ? headerValue(headers, protocol.sessionHeader) : undefined) ??
+    (raw ? await protocol.codec.session?.(raw) : undefined)
+  );
+}

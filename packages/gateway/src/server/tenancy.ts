@@ -1,0 +1,70 @@
+/**
+ * Tenancy: who a request belongs to, as one strategy the gateway is given when it is wired and
+ * asks at the edge. It answers, for a model request, who owns it, which key goes upstream (the
+ * key swap) and how its owner scopes and claims a conversation; for the gateway's own endpoints
+ * that read state, who asks and what they may read. Nothing past the edge (the pipeline, the
+ * access rules, the route table) knows which tenancy it is.
+ *
+ * Two implementations: the single-user gateway's (local-tenancy.ts: one person, the access
+ * secret, no claims) and a team gateway's (team/team-tenancy.ts: keys name owners, conversations
+ * are claimed, a virtual key is swapped for the team's provider key).
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { WireErrorCode } from '../errors.js';
+
+/** Who asks on the gateway's own endpoints that read state. */
+export type Principal =
+  /** Reads only what `owner` owns. */
+  | { kind: 'owner'; owner: string }
+  /** Reads everything: the single-user gateway's person, or a team's admin. */
+  | { kind: 'admin' };
+
+/** The ways a credential may come on the gateway's own endpoints (access.ts). */
+export type Credential = 'header' | 'bearer' | 'cookie';
+
+/** Where a model request goes upstream, and with which headers. */
+export interface Outbound {
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** A model request's owner, as the tenancy found it at the edge. */
+export interface RequestOwner {
+  /** The owner's name on the usage record; absent for the single-user gateway's one person. */
+  readonly name?: string;
+  /** The session signal as the conversation key mixes it in: scoped to this owner. */
+  scopeSession(session: string | undefined): string | undefined;
+  /** Claims a conversation for this owner, once (best effort; a turn never waits for it). */
+  claim(conversationId: string): void;
+  /** The request as it goes upstream: where, and with the key the provider is to see. */
+  outbound(upstreamUrl: string, headers: IncomingHttpHeaders): Outbound;
+}
+
+/** A model request's owner, or why it is refused (answered in its protocol's error style). */
+export type ModelAdmission =
+  | { kind: 'owned'; owner: RequestOwner }
+  | { kind: 'refused'; status: number; code: WireErrorCode; message: string };
+
+export interface Tenancy {
+  /** Who owns a model request, and how it goes upstream; or why it is refused. */
+  admitModelRequest(request: IncomingMessage): Promise<ModelAdmission>;
+  /**
+   * Who asks on an endpoint that reads state, from the credentials it accepts (`accepted`);
+   * undefined: nobody this tenancy knows (the request is refused, 401).
+   */
+  principal(
+    request: IncomingMessage,
+    accepted: readonly Credential[],
+  ): Promise<Principal | undefined>;
+  /** What a request refused that way is told it needs. */
+  readonly credentialHint: string;
+  /** The cookie a browser keeps after opening `/?token=<token>`; undefined: it opens nothing. */
+  browserCookie(token: string): Promise<{ name: string; value: string } | undefined>;
+  /** Whether `principal` may read the conversation's outputs and state. */
+  mayRead(principal: Principal | undefined, conversationId: string): Promise<boolean>;
+}
+
+/** Whether `principal` may read everyone's state (a gateway's totals). */
+export function readsEverything(principal: Principal | undefined): boolean {
+  return principal?.kind === 'admin';
+}
