@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  deploymentNamedInRequestPath,
   launchClientMismatches,
   layerOrderMismatches,
   namedFileMismatches,
@@ -39,7 +40,11 @@ describe('docs/architecture.md', () => {
     expect(protocolMismatches(tree)).toEqual([]);
   });
 
-  it('every folder under cli/src/launch/clients/ has the same file names (none: passes)', () => {
+  it('every folder under cli/src/launch/clients/ has the same file names', () => {
     expect(launchClientMismatches(tree)).toEqual([]);
+  });
+
+  it("the gateway's pipeline, access rules and route table name no deployment (no team branch)", () => {
+    expect(deploymentNamedInRequestPath(tree)).toEqual([]);
   });
 });

@@ -146,3 +146,22 @@ export function pinnedList(tree: SourceTree, file: string, name: string): string
   if (!list) throw new Error(`${file}: no array ${name}`);
   return list;
 }
+
+/**
+ * The request path knows no deployment by name (docs/architecture.md, "Who a request belongs to"):
+ * every line of the gateway's pipeline, access rules and route table that says "team".
+ */
+export function deploymentNamedInRequestPath(tree: SourceTree): string[] {
+  const shared = (file: string) =>
+    (file.startsWith('packages/gateway/src/pipeline/') && !file.endsWith('.test.ts')) ||
+    file === 'packages/gateway/src/server/access.ts' ||
+    file === 'packages/gateway/src/server/route-table.ts';
+  return tree.files.filter(shared).flatMap((file) =>
+    tree
+      .read(file)
+      .split('\n')
+      .flatMap((line, index) =>
+        /team/i.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [],
+      ),
+  );
+}
