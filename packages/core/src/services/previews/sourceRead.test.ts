@@ -85,3 +85,43 @@ describe('sourceReadPreview', () => {
     expect(preview.some((line) => line.startsWith('103\t'))).toBe(false); // a blank line
   });
 });
+
+describe('namedIdentifiers, once per turn', () => {
+  it("reads a turn's text once for all the outputs of that turn", async () => {
+    const { vi } = await import('vitest');
+    const turnText = 'THOUGHT: `Widget.render_once` and the fastPath of `draw_all`, read once.';
+    const scans = vi.spyOn(String.prototype, 'matchAll');
+    try {
+      const first = namedIdentifiers({ turnText, args: { command: 'cat widget.py' } });
+      const turnScans = scans.mock.calls.length;
+      const second = namedIdentifiers({ turnText, args: { command: "grep -n 'def paint' w.py" } });
+      // The second output of the turn scans only its own command's quoted patterns.
+      expect(scans.mock.calls.length - turnScans).toBe(2);
+      expect([...first]).toEqual(['Widget', 'render_once', 'draw_all', 'fastPath']);
+      expect([...second]).toEqual(['Widget', 'render_once', 'draw_all', 'fastPath', 'paint']);
+    } finally {
+      scans.mockRestore();
+    }
+  });
+});
+
+describe('sourceReadPreview, the named declaration', () => {
+  /** module(6, 4) with the declaration of method_4_2 written as `declaration`. */
+  const lines = (declaration: string) =>
+    module(6, 4).map((line) =>
+      line === '    def method_4_2(self, value: Any) -> Any:' ? declaration : line,
+    );
+  // The region counts when naming the name changes what the preview shows.
+  const region = (declaration: string, name: string) =>
+    sourceReadPreview(lines(declaration), { turnText: `Look at \`${name}\`.` }, limits) !==
+    sourceReadPreview(lines(declaration), undefined, limits);
+
+  it('counts the region of a declared name, the name whole', () => {
+    expect(region('    def method_4_2(self, value: Any) -> Any:', 'method_4_2')).toBe(true);
+    expect(region('export async function method_4_2(value) {', 'method_4_2')).toBe(true);
+    expect(region('pub fn  $method_4_2(value) {', '$method_4_2')).toBe(true);
+    expect(region('def method_4_2$x(self, value):', 'method_4_2')).toBe(true);
+    expect(region('def method_4_2x(self, value):', 'method_4_2')).toBe(false);
+    expect(region('default method_4_2(self, value):', 'method_4_2')).toBe(false);
+  });
+});

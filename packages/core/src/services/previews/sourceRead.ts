@@ -64,23 +64,22 @@ const SIGNATURE = new RegExp(
   `^${MODIFIERS}(?:def|class|function\\*?|func|fn|fun|interface|struct|enum|trait|impl|type|record|object|module)\\s+[\\w$]`,
 );
 
+/** Turn texts whose names are remembered (a turn's outputs, and the turns of a pass nearby). */
+const TURN_CACHE_SIZE = 256;
+/** The names of a turn's text, by text: every output of a turn asks for them. */
+const turnNamesCache = new Map<string, readonly string[]>();
+
 /**
  * Names the model pointed at: identifiers in backticks, and words that look like code
  * (`snake_case`, `camelCase`), in the turn's text; identifiers in the quoted patterns of the
- * call's command (a `grep` or `sed` address).
+ * call's command (a `grep` or `sed` address). A turn's text is read once for all its outputs (its
+ * names are remembered), so a pass reads each turn once, not once per output.
  */
 export function namedIdentifiers(call: ToolCall | undefined): Set<string> {
-  const names = new Set<string>();
+  const names = new Set<string>(turnNames(call?.turnText ?? ''));
   const add = (name: string) => {
     if (names.size < MAX_NAMES && !COMMON_WORDS.has(name)) names.add(name);
   };
-  const text = call?.turnText ?? '';
-  for (const quoted of text.matchAll(/`([^`\n]{1,80})`/g)) {
-    for (const word of (quoted[1] as string).matchAll(/[A-Za-z_$][\w$]{2,}/g)) add(word[0]);
-  }
-  for (const word of text.matchAll(/\b[A-Za-z_]*(?:_[A-Za-z0-9]+|[a-z][A-Z])\w*/g)) {
-    if (word[0].length >= 4) add(word[0]);
-  }
   const args = call?.args;
   const command =
     args !== null && typeof args === 'object' ? (args as Record<string, unknown>)['command'] : '';
@@ -92,7 +91,48 @@ export function namedIdentifiers(call: ToolCall | undefined): Set<string> {
   return names;
 }
 
-const escapeRegExp = (text: string) => text.replace(/[$]/g, '\\$');
+/** The names of a turn's text (at most MAX_NAMES, in the order found), remembered by text. */
+function turnNames(text: string): readonly string[] {
+  if (text === '') return [];
+  const known = turnNamesCache.get(text);
+  if (known) return known;
+  const names = new Set<string>();
+  const add = (name: string) => {
+    if (names.size < MAX_NAMES && !COMMON_WORDS.has(name)) names.add(name);
+  };
+  for (const quoted of text.matchAll(/`([^`\n]{1,80})`/g)) {
+    for (const word of (quoted[1] as string).matchAll(/[A-Za-z_$][\w$]{2,}/g)) add(word[0]);
+  }
+  for (const word of text.matchAll(/\b[A-Za-z_]*(?:_[A-Za-z0-9]+|[a-z][A-Z])\w*/g)) {
+    if (word[0].length >= 4) add(word[0]);
+  }
+  const found = [...names];
+  if (turnNamesCache.size >= TURN_CACHE_SIZE) {
+    turnNamesCache.delete(turnNamesCache.keys().next().value as string);
+  }
+  turnNamesCache.set(text, found);
+  return found;
+}
+
+/**
+ * A declaration up to its name (modifiers, keyword, spaces). One expression for every output: one
+ * built per output from the names it looks for cost a regular-expression compilation per output
+ * (issue 30).
+ */
+const DECLARATION = new RegExp(`^${MODIFIERS}(?:def|class|function|func|fn|fun)\\s+`);
+const isWordChar = (char: string | undefined) => char !== undefined && /\w/.test(char);
+
+/** Whether `text` declares one of `names` (the name whole: a word boundary after it). */
+function declaresOneOf(text: string, names: readonly string[]): boolean {
+  if (names.length === 0) return false;
+  const start = DECLARATION.exec(text)?.[0].length;
+  if (start === undefined) return false;
+  return names.some((name) => {
+    if (!text.startsWith(name, start)) return false;
+    const end = start + name.length;
+    return isWordChar(text[end - 1]) !== isWordChar(text[end]);
+  });
+}
 
 /**
  * The outline of a source read's lines (see the module comment); `firstLine` is the number of
@@ -107,17 +147,11 @@ export function sourceReadPreview(
   const numbered = hasOwnNumbering(lines);
   const texts = lines.map((line) => lineText(line, numbered));
   const names = [...namedIdentifiers(call)];
-  const declares =
-    names.length > 0
-      ? new RegExp(
-          `^${MODIFIERS}(?:def|class|function|func|fn|fun)\\s+(?:${names.map(escapeRegExp).join('|')})\\b`,
-        )
-      : undefined;
   const inRegion = new Uint8Array(lines.length);
   const signatures: number[] = [];
   texts.forEach((text, index) => {
     if (SIGNATURE.test(text)) signatures.push(index);
-    if (declares?.test(text)) {
+    if (declaresOneOf(text, names)) {
       const end = Math.min(lines.length, index + REGION_LINES + 1);
       for (let at = Math.max(0, index - 1); at < end; at++) inRegion[at] = 1;
     }
