@@ -96,6 +96,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const upstreams: UpstreamUrls = { ...DEFAULT_UPSTREAMS, ...options.upstreams };
   const source = createGatewaySource({
     ...(wiring.openOutput ? { openOutput: wiring.openOutput } : {}),
+    ...(wiring.queuedOutputs ? { outputsWritten: () => wiring.queuedOutputs!.flush() } : {}),
     stateDir,
     usage: wiring.stores.usage,
     conversations: wiring.stores.conversations,
@@ -135,6 +136,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       retention.stop();
       dashboard.close();
       await inFlight.settled(timeoutMs);
+      await wiring.queuedOutputs?.flush();
       await retention.first;
       await telemetry.shutdown();
     },
@@ -182,6 +184,7 @@ function conversationRegistry(
       store: wiring.stores.conversations,
       sync: wiring.sync,
       outputs: wiring.stores.outputs,
+      ...(wiring.queuedOutputs ? { queuedOutputs: wiring.queuedOutputs } : {}),
       readToolName: shared.limits.readToolName,
       ...(options.idleGapMs !== undefined ? { idleGapMs: options.idleGapMs } : {}),
       now,

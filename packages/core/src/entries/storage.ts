@@ -35,6 +35,7 @@ export {
   type ToolOutputReadErrorCode,
 } from '../storage/toolOutputReader.js';
 export { openToolOutputFile } from '../storage/outputAccess.js';
+export { fullOutputText } from '../services/maskingPass/savedText.js';
 export { READ_TOOL_OUTPUT_TEXT } from '../storage/readToolText.js';
 export {
   applyRetention,

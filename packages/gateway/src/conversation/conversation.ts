@@ -37,6 +37,7 @@ import {
 import type { ToolOutputStore } from '@toolmask/core/storage';
 import { eventLoopPauser } from '@toolmask/core/utils';
 import type { BodyReaders } from '../body/body-readers.js';
+import type { FailedOutputWrites } from '../state/outputs/queued-output-store.js';
 import type { ConversationMeta, ConversationStore } from '../state/stores.js';
 import { metaAfterAnswer, providerCacheCold, type PromptUsage } from './cache-cold.js';
 import { ConversationMemory } from './conversation-memory.js';
@@ -47,6 +48,7 @@ import type {
   SyncedConversation,
 } from './conversation-sync.js';
 import { decisionsOfPass } from './decision-log.js';
+import { rewriteFailedOutputs } from './rewrite-failed-outputs.js';
 import { DurableDecisions } from './durable-decisions.js';
 import { changedFrom } from './sent-history.js';
 import { TaskQueue } from './task-queue.js';
@@ -61,6 +63,11 @@ export interface ConversationOptions {
   /** How it agrees with the store's other writers (conversation-sync.ts). */
   sync: ConversationSync;
   outputs: ToolOutputStore;
+  /**
+   * The same store when its writes are queued (a single gateway): outputs whose write failed are
+   * saved again from the next request that carries them (rewrite-failed-outputs.ts).
+   */
+  queuedOutputs?: ToolOutputStore & FailedOutputWrites;
   /** The read-back tool as the client's model sees it, unless its requests declare it (readToolName). */
   readToolName: string;
   /**
@@ -207,6 +214,8 @@ export class Conversation {
    */
   async prepareInTurn(incoming: Content[], options: PrepareOptions): Promise<PreparedRequest> {
     await this.decisions.load();
+    const queued = this.options.queuedOutputs;
+    if (queued) await rewriteFailedOutputs(incoming, this.decisions.log, queued, eventLoopPauser());
     const { prepared, storeBehind } = await this.options.sync.agree(
       this.synced,
       (save) => this.prepareOnce(incoming, options, save),

@@ -32,6 +32,11 @@ export class DecisionLog {
     return this.masked.size > 0;
   }
 
+  /** Where the output of `key` was saved, when it was masked. */
+  savedFileOf(key: string): string | undefined {
+    return this.masked.get(key)?.filePath;
+  }
+
   /** Adds a decision (loaded from the store, or just saved there). */
   remember(record: DecisionRecord): void {
     if (record.kind === 'kept') {

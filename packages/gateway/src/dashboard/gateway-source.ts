@@ -18,6 +18,8 @@ export interface GatewaySourceOptions {
   settings: MaskingSettingsSource;
   /** The gateway's own settings in force, as shown. */
   gatewaySettings: Record<string, SettingValue>;
+  /** Resolves once the outputs queued for writing are written (a single gateway's queue). */
+  outputsWritten?: () => Promise<void>;
   /** A team gateway: its outputs are in the shared store (DashboardSource.openOutput). */
   openOutput?: DashboardSource['openOutput'];
 }
@@ -64,6 +66,8 @@ export function createGatewaySource(options: GatewaySourceOptions): GatewaySourc
         .sort((a, b) => a.at - b.at);
     },
     async outputAccess(sessionId) {
+      // An output still queued is written first: the page reads it like any other.
+      await options.outputsWritten?.();
       return { projectTempDir: options.stateDir, sessionId, allowOtherSessions: false };
     },
     ...(options.openOutput ? { openOutput: options.openOutput } : {}),

@@ -12,11 +12,17 @@ import type { ReadBack } from '../server/mcp-endpoint.js';
 import type { Tenancy } from '../server/tenancy.js';
 import { countingFailures, type StoreName } from '../state/failure-counting.js';
 import { openStores, type GatewayStores } from '../state/open-stores.js';
+import type { QueuedOutputStore } from '../state/outputs/queued-output-store.js';
 import type { SharedOutputStore } from '../state/stores.js';
 
 export interface Wiring {
   /** Conversations, usage (their writes ordered: state/ordered-stores.ts) and the pass's outputs. */
   stores: GatewayStores;
+  /**
+   * `stores.outputs` when its writes are queued off the request path (a single gateway:
+   * state/outputs/queued-output-store.ts); absent: every write comes before its mask.
+   */
+  queuedOutputs?: QueuedOutputStore;
   /** Where the pass names outputs: every snippet's path starts there. */
   outputsDir: string;
   sync: ConversationSync;

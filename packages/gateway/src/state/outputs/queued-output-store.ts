@@ -1,0 +1,136 @@
+/**
+ * A single gateway's output writes off the request path (issue 30). The client of a gateway
+ * resends its whole unmasked history with every request, so the full text of every output the
+ * gateway masked is in the client's next request: a file not yet written is lost only until then.
+ * So the request does not wait for the write:
+ * - `save` names the file at once (the same content-addressed path the store would return) and
+ *   queues the text; the queue is written in batches, `batchFiles` files per turn of the event
+ *   loop, after the request's own work;
+ * - the queue is bounded by the bytes of text it holds (`maxBytes`): a save that would go over
+ *   waits for its own write, as before (write, then mask), so memory never grows with a burst;
+ * - a read-back (`flush`) writes whatever is queued first, then reads the files: an output still
+ *   queued is served from the queue's text;
+ * - a failed write is counted (`onFailure`) and remembered (`isFailed`); the conversation that
+ *   masked it saves it again from its next request, which carries the output
+ *   (conversation/rewrite-failed-outputs.ts).
+ *
+ * The bytes sent upstream do not change: the snippet names the same path either way. The
+ * in-process host keeps write-before-mask: there the masked history is the only copy
+ * (docs/reliability.md). A team's replicas keep it too: another replica may be asked to read an
+ * output back before this one has written it.
+ */
+import * as path from 'node:path';
+import type { ToolOutputStore } from '@toolmask/core/storage';
+
+/** Bytes of output text the queue holds at most. */
+export const QUEUED_OUTPUT_BYTES = 64 * 1024 * 1024;
+/** Files written in one turn of the event loop. */
+export const QUEUE_BATCH_FILES = 32;
+
+/** Which writes failed and are not written yet (what a conversation's next request rewrites). */
+export interface FailedOutputWrites {
+  readonly failedCount: number;
+  isFailed(filePath: string): boolean;
+}
+
+export interface QueuedOutputStore extends ToolOutputStore, FailedOutputWrites {
+  /** Bytes of text queued now. */
+  readonly queuedBytes: number;
+  /** Writes everything queued (failures counted and remembered, not thrown). */
+  flush(): Promise<void>;
+}
+
+export interface QueuedOutputStoreOptions {
+  /** @default QUEUED_OUTPUT_BYTES */
+  maxBytes?: number;
+  /** @default QUEUE_BATCH_FILES */
+  batchFiles?: number;
+  /** A queued write failed (`/metrics`, the log). */
+  onFailure: (filePath: string, error: unknown) => void;
+}
+
+interface QueuedWrite {
+  directory: string;
+  fileName: string;
+  text: string;
+  bytes: number;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export function queuedOutputStore(
+  store: ToolOutputStore,
+  options: QueuedOutputStoreOptions,
+): QueuedOutputStore {
+  const maxBytes = options.maxBytes ?? QUEUED_OUTPUT_BYTES;
+  const batchFiles = options.batchFiles ?? QUEUE_BATCH_FILES;
+  const queue = new Map<string, QueuedWrite>();
+  const failed = new Set<string>();
+  let queuedBytes = 0;
+  let draining: Promise<void> | undefined;
+
+  /** Writes `write` now; a failure is counted and remembered. Leaves the queue. */
+  async function writeNow(filePath: string, write: QueuedWrite): Promise<void> {
+    try {
+      await store.save(write.directory, write.fileName, write.text, write.bytes);
+      failed.delete(filePath);
+    } catch (error) {
+      failed.add(filePath);
+      options.onFailure(filePath, error);
+    } finally {
+      if (queue.get(filePath) === write) {
+        queue.delete(filePath);
+        queuedBytes -= write.bytes;
+      }
+    }
+  }
+
+  async function drain(): Promise<void> {
+    // After the request that queued them has gone on.
+    await nextTurn();
+    while (queue.size > 0) {
+      for (const [filePath, write] of [...queue].slice(0, batchFiles)) {
+        await writeNow(filePath, write);
+      }
+      if (queue.size > 0) await nextTurn();
+    }
+  }
+
+  const started = (): Promise<void> => {
+    draining ??= drain().finally(() => {
+      draining = undefined;
+    });
+    return draining;
+  };
+
+  return {
+    get queuedBytes() {
+      return queuedBytes;
+    },
+    get failedCount() {
+      return failed.size;
+    },
+    isFailed: (filePath) => failed.has(filePath),
+
+    async save(directory, fileName, text, byteLength) {
+      const bytes = byteLength ?? Buffer.byteLength(text, 'utf8');
+      const filePath = path.resolve(directory, fileName);
+      if (queue.has(filePath)) return filePath;
+      // A name the store refuses is refused now; a write over the bound waits for itself.
+      const plainName = fileName === path.basename(fileName) && !fileName.startsWith('.');
+      if (!plainName || queuedBytes + bytes > maxBytes) {
+        const saved = await store.save(directory, fileName, text, bytes);
+        failed.delete(filePath);
+        return saved;
+      }
+      queue.set(filePath, { directory, fileName, text, bytes });
+      queuedBytes += bytes;
+      void started();
+      return filePath;
+    },
+
+    async flush() {
+      while (queue.size > 0 || draining) await (draining ?? started());
+    },
+  };
+}
