@@ -34,7 +34,7 @@ import {
   type MaskingMiddleware,
   type ToolOutputMaskingEvent,
 } from '@toolmask/core';
-import type { ToolOutputStore } from '@toolmask/core/storage';
+import { sessionDirectory, type ToolOutputStore } from '@toolmask/core/storage';
 import { eventLoopPauser } from '@toolmask/core/utils';
 import type { BodyReaders } from '../body/body-readers.js';
 import type { FailedOutputWrites } from '../state/outputs/queued-output-store.js';
@@ -48,7 +48,6 @@ import type {
   SyncedConversation,
 } from './conversation-sync.js';
 import { decisionsOfPass } from './decision-log.js';
-import { rewriteFailedOutputs } from './rewrite-failed-outputs.js';
 import { DurableDecisions } from './durable-decisions.js';
 import { changedFrom } from './sent-history.js';
 import { TaskQueue } from './task-queue.js';
@@ -64,10 +63,10 @@ export interface ConversationOptions {
   sync: ConversationSync;
   outputs: ToolOutputStore;
   /**
-   * The same store when its writes are queued (a single gateway): outputs whose write failed are
-   * saved again from the next request that carries them (rewrite-failed-outputs.ts).
+   * The same store when its writes are queued (a single gateway): the writes into this
+   * conversation's folder that failed are queued again by its next request, which carries them.
    */
-  queuedOutputs?: ToolOutputStore & FailedOutputWrites;
+  queuedOutputs?: FailedOutputWrites;
   /** The read-back tool as the client's model sees it, unless its requests declare it (readToolName). */
   readToolName: string;
   /**
@@ -214,8 +213,12 @@ export class Conversation {
    */
   async prepareInTurn(incoming: Content[], options: PrepareOptions): Promise<PreparedRequest> {
     await this.decisions.load();
-    const queued = this.options.queuedOutputs;
-    if (queued) await rewriteFailedOutputs(incoming, this.decisions.log, queued, eventLoopPauser());
+    if (this.options.queuedOutputs?.failedCount) {
+      const { host } = this.options;
+      this.options.queuedOutputs.retryFailed(
+        sessionDirectory(host.storage.getProjectTempDir(), host.getSessionId()),
+      );
+    }
     const { prepared, storeBehind } = await this.options.sync.agree(
       this.synced,
       (save) => this.prepareOnce(incoming, options, save),

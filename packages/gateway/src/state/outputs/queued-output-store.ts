@@ -10,9 +10,12 @@
  *   waits for its own write, as before (write, then mask), so memory never grows with a burst;
  * - a read-back (`flush`) writes whatever is queued first, then reads the files: an output still
  *   queued is served from the queue's text;
- * - a failed write is counted (`onFailure`) and remembered (`isFailed`); the conversation that
- *   masked it saves it again from its next request, which carries the output
- *   (conversation/rewrite-failed-outputs.ts).
+ * - a failed write is counted (`onFailure`) and kept, its text still counted in the bound; the
+ *   next request of its conversation, which carries the output again, queues it again
+ *   (`retryFailed`, from conversation.ts). Its text is kept rather than decoded again from that
+ *   request: the gateway does not decode an entry the client sent unchanged (body/). While the
+ *   disk keeps failing, the failed texts fill the bound and saves wait for their writes again,
+ *   so the outputs whose write fails are left whole, as before the queue.
  *
  * The bytes sent upstream do not change: the snippet names the same path either way. The
  * in-process host keeps write-before-mask: there the masked history is the only copy
@@ -27,14 +30,16 @@ export const QUEUED_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** Files written in one turn of the event loop. */
 export const QUEUE_BATCH_FILES = 32;
 
-/** Which writes failed and are not written yet (what a conversation's next request rewrites). */
+/** Writes that failed and are not written yet; a conversation's next request retries its own. */
 export interface FailedOutputWrites {
   readonly failedCount: number;
   isFailed(filePath: string): boolean;
+  /** Queues again the failed writes into `directory` (a conversation's folder). */
+  retryFailed(directory: string): void;
 }
 
 export interface QueuedOutputStore extends ToolOutputStore, FailedOutputWrites {
-  /** Bytes of text queued now. */
+  /** Bytes of text held now: queued, and kept from failed writes. */
   readonly queuedBytes: number;
   /** Writes everything queued (failures counted and remembered, not thrown). */
   flush(): Promise<void>;
@@ -65,24 +70,28 @@ export function queuedOutputStore(
   const maxBytes = options.maxBytes ?? QUEUED_OUTPUT_BYTES;
   const batchFiles = options.batchFiles ?? QUEUE_BATCH_FILES;
   const queue = new Map<string, QueuedWrite>();
-  const failed = new Set<string>();
+  const failed = new Map<string, QueuedWrite>();
   let queuedBytes = 0;
   let draining: Promise<void> | undefined;
 
-  /** Writes `write` now; a failure is counted and remembered. Leaves the queue. */
+  /** Writes `write` now and takes it off the queue; a failure is counted and kept. */
   async function writeNow(filePath: string, write: QueuedWrite): Promise<void> {
+    let written = false;
     try {
       await store.save(write.directory, write.fileName, write.text, write.bytes);
-      failed.delete(filePath);
+      written = true;
     } catch (error) {
-      failed.add(filePath);
       options.onFailure(filePath, error);
-    } finally {
-      if (queue.get(filePath) === write) {
-        queue.delete(filePath);
-        queuedBytes -= write.bytes;
-      }
     }
+    queue.delete(filePath);
+    if (written) queuedBytes -= write.bytes;
+    else failed.set(filePath, write);
+  }
+
+  /** Puts a held write (new, or failed before) on the queue. */
+  function enqueue(filePath: string, write: QueuedWrite): void {
+    queue.set(filePath, write);
+    void started();
   }
 
   async function drain(): Promise<void> {
@@ -112,20 +121,32 @@ export function queuedOutputStore(
     },
     isFailed: (filePath) => failed.has(filePath),
 
+    retryFailed(directory) {
+      const folder = path.resolve(directory);
+      for (const [filePath, write] of failed) {
+        if (path.dirname(filePath) !== folder) continue;
+        failed.delete(filePath);
+        enqueue(filePath, write);
+      }
+    },
+
     async save(directory, fileName, text, byteLength) {
       const bytes = byteLength ?? Buffer.byteLength(text, 'utf8');
       const filePath = path.resolve(directory, fileName);
       if (queue.has(filePath)) return filePath;
+      const failedBefore = failed.get(filePath);
+      if (failedBefore) {
+        failed.delete(filePath);
+        enqueue(filePath, failedBefore);
+        return filePath;
+      }
       // A name the store refuses is refused now; a write over the bound waits for itself.
       const plainName = fileName === path.basename(fileName) && !fileName.startsWith('.');
       if (!plainName || queuedBytes + bytes > maxBytes) {
-        const saved = await store.save(directory, fileName, text, bytes);
-        failed.delete(filePath);
-        return saved;
+        return await store.save(directory, fileName, text, bytes);
       }
-      queue.set(filePath, { directory, fileName, text, bytes });
       queuedBytes += bytes;
-      void started();
+      enqueue(filePath, { directory, fileName, text, bytes });
       return filePath;
     },
 
