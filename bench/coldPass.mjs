@@ -187,9 +187,16 @@ function report(cold, steps) {
   const ratioP50 = percentile(ratios, 0.5);
   const ratioMax = Math.max(...ratios);
   console.log(
-    `\nmask p50 ${fmt(percentile(masks, 0.5), 1)} ms, max ${fmt(Math.max(...masks), 1)} ms; parse+serialise p50 ${fmt(percentile(parses, 0.5), 1)} ms; ratio p50 ${fmt(ratioP50, 1)}x (goal ≤ 4: ${ratioP50 <= 4 ? 'met' : 'NOT met'}), max ${fmt(ratioMax, 1)}x (goal ≤ 8: ${ratioMax <= 8 ? 'met' : 'NOT met'}); gateway CPU per request p50 ${fmt(percentile(cold.map((row) => row.cpu), 0.5), 0)} ms, ${fmt(percentile(cpuRatios, 0.5), 1)}x parse+serialise CPU (max ${fmt(Math.max(...cpuRatios), 1)}x)`,
+    `\nmask p50 ${fmt(percentile(masks, 0.5), 1)} ms, max ${fmt(Math.max(...masks), 1)} ms; parse+serialise p50 ${fmt(percentile(parses, 0.5), 1)} ms; ratio p50 ${fmt(ratioP50, 1)}x (goal ≤ 4: ${ratioP50 <= 4 ? 'met' : 'NOT met'}), max ${fmt(ratioMax, 1)}x (goal ≤ 8: ${ratioMax <= 8 ? 'met' : 'NOT met'}); gateway CPU per request p50 ${fmt(
+      percentile(
+        cold.map((row) => row.cpu),
+        0.5,
+      ),
+      0,
+    )} ms, ${fmt(percentile(cpuRatios, 0.5), 1)}x parse+serialise CPU (max ${fmt(Math.max(...cpuRatios), 1)}x)`,
   );
-  const added = (name) => percentile(steps[name].totals, 0.5) - percentile(steps.direct.totals, 0.5);
+  const added = (name) =>
+    percentile(steps[name].totals, 0.5) - percentile(steps.direct.totals, 0.5);
   const over = added('on') - added('bare');
   console.log(
     `\n### Incremental pass: ${steps.on.totals.length} requests of ~1.2 MB (section 4a's conversations)`,

@@ -44,7 +44,9 @@ async function session(outputs?: ToolOutputStore) {
     maxRequests: 20,
   });
   expect(answers.every((answer) => answer.status === 200)).toBe(true);
-  const texts = upstream.matching(/streamGenerateContent$/).map((request) => request.raw.toString("utf8"));
+  const texts = upstream
+    .matching(/streamGenerateContent$/)
+    .map((request) => request.raw.toString('utf8'));
   const stateDir = await fs.realpath(fixture.stateDir);
   return { running, texts, anonymous: texts.map((text) => text.split(stateDir).join('<state>')) };
 }

@@ -67,91 +67,105 @@ export function queuedOutputStore(
   store: ToolOutputStore,
   options: QueuedOutputStoreOptions,
 ): QueuedOutputStore {
-  const maxBytes = options.maxBytes ?? QUEUED_OUTPUT_BYTES;
-  const batchFiles = options.batchFiles ?? QUEUE_BATCH_FILES;
-  const queue = new Map<string, QueuedWrite>();
-  const failed = new Map<string, QueuedWrite>();
-  let queuedBytes = 0;
-  let draining: Promise<void> | undefined;
+  return new OutputWriteQueue(store, options);
+}
 
-  /** Writes `write` now and takes it off the queue; a failure is counted and kept. */
-  async function writeNow(filePath: string, write: QueuedWrite): Promise<void> {
-    let written = false;
-    try {
-      await store.save(write.directory, write.fileName, write.text, write.bytes);
-      written = true;
-    } catch (error) {
-      options.onFailure(filePath, error);
+class OutputWriteQueue implements QueuedOutputStore {
+  private readonly maxBytes: number;
+  private readonly batchFiles: number;
+  private readonly queue = new Map<string, QueuedWrite>();
+  private readonly failed = new Map<string, QueuedWrite>();
+  private heldBytes = 0;
+  private draining: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: ToolOutputStore,
+    private readonly options: QueuedOutputStoreOptions,
+  ) {
+    this.maxBytes = options.maxBytes ?? QUEUED_OUTPUT_BYTES;
+    this.batchFiles = options.batchFiles ?? QUEUE_BATCH_FILES;
+  }
+
+  get queuedBytes(): number {
+    return this.heldBytes;
+  }
+
+  get failedCount(): number {
+    return this.failed.size;
+  }
+
+  isFailed(filePath: string): boolean {
+    return this.failed.has(filePath);
+  }
+
+  retryFailed(directory: string): void {
+    const folder = path.resolve(directory);
+    for (const [filePath, write] of this.failed) {
+      if (path.dirname(filePath) !== folder) continue;
+      this.failed.delete(filePath);
+      this.enqueue(filePath, write);
     }
-    queue.delete(filePath);
-    if (written) queuedBytes -= write.bytes;
-    else failed.set(filePath, write);
+  }
+
+  async save(directory: string, fileName: string, text: string, byteLength?: number) {
+    const bytes = byteLength ?? Buffer.byteLength(text, 'utf8');
+    const filePath = path.resolve(directory, fileName);
+    if (this.queue.has(filePath)) return filePath;
+    const failedBefore = this.failed.get(filePath);
+    if (failedBefore) {
+      this.failed.delete(filePath);
+      this.enqueue(filePath, failedBefore);
+      return filePath;
+    }
+    // A name the store refuses is refused now; a write over the bound waits for itself.
+    const plainName = fileName === path.basename(fileName) && !fileName.startsWith('.');
+    if (!plainName || this.heldBytes + bytes > this.maxBytes) {
+      return await this.store.save(directory, fileName, text, bytes);
+    }
+    this.heldBytes += bytes;
+    this.enqueue(filePath, { directory, fileName, text, bytes });
+    return filePath;
+  }
+
+  async flush(): Promise<void> {
+    while (this.queue.size > 0 || this.draining) await (this.draining ?? this.started());
   }
 
   /** Puts a held write (new, or failed before) on the queue. */
-  function enqueue(filePath: string, write: QueuedWrite): void {
-    queue.set(filePath, write);
-    void started();
+  private enqueue(filePath: string, write: QueuedWrite): void {
+    this.queue.set(filePath, write);
+    void this.started();
   }
 
-  async function drain(): Promise<void> {
+  private started(): Promise<void> {
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+    });
+    return this.draining;
+  }
+
+  private async drain(): Promise<void> {
     // After the request that queued them has gone on.
     await nextTurn();
-    while (queue.size > 0) {
-      for (const [filePath, write] of [...queue].slice(0, batchFiles)) {
-        await writeNow(filePath, write);
+    while (this.queue.size > 0) {
+      for (const [filePath, write] of [...this.queue].slice(0, this.batchFiles)) {
+        await this.writeNow(filePath, write);
       }
-      if (queue.size > 0) await nextTurn();
+      if (this.queue.size > 0) await nextTurn();
     }
   }
 
-  const started = (): Promise<void> => {
-    draining ??= drain().finally(() => {
-      draining = undefined;
-    });
-    return draining;
-  };
-
-  return {
-    get queuedBytes() {
-      return queuedBytes;
-    },
-    get failedCount() {
-      return failed.size;
-    },
-    isFailed: (filePath) => failed.has(filePath),
-
-    retryFailed(directory) {
-      const folder = path.resolve(directory);
-      for (const [filePath, write] of failed) {
-        if (path.dirname(filePath) !== folder) continue;
-        failed.delete(filePath);
-        enqueue(filePath, write);
-      }
-    },
-
-    async save(directory, fileName, text, byteLength) {
-      const bytes = byteLength ?? Buffer.byteLength(text, 'utf8');
-      const filePath = path.resolve(directory, fileName);
-      if (queue.has(filePath)) return filePath;
-      const failedBefore = failed.get(filePath);
-      if (failedBefore) {
-        failed.delete(filePath);
-        enqueue(filePath, failedBefore);
-        return filePath;
-      }
-      // A name the store refuses is refused now; a write over the bound waits for itself.
-      const plainName = fileName === path.basename(fileName) && !fileName.startsWith('.');
-      if (!plainName || queuedBytes + bytes > maxBytes) {
-        return await store.save(directory, fileName, text, bytes);
-      }
-      queuedBytes += bytes;
-      enqueue(filePath, { directory, fileName, text, bytes });
-      return filePath;
-    },
-
-    async flush() {
-      while (queue.size > 0 || draining) await (draining ?? started());
-    },
-  };
+  /** Writes `write` now and takes it off the queue; a failure is counted and kept. */
+  private async writeNow(filePath: string, write: QueuedWrite): Promise<void> {
+    let written = false;
+    try {
+      await this.store.save(write.directory, write.fileName, write.text, write.bytes);
+      written = true;
+    } catch (error) {
+      this.options.onFailure(filePath, error);
+    }
+    this.queue.delete(filePath);
+    if (written) this.heldBytes -= write.bytes;
+    else this.failed.set(filePath, write);
+  }
 }
