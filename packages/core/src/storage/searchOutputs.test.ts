@@ -133,17 +133,15 @@ describe('searchToolOutputs', () => {
 
   it('shows the stretch of a long line around the match', async () => {
     save('long', 'read_file.call-1.5555555555555555.txt', `${'x'.repeat(50_000)} needle here`);
-    const result = await searchToolOutputs(
-      { query: 'needle' },
-      { ...access, sessionId: 'long' },
-    );
+    const result = await searchToolOutputs({ query: 'needle' }, { ...access, sessionId: 'long' });
     expect(result.hits[0]?.text).toMatch(/^\[49,\d{3} characters\] … x+ needle here$/);
   });
 });
 
 describe('searchToolOutputs over many outputs', () => {
   it('looks at the newest outputs only, and says so', async () => {
-    const many = SEARCH_LIMITS.maxOutputs + 20;
+    const maxOutputs = 200;
+    const many = maxOutputs + 20;
     const folder = path.join(outputs(), 'session-many');
     fs.mkdirSync(folder, { recursive: true });
     for (let i = 0; i < many; i++) {
@@ -152,11 +150,15 @@ describe('searchToolOutputs over many outputs', () => {
       const when = new Date(Date.UTC(2026, 0, 1) + i * 1000);
       fs.utimesSync(file, when, when);
     }
-    const result = await searchToolOutputs({ query: 'rare' }, { ...access, sessionId: 'many' });
+    const result = await searchToolOutputs(
+      { query: 'rare' },
+      { ...access, sessionId: 'many' },
+      { maxOutputs },
+    );
     // The 20 oldest hold the word, and are past the newest maxOutputs.
     expect(result.matches).toBe(0);
     expect(result.outputsTotal).toBe(many);
-    expect(result.outputsSearched).toBe(SEARCH_LIMITS.maxOutputs);
-    expect(result.text).toContain(`only the newest 5,000 outputs were searched`);
+    expect(result.outputsSearched).toBe(maxOutputs);
+    expect(result.text).toContain(`only the newest 200 outputs were searched`);
   });
 });

@@ -41,6 +41,8 @@ export interface SearchToolOutputsOptions {
   signal?: AbortSignal;
   /** @default SEARCH_LIMITS.searchTimeMs */
   searchTimeMs?: number;
+  /** Outputs looked at, newest first. @default SEARCH_LIMITS.maxOutputs */
+  maxOutputs?: number;
 }
 
 export interface SearchToolOutputsResult {
@@ -153,11 +155,18 @@ function answerOf(
   const matched = `${formatCount(hits.count)} matching line${hits.count === 1 ? '' : 's'} in ${hits.files.size} of ${formatCount(counts.total)} saved output${counts.total === 1 ? '' : 's'}`;
   const notes: string[] = [];
   if (shown < hits.count) {
-    const why = shown < Math.min(limit, best.length) ? `the ${formatCount(SEARCH_LIMITS.maxBytes)}-byte limit` : `limit=${limit}`;
-    notes.push(`showing the best ${shown} (${why}; at most ${SEARCH_LIMITS.maxResults}); add words to narrow it`);
+    const why =
+      shown < Math.min(limit, best.length)
+        ? `the ${formatCount(SEARCH_LIMITS.maxBytes)}-byte limit`
+        : `limit=${limit}`;
+    notes.push(
+      `showing the best ${shown} (${why}; at most ${SEARCH_LIMITS.maxResults}); add words to narrow it`,
+    );
   }
   if (counts.timedOut) {
-    notes.push(`the ${SEARCH_LIMITS.searchTimeMs / 1000} s time limit ended the search after ${counts.searched} output${counts.searched === 1 ? '' : 's'}, newest first`);
+    notes.push(
+      `the ${SEARCH_LIMITS.searchTimeMs / 1000} s time limit ended the search after ${counts.searched} output${counts.searched === 1 ? '' : 's'}, newest first`,
+    );
   } else if (counts.listed < counts.total) {
     notes.push(`only the newest ${formatCount(counts.listed)} outputs were searched`);
   }
@@ -166,7 +175,13 @@ function answerOf(
     hits.count === 0
       ? `search_tool_outputs: no line matches ${query.shown} in ${formatCount(counts.total)} saved output${counts.total === 1 ? '' : 's'}.`
       : `search_tool_outputs: ${matched} for ${query.shown}${query.words ? ' (lines with more of the words first)' : ''}:`;
-  const text = [head, '', ...lines, ...(lines.length > 0 ? [''] : []), `[${notes.join('; ')}]`].join('\n');
+  const text = [
+    head,
+    '',
+    ...lines,
+    ...(lines.length > 0 ? [''] : []),
+    `[${notes.join('; ')}]`,
+  ].join('\n');
   const summary = `${hits.count} matching line${hits.count === 1 ? '' : 's'} for ${query.shown} in ${hits.files.size} output${hits.files.size === 1 ? '' : 's'}`;
   return { text, hits: best.slice(0, shown), summary };
 }
@@ -182,14 +197,20 @@ export async function searchToolOutputs(
 ): Promise<SearchToolOutputsResult> {
   const invalid = validateSearchToolOutputsParams(params);
   if (invalid) {
-    const code = params.regex === true && invalid.startsWith('invalid pattern') ? 'INVALID_PATTERN' : 'INVALID_PARAMS';
+    const code =
+      params.regex === true && invalid.startsWith('invalid pattern')
+        ? 'INVALID_PATTERN'
+        : 'INVALID_PARAMS';
     throw new ToolOutputReadError(code, invalid);
   }
   const { signal } = options;
   const query = parseSearchQuery(params.query, params.regex === true);
   const limit = Math.min(params.limit ?? SEARCH_LIMITS.defaultResults, SEARCH_LIMITS.maxResults);
   const deadline = Date.now() + (options.searchTimeMs ?? SEARCH_LIMITS.searchTimeMs);
-  const { outputs, total } = await listSearchableOutputs(access, SEARCH_LIMITS.maxOutputs);
+  const { outputs, total } = await listSearchableOutputs(
+    access,
+    Math.min(options.maxOutputs ?? SEARCH_LIMITS.maxOutputs, SEARCH_LIMITS.maxOutputs),
+  );
   // The first output of each folder goes through every check of a read (outputAccess.ts); the
   // rest reuse its real folder, and openToolOutput's checks after the open still confine each.
   const realFolders = new Map<string, string>();
@@ -231,7 +252,8 @@ export async function searchToolOutputs(
     }
   } catch (error) {
     if (error instanceof ToolOutputReadError) throw error;
-    if (error instanceof PatternError) throw new ToolOutputReadError('INVALID_PATTERN', error.message);
+    if (error instanceof PatternError)
+      throw new ToolOutputReadError('INVALID_PATTERN', error.message);
     if (signal?.aborted) throw aborted();
     throw new ToolOutputReadError('READ_FAILED', `the search failed: ${(error as Error).message}`);
   } finally {

@@ -75,19 +75,22 @@ export class RankedHits {
   }
 }
 
-/** A hit's lines as shown: its context and itself, without lines already printed. */
-function hitLines(hit: SearchHit, printedUpTo: number): { line: number; text: string }[] {
-  return [
-    ...hit.before.map((context) => ({ line: context.line, text: `${context.line}-${context.text}` })),
-    { line: hit.line, text: `${hit.line}:${hit.text}` },
-    ...hit.after.map((context) => ({ line: context.line, text: `${context.line}-${context.text}` })),
-  ].filter((entry) => entry.line > printedUpTo);
+/** A hit's lines as shown (its context, itself), without lines already printed. */
+function hitLines(hit: SearchHit, printed: ReadonlySet<number>, hitLineSet: ReadonlySet<number>) {
+  return [...hit.before, { line: hit.line, text: hit.text }, ...hit.after]
+    .filter((entry) => !printed.has(entry.line))
+    .map((entry) => ({
+      line: entry.line,
+      // A line that is a match itself is marked so even when shown as another's context.
+      text: `${entry.line}${hitLineSet.has(entry.line) ? ':' : '-'}${entry.text}`,
+    }));
 }
 
 /**
- * The answer's body: the hits grouped by output (outputs in the order of their best hit, lines in
- * order inside each), `--` between stretches that do not touch, until the byte budget is spent
- * (the first hit is always shown). Returns the lines and how many hits they show.
+ * The answer's body: the hits grouped by output, outputs in the order of their best hit and the
+ * best hits first inside each (then by line), `--` before a stretch that does not follow the line
+ * printed just before; until the byte budget is spent (the first hit is always shown). Returns
+ * the lines and how many hits they show.
  */
 export function formatHits(hits: readonly SearchHit[]): { lines: string[]; shown: number } {
   const groups = new Map<string, SearchHit[]>();
@@ -102,16 +105,23 @@ export function formatHits(hits: readonly SearchHit[]): { lines: string[]; shown
     return true;
   };
   for (const [file, group] of groups) {
-    group.sort((a, b) => a.line - b.line);
-    let printedUpTo = 0;
+    group.sort((a, b) => b.score - a.score || a.line - b.line);
+    const hitLineSet = new Set(group.map((hit) => hit.line));
+    const printed = new Set<number>();
+    let previous = 0;
     for (const hit of group) {
-      const entries = hitLines(hit, printedUpTo);
+      const entries = hitLines(hit, printed, hitLineSet);
+      if (entries.length === 0) {
+        shown++; // printed already, as another match's context
+        continue;
+      }
       const added = entries.map((entry) => `  ${entry.text}`);
-      if (printedUpTo === 0) added.unshift(lines.length > 0 ? `\n${file}` : file);
-      else if ((entries[0]?.line ?? 0) > printedUpTo + 1) added.unshift('  --');
+      if (printed.size === 0) added.unshift(lines.length > 0 ? `\n${file}` : file);
+      else if ((entries[0] as { line: number }).line !== previous + 1) added.unshift('  --');
       if (!fits(added)) return { lines, shown };
       lines.push(...added);
-      printedUpTo = Math.max(printedUpTo, entries[entries.length - 1]?.line ?? printedUpTo);
+      for (const entry of entries) printed.add(entry.line);
+      previous = (entries[entries.length - 1] as { line: number }).line;
       shown++;
     }
   }

@@ -8,7 +8,7 @@ import { LOCAL_SYNC } from '../conversation/conversation-sync.js';
 import { ACCESS_SECRET_SIGN_IN } from '../dashboard/sign-in-pages.js';
 import type { GatewayOptions } from '../gateway-options.js';
 import { localTenancy } from '../server/local-tenancy.js';
-import { diskReadBack } from '../server/mcp-endpoint.js';
+import { diskReadBack, diskSearchBack } from '../server/mcp-endpoint.js';
 import { openGivenStores, type Wiring, type WiringBasics } from './wiring.js';
 
 export function localWiring(options: GatewayOptions, basics: WiringBasics): Wiring {
@@ -23,6 +23,11 @@ export function localWiring(options: GatewayOptions, basics: WiringBasics): Wiri
     }),
     // An MCP call does not name its conversation: every session folder of this gateway is open.
     readBack: diskReadBack({ projectTempDir: stateDir, sessionId: '', allowOtherSessions: true }),
+    searchBack: diskSearchBack({
+      projectTempDir: stateDir,
+      sessionId: '',
+      allowOtherSessions: true,
+    }),
     signInPage: ACCESS_SECRET_SIGN_IN,
     sharedOutputs: [],
   };
