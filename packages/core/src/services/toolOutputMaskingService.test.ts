@@ -189,17 +189,20 @@ describe('ToolOutputMaskingService', () => {
     ] satisfies Content[];
     const result = await service.mask(history, host);
     expect(result.maskedCount).toBe(1);
-    for (const index of [1, 3, 5])
+    for (const index of [1, 3, 5, 7, 9, 11])
       expect(responseOf(result.newHistory[index])).toBe(responseOf(history[index]));
-    expect(isMaskedResponse(responseOf(result.newHistory[7]))).toBe(true);
+    expect(isMaskedResponse(responseOf(result.newHistory[13]))).toBe(true);
   });
 
-  it('never masks the read-back tool under a client prefix (Claude Code, gemini-cli, OpenCode)', async () => {
+  it('never masks the read-back or search tool under a client prefix (Claude Code, gemini-cli, OpenCode)', async () => {
     const { service, host } = setup({ toolProtectionThreshold: 0, minPrunableTokensThreshold: 0 });
     const names = [
       'mcp__toolmask__read_tool_output',
       'toolmask__read_tool_output',
       'toolmask_read_tool_output',
+      'search_tool_outputs',
+      'mcp__toolmask__search_tool_outputs',
+      'toolmask_search_tool_outputs',
     ];
     const history = [
       ...names.flatMap((name) => exchange(name, { output: lines(400, name) })),
@@ -208,9 +211,9 @@ describe('ToolOutputMaskingService', () => {
     ] satisfies Content[];
     const result = await service.mask(history, host);
     expect(result.maskedCount).toBe(1);
-    for (const index of [1, 3, 5])
+    for (const index of [1, 3, 5, 7, 9, 11])
       expect(responseOf(result.newHistory[index])).toBe(responseOf(history[index]));
-    expect(isMaskedResponse(responseOf(result.newHistory[7]))).toBe(true);
+    expect(isMaskedResponse(responseOf(result.newHistory[13]))).toBe(true);
   });
 
   it('leaves an output whole and writes no file when masking would not shrink it', async () => {
