@@ -216,6 +216,37 @@ describe('ToolOutputMaskingService', () => {
     expect(isMaskedResponse(responseOf(result.newHistory[13]))).toBe(true);
   });
 
+  it("leaves other hosts' markers alone: never counted, never masked, but a marker's shape around a giant output counts", async () => {
+    const { service, host } = setup({ toolProtectionThreshold: 0, minPrunableTokensThreshold: 0 });
+    const preview = lines(40, 'preview');
+    const markers = [
+      `<persisted-output>\nOutput too large (88.1KB). Full output saved to: /home/me/.claude/x.txt\n\nPreview (first 2KB):\n${preview}\n</persisted-output>`,
+      `<truncated-output>\n${preview}\n</truncated-output>`,
+      '[Old tool result content cleared]',
+      `<tool_output_masked>\n${preview}\n</tool_output_masked>`,
+    ];
+    const history = [
+      ...markers.flatMap((output) => exchange('run_shell_command', { output })),
+      ...exchange('run_shell_command', {
+        output: `<persisted-output>\n${lines(4_000, 'giant')}\n</persisted-output>`,
+      }),
+      { role: 'user', parts: [{ text: 'next' }] },
+    ] satisfies Content[];
+    const result = await service.mask(history, host);
+    for (const index of [1, 3, 5, 7])
+      expect(responseOf(result.newHistory[index])).toBe(responseOf(history[index]));
+    expect(result.maskedCount).toBe(1);
+    expect(isMaskedResponse(responseOf(result.newHistory[9]))).toBe(true);
+    // Only the giant output was counted.
+    expect(result.tokensBefore).toBeGreaterThan(10_000);
+    const alone = await setup({
+      toolProtectionThreshold: 0,
+      minPrunableTokensThreshold: 0,
+    }).service.mask([...history.slice(0, 8), history[10]!], host);
+    expect(alone.maskedCount).toBe(0);
+    expect(alone.tokensBefore).toBe(0);
+  });
+
   it('leaves an output whole and writes no file when masking would not shrink it', async () => {
     const { service, host, memory } = setup({
       toolProtectionThreshold: 0,
