@@ -167,6 +167,7 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
   }
   // Lines out of view (issue 32), on the same replays.
   results.outOfView = {};
+  results.outOfViewExamples = [];
   for (const { folder, sessions } of folders) {
     const over = async (byFolder) =>
       Object.fromEntries(
@@ -178,6 +179,7 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
               sessions,
               (session) => byFolder[folder][name].moments(session.id),
               quotesOf,
+              name === 'toolmask' ? results.outOfViewExamples : [],
             ),
           ]),
         ),

@@ -90,4 +90,35 @@ describe('outOfView', () => {
     expect(outOfView(repeated, [{ ...moment, masked: toolPart('a', 'x') }]).linesQuoted).toBe(0);
     expect(outOfView(repeated, [{ ...moment, masked: original }]).outputsMasked).toBe(0);
   });
+
+  it('counts a quote by a later task of a chain only across tasks, and names the line', () => {
+    const chained = sessionOf(
+      [
+        { role: 'user', parts: [{ text: 'task one' }] },
+        call('a', 'cat setup.cfg'),
+        { role: 'user', parts: [toolPart('a', 'install_requires = numpy>=1.21')] },
+        model([{ text: 'done' }]),
+      ],
+      [
+        { role: 'user', parts: [{ text: 'task two' }] },
+        model([{ text: 'I see install_requires = numpy>=1.21 here' }]),
+      ],
+    );
+    const original = chained.tasks[0]!.contents[2]!.parts![0]!;
+    const moment = {
+      request: 2,
+      contentIndex: 2,
+      partIndex: 0,
+      original,
+      masked: toolPart('a', '-'),
+    };
+    expect(outOfView(chained, [moment]).linesQuoted).toBe(0);
+    const found: string[] = [];
+    const across = outOfView(chained, [moment], undefined, {
+      acrossTasks: true,
+      onOutOfView: (line) => found.push(line),
+    });
+    expect(across).toMatchObject({ linesQuoted: 1, linesOutOfView: 1 });
+    expect(found).toEqual(['install_requires = numpy>=1.21']);
+  });
 });

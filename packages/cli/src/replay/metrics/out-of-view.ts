@@ -15,11 +15,17 @@
  * shows it: no model or user content sent by then quotes it, and no other tool output sent by then
  * holds it as that output was sent at that moment (whole, or its snippet if the strategy had
  * masked it). So a newer read of the same file keeps its lines in view.
+ *
+ * `acrossTasks` counts a quote by a later task of a chained session too (and counts outputs and
+ * the agent's text over the whole session). A task was recorded as its own session, so its agent
+ * never saw an earlier task's outputs: such a quote is a coincidence, not a use. The bench prints
+ * both, with examples of what only the wider count finds.
  */
 import { findRequestPoints, flattenSession, type FlatContent } from '../request-points.js';
 import type { MaskingMoment } from '../masking-moments.js';
 import type { Part, ReplaySession } from '../types.js';
 import {
+  QuoteIndex,
   SessionQuotes,
   candidateLines,
   lineKey,
@@ -48,6 +54,13 @@ export const NOTHING_OUT_OF_VIEW: Readonly<OutOfView> = {
   linesOutOfView: 0,
 };
 
+export interface OutOfViewOptions {
+  /** Count quotes by later tasks of a chained session too (see the module comment). */
+  acrossTasks?: boolean;
+  /** Collects the lines found out of view (for examples). */
+  onOutOfView?: (line: string) => void;
+}
+
 export function addOutOfView(a: OutOfView, b: OutOfView): OutOfView {
   return {
     outputsMasked: a.outputsMasked + b.outputsMasked,
@@ -71,8 +84,9 @@ class SessionLines {
   readonly outputLines = new Map<number, Map<number, Set<string>>>();
   /** Per flat index: the quotable text of a content that is not a tool output. */
   readonly quotable = new Map<number, string>();
-  /** Per task: line → how many outputs hold it. */
+  /** Per task: line → how many outputs hold it; key -1: over the whole session. */
   private readonly outputsWith = new Map<number, Map<string, number>>();
+  private wholeSessionQuotes: QuoteIndex | undefined;
 
   constructor(readonly flat: readonly FlatContent[]) {
     flat.forEach(({ content, task }, index) => {
@@ -82,9 +96,11 @@ class SessionLines {
         if (!part.functionResponse) return;
         const lines = keyLines(responseText(part));
         outputs.set(partIndex, lines);
-        const counts = this.outputsWith.get(task) ?? new Map<string, number>();
-        for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
-        this.outputsWith.set(task, counts);
+        for (const scope of [task, -1]) {
+          const counts = this.outputsWith.get(scope) ?? new Map<string, number>();
+          for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
+          this.outputsWith.set(scope, counts);
+        }
       });
       if (outputs.size > 0) this.outputLines.set(index, outputs);
       const text = quotableText(content);
@@ -92,15 +108,22 @@ class SessionLines {
     });
   }
 
+  /** Outputs of `task` (-1: of the session) that hold `line`. */
   outputsHolding(line: string, task: number): number {
     return this.outputsWith.get(task)?.get(line) ?? 0;
   }
 
-  /** Whether a model turn of `task` before flat index `before` quotes `line`. */
+  /** The last model content of the whole session that quotes `line`, or -1. */
+  lastQuoteInSession(line: string): number {
+    this.wholeSessionQuotes ??= new QuoteIndex(this.flat.map((entry) => entry.content));
+    return this.wholeSessionQuotes.lastQuote(line);
+  }
+
+  /** Whether a model turn of `task` (-1: of any task) before flat index `before` quotes `line`. */
   agentWroteBefore(line: string, task: number, before: number): boolean {
     for (let index = before - 1; index >= 0; index--) {
       const entry = this.flat[index] as FlatContent;
-      if (entry.task !== task) break;
+      if (task >= 0 && entry.task !== task) break;
       if (entry.content.role === 'model' && this.quotable.get(index)?.includes(line)) return true;
     }
     return false;
@@ -147,6 +170,7 @@ export function outOfView(
   session: ReplaySession,
   moments: readonly MaskingMoment[],
   quotes?: SessionQuotes,
+  options: OutOfViewOptions = {},
 ): OutOfView {
   let lines = sessionLines.get(session);
   if (!lines) {
@@ -161,11 +185,13 @@ export function outOfView(
     if (moment.masked === moment.original) continue;
     counts.outputsMasked++;
     const sentAt = (points[moment.request] as { index: number }).index;
-    const task = (flat[moment.contentIndex] as FlatContent).task;
+    const task = options.acrossTasks ? -1 : (flat[moment.contentIndex] as FlatContent).task;
+    const lastQuote = (line: string) =>
+      task < 0 ? lines.lastQuoteInSession(line) : index.lastQuote(line, task);
     const quoted = candidateLines(responseText(moment.original)).filter(
       (line) =>
         lines.outputsHolding(line, task) <= MAX_OUTPUTS_WITH_LINE &&
-        index.lastQuote(line, task) > sentAt &&
+        lastQuote(line) > sentAt &&
         !lines.agentWroteBefore(line, task, moment.contentIndex),
     );
     if (quoted.length === 0) continue;
@@ -175,7 +201,10 @@ export function outOfView(
     for (const line of quoted) {
       counts.linesQuoted++;
       if (snippet.includes(line) || readable.includes(line)) counts.linesVisible++;
-      else if (!inViewElsewhere(lines, line, moment, sentAt, snippets)) counts.linesOutOfView++;
+      else if (!inViewElsewhere(lines, line, moment, sentAt, snippets)) {
+        counts.linesOutOfView++;
+        options.onOutOfView?.(line);
+      }
     }
   }
   return counts;
