@@ -32,29 +32,38 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
 
 type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
+/**
+ * A gateway that masked old outputs of a six-call session (each output tagged by `tag(call id)`):
+ * the gateway, the last request upstream, and the file its first snippet names.
+ */
+async function maskedSession(tag: (callId: string) => string) {
+  const fixture = await gatewayFixture({
+    toolProtectionThreshold: 8_000,
+    minPrunableTokensThreshold: 8_000,
+  });
+  cleanups.push(fixture.cleanup);
+  const upstream = await shellCallingUpstream(6);
+  cleanups.push(() => upstream.close());
+  const running = await startTestGateway({
+    stateDir: fixture.stateDir,
+    settingsFile: fixture.settingsFile,
+    upstreams: { gemini: upstream.url },
+  });
+  cleanups.push(() => running.close());
+  await runGeminiClient({
+    url: `${running.url}/v1beta/models/m:streamGenerateContent?alt=sse`,
+    prompt: 'go',
+    outputFor: (call) => ({ output: shellOutput(tag(call.id)) }),
+    maxRequests: 10,
+  });
+  const last = upstream.requests.at(-1)!.raw.toString('utf8');
+  const file = JSON.parse(`"${/file=\\"([^\\]+)\\"/.exec(last)![1]!}"`) as string;
+  return { fixture, running, last, file };
+}
+
 describe('read_tool_output over MCP', () => {
   it('reads back the bytes of a masked output, by path and by call id; refuses outside files', async () => {
-    const fixture = await gatewayFixture({
-      toolProtectionThreshold: 8_000,
-      minPrunableTokensThreshold: 8_000,
-    });
-    cleanups.push(fixture.cleanup);
-    const upstream = await shellCallingUpstream(6);
-    cleanups.push(() => upstream.close());
-    const running = await startTestGateway({
-      stateDir: fixture.stateDir,
-      settingsFile: fixture.settingsFile,
-      upstreams: { gemini: upstream.url },
-    });
-    cleanups.push(() => running.close());
-    await runGeminiClient({
-      url: `${running.url}/v1beta/models/m:streamGenerateContent?alt=sse`,
-      prompt: 'go',
-      outputFor: (call) => ({ output: shellOutput(call.id) }),
-      maxRequests: 10,
-    });
-    const last = upstream.requests.at(-1)!.raw.toString('utf8');
-    const file = JSON.parse(`"${/file=\\"([^\\]+)\\"/.exec(last)![1]!}"`) as string;
+    const { fixture, running, file } = await maskedSession((id) => id);
 
     // Without the access secret, another local account gets nothing.
     await expect(connect(running.url)).rejects.toThrow(/401/);
@@ -125,28 +134,8 @@ describe('read_tool_output over MCP', () => {
 
 describe('search_tool_outputs over MCP', () => {
   it('finds a line only a masked output holds, names the file read_tool_output takes', async () => {
-    const fixture = await gatewayFixture({
-      toolProtectionThreshold: 8_000,
-      minPrunableTokensThreshold: 8_000,
-    });
-    cleanups.push(fixture.cleanup);
-    const upstream = await shellCallingUpstream(6);
-    cleanups.push(() => upstream.close());
-    const running = await startTestGateway({
-      stateDir: fixture.stateDir,
-      settingsFile: fixture.settingsFile,
-      upstreams: { gemini: upstream.url },
-    });
-    cleanups.push(() => running.close());
-    await runGeminiClient({
-      url: `${running.url}/v1beta/models/m:streamGenerateContent?alt=sse`,
-      prompt: 'go',
-      outputFor: (call) => ({ output: shellOutput(`out-${call.id}`) }),
-      maxRequests: 10,
-    });
     // The output of the first call is masked in the last request: its line 123 is not in view.
-    const last = upstream.requests.at(-1)!.raw.toString('utf8');
-    const file = JSON.parse(`"${/file=\\"([^\\]+)\\"/.exec(last)![1]!}"`) as string;
+    const { running, file, last } = await maskedSession((id) => `out-${id}`);
     const tag = /out-[^ ]+(?= line)/.exec(await fs.readFile(file, 'utf8'))![0];
     expect(last).not.toContain(`${tag} line 123: compiled unit_123.o`);
 
