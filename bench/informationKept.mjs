@@ -27,6 +27,7 @@
  */
 import { KINDS, keptPerKind } from './outputKinds.mjs';
 import { addReadBacks, readBacksOver } from './readBacks.mjs';
+import { outOfViewOver, printOutOfView } from './outOfView.mjs';
 import {
   DISCOUNTS,
   billed,
@@ -164,6 +165,30 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
       'idle gaps inside tasks': await fromReplay(inTask),
     };
   }
+  // Lines out of view (issue 32), on the same replays.
+  results.outOfView = {};
+  results.outOfViewExamples = [];
+  for (const { folder, sessions } of folders) {
+    const over = async (byFolder) =>
+      Object.fromEntries(
+        await Promise.all(
+          names.map(async (name) => [
+            name,
+            await outOfViewOver(
+              cli,
+              sessions,
+              (session) => byFolder[folder][name].moments(session.id),
+              quotesOf,
+              name === 'toolmask' ? results.outOfViewExamples : [],
+            ),
+          ]),
+        ),
+      );
+    results.outOfView[folder] = {
+      'task starts': await over(costResults.modes.cold.byFolder),
+      'idle gaps inside tasks': await over(inTask),
+    };
+  }
   // Effective billed at idle gaps: the read-backs of the lines the snippets hide there.
   results.inTaskCost = {};
   for (const { folder, sessions } of folders) {
@@ -211,6 +236,7 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
   if (print) {
     printResults(cli, results, console.log);
     printInTaskCost(results, console.log);
+    printOutOfView(results, console.log);
     printKinds(results, console.log);
     printIssue25Goals(results, console.log);
   }

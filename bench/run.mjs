@@ -9,7 +9,8 @@
  *      effective billed (read-backs counted) bench/readBacks.mjs,
  *      information kept                      bench/informationKept.mjs (per kind of output:
  *                                            bench/outputKinds.mjs),
- *      the policy frontier                   bench/policyFrontier.mjs
+ *      the policy frontier                   bench/policyFrontier.mjs,
+ *      each session alone, against none      bench/sessionsAlone.mjs (issue 34)
  *   4. the gateway: added latency, throughput, memory (against a direct connection)
  *                                            bench/gatewayBench.mjs
  *      and gemini-cli's own masking with and without it (the real gemini binary)
@@ -38,6 +39,7 @@ import { runTeamBench } from './teamBench.mjs';
 import { runInformationKeptBench } from './informationKept.mjs';
 import { runPolicyFrontierBench } from './policyFrontier.mjs';
 import { loadFolders, setSupersededReasons } from './replayStudy.mjs';
+import { runSessionsAloneBench } from './sessionsAlone.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argument = (name) => {
@@ -102,6 +104,7 @@ if (only.has('3') && haveTraces) {
     quotesOf: information.quotesOf,
     earlyReference: information.early,
   });
+  await runSessionsAloneBench({ cli, core, tracesDir });
 }
 if (only.has('4')) {
   console.log(

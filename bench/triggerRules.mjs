@@ -6,7 +6,7 @@
  *
  * `S` = tokens an event now would save (what is prunable, minus its snippets), `B` = tokens it would
  * re-send uncached (from the first content it changes to the end of the previous request), `C` =
- * the request's tokens. The model counts savings, not prunable estimates, so "S >= 30k" is close
+ * the request's tokens, `requestsSoFar` = the requests the (chained) session made before this one. The model counts savings, not prunable estimates, so "S >= 30k" is close
  * to, not the same as, toolmask's `minPrunableTokensThreshold` of 30,000.
  */
 
@@ -22,6 +22,14 @@ export const TRIGGER_RULES = {
     memory.rent = (memory.rent ?? 0) + discount * saved;
     return memory.rent >= (1 - discount) * resent;
   },
+  // Pay back (issue 34): mask once the saving over the requests the session is likely to go on
+  // for, d x S x n, covers what the break costs, (1 - d) x B, with n the requests it has made so
+  // far (for heavy-tailed session lengths, a session that has run k requests is about as likely
+  // to run k more), or half that.
+  'pay back, n = k': ({ saved, resent, discount, requestsSoFar }) =>
+    discount * saved * requestsSoFar >= (1 - discount) * resent,
+  'pay back, n = k/2': ({ saved, resent, discount, requestsSoFar }) =>
+    (discount * saved * requestsSoFar) / 2 >= (1 - discount) * resent,
 };
 
 /** The masked prefix after each request when `rule` decides every warm request. */
@@ -53,6 +61,7 @@ export function simulateRule(model, rule, discount) {
         resent: whole - cached,
         context: model.prefixTokens[length] - savedBefore[masked],
         discount,
+        requestsSoFar: request,
       };
       if (rule(facts, memory)) {
         masked = end;

@@ -90,5 +90,11 @@ export {
   keptShareOfAll,
   type InformationKept,
 } from './replay/metrics/information-kept.js';
+export {
+  NOTHING_OUT_OF_VIEW,
+  addOutOfView,
+  outOfView,
+  type OutOfView,
+} from './replay/metrics/out-of-view.js';
 export { earlyMaskingMoments } from './replay/metrics/early-masking.js';
 export { reachBacks, quantile } from './replay/metrics/reach-back.js';

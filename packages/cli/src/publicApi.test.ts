@@ -10,8 +10,10 @@ import * as cli from './lib.js';
 
 const PUBLIC_RUNTIME_NAMES = [
   'NOTHING_KEPT',
+  'NOTHING_OUT_OF_VIEW',
   'SessionQuotes',
   'addInformationKept',
+  'addOutOfView',
   'buildScheduleModel',
   'chainTasks',
   'createGeminiCliStrategy',
@@ -27,6 +29,7 @@ const PUBLIC_RUNTIME_NAMES = [
   'loadInputs',
   'observeMasking',
   'optimalSchedule',
+  'outOfView',
   'quantile',
   'quotableText',
   'reachBacks',
@@ -51,6 +54,7 @@ const PUBLIC_TYPE_NAMES = [
   'LoadedTask',
   'MaskingMoment',
   'ObservedStrategy',
+  'OutOfView',
   'QuoteIndex',
   'RecordedUsage',
   'RecordedUsageSummary',

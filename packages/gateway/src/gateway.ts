@@ -119,7 +119,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const routes = gatewayRoutes({
     ...{ instanceId, tally, startedAt, now, dashboard, context },
-    mcp: createMcpEndpoint({ version: GATEWAY_VERSION, read: wiring.readBack }),
+    mcp: createMcpEndpoint({
+      version: GATEWAY_VERSION,
+      read: wiring.readBack,
+      ...(wiring.searchBack ? { search: wiring.searchBack } : {}),
+    }),
   });
   const inFlight = new RequestsInFlight();
   const handle = serveRoutes({ routes, rules, log: logged(log), inFlight });

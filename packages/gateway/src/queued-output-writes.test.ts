@@ -116,4 +116,42 @@ describe('the gateway, its output writes queued', () => {
     expect(result.isError).toBeFalsy();
     expect(result.content[0]?.text).toMatch(/call-\d+ line 1: compiled unit_1\.o/);
   });
+
+  it('searches outputs whose writes are still queued', async () => {
+    const files = createFileToolOutputStore();
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const held: ToolOutputStore = {
+      async save(...args) {
+        await gate;
+        return files.save(...args);
+      },
+    };
+    cleanups.push(async () => open());
+    const { running, texts } = await session(held);
+    const file = filesNamed(texts.at(-1) ?? '')[0] as string;
+    await expect(fs.access(file)).rejects.toThrow();
+
+    const client = new Client({ name: 'toolmask-test', version: '0.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
+        requestInit: { headers: ownerHeaders(running) },
+      }),
+    );
+    cleanups.push(() => client.close());
+    const searching = client.callTool({
+      name: 'search_tool_outputs',
+      arguments: { query: 'unit_399.o' },
+    });
+    open();
+    const result = (await searching) as { content: Array<{ text: string }>; isError?: boolean };
+    expect(result.isError).toBeFalsy();
+    // Every masked output holds that line once: each one was written before the search ran.
+    const masked = filesNamed(texts.at(-1) ?? '').length;
+    expect(result.content[0]?.text).toMatch(
+      new RegExp(
+        `^search_tool_outputs: ${masked} matching lines in ${masked} of ${masked} saved outputs`,
+      ),
+    );
+  });
 });

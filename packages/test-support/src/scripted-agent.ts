@@ -2,7 +2,8 @@
  * The scripted model of the end-to-end tests with the real `gemini` and `qwen` binaries: it
  * makes the agent run a shell command with a bulky output several times (each command different:
  * both CLIs stop an agent that repeats itself), then read back one masked output through the
- * gateway's MCP tool, then answer with a line quoting what it read back.
+ * gateway's MCP tool, then (when asked) search the saved outputs for a line only the first one
+ * holds, then answer with a line quoting what it read back.
  */
 import { parseMaskedSnippet } from '@toolmask/core';
 
@@ -13,6 +14,9 @@ export function bulkyCommand(step: number): string {
 }
 
 export const FINAL_PREFIX = 'FINAL ANSWER:';
+
+/** The line the search step looks for: in the first shell output, line 17. */
+export const SEARCHED_LINE = 'row 17';
 
 /** The file of the first masked snippet among tool outputs (core's parser reads the header). */
 export function snippetFile(outputs: readonly string[]): string | undefined {
@@ -26,6 +30,7 @@ export function snippetFile(outputs: readonly string[]): string | undefined {
 export type AgentStep =
   | { kind: 'shell'; step: number; command: string }
   | { kind: 'read-back'; file: string }
+  | { kind: 'search'; query: string; regex: true }
   | { kind: 'answer'; text: string };
 
 /**
@@ -39,6 +44,8 @@ export function nextStep(options: {
   /** The tool outputs of the request, oldest first (masked ones are snippets). */
   outputs: readonly string[];
   readBackOutput?: string;
+  /** Searches made so far; leave out to skip the search step. */
+  searches?: number;
 }): AgentStep {
   if (options.shellOutputs < options.shellSteps) {
     return {
@@ -51,6 +58,8 @@ export function nextStep(options: {
     const file = snippetFile(options.outputs);
     if (file) return { kind: 'read-back', file };
   }
+  // `row 17` is a line of the first step's output only (SEARCHED_LINE).
+  if (options.searches === 0) return { kind: 'search', query: `^${SEARCHED_LINE}$`, regex: true };
   const quoted =
     (options.readBackOutput ?? '').split('\n').find((line) => line.startsWith('row ')) ?? 'nothing';
   return { kind: 'answer', text: `${FINAL_PREFIX} read back "${quoted}"` };

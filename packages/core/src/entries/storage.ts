@@ -38,6 +38,15 @@ export { openToolOutputFile } from '../storage/outputAccess.js';
 export { fullOutputText } from '../services/maskingPass/savedText.js';
 export { READ_TOOL_OUTPUT_TEXT } from '../storage/readToolText.js';
 export {
+  SEARCH_TOOL_OUTPUTS_TOOL_NAME,
+  searchToolOutputs,
+  validateSearchToolOutputsParams,
+  type SearchToolOutputsParams,
+  type SearchToolOutputsResult,
+} from '../storage/searchOutputs.js';
+export { SEARCH_LIMITS } from '../storage/searchQuery.js';
+export { SEARCH_TOOL_OUTPUTS_TEXT } from '../storage/searchToolText.js';
+export {
   applyRetention,
   findExpiredSessionFolders,
   removeSessionFolder,

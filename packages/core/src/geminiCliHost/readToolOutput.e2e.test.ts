@@ -155,6 +155,7 @@ afterAll(async () => {
 test('the tool is declared to the model, and the snippet says how to call it', () => {
   for (const request of server.modelRequests()) {
     expect(declaredTools(request)).toContain('read_tool_output');
+    expect(declaredTools(request)).toContain('search_tool_outputs');
   }
   const last = contentsOf(server.modelRequests().at(-1)!);
   const masked = sentResponses(last).filter((sent) => sent.maskedFile);
@@ -215,6 +216,34 @@ test('a pattern call returns the matching lines with numbers and context', async
   expect(output.split('\n').at(-1)).toBe(
     '[read_tool_output: 2 of 8 matching lines in lines 1-400 of 400; stopped at limit=2: call again with the same pattern and offset=103 for more]',
   );
+});
+
+test('a search call finds the line only a masked output holds, named as read_tool_output takes it', async () => {
+  const query = `\\[log ${snippetIndex}\\] line 250:`;
+  server.enqueue({
+    parts: [
+      {
+        functionCall: {
+          id: 'search-1',
+          name: 'search_tool_outputs',
+          args: { query, regex: true },
+        },
+      },
+    ],
+  });
+  const first = await sendAndCollect(config, [{ text: 'find it' }], 'p-search');
+  expect(first.calls.map((call) => call.name)).toEqual(['search_tool_outputs']);
+  const parts = await runTools(first.calls);
+  await sendAndCollect(config, parts, 'p-search');
+  const received = server.modelRequests().at(-1)!;
+  const answer = sentResponses(contentsOf(received)).at(-1)!;
+  expect(answer.name).toBe('search_tool_outputs');
+  const output = String(answer.output);
+  const named = `${path.basename(path.dirname(snippetFile))}/${path.basename(snippetFile)}`;
+  const line = buildLog(snippetIndex).split('\n')[249];
+  expect(output).toContain(`\n${named}\n  249-`);
+  expect(output).toContain(`\n  250:${line}\n`);
+  expect(pairingProblems(contentsOf(received))).toEqual([]);
 });
 
 test('a path outside the session is refused with an error the model can act on; the turn goes on', async () => {
@@ -284,17 +313,20 @@ describe('registration', () => {
     expect(other.getToolRegistry().getTool('read_tool_output')).toBe(theirs);
   });
 
-  test('uninstall removes the tool, its rule and its declaration', async () => {
+  test('uninstall removes the tools, their rules and their declarations', async () => {
     installation.uninstall();
-    expect(config.getToolRegistry().getTool('read_tool_output')).toBeUndefined();
-    expect(
-      config
-        .getPolicyEngine()
-        .getRules()
-        .some((rule) => rule.toolName === 'read_tool_output'),
-    ).toBe(false);
+    for (const name of ['read_tool_output', 'search_tool_outputs']) {
+      expect(config.getToolRegistry().getTool(name)).toBeUndefined();
+      expect(
+        config
+          .getPolicyEngine()
+          .getRules()
+          .some((rule) => rule.toolName === name),
+      ).toBe(false);
+    }
     server.enqueue({ parts: [{ text: 'ok' }] });
     await sendAndCollect(config, [{ text: 'and now?' }], 'p-gone');
     expect(declaredTools(server.modelRequests().at(-1)!)).not.toContain('read_tool_output');
+    expect(declaredTools(server.modelRequests().at(-1)!)).not.toContain('search_tool_outputs');
   });
 });

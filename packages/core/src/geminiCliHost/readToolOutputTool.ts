@@ -35,6 +35,8 @@ import {
   type ToolOutputReadErrorCode,
 } from '../storage/toolOutputReader.js';
 import { READ_TOOL_OUTPUT_TEXT } from '../storage/readToolText.js';
+import { SEARCH_TOOL_OUTPUTS_TOOL_NAME } from '../storage/searchOutputs.js';
+import { SearchToolOutputsTool } from './searchToolOutputsTool.js';
 import { describeError } from '../utils/safeCall.js';
 
 export { READ_TOOL_OUTPUT_TOOL_NAME };
@@ -167,15 +169,36 @@ export class ReadToolOutputTool extends BaseDeclarativeTool<ReadToolOutputParams
 
 export interface ReadToolOutputRegistration {
   readonly tool: ReadToolOutputTool;
+  /** `search_tool_outputs`, registered with it unless another tool owns that name. */
+  readonly searchTool: SearchToolOutputsTool | undefined;
   /** The registry the tool went into (`config.getToolRegistry()` at that time). */
   readonly registry: object;
-  /** Removes the tool (if it is still ours) and the policy rule. Idempotent. */
+  /** Removes the tools (those still ours) and their policy rules. Idempotent. */
   unregister(): void;
 }
 
+/** Registers `tool` and allows it in the policy engine; returns what undoes both. */
+function registerReadOnly(config: Config, tool: ReadToolOutputTool | SearchToolOutputsTool) {
+  const registry = config.getToolRegistry();
+  const policy = config.getPolicyEngine();
+  registry.registerTool(tool);
+  policy.addRule({
+    name: `toolmask: ${tool.name} is read-only and confined to tool-outputs/`,
+    toolName: tool.name,
+    decision: PolicyDecision.ALLOW,
+    priority: READ_TOOL_OUTPUT_POLICY_PRIORITY,
+    source: READ_TOOL_OUTPUT_POLICY_SOURCE,
+  });
+  return () => {
+    if (registry.getTool(tool.name) === tool) registry.unregisterTool(tool.name);
+    policy.removeRulesForTool(tool.name, READ_TOOL_OUTPUT_POLICY_SOURCE);
+  };
+}
+
 /**
- * Registers `read_tool_output` in `config.getToolRegistry()` and allows it in the policy engine.
- * Returns undefined (and changes nothing) when another tool of that name is registered already.
+ * Registers `read_tool_output` and `search_tool_outputs` in `config.getToolRegistry()` and allows
+ * them in the policy engine. Returns undefined (and changes nothing) when another tool named
+ * `read_tool_output` is registered already; leaves out the search when another tool has its name.
  */
 export function registerReadToolOutputTool(
   config: Config,
@@ -184,26 +207,21 @@ export function registerReadToolOutputTool(
   const registry = config.getToolRegistry();
   if (registry.getTool(READ_TOOL_OUTPUT_TOOL_NAME)) return undefined;
   const tool = new ReadToolOutputTool(config.getMessageBus(), access);
-  registry.registerTool(tool);
-  const policy = config.getPolicyEngine();
-  policy.addRule({
-    name: 'toolmask: read_tool_output is read-only and confined to tool-outputs/',
-    toolName: READ_TOOL_OUTPUT_TOOL_NAME,
-    decision: PolicyDecision.ALLOW,
-    priority: READ_TOOL_OUTPUT_POLICY_PRIORITY,
-    source: READ_TOOL_OUTPUT_POLICY_SOURCE,
-  });
+  const undo = [registerReadOnly(config, tool)];
+  let searchTool: SearchToolOutputsTool | undefined;
+  if (!registry.getTool(SEARCH_TOOL_OUTPUTS_TOOL_NAME)) {
+    searchTool = new SearchToolOutputsTool(config.getMessageBus(), access);
+    undo.push(registerReadOnly(config, searchTool));
+  }
   let registered = true;
   return {
     tool,
+    searchTool,
     registry,
     unregister() {
       if (!registered) return;
       registered = false;
-      if (registry.getTool(READ_TOOL_OUTPUT_TOOL_NAME) === tool) {
-        registry.unregisterTool(READ_TOOL_OUTPUT_TOOL_NAME);
-      }
-      policy.removeRulesForTool(READ_TOOL_OUTPUT_TOOL_NAME, READ_TOOL_OUTPUT_POLICY_SOURCE);
+      for (const step of undo) step();
     },
   };
 }

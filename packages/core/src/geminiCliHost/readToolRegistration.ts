@@ -1,5 +1,6 @@
 /**
- * Keeps `read_tool_output` registered in an installed Config's `ToolRegistry`: registered once the
+ * Keeps `read_tool_output` (and `search_tool_outputs` beside it) registered in an installed
+ * Config's `ToolRegistry`: registered once the
  * core-bound module (readToolOutputTool.ts) is loaded, registered again when the registry is
  * replaced or the tool removed, left alone (and said once) when another tool owns the name, and
  * clients that sent requests before a (re)registration get fresh tool declarations.
@@ -33,10 +34,13 @@ export class ReadToolRegistration {
     try {
       const registry = this.config.getToolRegistry();
       const current = this.registration;
+      const searchInPlace =
+        !current?.searchTool || registry.getTool(current.searchTool.name) === current.searchTool;
       if (
         current &&
         current.registry === registry &&
-        registry.getTool(current.tool.name) === current.tool
+        registry.getTool(current.tool.name) === current.tool &&
+        searchInPlace
       ) {
         return;
       }

@@ -45,6 +45,18 @@ export function isReadBackTool(name: string): boolean {
   return name === DEFAULT_READ_TOOL_NAME || name.endsWith(`_${DEFAULT_READ_TOOL_NAME}`);
 }
 
+/** The search over saved outputs as the model sees it in-process (storage/searchOutputs.ts). */
+const SEARCH_TOOL_NAME = 'search_tool_outputs';
+
+/**
+ * Our own tools under any client's name for them: the read-back tool (`isReadBackTool`) and the
+ * search over saved outputs. Their outputs are never counted nor masked: hiding what the agent
+ * just read back or found would loop.
+ */
+export function isOwnTool(name: string): boolean {
+  return isReadBackTool(name) || name === SEARCH_TOOL_NAME || name.endsWith(`_${SEARCH_TOOL_NAME}`);
+}
+
 /**
  * The last line tells the model how to get the rest back: the read-back tool's call, whose `file`
  * argument is the header's `file` attribute. Paid on every masked output, so kept to ~18 tokens.

@@ -26,6 +26,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { Volume, createFsFromVolume } from 'memfs';
 import { describe, expect, it } from 'vitest';
+import { isForeignMarker } from './foreignMarkers.js';
 import type { Content, MaskingHost, MaskingResult, Part } from './maskingTypes.js';
 import {
   resolveToolOutputMaskingConfig,
@@ -361,7 +362,7 @@ const hostPlace = fc.record({
 
 /**
  * The protection rule, re-stated from docs/settings.md, as `contentIndex:partIndex` keys:
- * `prunable` = countable outputs outside the protected window (older than the newest
+ * `prunable` = countable outputs (not exempt, not another host's marker) outside the protected window (older than the newest
  * `toolProtectionThreshold` tokens, or at a cold-cache moment `coldCacheProtectionThreshold` when
  * smaller; never in the latest entry when it is protected), `oversized` =
  * countable outputs above `maxOutputTokens`. Whether a pass masks the prunable batch at all is a
@@ -391,8 +392,9 @@ function protectionOracle(
       const fr = (parts[partIndex] as Part | null | undefined)?.functionResponse;
       if (!fr) continue;
       if (exempt.has(typeof fr.name === 'string' ? fr.name : '')) continue;
-      // Nothing in a generated history was produced by the service: every response counts.
-      if (!isPlainObject(fr.response)) continue;
+      // Nothing in a generated history was produced by the service: every response counts, but
+      // another host's marker (foreignMarkers.ts: a short output in its shape) never does.
+      if (!isPlainObject(fr.response) || isForeignMarker(fr.response)) continue;
       const count = estimateFunctionResponseTokens(fr.response);
       const key = `${contentIndex}:${partIndex}`;
       tokens.set(key, count);

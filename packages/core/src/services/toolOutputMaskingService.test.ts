@@ -194,12 +194,15 @@ describe('ToolOutputMaskingService', () => {
     expect(isMaskedResponse(responseOf(result.newHistory[7]))).toBe(true);
   });
 
-  it('never masks the read-back tool under a client prefix (Claude Code, gemini-cli, OpenCode)', async () => {
+  it('never masks the read-back or search tool under a client prefix (Claude Code, gemini-cli, OpenCode)', async () => {
     const { service, host } = setup({ toolProtectionThreshold: 0, minPrunableTokensThreshold: 0 });
     const names = [
       'mcp__toolmask__read_tool_output',
       'toolmask__read_tool_output',
       'toolmask_read_tool_output',
+      'search_tool_outputs',
+      'mcp__toolmask__search_tool_outputs',
+      'toolmask_search_tool_outputs',
     ];
     const history = [
       ...names.flatMap((name) => exchange(name, { output: lines(400, name) })),
@@ -208,9 +211,40 @@ describe('ToolOutputMaskingService', () => {
     ] satisfies Content[];
     const result = await service.mask(history, host);
     expect(result.maskedCount).toBe(1);
-    for (const index of [1, 3, 5])
+    for (const index of [1, 3, 5, 7, 9, 11])
       expect(responseOf(result.newHistory[index])).toBe(responseOf(history[index]));
-    expect(isMaskedResponse(responseOf(result.newHistory[7]))).toBe(true);
+    expect(isMaskedResponse(responseOf(result.newHistory[13]))).toBe(true);
+  });
+
+  it("leaves other hosts' markers alone: never counted, never masked, but a marker's shape around a giant output counts", async () => {
+    const { service, host } = setup({ toolProtectionThreshold: 0, minPrunableTokensThreshold: 0 });
+    const preview = lines(40, 'preview');
+    const markers = [
+      `<persisted-output>\nOutput too large (88.1KB). Full output saved to: /home/me/.claude/x.txt\n\nPreview (first 2KB):\n${preview}\n</persisted-output>`,
+      `<truncated-output>\n${preview}\n</truncated-output>`,
+      '[Old tool result content cleared]',
+      `<tool_output_masked>\n${preview}\n</tool_output_masked>`,
+    ];
+    const history = [
+      ...markers.flatMap((output) => exchange('run_shell_command', { output })),
+      ...exchange('run_shell_command', {
+        output: `<persisted-output>\n${lines(4_000, 'giant')}\n</persisted-output>`,
+      }),
+      { role: 'user', parts: [{ text: 'next' }] },
+    ] satisfies Content[];
+    const result = await service.mask(history, host);
+    for (const index of [1, 3, 5, 7])
+      expect(responseOf(result.newHistory[index])).toBe(responseOf(history[index]));
+    expect(result.maskedCount).toBe(1);
+    expect(isMaskedResponse(responseOf(result.newHistory[9]))).toBe(true);
+    // Only the giant output was counted.
+    expect(result.tokensBefore).toBeGreaterThan(10_000);
+    const alone = await setup({
+      toolProtectionThreshold: 0,
+      minPrunableTokensThreshold: 0,
+    }).service.mask([...history.slice(0, 8), history[10]!], host);
+    expect(alone.maskedCount).toBe(0);
+    expect(alone.tokensBefore).toBe(0);
   });
 
   it('leaves an output whole and writes no file when masking would not shrink it', async () => {

@@ -90,6 +90,13 @@ class WorkerPool {
     void worker.terminate();
   }
 
+  /** Terminates the idle workers and waits until they have exited. */
+  async drainIdle(): Promise<void> {
+    const idle = this.idle.splice(0);
+    for (const entry of idle) clearTimeout(entry.timer);
+    await Promise.all(idle.map((entry) => entry.worker.terminate()));
+  }
+
   state(): { workers: number; idle: number; queued: number } {
     return { workers: this.live.size, idle: this.idle.length, queued: this.queue.length };
   }
@@ -139,4 +146,13 @@ export const _internal: {
   onWorkerStart: ((worker: Worker) => void) | undefined;
   /** Workers alive (busy, idle or being terminated), idle ones, and searches queued. */
   poolState: () => { workers: number; idle: number; queued: number };
-} = { onWorkerStart: undefined, poolState: () => patternWorkers.state() };
+  /**
+   * Ends the idle workers (a test that counts workers from an empty pool, while other files of
+   * the same process left theirs warm).
+   */
+  drainIdle: () => Promise<void>;
+} = {
+  onWorkerStart: undefined,
+  poolState: () => patternWorkers.state(),
+  drainIdle: () => patternWorkers.drainIdle(),
+};

@@ -45,7 +45,9 @@ const hitLines = (k: number) =>
 const SLOW_PATTERN = 'a.{1000}c$';
 let slowFile: string;
 
-beforeAll(() => {
+beforeAll(async () => {
+  // Unit files share a process: another file's searches may have left workers warm.
+  await _internal.drainIdle();
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-pattern-pool-')));
   session = path.join(root, 'project', 'tool-outputs', 'session-abc');
   fs.mkdirSync(session, { recursive: true, mode: 0o700 });

@@ -10,7 +10,7 @@ import { LOCAL_SYNC } from '../conversation/conversation-sync.js';
 import { ACCESS_SECRET_SIGN_IN } from '../dashboard/sign-in-pages.js';
 import type { GatewayOptions } from '../gateway-options.js';
 import { localTenancy } from '../server/local-tenancy.js';
-import { diskReadBack } from '../server/mcp-endpoint.js';
+import { diskReadBack, diskSearchBack } from '../server/mcp-endpoint.js';
 import { queuedOutputStore } from '../state/outputs/queued-output-store.js';
 import { openGivenStores, type Wiring, type WiringBasics } from './wiring.js';
 
@@ -25,11 +25,10 @@ export function localWiring(options: GatewayOptions, basics: WiringBasics): Wiri
       );
     },
   });
-  const readFromDisk = diskReadBack({
-    projectTempDir: stateDir,
-    sessionId: '',
-    allowOtherSessions: true,
-  });
+  // An MCP call does not name its conversation: every session folder of this gateway is open.
+  const everySession = { projectTempDir: stateDir, sessionId: '', allowOtherSessions: true };
+  const readFromDisk = diskReadBack(everySession);
+  const searchOnDisk = diskSearchBack(everySession);
   return {
     stores: { ...stores, outputs: queuedOutputs },
     queuedOutputs,
@@ -39,11 +38,14 @@ export function localWiring(options: GatewayOptions, basics: WiringBasics): Wiri
       accessSecret: basics.accessSecret,
       ...(options.authToken ? { authToken: options.authToken } : {}),
     }),
-    // An MCP call does not name its conversation: every session folder of this gateway is open.
-    // An output still queued is written first, then read like any other.
+    // Outputs still queued are written first, then read or searched like any other.
     readBack: async (params, principal) => {
       await queuedOutputs.flush();
       return readFromDisk(params, principal);
+    },
+    searchBack: async (params, principal) => {
+      await queuedOutputs.flush();
+      return searchOnDisk(params, principal);
     },
     signInPage: ACCESS_SECRET_SIGN_IN,
     sharedOutputs: [],

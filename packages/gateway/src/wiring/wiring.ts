@@ -8,7 +8,7 @@
 import type { DashboardSource } from '../dashboard/dashboard-source.js';
 import type { ConversationSync } from '../conversation/conversation-sync.js';
 import type { GatewayOptions } from '../gateway-options.js';
-import type { ReadBack } from '../server/mcp-endpoint.js';
+import type { ReadBack, SearchBack } from '../server/mcp-endpoint.js';
 import type { Tenancy } from '../server/tenancy.js';
 import { countingFailures, type StoreName } from '../state/failure-counting.js';
 import { openStores, type GatewayStores } from '../state/open-stores.js';
@@ -29,6 +29,11 @@ export interface Wiring {
   tenancy: Tenancy;
   /** `read_tool_output` over `/mcp`. */
   readBack: ReadBack;
+  /**
+   * `search_tool_outputs` over `/mcp`, scoped as `readBack`. A team's shared stores cannot list
+   * an owner's outputs yet, so a team replica offers no search (the tool is not listed).
+   */
+  searchBack?: SearchBack;
   /** What a browser that has not said who it is gets (dashboard/sign-in-pages.ts). */
   signInPage: string;
   /** The dashboard's reads of an output that is no file under the state folder. */

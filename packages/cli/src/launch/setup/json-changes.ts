@@ -82,6 +82,36 @@ export function jsonAddItem(
   ];
 }
 
+/**
+ * The changes that add each of `items` to the array at `path` (those not there already): the
+ * first creates the array when it is missing, the others then add to it.
+ */
+export function jsonAddItems(
+  settings: unknown,
+  jsonPath: JsonPath,
+  items: readonly string[],
+  file: string,
+): JsonChange[] {
+  const changes: JsonChange[] = [];
+  for (const item of items) {
+    const added = jsonAddItem(settings, jsonPath, item, file);
+    if (changes.length > 0) {
+      // The array exists once the first change is made: later items only add to it.
+      changes.push(
+        ...added.map((change) => ({
+          kind: 'json-add-item' as const,
+          path: jsonPath,
+          item: (change as { item: string }).item,
+          arrayCreated: false,
+        })),
+      );
+    } else {
+      changes.push(...added);
+    }
+  }
+  return changes;
+}
+
 /** jsonc-parser's edit of an array element, a leading byte order mark kept aside. */
 function editArray(text: string, elementPath: JsonPath, value: unknown, insert: boolean): string {
   if (text.startsWith('\uFEFF')) {

@@ -11,7 +11,7 @@ import { describeError, isPlainObject } from '../../utils/safeCall.js';
 import type { EventLoopPauser } from '../../utils/eventLoop.js';
 import type { CacheEconomics } from '../cacheEconomics.js';
 import { HistoryLedger } from '../historyLedger.js';
-import { isReadBackTool } from '../maskedSnippet.js';
+import { isOwnTool } from '../maskedSnippet.js';
 import { planMasking, type MaskingPlan } from '../maskingPlan.js';
 import type { Content, MaskingFailure, Part } from '../maskingTypes.js';
 import { SupersededOutputs } from '../superseded/supersededOutputs.js';
@@ -148,7 +148,7 @@ export class PassPlanning {
       const functionResponse = part.functionResponse;
       if (!functionResponse) return undefined;
       const name = typeof functionResponse.name === 'string' ? functionResponse.name : '';
-      if (this.exempt.has(name) || isReadBackTool(name)) return undefined;
+      if (this.exempt.has(name) || isOwnTool(name)) return undefined;
       const response: unknown = functionResponse.response;
       if (!isPlainObject(response)) return undefined;
       return this.responses.countableTokens(response);

@@ -5,6 +5,7 @@
  * kept whole. Being masked comes from this record, never from a text's shape: a tool can print a
  * snippet's shape around megabytes, and it is counted at its real size.
  */
+import { isForeignMarker } from '../foreignMarkers.js';
 
 interface ResponseInfo {
   tokens: number;
@@ -44,7 +45,10 @@ export class ResponseRecords {
     if (!info) {
       // Masked is what this service produced or was told of (`markMasked`), never what a
       // text looks like: a tool can print a snippet's shape around megabytes.
-      info = { tokens: this.estimateResponseTokens(response), masked: false };
+      // Another host's marker (foreignMarkers.ts) is that host's business: never counted.
+      info = isForeignMarker(response)
+        ? { tokens: 0, masked: false, keptWhole: true }
+        : { tokens: this.estimateResponseTokens(response), masked: false };
       this.info.set(response, info);
     }
     return info.masked || info.keptWhole ? undefined : info.tokens;

@@ -27,7 +27,7 @@ import {
   startFakeUpstream,
   type RecordedUpstreamRequest,
 } from '@toolmask/test-support/fake-upstream';
-import { CLAUDE_READ_BACK_TOOL } from './launch.js';
+import { CLAUDE_READ_BACK_TOOL, CLAUDE_SEARCH_TOOL } from './launch.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../..');
 const CLI = path.join(repo, 'packages/cli/dist/index.js');
@@ -41,7 +41,10 @@ const marker = processMarker();
 const bulkyCommand = (step: number) =>
   `seq ${(step + 1) * 100_000} ${(step + 1) * 100_000 + 3_500}`;
 
-/** Bash steps, `ToolSearch`, a read-back of the first masked output, then the answer. */
+/**
+ * Bash steps, `ToolSearch`, a read-back of the first masked output, `ToolSearch` again and a
+ * search for a line only that output holds, then the answer.
+ */
 function respond(request: RecordedUpstreamRequest) {
   if (request.path !== '/v1/messages') return { status: 404, json: { type: 'error' } };
   const body = request.json as { tools?: Array<{ name: string }> };
@@ -60,6 +63,8 @@ function respond(request: RecordedUpstreamRequest) {
     const file = snippet ? parseMaskedSnippet(snippet)!.filePath : 'no snippet seen';
     return call(CLAUDE_READ_BACK_TOOL, { file, offset: 10, limit: 3 });
   }
+  if (step === BASH_STEPS + 2) return call('ToolSearch', { query: `select:${CLAUDE_SEARCH_TOOL}` });
+  if (step === BASH_STEPS + 3) return call(CLAUDE_SEARCH_TOOL, { query: '100009' });
   return anthropicAnswer([{ text: FINAL }], usage);
 }
 
@@ -136,7 +141,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
       expect(run.stdout.trim()).toBe(FINAL);
 
       const requests = upstream.requests.filter((request) => request.path === '/v1/messages');
-      expect(requests.length).toBe(BASH_STEPS + 3);
+      expect(requests.length).toBe(BASH_STEPS + 5);
       for (const request of requests) {
         expect(request.headers['x-api-key']).toBe('fake-anthropic-key');
         expect(request.headers['x-team']).toBe('blue');
@@ -148,7 +153,11 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
       const masked = bash.map((block) => parseMaskedSnippet(toolResultText(block)));
       expect(masked.slice(0, -1).every(Boolean)).toBe(true);
       expect(toolResultText(bash[0]!)).toContain(`Full output: ${CLAUDE_READ_BACK_TOOL}(`);
-      expect(toolResultText(results.at(-1)!)).toContain('100009\n100010\n100011');
+      expect(toolResultText(results.at(-3)!)).toContain('100009\n100010\n100011');
+      // The search finds the line in the first (masked) output, numbered as in its file.
+      const found = toolResultText(results.at(-1)!);
+      expect(found).toMatch(/^search_tool_outputs: 1 matching line in 1 of \d+ saved outputs/);
+      expect(found).toContain('\n  10:100009\n');
 
       // The person's settings are as they were; the run's files in the state folder are gone.
       expect(await fs.readFile(path.join(home, '.claude', 'settings.json'), 'utf8')).toBe(
@@ -166,7 +175,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
         ),
       );
       expect(lines.at(-2)).toMatch(
-        /^toolmask: this run: 7 requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
+        /^toolmask: this run: 9 requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
       );
       expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
       console.log(`${lines[0]}\n${lines.at(-2)}\n${lines.at(-1)}`);

@@ -12,6 +12,7 @@ import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { claudeSettingsFlag, withoutClaudeSettingsFlag } from './args.js';
 import {
   CLAUDE_READ_BACK_TOOL,
+  CLAUDE_SEARCH_TOOL,
   planClaudeLaunch,
   prepareClaudeLaunch,
   withCustomHeader,
@@ -144,7 +145,7 @@ describe('prepareClaudeLaunch', () => {
     expect(launch.env['ANTHROPIC_API_KEY']).toBe('sk-own');
     const [settingsArg, mcpArg, allowArg, ...rest] = launch.args;
     expect(rest).toEqual(['-p', 'hi']);
-    expect(allowArg).toBe(`--allowedTools=${CLAUDE_READ_BACK_TOOL}`);
+    expect(allowArg).toBe(`--allowedTools=${CLAUDE_READ_BACK_TOOL},${CLAUDE_SEARCH_TOOL}`);
     const settingsFile = settingsArg!.replace(/^--settings=/, '');
     const mcpFile = mcpArg!.replace(/^--mcp-config=/, '');
     expect(JSON.parse(await fs.readFile(settingsFile, 'utf8'))).toEqual({

@@ -56,6 +56,8 @@ export class ClaudeLaunchError extends LaunchError {}
 
 /** The read-back tool as Claude Code names MCP tools (`mcp__<server>__<tool>`). */
 export const CLAUDE_READ_BACK_TOOL = 'mcp__toolmask__read_tool_output';
+/** The search over saved outputs, named the same way. */
+export const CLAUDE_SEARCH_TOOL = 'mcp__toolmask__search_tool_outputs';
 
 /** The person's `--settings` value: JSON text, or a file (relative to the working folder). */
 async function flagLayer(value: string | undefined, cwd: string): Promise<Settings> {
@@ -208,7 +210,7 @@ export async function prepareClaudeLaunch(options: {
     args: [
       `--settings=${settingsFile}`,
       `--mcp-config=${mcpFile}`,
-      `--allowedTools=${CLAUDE_READ_BACK_TOOL}`,
+      `--allowedTools=${CLAUDE_READ_BACK_TOOL},${CLAUDE_SEARCH_TOOL}`,
       ...plan.args,
     ],
     summary: launchBanner(

@@ -63,6 +63,9 @@ describe('toolmask setup claude', () => {
     expect(report.lines.join('\n')).toContain(
       'permissions.allow gets "mcp__toolmask__read_tool_output"',
     );
+    expect(report.lines.join('\n')).toContain(
+      'permissions.allow gets "mcp__toolmask__search_tool_outputs"',
+    );
     expect(await backupsUnder(home)).toHaveLength(2);
     await expect(setup(stateDir, env)).rejects.toThrow(/set up for claude already/);
 
@@ -78,7 +81,11 @@ describe('toolmask setup claude', () => {
     await setup(stateDir, env);
     const settings = await fs.readFile(path.join(home, '.claude', 'settings.json'), 'utf8');
     const parsed = JSON.parse(settings.replace('// mine', ''));
-    expect(parsed.permissions.allow).toEqual(['Bash(ls:*)', 'mcp__toolmask__read_tool_output']);
+    expect(parsed.permissions.allow).toEqual([
+      'Bash(ls:*)',
+      'mcp__toolmask__read_tool_output',
+      'mcp__toolmask__search_tool_outputs',
+    ]);
   });
 
   it('a fresh home: both files created, and removed again by --undo', async () => {
@@ -89,7 +96,9 @@ describe('toolmask setup claude', () => {
     expect(
       JSON.parse(await fs.readFile(path.join(home, '.claude', 'settings.json'), 'utf8')),
     ).toEqual({
-      permissions: { allow: ['mcp__toolmask__read_tool_output'] },
+      permissions: {
+        allow: ['mcp__toolmask__read_tool_output', 'mcp__toolmask__search_tool_outputs'],
+      },
       env: { ANTHROPIC_BASE_URL: `${GATEWAY}/anthropic` },
     });
     await undoClient(claudeClient, stateDir);

@@ -9,7 +9,8 @@
  *   (`~/.claude.json`, or `$CLAUDE_CONFIG_DIR/.claude.json`; an `mcpServers` in settings.json is
  *   ignored): `mcpServers.toolmask` = `{type: "http", url: "<gateway>/mcp", headers}`, as
  *   `claude mcp add --scope user --transport http` writes it. And `permissions.allow` of the user
- *   settings gets `mcp__toolmask__read_tool_output`: `claude -p` denies a tool it was not allowed.
+ *   settings gets `mcp__toolmask__read_tool_output` and `mcp__toolmask__search_tool_outputs`: `claude -p`
+ *   denies a tool it was not allowed.
  *
  * The person's own base URL (their settings' `env`, else the environment; default
  * https://api.anthropic.com) must be where the gateway sends the Anthropic API: setup refuses when
@@ -25,7 +26,7 @@ import * as path from 'node:path';
 import { DEFAULT_UPSTREAMS } from '@toolmask/gateway';
 import { parseSettings, readSettingsObject } from '../../files/jsonc-settings.js';
 import { accessHeaders, shownUrl, type GatewayAccess } from '../../gateway-access.js';
-import { jsonAddItem, jsonSet } from '../../setup/json-changes.js';
+import { jsonAddItems, jsonSet } from '../../setup/json-changes.js';
 import type { SetupContext } from '../../setup/setup-context.js';
 import { readSetupFile, SetupError } from '../../setup/setup-files.js';
 import type { ClientPlan } from '../../setup/setup-plan.js';
@@ -40,6 +41,7 @@ import {
 } from './config.js';
 
 export const CLAUDE_READ_BACK_PERMISSION = 'mcp__toolmask__read_tool_output';
+export const CLAUDE_SEARCH_PERMISSION = 'mcp__toolmask__search_tool_outputs';
 
 export { CLAUDE_STATE_MAX_BYTES };
 
@@ -128,10 +130,10 @@ export async function planClaudeSetup(context: SetupContext): Promise<ClientPlan
         original: settingsOriginal,
         changes: [
           jsonSet(settings, ['env', 'ANTHROPIC_BASE_URL'], `${gateway.url}/anthropic`),
-          ...jsonAddItem(
+          ...jsonAddItems(
             settings,
             ['permissions', 'allow'],
-            CLAUDE_READ_BACK_PERMISSION,
+            [CLAUDE_READ_BACK_PERMISSION, CLAUDE_SEARCH_PERMISSION],
             settingsFile,
           ),
         ],

@@ -75,6 +75,9 @@ function respond(request: RecordedUpstreamRequest) {
     const file = snippet ? parseMaskedSnippet(snippet)!.filePath : 'no snippet seen';
     return call('read_tool_output', { file, offset: 10, limit: 3 }, MCP_NAMESPACE);
   }
+  // A line only the first (masked) output holds, found without naming its file.
+  if (step === SHELL_STEPS + 1)
+    return call('search_tool_outputs', { query: '100009' }, MCP_NAMESPACE);
   return responsesAnswer([{ text: FINAL }], usage);
 }
 
@@ -162,7 +165,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
     expect(result.stdout.trim()).toBe(FINAL);
 
     const requests = upstream.requests.filter((request) => request.path === '/v1/responses');
-    expect(requests.length).toBe(SHELL_STEPS + 2);
+    expect(requests.length).toBe(SHELL_STEPS + 3);
     const session = requests[0]!.headers['session-id'];
     for (const request of upstream.requests) {
       expect(request.headers['authorization']).toBe('Bearer fake-openai-key');
@@ -191,13 +194,19 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
       }
     }
     // The read-back over MCP returned lines 10-12 of the first saved output.
-    const readBack = toolOutputsOf(requests.at(-1)!.json).at(-1)!;
+    const readBack = toolOutputsOf(requests.at(-1)!.json).at(-2)!;
     const saved = await fs.readFile(masked[0]!.filePath, 'utf8');
     const wanted = saved.split('\n').slice(9, 12).join('\n');
     expect(wanted).toMatch(/^\d+\n\d+\n\d+$/);
     expect(toolOutputText(readBack)).toContain(
       `Output:\n${wanted}\n[read_tool_output: lines 10-12`,
     );
+    // The search over MCP found the line in the first saved output.
+    const found = toolOutputText(toolOutputsOf(requests.at(-1)!.json).at(-1)!);
+    // codex puts its own header (wall time) before an MCP tool's answer.
+    expect(found).toMatch(/\nsearch_tool_outputs: 1 matching line in 1 of \d+ saved outputs/);
+    expect(found).toContain(`/${path.basename(masked[0]!.filePath)}\n`);
+    expect(found).toMatch(/\n {2}\d+:100009\n/);
 
     // The person's config is byte for byte as it was; codex's command line holds no secret.
     expect(await fs.readFile(configFile, 'utf8')).toBe(config);
@@ -225,7 +234,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
       ),
     );
     expect(lines.at(-2)).toMatch(
-      /^toolmask: this run: 6 requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
+      /^toolmask: this run: 7 requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
     );
     expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
     console.log(

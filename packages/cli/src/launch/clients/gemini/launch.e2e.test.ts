@@ -18,7 +18,7 @@ import {
   startFakeUpstream,
   type FakeUpstream,
 } from '@toolmask/test-support/fake-upstream';
-import { FINAL_PREFIX, nextStep } from '@toolmask/test-support/scripted-agent';
+import { FINAL_PREFIX, SEARCHED_LINE, nextStep } from '@toolmask/test-support/scripted-agent';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../..');
@@ -26,6 +26,7 @@ const CLI = path.join(repo, 'packages/cli/dist/index.js');
 const GEMINI = path.join(repo, 'node_modules/@google/gemini-cli/bundle/gemini.js');
 const SHELL_STEPS = 7;
 const READ_TOOL = 'mcp_toolmask_read_tool_output';
+const SEARCH_TOOL = 'mcp_toolmask_search_tool_outputs';
 
 interface Part {
   text?: string;
@@ -107,6 +108,7 @@ async function scriptedGemini(onRequest?: (index: number) => Promise<void>): Pro
     const step = nextStep({
       shellOutputs: shell.length,
       readBacks: readBacks.length,
+      searches: outputs.filter((response) => response.name === SEARCH_TOOL).length,
       shellSteps: SHELL_STEPS,
       outputs: shell.map((response) => response.response.output ?? ''),
       ...(readBacks[0]?.response.output !== undefined
@@ -132,6 +134,10 @@ async function scriptedGemini(onRequest?: (index: number) => Promise<void>): Pro
         [{ functionCall: { name: READ_TOOL, args: { file: step.file, offset: 1, limit: 5 } } }],
         usage,
       );
+    }
+    if (step.kind === 'search') {
+      const args = { query: step.query, regex: step.regex };
+      return geminiAnswer([{ functionCall: { name: SEARCH_TOOL, args } }], usage);
     }
     return geminiAnswer([{ text: step.text }], usage);
   });
@@ -207,7 +213,13 @@ async function checkSession(upstream: FakeUpstream, stdout: string) {
   const requests = upstream
     .matching(/:streamGenerateContent$/)
     .map((request) => contentsOf(request.json));
-  expect(requests.length).toBe(SHELL_STEPS + 2);
+  expect(requests.length).toBe(SHELL_STEPS + 3);
+  // The search over MCP found the line only the first (masked) output holds.
+  const search = responses(requests.at(-1)!).find((response) => response.name === SEARCH_TOOL);
+  expect(search?.response.output).toMatch(
+    /search_tool_outputs: 1 matching line in 1 of \d+ saved outputs/,
+  );
+  expect(search?.response.output).toContain(`:${SEARCHED_LINE}\n`);
   // Every functionCall has its functionResponse, with the same id, in the next entry.
   for (const contents of requests) {
     contents.forEach((content, index) => {
@@ -277,7 +289,7 @@ describe('toolmask gemini with the real gemini binary', () => {
     const summary = summaryOf(result.stderr);
     expect(summary).toMatch(
       new RegExp(
-        `^toolmask: this run: ${SHELL_STEPS + 2} requests, [1-9]\\d* outputs masked, ~[1-9][\\d,]* tokens kept out \\(estimated\\), cache hits \\d+% of [\\d,]+ prompt tokens \\(provider's count\\)$`,
+        `^toolmask: this run: ${SHELL_STEPS + 3} requests, [1-9]\\d* outputs masked, ~[1-9][\\d,]* tokens kept out \\(estimated\\), cache hits \\d+% of [\\d,]+ prompt tokens \\(provider's count\\)$`,
       ),
     );
     expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(

@@ -25,6 +25,9 @@ import {
 } from '@toolmask/test-support/fake-upstream';
 import { OPENCODE_READ_BACK_TOOL } from './launch.js';
 
+/** The search over saved outputs as opencode names MCP tools (`<server>_<tool>`). */
+const OPENCODE_SEARCH_TOOL = 'toolmask_search_tool_outputs';
+
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../..');
 const CLI = path.join(repo, 'packages/cli/dist/index.js');
 const BIN = path.join(repo, 'node_modules/.bin');
@@ -93,6 +96,14 @@ function scripted() {
       const args = JSON.stringify({ file, offset: 10, limit: 3 });
       return openAiAnswer(
         { toolCalls: [{ id, name: OPENCODE_READ_BACK_TOOL, arguments: args }] },
+        usage,
+      );
+    }
+    // A line only the first (masked) output holds, found without naming its file.
+    if (!tools.some((tool) => tool.name === OPENCODE_SEARCH_TOOL)) {
+      const args = JSON.stringify({ query: '100009' });
+      return openAiAnswer(
+        { toolCalls: [{ id, name: OPENCODE_SEARCH_TOOL, arguments: args }] },
         usage,
       );
     }
@@ -185,7 +196,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
       expect(run.stdout).toContain(FINAL);
 
       const main = upstream.requests.filter(isMain);
-      expect(main.length).toBe(SHELL_STEPS + 2);
+      expect(main.length).toBe(SHELL_STEPS + 3);
       for (const request of upstream.requests) {
         expect(request.path).toBe('/v1/chat/completions');
         expect(request.headers['authorization']).toBe('Bearer fake-openai-key');
@@ -200,6 +211,10 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
       );
       const readBack = last.find((tool) => tool.name === OPENCODE_READ_BACK_TOOL)!;
       expect(readBack.text).toMatch(/row \d+/);
+      // The search found the line in a saved output, numbered as in its file.
+      const found = last.find((tool) => tool.name === OPENCODE_SEARCH_TOOL)!;
+      expect(found.text).toMatch(/search_tool_outputs: 1 matching line in 1 of \d+ saved outputs/);
+      expect(found.text).toMatch(/\n {2}\d+:row 100009\n/);
       // The same bytes in every later request.
       const seen = new Map<string, string>();
       for (const request of main) {

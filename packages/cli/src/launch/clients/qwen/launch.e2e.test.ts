@@ -17,7 +17,7 @@ import {
   startFakeUpstream,
   type FakeUpstream,
 } from '@toolmask/test-support/fake-upstream';
-import { FINAL_PREFIX, nextStep } from '@toolmask/test-support/scripted-agent';
+import { FINAL_PREFIX, SEARCHED_LINE, nextStep } from '@toolmask/test-support/scripted-agent';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../..');
@@ -25,6 +25,7 @@ const CLI = path.join(repo, 'packages/cli/dist/index.js');
 const QWEN = path.join(repo, 'node_modules/@qwen-code/qwen-code/cli-entry.js');
 const SHELL_STEPS = 6;
 const READ_TOOL = 'mcp__toolmask__read_tool_output';
+const SEARCH_TOOL = 'mcp__toolmask__search_tool_outputs';
 
 type Message = {
   role: string;
@@ -92,6 +93,7 @@ async function scriptedQwen(): Promise<FakeUpstream> {
     const step = nextStep({
       shellOutputs: shell.length,
       readBacks: readBacks.length,
+      searches: tools.filter((tool) => tool.name === SEARCH_TOOL).length,
       shellSteps: SHELL_STEPS,
       outputs: shell.map((tool) => tool.text),
       ...(readBacks[0] ? { readBackOutput: readBacks[0].text } : {}),
@@ -111,6 +113,10 @@ async function scriptedQwen(): Promise<FakeUpstream> {
     if (step.kind === 'read-back') {
       const args = JSON.stringify({ file: step.file, offset: 1, limit: 5 });
       return openAiAnswer({ toolCalls: [{ id, name: READ_TOOL, arguments: args }] }, usage);
+    }
+    if (step.kind === 'search') {
+      const args = JSON.stringify({ query: step.query, regex: step.regex });
+      return openAiAnswer({ toolCalls: [{ id, name: SEARCH_TOOL, arguments: args }] }, usage);
     }
     return openAiAnswer({ content: step.text }, usage);
   });
@@ -182,7 +188,11 @@ describe('toolmask qwen with the real qwen binary', () => {
     const requests = upstream.requests
       .map((request) => ((request.json as { messages?: Message[] })?.messages ?? []) as Message[])
       .filter(isMain);
-    expect(requests.length).toBe(SHELL_STEPS + 2);
+    expect(requests.length).toBe(SHELL_STEPS + 3);
+    // The search over MCP found the line only the first (masked) output holds.
+    const search = toolMessages(requests.at(-1)!).find((tool) => tool.name === SEARCH_TOOL);
+    expect(search?.text).toMatch(/search_tool_outputs: 1 matching line in 1 of \d+ saved outputs/);
+    expect(search?.text).toContain(`:${SEARCHED_LINE}\n`);
     expect(upstream.requests[0]!.headers['authorization']).toBe('Bearer fake-openai-key');
     // Every tool_call_id has its tool message right after its assistant message, in every request.
     for (const messages of requests) {
