@@ -29,6 +29,7 @@ import {
 import type { MaskingResult, ToolOutputMaskingEvent } from '@toolmask/core';
 import { logToolOutputMasking, recordMaskingMetrics } from '@toolmask/core/telemetry';
 import type { UsageRecord } from '../usage/usage-record.js';
+import { ModelLabels } from './metric-labels.js';
 
 export const GATEWAY_METER = 'toolmask-gateway';
 export const METRIC_REQUESTS = 'toolmask.gateway.requests';
@@ -106,8 +107,10 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
       ? [new BatchLogRecordProcessor(new OTLPLogExporter({ url: `${endpoint}/v1/logs` }))]
       : [],
   });
+  const models = new ModelLabels();
   const instruments = gatewayInstruments(
     meterProvider.getMeter(GATEWAY_METER, options.serviceVersion),
+    models,
   );
   const metricsText = exposition(prometheus, resource, instance);
   return {
@@ -119,7 +122,10 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
       );
     },
     recordPass(result, attributes) {
-      recordMaskingMetrics(result, attributes, meterProvider);
+      const model = attributes['model'];
+      const labelled =
+        typeof model === 'string' ? { ...attributes, model: models.label(model) } : attributes;
+      recordMaskingMetrics(result, labelled, meterProvider);
     },
     recordRequest: instruments.recordRequest,
     recordStoreFailure: instruments.recordStoreFailure,
@@ -143,6 +149,7 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
 /** The gateway's own instruments, and how a usage record and a store's failure are counted. */
 function gatewayInstruments(
   meter: Meter,
+  models: ModelLabels,
 ): Pick<GatewayTelemetry, 'recordRequest' | 'recordStoreFailure'> {
   const counter = (name: string, description: string) =>
     meter.createCounter(name, { description, valueType: ValueType.INT });
@@ -177,7 +184,7 @@ function gatewayInstruments(
       const attributes: Attributes = {
         client: record.client,
         front: record.front,
-        model: record.model,
+        model: models.label(record.model),
         status: record.status,
       };
       requests.add(1, attributes);
