@@ -4,6 +4,7 @@ import type { ToolOutputStore } from '@toolmask/core/storage';
 import type { Dispatcher } from 'undici';
 import type { ConversationStore, SharedOutputStore, UsageStore } from './state/stores.js';
 import type { VirtualKeyLookup } from './team/team-keys.js';
+import type { OwnerBudget, OwnerProofs } from './team/owner-ledger.js';
 import type { UpstreamUrls } from './upstream/upstreams.js';
 import { MCP_SERVER_NAME, MCP_TOOL_NAME } from './server/mcp-endpoint.js';
 
@@ -87,6 +88,10 @@ export interface TeamOptions {
   cookieSecret: () => Promise<string>;
   /** This replica's name, the `instance` label of its metrics. */
   instance?: string;
+  /** What each owner may keep within a window (team/owner-ledger.ts). @default DEFAULT_OWNER_BUDGET */
+  ownerBudget?: Partial<OwnerBudget>;
+  /** Which owners the provider accepted, shared by the replicas; none: this replica's memory. */
+  proofs?: OwnerProofs;
 }
 
 export interface Gateway {

@@ -52,6 +52,7 @@ async function replicas(
       team: {
         outputs: stores.outputs,
         cookieSecret: async () => 'team-cookie-secret',
+        proofs: stores.proofs,
         adminKey: 'the-admin-key',
       },
     });
@@ -136,6 +137,13 @@ describe('team gateway replicas on one shared store', () => {
       maxRequests: 6,
       headers: ALICE,
     });
+    // The second replica reads that Alice is proven (team/owner-ledger.ts) before the race, so
+    // that one store read more does not keep its pass from running beside the first one's.
+    await post(
+      `${second!.url}${MODEL_PATH}`,
+      { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+      ALICE,
+    );
     const before = upstream.requests.length;
     // The same request (a client's retry) to both at once; the store is slow enough that both
     // passes run before either appends.

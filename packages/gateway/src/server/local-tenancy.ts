@@ -25,6 +25,8 @@ const ONE_PERSON: RequestOwner = {
   scopeSession: (session) => session,
   claim: () => undefined,
   outbound: (url, headers) => ({ url, headers }),
+  mayStore: async () => true,
+  answered: () => undefined,
 };
 
 const EVERYTHING: Principal = { kind: 'admin' };

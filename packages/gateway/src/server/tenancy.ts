@@ -38,6 +38,13 @@ export interface RequestOwner {
   claim(conversationId: string): void;
   /** The request as it goes upstream: where, and with the key the provider is to see. */
   outbound(upstreamUrl: string, headers: IncomingHttpHeaders): Outbound;
+  /**
+   * Whether anything may be kept for this request (its conversation, outputs, usage record); false:
+   * it goes upstream as it came and leaves nothing behind (an owner not proven, or past a budget).
+   */
+  mayStore(): Promise<boolean>;
+  /** The provider's answer (its status, 0 when unreached), and what was kept for the request. */
+  answered(status: number, kept: { outputBytes: number; records: number }): void;
 }
 
 /** A model request's owner, or why it is refused (answered in its protocol's error style). */

@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { parseOutputsOption } from './outputs/outputs-option.js';
+import type { RedisOwnerProofs } from './redis/redis-owner-proofs.js';
 import type { VirtualKeys } from './redis/redis-virtual-keys.js';
 import type { ConversationStore, SharedOutputStore, UsageStore } from './stores.js';
 
@@ -26,6 +27,7 @@ const redisModules = async () => ({
   ...(await import('./redis/redis-output-store.js')),
   ...(await import('./redis/redis-usage-store.js')),
   ...(await import('./redis/redis-virtual-keys.js')),
+  ...(await import('./redis/redis-owner-proofs.js')),
 });
 
 /** Where outputs kept in Redis or S3 are named in snippets. */
@@ -60,6 +62,8 @@ export interface TeamStores {
   usage: UsageStore;
   outputs: SharedOutputStore;
   keys: VirtualKeys;
+  /** Which owners the provider accepted (team/owner-ledger.ts). */
+  proofs: RedisOwnerProofs;
   /** The secret every replica signs dashboard cookies with (made once, kept in Redis). */
   cookieSecret(): Promise<string>;
   /** Resolves true once Redis answers, false after `timeoutMs`. */
@@ -129,6 +133,7 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
     usage: redis.createRedisUsageStore(client, { retentionDays }),
     outputs,
     keys: redis.createVirtualKeys(client),
+    proofs: redis.createRedisOwnerProofs(client),
     cookieSecret() {
       secret ??= (async () => {
         // The first replica to ask makes it; every other one reads that one.

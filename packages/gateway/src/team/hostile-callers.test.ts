@@ -5,37 +5,91 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
-import { openAiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
-import { gatewayFixture, startTestGateway } from '../test-utils/gemini-client.js';
-import { memoryTeamStores } from '../test-utils/memory-team-stores.js';
+import {
+  geminiAnswer,
+  openAiAnswer,
+  startFakeUpstream,
+} from '@toolmask/test-support/fake-upstream';
+import {
+  gatewayFixture,
+  post,
+  shellOutput,
+  startTestGateway,
+  type ContentLike,
+} from '../test-utils/gemini-client.js';
+import { memoryTeamStores, type MemoryTeamStores } from '../test-utils/memory-team-stores.js';
 import { MAX_MODEL_LABELS } from '../usage/metric-labels.js';
 
 const cleanups = cleanUpAfterEach();
 
-async function teamReplica(status = 200) {
+/** Keys the fake provider accepts; any other gets 401. */
+const VALID_KEYS = new Set(['sk-made-up', 'alice-provider-key']);
+
+async function teamReplica(ownerBudget?: { conversations: number }) {
   const fixture = await gatewayFixture();
   cleanups.push(fixture.cleanup);
-  const upstream = await startFakeUpstream(() =>
-    status === 200
+  const upstream = await startFakeUpstream((request) => {
+    const key =
+      request.headers['x-goog-api-key'] ?? request.headers.authorization?.replace('Bearer ', '');
+    if (!VALID_KEYS.has(String(key))) {
+      return { status: 401, json: { error: { code: 401, message: 'API key not valid' } } };
+    }
+    return request.path.includes('chat/completions')
       ? openAiAnswer({ content: 'ok' })
-      : { status, json: { error: { message: 'invalid api key' } } },
-  );
+      : geminiAnswer([{ text: 'ok' }]);
+  });
   cleanups.push(() => upstream.close());
   const stores = memoryTeamStores();
   const running = await startTestGateway({
     stateDir: fixture.stateDir,
     settingsFile: fixture.settingsFile,
-    upstreams: { openai: `${upstream.url}/v1` },
+    upstreams: { openai: `${upstream.url}/v1`, gemini: upstream.url },
     stores: { conversations: stores.conversations, usage: stores.usage },
     team: {
       outputs: stores.outputs,
       cookieSecret: async () => 'team-cookie-secret',
+      proofs: stores.proofs,
       adminKey: 'the-admin-key',
+      ...(ownerBudget ? { ownerBudget } : {}),
     },
   });
   cleanups.push(() => running.close());
   return { running, upstream, stores };
 }
+
+/** Every write to the team's stores (claims, decisions, state, records, outputs), counted. */
+async function writes(stores: MemoryTeamStores): Promise<number> {
+  const records = await stores.usage.list();
+  const outputs = (stores.outputs as unknown as { files: Map<string, unknown> }).files.size;
+  return records.length + stores.decisionCount() + outputs;
+}
+
+/** A Gemini history with `outputs` bulky shell outputs: a pass masks some of them. */
+function bulkyHistory(tag: string, outputs = 12): string {
+  const contents: ContentLike[] = [{ role: 'user', parts: [{ text: `build ${tag}` }] }];
+  for (let index = 0; index < outputs; index++) {
+    const id = `${tag}-${index}`;
+    contents.push({
+      role: 'model',
+      parts: [{ functionCall: { id, name: 'run_shell_command', args: {} } }],
+    });
+    contents.push({
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            id,
+            name: 'run_shell_command',
+            response: { output: shellOutput(id, 2_000) },
+          },
+        },
+      ],
+    });
+  }
+  return JSON.stringify({ contents });
+}
+
+const GEMINI = '/v1beta/models/gemini-2.5-flash:generateContent';
 
 function chat(model: string, text = 'hello'): string {
   return JSON.stringify({ model, messages: [{ role: 'user', content: text }] });
@@ -75,6 +129,8 @@ describe('a team replica bounds what a caller chooses (finding 1)', () => {
     const { running, upstream, stores } = await teamReplica();
     const huge = 'm'.repeat(1024 * 1024);
     const body = chat(huge);
+    // The key proves itself first (the provider accepts it); then its requests are kept.
+    expect((await send(running.url, chat('gpt-5', 'proof'))).status).toBe(200);
     for (let request = 0; request < 3; request++) {
       expect((await send(running.url, body)).status).toBe(200);
     }
@@ -84,6 +140,7 @@ describe('a team replica bounds what a caller chooses (finding 1)', () => {
     await running.gateway.close();
     // The upstream got the bytes as they came.
     expect(upstream.requests.map((request) => request.raw.toString('utf8'))).toEqual([
+      chat('gpt-5', 'proof'),
       body,
       body,
       body,
@@ -96,6 +153,7 @@ describe('a team replica bounds what a caller chooses (finding 1)', () => {
 
   it('shows at most a bounded number of model labels at /metrics', async () => {
     const { running } = await teamReplica();
+    expect((await send(running.url, chat('gpt-5', 'proof'))).status).toBe(200);
     for (let index = 0; index < MAX_MODEL_LABELS + 20; index++) {
       expect((await send(running.url, chat(`made-up-${index}`, `hi ${index}`))).status).toBe(200);
     }
@@ -110,11 +168,62 @@ describe('a team replica bounds what a caller chooses (finding 1)', () => {
   it('keeps no session id past the bounds: a 10 kB session header is no session', async () => {
     const { running, stores } = await teamReplica();
     const long = 's'.repeat(10_000);
+    expect((await send(running.url, chat('gpt-5', 'proof'))).status).toBe(200);
     await send(running.url, chat('gpt-5'), { 'x-toolmask-session': long });
     await send(running.url, chat('gpt-5', 'other'), { 'x-toolmask-session': 'run-1' });
     await running.gateway.close();
     const sessions = (await stores.usage.list()).map((record) => record.session);
     expect(sessions[0]).toBeUndefined();
     expect(sessions[1]).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe('a team replica keeps nothing for a request that proves no identity (finding 2)', () => {
+  it('a made-up provider key the provider refuses leaves nothing in the stores', async () => {
+    const { running, upstream, stores } = await teamReplica();
+    for (let request = 0; request < 4; request++) {
+      const body = bulkyHistory(`stranger-${request}`);
+      const answer = await post(`${running.url}${GEMINI}`, body, {
+        'x-goog-api-key': `made-up-${request % 2}`,
+      });
+      expect(answer.status).toBe(401);
+      // Forwarded as it came.
+      expect(upstream.requests.at(-1)?.raw.toString('utf8')).toBe(body);
+    }
+    await running.gateway.close();
+    expect(await writes(stores)).toBe(0);
+    expect(running.gateway.stats().conversations).toBe(0);
+  });
+
+  it('a key the provider accepted is proven: its next requests are masked and kept', async () => {
+    const { running, upstream, stores } = await teamReplica();
+    const headers = { 'x-goog-api-key': 'alice-provider-key' };
+    const body = bulkyHistory('alice');
+    expect((await post(`${running.url}${GEMINI}`, body, headers)).status).toBe(200);
+    expect(upstream.requests.at(-1)?.raw.toString('utf8')).toBe(body);
+    expect(await writes(stores)).toBe(0);
+    expect((await post(`${running.url}${GEMINI}`, body, headers)).status).toBe(200);
+    await running.gateway.close();
+    expect(upstream.requests.at(-1)?.raw.toString('utf8')).toContain('tool_output_masked');
+    expect(stores.decisionCount()).toBeGreaterThan(0);
+    expect((await stores.usage.list()).length).toBe(1);
+  });
+
+  it("past an owner's budget, requests go out as they came, nothing more is kept, and it is counted", async () => {
+    const { running, upstream, stores } = await teamReplica({ conversations: 1 });
+    const headers = { 'x-goog-api-key': 'alice-provider-key' };
+    await post(`${running.url}${GEMINI}`, bulkyHistory('proof'), headers);
+    await post(`${running.url}${GEMINI}`, bulkyHistory('first'), headers);
+    const kept = await writes(stores);
+    expect(kept).toBeGreaterThan(0);
+    const second = bulkyHistory('second');
+    expect((await post(`${running.url}${GEMINI}`, second, headers)).status).toBe(200);
+    expect(upstream.requests.at(-1)?.raw.toString('utf8')).toBe(second);
+    const text = await metrics(running.url);
+    await running.gateway.close();
+    expect(await writes(stores)).toBe(kept);
+    expect(text).toMatch(
+      /toolmask_gateway_owner_budget_refusals_total\{[^}]*resource="conversations"[^}]*\} 1/,
+    );
   });
 });

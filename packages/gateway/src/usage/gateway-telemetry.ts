@@ -40,6 +40,7 @@ export const METRIC_OUTPUT_TOKENS = 'toolmask.gateway.output_tokens';
 export const METRIC_TOKENS_KEPT_OUT = 'toolmask.gateway.tokens_kept_out';
 export const METRIC_ADDED_LATENCY = 'toolmask.gateway.added_latency';
 export const METRIC_STORE_FAILURES = 'toolmask.gateway.store_failures';
+export const METRIC_BUDGET_REFUSALS = 'toolmask.gateway.owner_budget_refusals';
 
 /** The stores whose failures are counted (`store` label of `toolmask.gateway.store_failures`). */
 export type GatewayStoreName = 'conversations' | 'usage' | 'outputs' | 'keys';
@@ -71,6 +72,8 @@ export interface GatewayTelemetry {
    * `appendDecisions`, `append`, `save`, `read`, ...), a name from a short fixed list, never an id.
    */
   recordStoreFailure(store: GatewayStoreName, operation: string): void;
+  /** One request whose owner's budget (`resource`: a name from a fixed list) was spent. */
+  recordBudgetRefusal(resource: string): void;
   /** Serves the Prometheus text exposition. */
   serveMetrics(request: IncomingMessage, response: ServerResponse): Promise<void>;
   /** The exposition as text (tests, the dashboard). */
@@ -129,6 +132,7 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
     },
     recordRequest: instruments.recordRequest,
     recordStoreFailure: instruments.recordStoreFailure,
+    recordBudgetRefusal: instruments.recordBudgetRefusal,
     async serveMetrics(_request, response) {
       try {
         const text = await metricsText();
@@ -150,7 +154,7 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
 function gatewayInstruments(
   meter: Meter,
   models: ModelLabels,
-): Pick<GatewayTelemetry, 'recordRequest' | 'recordStoreFailure'> {
+): Pick<GatewayTelemetry, 'recordRequest' | 'recordStoreFailure' | 'recordBudgetRefusal'> {
   const counter = (name: string, description: string) =>
     meter.createCounter(name, { description, valueType: ValueType.INT });
   const requests = counter(METRIC_REQUESTS, 'Model requests forwarded by the gateway.');
@@ -179,6 +183,10 @@ function gatewayInstruments(
     METRIC_STORE_FAILURES,
     "Failed calls of the gateway's stores (conversations, usage, outputs, keys).",
   );
+  const budgetRefusals = counter(
+    METRIC_BUDGET_REFUSALS,
+    "Model requests sent on unmasked and unrecorded because their owner's budget was spent (team).",
+  );
   return {
     recordRequest(record) {
       const attributes: Attributes = {
@@ -198,6 +206,9 @@ function gatewayInstruments(
     },
     recordStoreFailure(store, operation) {
       storeFailures.add(1, { store, operation });
+    },
+    recordBudgetRefusal(resource) {
+      budgetRefusals.add(1, { resource });
     },
   };
 }

@@ -82,6 +82,7 @@ export async function openTeam(
     options: {
       outputs: stores.outputs,
       keys: stores.keys,
+      proofs: stores.proofs,
       ...(providerKey ? { providerKey } : {}),
       ...(adminKey ? { adminKey } : {}),
       cookieSecret: () => stores.cookieSecret(),
