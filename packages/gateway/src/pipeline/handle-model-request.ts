@@ -46,7 +46,7 @@ export async function handleModelRequest(
     replyError(response, protocol, noUpstream(target, protocol));
     return;
   }
-  const admission = await context.tenancy.admitModelRequest(request);
+  const admission = await context.tenancy.admitModelRequest(request, route.upstream);
   if (admission.kind === 'refused') {
     refuseUnread(request, response, protocol, admission);
     return;

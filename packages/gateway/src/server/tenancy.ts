@@ -53,8 +53,11 @@ export type ModelAdmission =
   | { kind: 'refused'; status: number; code: WireErrorCode; message: string };
 
 export interface Tenancy {
-  /** Who owns a model request, and how it goes upstream; or why it is refused. */
-  admitModelRequest(request: IncomingMessage): Promise<ModelAdmission>;
+  /**
+   * Who owns a model request on the route of `upstream` (its API: `gemini`, `anthropic`, ...),
+   * and how it goes upstream; or why it is refused.
+   */
+  admitModelRequest(request: IncomingMessage, upstream: string): Promise<ModelAdmission>;
   /**
    * Who asks on an endpoint that reads state, from the credentials it accepts (`accepted`);
    * undefined: nobody this tenancy knows (the request is refused, 401).

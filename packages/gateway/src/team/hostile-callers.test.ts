@@ -23,7 +23,10 @@ import { MAX_MODEL_LABELS } from '../usage/metric-labels.js';
 const cleanups = cleanUpAfterEach();
 
 /** Keys the fake provider accepts; any other gets 401. */
-const VALID_KEYS = new Set(['sk-made-up', 'alice-provider-key']);
+const VALID_KEYS = new Set(['sk-made-up', 'alice-provider-key', 'team-gemini-key']);
+
+const ALICE_VIRTUAL = 'tmk_alice';
+const ADMIN = 'the-admin-key';
 
 async function teamReplica(ownerBudget?: { conversations: number }) {
   const fixture = await gatewayFixture();
@@ -43,13 +46,15 @@ async function teamReplica(ownerBudget?: { conversations: number }) {
   const running = await startTestGateway({
     stateDir: fixture.stateDir,
     settingsFile: fixture.settingsFile,
-    upstreams: { openai: `${upstream.url}/v1`, gemini: upstream.url },
+    upstreams: { openai: `${upstream.url}/v1`, gemini: upstream.url, anthropic: upstream.url },
     stores: { conversations: stores.conversations, usage: stores.usage },
     team: {
       outputs: stores.outputs,
       cookieSecret: async () => 'team-cookie-secret',
       proofs: stores.proofs,
-      adminKey: 'the-admin-key',
+      adminKey: ADMIN,
+      keys: { lookup: async (raw) => (raw === ALICE_VIRTUAL ? { name: 'alice' } : undefined) },
+      providerKeys: { gemini: 'team-gemini-key' },
       ...(ownerBudget ? { ownerBudget } : {}),
     },
   });
@@ -225,5 +230,65 @@ describe('a team replica keeps nothing for a request that proves no identity (fi
     expect(text).toMatch(
       /toolmask_gateway_owner_budget_refusals_total\{[^}]*resource="conversations"[^}]*\} 1/,
     );
+  });
+});
+
+describe('a team replica sends each key only where it belongs (findings 5 and 10)', () => {
+  const hello = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+
+  it("a virtual key goes out as the team's key of its route's API, and is refused on the others", async () => {
+    const { running, upstream } = await teamReplica();
+    const gemini = await post(`${running.url}${GEMINI}`, hello, {
+      'x-goog-api-key': ALICE_VIRTUAL,
+    });
+    expect(gemini.status).toBe(200);
+    expect(upstream.requests.at(-1)?.headers['x-goog-api-key']).toBe('team-gemini-key');
+    const openai = await send(running.url, chat('gpt-5'), {
+      authorization: `Bearer ${ALICE_VIRTUAL}`,
+    });
+    expect(openai.status).toBe(403);
+    const anthropic = await fetch(`${running.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ALICE_VIRTUAL },
+      body: JSON.stringify({ model: 'claude-x', max_tokens: 10, messages: [] }),
+    });
+    expect(anthropic.status).toBe(403);
+    expect(await anthropic.text()).toContain('no team key for anthropic');
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('a key given twice, or two credentials, is refused with 400 and never forwarded', async () => {
+    const { running, upstream } = await teamReplica();
+    const cases: Array<{ path: string; headers: Record<string, string> }> = [
+      { path: `${GEMINI}?key=${ALICE_VIRTUAL}`, headers: { 'x-goog-api-key': ALICE_VIRTUAL } },
+      { path: GEMINI, headers: { 'x-goog-api-key': `${ALICE_VIRTUAL}, ${ALICE_VIRTUAL}` } },
+      {
+        path: GEMINI,
+        headers: { 'x-goog-api-key': ALICE_VIRTUAL, authorization: 'Bearer alice-provider-key' },
+      },
+      { path: `${GEMINI}?key=a&key=b`, headers: {} },
+    ];
+    for (const { path, headers } of cases) {
+      expect((await post(`${running.url}${path}`, hello, headers)).status).toBe(400);
+    }
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('the admin key is never forwarded, in any form', async () => {
+    const { running, upstream } = await teamReplica();
+    const cases: Array<{ path: string; headers: Record<string, string> }> = [
+      { path: GEMINI, headers: { 'x-goog-api-key': `${ADMIN}, ${ADMIN}` } },
+      {
+        path: GEMINI,
+        headers: { 'x-goog-api-key': 'alice-provider-key', authorization: `Bearer ${ADMIN}` },
+      },
+      { path: `${GEMINI}?key=${ADMIN}`, headers: { 'x-goog-api-key': 'alice-provider-key' } },
+      { path: GEMINI, headers: { 'x-goog-api-key': 'alice-provider-key', 'x-other': ADMIN } },
+    ];
+    for (const { path, headers } of cases) {
+      const answer = await post(`${running.url}${path}`, hello, headers);
+      expect([400, 403]).toContain(answer.status);
+    }
+    expect(upstream.requests).toHaveLength(0);
   });
 });

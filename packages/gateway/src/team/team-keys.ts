@@ -25,6 +25,9 @@ import type { IncomingMessage } from 'node:http';
 import type { WireErrorCode } from '../errors.js';
 import { cookie, firstHeader, tokenMatches } from '../server/credentials.js';
 import type { Principal } from '../server/tenancy.js';
+import { carriesAnywhere, requestKeys, type KeyPlace } from './request-keys.js';
+
+export type { KeyPlace } from './request-keys.js';
 
 /** The team's virtual keys as the gateway needs them (state/redis/redis-virtual-keys.ts). */
 export interface VirtualKeyLookup {
@@ -33,20 +36,15 @@ export interface VirtualKeyLookup {
 
 export interface TeamKeysOptions {
   keys?: VirtualKeyLookup;
-  /** The team's provider key, sent upstream in place of a virtual key. */
-  providerKey?: string;
+  /**
+   * The team's provider keys by upstream (`gemini`, `anthropic`, `openai`, ...), each sent in
+   * place of a virtual key on that upstream's routes only.
+   */
+  providerKeys?: Readonly<Record<string, string>>;
   adminKey?: string;
   /** The secret the replicas share for dashboard cookies (fetched once from the store). */
   cookieSecret: () => Promise<string>;
   now?: () => number;
-}
-
-/** Where a model request's key came from, so a virtual key is replaced where it was. */
-export type KeyPlace = 'x-goog-api-key' | 'x-api-key' | 'authorization' | 'query';
-
-interface FoundKey {
-  key: string;
-  place: KeyPlace;
 }
 
 /** A model request's owner, and how to forward it. */
@@ -64,24 +62,30 @@ const LOOKUP_TTL_MS = 60_000;
 const LOOKUP_CACHE_SIZE = 10_000;
 const COOKIE_NAME = 'toolmask_team';
 
+const NO_KEY_REFUSED: ModelOwner = {
+  kind: 'refused',
+  status: 401,
+  code: 'NO_KEY',
+  message:
+    'a team gateway needs a key on every request: your virtual key (toolmask keys create) or your provider key',
+};
+const AMBIGUOUS_REFUSED: ModelOwner = {
+  kind: 'refused',
+  status: 400,
+  code: 'AMBIGUOUS_KEY',
+  message:
+    'this request carries more than one key (a key given twice, or two credentials); send one key in one place',
+};
+const ADMIN_REFUSED: ModelOwner = {
+  kind: 'refused',
+  status: 403,
+  code: 'ADMIN_KEY',
+  message: 'the admin key reads state; it does not send model requests',
+};
+
 /** The owner a provider key names: a prefix of its SHA-256 (enough to tell keys apart, not to find one). */
 export function providerKeyOwner(key: string): string {
   return `key:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 32)}`;
-}
-
-/** The key a request carries, wherever the client's SDK put it. */
-export function requestKey(request: IncomingMessage): FoundKey | undefined {
-  for (const place of ['x-goog-api-key', 'x-api-key'] as const) {
-    const value = firstHeader(request, place)?.trim();
-    if (value) return { key: value, place };
-  }
-  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim();
-  if (bearer) return { key: bearer, place: 'authorization' };
-  const url = request.url ?? '';
-  const queryAt = url.indexOf('?');
-  const fromQuery =
-    queryAt < 0 ? null : new URLSearchParams(url.slice(queryAt + 1)).get('key')?.trim();
-  return fromQuery ? { key: fromQuery, place: 'query' } : undefined;
 }
 
 export class TeamKeys {
@@ -93,26 +97,19 @@ export class TeamKeys {
     this.now = options.now ?? Date.now;
   }
 
-  /** A model request's owner (401 without a key, 403 for an unknown virtual key). */
-  async modelOwner(request: IncomingMessage): Promise<ModelOwner> {
-    const found = requestKey(request);
-    if (!found) {
-      return {
-        kind: 'refused',
-        status: 401,
-        code: 'NO_KEY',
-        message:
-          'a team gateway needs a key on every request: your virtual key (toolmask keys create) or your provider key',
-      };
-    }
-    if (this.options.adminKey && tokenMatches(found.key, this.options.adminKey)) {
-      return {
-        kind: 'refused',
-        status: 403,
-        code: 'ADMIN_KEY',
-        message: 'the admin key reads state; it does not send model requests',
-      };
-    }
+  /**
+   * A model request's owner on `upstream`'s route (401 without a key, 400 for a key given twice or
+   * two credentials, 403 for the admin key anywhere in it or an unknown virtual key).
+   */
+  async modelOwner(request: IncomingMessage, upstream: string): Promise<ModelOwner> {
+    const { adminKey } = this.options;
+    // Never forwarded, in any form: a request that carries it anywhere is no model request.
+    if (adminKey && carriesAnywhere(request, adminKey, tokenMatches)) return ADMIN_REFUSED;
+    const keys = requestKeys(request);
+    if (keys.kind === 'none') return NO_KEY_REFUSED;
+    if (keys.kind === 'ambiguous') return AMBIGUOUS_REFUSED;
+    const { found } = keys;
+    if (adminKey && tokenMatches(found.key, adminKey)) return ADMIN_REFUSED;
     if (!found.key.startsWith(VIRTUAL_KEY_PREFIX)) {
       return { kind: 'owner', owner: providerKeyOwner(found.key) };
     }
@@ -130,7 +127,19 @@ export class TeamKeys {
     if (name === undefined) {
       return { kind: 'refused', status: 403, code: 'UNKNOWN_KEY', message: 'unknown virtual key' };
     }
-    if (!this.options.providerKey) {
+    const providerKey = this.options.providerKeys?.[upstream];
+    if (!providerKey) return this.noProviderKey(upstream);
+    return {
+      kind: 'owner',
+      owner: `user:${name}`,
+      replace: { place: found.place, value: providerKey },
+    };
+  }
+
+  /** A virtual key on a route whose upstream has no team key: refused, naming the ones there are. */
+  private noProviderKey(upstream: string): ModelOwner {
+    const have = Object.keys(this.options.providerKeys ?? {});
+    if (have.length === 0) {
       return {
         kind: 'refused',
         status: 502,
@@ -140,17 +149,20 @@ export class TeamKeys {
       };
     }
     return {
-      kind: 'owner',
-      owner: `user:${name}`,
-      replace: { place: found.place, value: this.options.providerKey },
+      kind: 'refused',
+      status: 403,
+      code: 'WRONG_PROVIDER',
+      message: `a virtual key on this gateway is for ${have.join(', ')} requests; it has no team key for ${upstream} (--provider-key-env ${upstream}=NAME)`,
     };
   }
 
   /** Who asks on the gateway's own endpoints: a key in a header, or the dashboard cookie. */
   async principal(request: IncomingMessage): Promise<Principal | undefined> {
     const header = firstHeader(request, 'x-toolmask-token')?.trim();
-    const found = header ? { key: header } : requestKey(request);
-    if (found) return this.principalOfKey(found.key);
+    if (header) return this.principalOfKey(header);
+    const keys = requestKeys(request);
+    if (keys.kind === 'ambiguous') return undefined;
+    if (keys.kind === 'one') return this.principalOfKey(keys.found.key);
     return this.principalOfCookie(request);
   }
 

@@ -58,8 +58,8 @@ function requestOwner(owner: string, ledgers: Ledgers, swap?: KeySwap): RequestO
 export function teamTenancy(keys: TeamKeys, ledgers: Ledgers): Tenancy {
   const { owners, ledger } = ledgers;
   return {
-    async admitModelRequest(request) {
-      const found = await keys.modelOwner(request);
+    async admitModelRequest(request, upstream) {
+      const found = await keys.modelOwner(request, upstream);
       if (found.kind === 'refused') return found;
       // A virtual key that exists proves its owner; a provider key waits for the provider's 2xx.
       if (found.replace) ledger.prove(found.owner);

@@ -25,7 +25,7 @@ export function teamWiring(
   const stores = openGivenStores(options, basics);
   const keys = new TeamKeys({
     ...(team.keys ? { keys: counted(basics, team.keys, 'keys') } : {}),
-    ...(team.providerKey ? { providerKey: team.providerKey } : {}),
+    ...(team.providerKeys ? { providerKeys: team.providerKeys } : {}),
     ...(team.adminKey ? { adminKey: team.adminKey } : {}),
     cookieSecret: team.cookieSecret,
   });

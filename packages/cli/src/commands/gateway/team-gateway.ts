@@ -34,6 +34,30 @@ function keyFromEnv(io: CliIo, flag: string, name: string | undefined): string |
   return value;
 }
 
+/** The APIs a team key may be named for (`--provider-key-env anthropic=NAME`). */
+const PROVIDER_APIS = ['gemini', 'vertex', 'codeAssist', 'openai', 'anthropic'] as const;
+type ProviderKeys = NonNullable<TeamOptions['providerKeys']>;
+
+/**
+ * The team's provider keys by API: `NAME` alone is the Gemini API's key; `gemini=NAME,anthropic=NAME2`
+ * one per API. A virtual key is swapped for the key of its route's API only.
+ */
+function providerKeysFromEnv(io: CliIo, value: string | undefined): ProviderKeys | undefined {
+  const flag = '--provider-key-env';
+  if (value === undefined) return undefined;
+  if (!value.includes('=')) return { gemini: keyFromEnv(io, flag, value) ?? '' };
+  const keys: ProviderKeys = {};
+  for (const pair of value.split(',')) {
+    const [api = '', name = ''] = pair.split('=');
+    const known = PROVIDER_APIS.find((candidate) => candidate === api.trim());
+    if (!known) {
+      throw usageError(`${flag} ${pair}: name an API (${PROVIDER_APIS.join(', ')}) before =`);
+    }
+    keys[known] = keyFromEnv(io, flag, name.trim()) ?? '';
+  }
+  return keys;
+}
+
 export async function openTeam(
   options: GatewayCommandOptions,
   io: CliIo,
@@ -58,7 +82,7 @@ export async function openTeam(
   if (options.s3Endpoint !== undefined && !options.outputs?.startsWith('s3://')) {
     throw usageError('--s3-endpoint goes with --outputs s3://BUCKET/PREFIX');
   }
-  const providerKey = keyFromEnv(io, '--provider-key-env', options.providerKeyEnv);
+  const providerKeys = providerKeysFromEnv(io, options.providerKeyEnv);
   const adminKey = keyFromEnv(io, '--admin-key-env', options.adminKeyEnv);
   let stores: TeamStores;
   try {
@@ -83,7 +107,7 @@ export async function openTeam(
       outputs: stores.outputs,
       keys: stores.keys,
       proofs: stores.proofs,
-      ...(providerKey ? { providerKey } : {}),
+      ...(providerKeys ? { providerKeys } : {}),
       ...(adminKey ? { adminKey } : {}),
       cookieSecret: () => stores.cookieSecret(),
       instance: options.instance ?? `${os.hostname()}:${options.port}`,
