@@ -88,8 +88,13 @@ export interface TeamOptions {
   providerKeys?: Partial<Record<UpstreamName, string>>;
   /** Sees every owner's state (`--admin-key-env`). */
   adminKey?: string;
-  /** The secret the replicas share for dashboard cookies (kept in the shared store). */
+  /**
+   * The secret the replicas share for dashboard cookies: from their environment, never from the
+   * shared store (a copy of it must forge no cookie).
+   */
   cookieSecret: () => Promise<string>;
+  /** How long a dashboard cookie holds (team/team-cookie.ts). @default 12 hours */
+  cookieLifetimeMs?: number;
   /** This replica's name, the `instance` label of its metrics. */
   instance?: string;
   /** What each owner may keep within a window (team/owner-ledger.ts). @default DEFAULT_OWNER_BUDGET */

@@ -68,8 +68,13 @@ export interface Tenancy {
   ): Promise<Principal | undefined>;
   /** What a request refused that way is told it needs. */
   readonly credentialHint: string;
-  /** The cookie a browser keeps after opening `/?token=<token>`; undefined: it opens nothing. */
-  browserCookie(token: string): Promise<{ name: string; value: string } | undefined>;
+  /**
+   * The cookie a browser keeps after opening `/?token=<token>` (for `maxAgeSeconds` when set);
+   * undefined: it opens nothing.
+   */
+  browserCookie(
+    token: string,
+  ): Promise<{ name: string; value: string; maxAgeSeconds?: number } | undefined>;
   /** Whether `principal` may read the conversation's outputs and state. */
   mayRead(principal: Principal | undefined, conversationId: string): Promise<boolean>;
 }

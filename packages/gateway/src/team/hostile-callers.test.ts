@@ -292,3 +292,31 @@ describe('a team replica sends each key only where it belongs (findings 5 and 10
     expect(upstream.requests).toHaveLength(0);
   });
 });
+
+describe('the dashboard cookie over the wire (finding 3)', () => {
+  it('is Secure behind TLS, holds for 12 hours, and opens no /mcp', async () => {
+    const { running } = await teamReplica();
+    const exchange = (headers: Record<string, string>) =>
+      fetch(`${running.url}/?token=alice-provider-key`, { redirect: 'manual', headers });
+    const behindTls = await exchange({ 'x-forwarded-proto': 'https' });
+    expect(behindTls.status).toBe(303);
+    const cookie = behindTls.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/; Max-Age=43200(;|$)/);
+    expect(cookie).toMatch(/; Secure(;|$)/);
+    const plain = await exchange({});
+    expect(plain.headers.get('set-cookie')).not.toMatch(/Secure/);
+    const value = cookie.split(';')[0]!;
+    const api = await fetch(`${running.url}/api/sessions`, { headers: { cookie: value } });
+    expect(api.status).toBe(200);
+    const mcp = await fetch(`${running.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        cookie: value,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcp.status).toBe(401);
+  });
+});

@@ -20,11 +20,12 @@
  * is down for a while fails no turn of a person who was just seen; a key never seen while the
  * store is down cannot be checked and is answered 503.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WireErrorCode } from '../errors.js';
-import { cookie, firstHeader, tokenMatches } from '../server/credentials.js';
-import type { Principal } from '../server/tenancy.js';
+import { firstHeader, tokenMatches } from '../server/credentials.js';
+import type { Credential, Principal } from '../server/tenancy.js';
+import { TeamCookies, type IssuedCookie } from './team-cookie.js';
 import { carriesAnywhere, requestKeys, type KeyPlace } from './request-keys.js';
 
 export type { KeyPlace } from './request-keys.js';
@@ -32,6 +33,8 @@ export type { KeyPlace } from './request-keys.js';
 /** The team's virtual keys as the gateway needs them (state/redis/redis-virtual-keys.ts). */
 export interface VirtualKeyLookup {
   lookup(rawKey: string): Promise<{ name: string } | undefined>;
+  /** The same, by the key's SHA-256 (hex): what a dashboard cookie holds. */
+  lookupDigest?(sha256: string): Promise<{ name: string } | undefined>;
 }
 
 export interface TeamKeysOptions {
@@ -42,8 +45,10 @@ export interface TeamKeysOptions {
    */
   providerKeys?: Readonly<Record<string, string>>;
   adminKey?: string;
-  /** The secret the replicas share for dashboard cookies (fetched once from the store). */
+  /** The secret the replicas share for dashboard cookies (from their environment). */
   cookieSecret: () => Promise<string>;
+  /** How long a dashboard cookie holds. @default DEFAULT_COOKIE_LIFETIME_MS (12 h) */
+  cookieLifetimeMs?: number;
   now?: () => number;
 }
 
@@ -60,7 +65,6 @@ export type ModelOwner =
 export const VIRTUAL_KEY_PREFIX = 'tmk_';
 const LOOKUP_TTL_MS = 60_000;
 const LOOKUP_CACHE_SIZE = 10_000;
-const COOKIE_NAME = 'toolmask_team';
 
 const NO_KEY_REFUSED: ModelOwner = {
   kind: 'refused',
@@ -85,16 +89,33 @@ const ADMIN_REFUSED: ModelOwner = {
 
 /** The owner a provider key names: a prefix of its SHA-256 (enough to tell keys apart, not to find one). */
 export function providerKeyOwner(key: string): string {
-  return `key:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 32)}`;
+  return `key:${sha256(key).slice(0, 32)}`;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * The owner a virtual key names: its name and a prefix of the key's SHA-256, so a key made again
+ * with a name that was used before is someone new (it reads nothing of the earlier key's).
+ */
+export function virtualKeyOwner(name: string, digest: string): string {
+  return `user:${name}#${digest.slice(0, 8)}`;
 }
 
 export class TeamKeys {
   private readonly remembered = new Map<string, { name: string | undefined; until: number }>();
-  private secret?: Promise<string>;
+  private readonly cookies: TeamCookies;
   private readonly now: () => number;
 
   constructor(private readonly options: TeamKeysOptions) {
     this.now = options.now ?? Date.now;
+    this.cookies = new TeamCookies({
+      secret: options.cookieSecret,
+      now: this.now,
+      ...(options.cookieLifetimeMs ? { lifetimeMs: options.cookieLifetimeMs } : {}),
+    });
   }
 
   /**
@@ -113,6 +134,7 @@ export class TeamKeys {
     if (!found.key.startsWith(VIRTUAL_KEY_PREFIX)) {
       return { kind: 'owner', owner: providerKeyOwner(found.key) };
     }
+    const digest = sha256(found.key);
     let name: string | undefined;
     try {
       name = await this.virtualKeyName(found.key);
@@ -131,7 +153,7 @@ export class TeamKeys {
     if (!providerKey) return this.noProviderKey(upstream);
     return {
       kind: 'owner',
-      owner: `user:${name}`,
+      owner: virtualKeyOwner(name, digest),
       replace: { place: found.place, value: providerKey },
     };
   }
@@ -156,14 +178,20 @@ export class TeamKeys {
     };
   }
 
-  /** Who asks on the gateway's own endpoints: a key in a header, or the dashboard cookie. */
-  async principal(request: IncomingMessage): Promise<Principal | undefined> {
+  /**
+   * Who asks on the gateway's own endpoints: a key in a header, or the dashboard cookie where the
+   * route takes one (`accepted`; never `/mcp` or a model route).
+   */
+  async principal(
+    request: IncomingMessage,
+    accepted: readonly Credential[],
+  ): Promise<Principal | undefined> {
     const header = firstHeader(request, 'x-toolmask-token')?.trim();
     if (header) return this.principalOfKey(header);
     const keys = requestKeys(request);
     if (keys.kind === 'ambiguous') return undefined;
     if (keys.kind === 'one') return this.principalOfKey(keys.found.key);
-    return this.principalOfCookie(request);
+    return accepted.includes('cookie') ? this.principalOfCookie(request) : undefined;
   }
 
   /** The principal a key names, or undefined for none (an unknown virtual key). */
@@ -174,53 +202,61 @@ export class TeamKeys {
     }
     try {
       const name = await this.virtualKeyName(key);
-      return name === undefined ? undefined : { kind: 'owner', owner: `user:${name}` };
+      return name === undefined
+        ? undefined
+        : { kind: 'owner', owner: virtualKeyOwner(name, sha256(key)) };
     } catch {
       return undefined;
     }
   }
 
-  /** The dashboard cookie for a principal: its owner, and a signature the replicas share. */
-  async cookieFor(principal: Principal): Promise<{ name: string; value: string }> {
-    const subject = principal.kind === 'admin' ? 'admin' : principal.owner;
-    const value = `${Buffer.from(subject, 'utf8').toString('base64url')}.${await this.sign(subject)}`;
-    return { name: COOKIE_NAME, value };
+  /** The dashboard cookie `key` earns `principal` (team-cookie.ts): never the key itself. */
+  async cookieFor(principal: Principal, key: string): Promise<IssuedCookie> {
+    if (principal.kind === 'admin') return this.cookies.issue('admin', adminKeyId(key));
+    const keyId = principal.owner.startsWith('key:') ? principal.owner.slice(4) : sha256(key);
+    return this.cookies.issue(principal.owner, keyId);
   }
 
+  /** The cookie's principal while its key still names it: revoked or rotated, none. */
   private async principalOfCookie(request: IncomingMessage): Promise<Principal | undefined> {
-    const value = cookie(request, COOKIE_NAME);
-    const [encoded, signature] = (value ?? '').split('.');
-    if (!encoded || !signature) return undefined;
-    const subject = Buffer.from(encoded, 'base64url').toString('utf8');
-    let expected: string;
+    const claims = await this.cookies.read(request);
+    if (!claims) return undefined;
+    const { subject, keyId } = claims;
+    const { adminKey } = this.options;
+    if (subject === 'admin') {
+      return adminKey && tokenMatches(keyId, adminKeyId(adminKey)) ? { kind: 'admin' } : undefined;
+    }
+    if (subject.startsWith('key:')) {
+      return subject === `key:${keyId}` ? { kind: 'owner', owner: subject } : undefined;
+    }
+    const lookup = this.options.keys?.lookupDigest?.bind(this.options.keys);
+    if (!lookup || !/^[0-9a-f]{64}$/.test(keyId)) return undefined;
     try {
-      expected = await this.sign(subject);
+      const name = await this.nameOfDigest(keyId, () => lookup(keyId));
+      const owner = name === undefined ? undefined : virtualKeyOwner(name, keyId);
+      return owner === subject ? { kind: 'owner', owner } : undefined;
     } catch {
       return undefined;
     }
-    if (!tokenMatches(signature, expected)) return undefined;
-    return subject === 'admin' ? { kind: 'admin' } : { kind: 'owner', owner: subject };
-  }
-
-  private async sign(subject: string): Promise<string> {
-    this.secret ??= this.options.cookieSecret().catch((error: unknown) => {
-      this.secret = undefined; // the store is back later: ask again
-      throw error;
-    });
-    return createHmac('sha256', await this.secret)
-      .update(`toolmask team cookie v1\u0000${subject}`)
-      .digest('base64url');
   }
 
   /** A virtual key's name, from memory when it was looked up within the last minute. */
   private async virtualKeyName(key: string): Promise<string | undefined> {
-    const digest = createHash('sha256').update(key, 'utf8').digest('hex');
+    const { keys } = this.options;
+    return this.nameOfDigest(sha256(key), async () => keys?.lookup(key));
+  }
+
+  /** The name of the key whose SHA-256 is `digest`: remembered a minute, else `lookup`. */
+  private async nameOfDigest(
+    digest: string,
+    lookup: () => Promise<{ name: string } | undefined>,
+  ): Promise<string | undefined> {
     const known = this.remembered.get(digest);
     const now = this.now();
     if (known && known.until > now) return known.name;
     if (!this.options.keys) return undefined;
     try {
-      const found = await this.options.keys.lookup(key);
+      const found = await lookup();
       this.remember(digest, found?.name, now);
       return found?.name;
     } catch (error) {
@@ -238,6 +274,11 @@ export class TeamKeys {
       if (oldest !== undefined) this.remembered.delete(oldest);
     }
   }
+}
+
+/** The id of the admin key a cookie holds: a prefix of its SHA-256 (a rotated key has another). */
+function adminKeyId(adminKey: string): string {
+  return sha256(`toolmask admin key\u0000${adminKey}`).slice(0, 32);
 }
 
 /** Whether `principal` may see what belongs to `owner`. */

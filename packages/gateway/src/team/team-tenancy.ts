@@ -66,12 +66,12 @@ export function teamTenancy(keys: TeamKeys, ledgers: Ledgers): Tenancy {
       return { kind: 'owned', owner: requestOwner(found.owner, ledgers, found.replace) };
     },
     // A key in a header or the team cookie, whichever ways the route takes a credential.
-    principal: (request) => keys.principal(request),
+    principal: (request, accepted) => keys.principal(request, accepted),
     credentialHint:
       'a team gateway answers this with your key (x-toolmask-token, x-api-key, x-goog-api-key or Authorization: Bearer)',
     async browserCookie(token) {
       const principal = await keys.principalOfKey(token);
-      return principal ? keys.cookieFor(principal) : undefined;
+      return principal ? keys.cookieFor(principal, token) : undefined;
     },
     mayRead: async (principal, conversationId) =>
       mayRead(principal, await owners.ownerOf(conversationId)),

@@ -28,6 +28,8 @@ export function teamWiring(
     ...(team.providerKeys ? { providerKeys: team.providerKeys } : {}),
     ...(team.adminKey ? { adminKey: team.adminKey } : {}),
     cookieSecret: team.cookieSecret,
+    ...(team.cookieLifetimeMs ? { cookieLifetimeMs: team.cookieLifetimeMs } : {}),
+    ...(options._internal?.now ? { now: options._internal.now } : {}),
   });
   const ledger = new OwnerLedger({
     ...(team.ownerBudget ? { budget: team.ownerBudget } : {}),

@@ -58,6 +58,10 @@ function withTeamOptions(command: Command): Command {
       "the environment variable holding the admin key: it reads every person's state on /api, /mcp and the dashboard",
     )
     .option(
+      '--cookie-secret-env <name>',
+      'the environment variable holding the secret every replica signs dashboard cookies with (default: derived from the admin key)',
+    )
+    .option(
       '--instance <name>',
       "this replica's name: the instance label of its metrics (default HOST:PORT)",
     );

@@ -5,6 +5,7 @@
  * a Redis that does not answer yet is waited for briefly, then left to come: the gateway serves
  * from the start, unmasked until the store answers.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import {
   openTeamStores,
@@ -58,6 +59,27 @@ function providerKeysFromEnv(io: CliIo, value: string | undefined): ProviderKeys
   return keys;
 }
 
+/**
+ * The secret the replicas sign dashboard cookies with, from their environment, never from the
+ * store (a copy of Redis must forge no cookie): `--cookie-secret-env`, else derived from the admin
+ * key (every replica has it; rotating it ends every cookie), else a random one of this replica's
+ * (its cookies then hold on it alone, which it says).
+ */
+function teamCookieSecret(
+  io: CliIo,
+  name: string | undefined,
+  adminKey: string | undefined,
+): string {
+  const given = keyFromEnv(io, '--cookie-secret-env', name);
+  if (given) return given;
+  if (adminKey)
+    return createHmac('sha256', adminKey).update('toolmask team cookie secret v1').digest('hex');
+  io.stderr.write(
+    'toolmask gateway: no --cookie-secret-env and no --admin-key-env: dashboard cookies hold on this replica only\n',
+  );
+  return randomBytes(32).toString('hex');
+}
+
 export async function openTeam(
   options: GatewayCommandOptions,
   io: CliIo,
@@ -69,6 +91,7 @@ export async function openTeam(
         ['--s3-endpoint', options.s3Endpoint],
         ['--provider-key-env', options.providerKeyEnv],
         ['--admin-key-env', options.adminKeyEnv],
+        ['--cookie-secret-env', options.cookieSecretEnv],
       ] as const
     ).find(([, value]) => value !== undefined);
     if (teamOnly) throw usageError(`${teamOnly[0]} is for a team gateway: add --store redis://...`);
@@ -84,6 +107,7 @@ export async function openTeam(
   }
   const providerKeys = providerKeysFromEnv(io, options.providerKeyEnv);
   const adminKey = keyFromEnv(io, '--admin-key-env', options.adminKeyEnv);
+  const cookieSecret = teamCookieSecret(io, options.cookieSecretEnv, adminKey);
   let stores: TeamStores;
   try {
     stores = await openTeamStores({
@@ -109,7 +133,7 @@ export async function openTeam(
       proofs: stores.proofs,
       ...(providerKeys ? { providerKeys } : {}),
       ...(adminKey ? { adminKey } : {}),
-      cookieSecret: () => stores.cookieSecret(),
+      cookieSecret: async () => cookieSecret,
       instance: options.instance ?? `${os.hostname()}:${options.port}`,
     },
     description: stores.description,
