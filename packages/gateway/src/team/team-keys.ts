@@ -16,15 +16,16 @@
  * browser shows its key once (`/?token=<key>`) and keeps a cookie that names the owner, signed
  * with a secret the replicas share (so any replica accepts it) and never the key itself.
  *
- * Virtual keys are looked up in the shared store and remembered for a minute, so a store that
- * is down for a while fails no turn of a person who was just seen; a key never seen while the
- * store is down cannot be checked and is answered 503.
+ * Virtual keys are looked up in the shared store and remembered for a minute (key-lookup-cache.ts),
+ * so a store that is down for a while fails no turn of a person who was just seen (for up to ten
+ * minutes); a key never seen while the store is down cannot be checked and is answered 503.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WireErrorCode } from '../errors.js';
 import { firstHeader, tokenMatches } from '../server/credentials.js';
 import type { Credential, Principal } from '../server/tenancy.js';
+import { KeyLookupCache } from './key-lookup-cache.js';
 import { TeamCookies, type IssuedCookie } from './team-cookie.js';
 import { carriesAnywhere, requestKeys, type KeyPlace } from './request-keys.js';
 
@@ -63,8 +64,6 @@ export type ModelOwner =
   | { kind: 'refused'; status: number; code: WireErrorCode; message: string };
 
 export const VIRTUAL_KEY_PREFIX = 'tmk_';
-const LOOKUP_TTL_MS = 60_000;
-const LOOKUP_CACHE_SIZE = 10_000;
 
 const NO_KEY_REFUSED: ModelOwner = {
   kind: 'refused',
@@ -105,12 +104,13 @@ export function virtualKeyOwner(name: string, digest: string): string {
 }
 
 export class TeamKeys {
-  private readonly remembered = new Map<string, { name: string | undefined; until: number }>();
+  private readonly lookups: KeyLookupCache;
   private readonly cookies: TeamCookies;
   private readonly now: () => number;
 
   constructor(private readonly options: TeamKeysOptions) {
     this.now = options.now ?? Date.now;
+    this.lookups = new KeyLookupCache(this.now);
     this.cookies = new TeamCookies({
       secret: options.cookieSecret,
       now: this.now,
@@ -246,33 +246,13 @@ export class TeamKeys {
     return this.nameOfDigest(sha256(key), async () => keys?.lookup(key));
   }
 
-  /** The name of the key whose SHA-256 is `digest`: remembered a minute, else `lookup`. */
+  /** The name of the key whose SHA-256 is `digest` (key-lookup-cache.ts), else `lookup`. */
   private async nameOfDigest(
     digest: string,
     lookup: () => Promise<{ name: string } | undefined>,
   ): Promise<string | undefined> {
-    const known = this.remembered.get(digest);
-    const now = this.now();
-    if (known && known.until > now) return known.name;
     if (!this.options.keys) return undefined;
-    try {
-      const found = await lookup();
-      this.remember(digest, found?.name, now);
-      return found?.name;
-    } catch (error) {
-      // The store is down: a key seen before still works (revocation waits for the store).
-      if (known) return known.name;
-      throw error;
-    }
-  }
-
-  private remember(digest: string, name: string | undefined, now: number): void {
-    this.remembered.delete(digest);
-    this.remembered.set(digest, { name, until: now + LOOKUP_TTL_MS });
-    if (this.remembered.size > LOOKUP_CACHE_SIZE) {
-      const oldest = this.remembered.keys().next().value;
-      if (oldest !== undefined) this.remembered.delete(oldest);
-    }
+    return this.lookups.nameOf(digest, lookup);
   }
 }
 
