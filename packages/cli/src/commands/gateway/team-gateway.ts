@@ -15,6 +15,7 @@ import {
 } from '@toolmask/gateway';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
+import { storeWithPassword } from '../store-password.js';
 import type { GatewayCommandOptions } from './gateway-options.js';
 
 /** How long a starting replica waits for Redis before it serves anyway. */
@@ -111,7 +112,7 @@ export async function openTeam(
   let stores: TeamStores;
   try {
     stores = await openTeamStores({
-      store: options.store,
+      store: storeWithPassword(io, options.store),
       ...(options.outputs !== undefined ? { outputs: options.outputs } : {}),
       ...(options.s3Endpoint !== undefined ? { s3Endpoint: options.s3Endpoint } : {}),
       retentionDays: options.retentionDays,
