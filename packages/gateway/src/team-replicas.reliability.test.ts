@@ -231,7 +231,9 @@ describe('team gateway replicas on one shared store', () => {
     expect(during.answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     stores.failing = false;
     // Counted and shown: the store's failures on /metrics, the requests' on /api/summary.
-    const metrics = await (await fetch(`${gateway!.url}/metrics`)).text();
+    const metrics = await (
+      await fetch(`${gateway!.url}/metrics`, { headers: { authorization: 'Bearer the-admin-key' } })
+    ).text();
     expect(metrics).toMatch(/toolmask_gateway_store_failures_total\{[^}]*store="conversations"/);
     const summary = (await (
       await fetch(`${gateway!.url}/api/summary`, {

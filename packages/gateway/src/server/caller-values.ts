@@ -37,5 +37,8 @@ export function boundedSession(session: string | undefined): string | undefined 
 
 /** A name (a tool's, a call id) as kept: printable ASCII only, at most `MAX_NAME_CHARS`. */
 export function boundedName(name: string): string {
-  return name.slice(0, MAX_NAME_CHARS * 4).replace(/[^\x20-\x7e]/g, '?').slice(0, MAX_NAME_CHARS);
+  return name
+    .slice(0, MAX_NAME_CHARS * 4)
+    .replace(/[^\x20-\x7e]/g, '?')
+    .slice(0, MAX_NAME_CHARS);
 }

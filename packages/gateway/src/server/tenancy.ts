@@ -69,6 +69,11 @@ export interface Tenancy {
   /** What a request refused that way is told it needs. */
   readonly credentialHint: string;
   /**
+   * Whether the gateway's counts (`/metrics`) are for the admin alone: they name the models and
+   * figures of everyone a gateway serves.
+   */
+  readonly countsForAdminOnly: boolean;
+  /**
    * The cookie a browser keeps after opening `/?token=<token>` (for `maxAgeSeconds` when set);
    * undefined: it opens nothing.
    */

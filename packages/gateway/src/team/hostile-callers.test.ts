@@ -320,3 +320,15 @@ describe('the dashboard cookie over the wire (finding 3)', () => {
     expect(mcp.status).toBe(401);
   });
 });
+
+describe("a team replica's counts are the admin's (finding 13)", () => {
+  it('/metrics answers the admin key only: not a made-up key, an owner, or nobody', async () => {
+    const { running } = await teamReplica();
+    const get = (headers: Record<string, string>) => fetch(`${running.url}/metrics`, { headers });
+    expect((await get({})).status).toBe(401);
+    expect((await get({ authorization: 'Bearer sk-made-up' })).status).toBe(401);
+    expect((await get({ 'x-toolmask-token': ALICE_VIRTUAL })).status).toBe(401);
+    expect((await get({ authorization: `Bearer ${ADMIN}` })).status).toBe(200);
+    expect((await get({ 'x-toolmask-token': ADMIN })).status).toBe(200);
+  });
+});

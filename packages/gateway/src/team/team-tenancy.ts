@@ -67,6 +67,8 @@ export function teamTenancy(keys: TeamKeys, ledgers: Ledgers): Tenancy {
     },
     // A key in a header or the team cookie, whichever ways the route takes a credential.
     principal: (request, accepted) => keys.principal(request, accepted),
+    // Everyone's models and figures: the admin's (a scraper sends the admin key as Bearer).
+    countsForAdminOnly: true,
     credentialHint:
       'a team gateway answers this with your key (x-toolmask-token, x-api-key, x-goog-api-key or Authorization: Bearer)',
     async browserCookie(token) {
