@@ -233,7 +233,7 @@ function modelContext(
       tally.add(record);
       try {
         await usage.append(record);
-        source.changed();
+        source.changed(record.owner);
       } catch (error) {
         log(`[toolmask gateway] could not record usage: ${describeError(error)}`);
       }

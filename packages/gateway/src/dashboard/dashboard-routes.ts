@@ -120,7 +120,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const now = options.now ?? Date.now;
   const startedAt = now();
   const feed = createChangeFeed();
-  const unsubscribe = options.source.onChange(() => feed.notify());
+  const unsubscribe = options.source.onChange((owner) => feed.notify(owner));
   const api: DashboardApiOptions = {
     source: options.source,
     feed,
@@ -134,6 +134,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const apiFor = ({ principal }: RoutedRequest): DashboardApiOptions => ({
     ...api,
     source: readableSource(options.source, principal, tenancy),
+    // Its own changes only (change-feed.ts); whoever reads everything sees all of them.
+    viewer: principal?.kind === 'owner' ? { owner: principal.owner } : {},
   });
 
   /** `/?token=...`: the cookie that token earns (the tenancy's), a refusal for anything else. */
