@@ -61,7 +61,7 @@ export interface Access {
   owner?: boolean;
   /**
    * It shows the gateway's counts (`/metrics`): where the tenancy keeps them for the admin
-   * (`Tenancy.countsForAdminOnly`: a team's name every owner's models), only the admin.
+   * (`Tenancy.countsForAdminOnly`: counts that name everyone's models), only the admin.
    */
   counts?: boolean;
 }
