@@ -36,7 +36,11 @@ export type WireErrorCode =
   /** A team gateway: a virtual key it cannot check while its store is down (503). */
   | 'KEYS_UNAVAILABLE'
   /** A team gateway with virtual keys but no provider key to send for them (502). */
-  | 'NO_PROVIDER_KEY';
+  | 'NO_PROVIDER_KEY'
+  /** A team gateway: a virtual key on a route whose provider has no team key there (403). */
+  | 'WRONG_PROVIDER'
+  /** A team gateway: a key given twice, or two credentials, in one request (400). */
+  | 'AMBIGUOUS_KEY';
 
 /**
  * Why a gateway or dashboard could not start (the CLI exits 2): its port, a bind beyond loopback

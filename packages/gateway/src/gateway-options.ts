@@ -4,6 +4,8 @@ import type { ToolOutputStore } from '@toolmask/core/storage';
 import type { Dispatcher } from 'undici';
 import type { ConversationStore, SharedOutputStore, UsageStore } from './state/stores.js';
 import type { VirtualKeyLookup } from './team/team-keys.js';
+import type { OwnerBudget, OwnerProofs } from './team/owner-ledger.js';
+import type { UpstreamName } from './protocols/protocol.js';
 import type { UpstreamUrls } from './upstream/upstreams.js';
 import { MCP_SERVER_NAME, MCP_TOOL_NAME } from './server/mcp-endpoint.js';
 
@@ -79,14 +81,26 @@ export interface TeamOptions {
   outputs: SharedOutputStore;
   /** The team's virtual keys (`toolmask keys create`). */
   keys?: VirtualKeyLookup;
-  /** Sent upstream in place of a virtual key (`--provider-key-env`). */
-  providerKey?: string;
+  /**
+   * Sent upstream in place of a virtual key, by upstream (`--provider-key-env gemini=NAME,...`):
+   * a virtual key on another upstream's route is refused (403 `WRONG_PROVIDER`).
+   */
+  providerKeys?: Partial<Record<UpstreamName, string>>;
   /** Sees every owner's state (`--admin-key-env`). */
   adminKey?: string;
-  /** The secret the replicas share for dashboard cookies (kept in the shared store). */
+  /**
+   * The secret the replicas share for dashboard cookies: from their environment, never from the
+   * shared store (a copy of it must forge no cookie).
+   */
   cookieSecret: () => Promise<string>;
+  /** How long a dashboard cookie holds (team/team-cookie.ts). @default 12 hours */
+  cookieLifetimeMs?: number;
   /** This replica's name, the `instance` label of its metrics. */
   instance?: string;
+  /** What each owner may keep within a window (team/owner-ledger.ts). @default DEFAULT_OWNER_BUDGET */
+  ownerBudget?: Partial<OwnerBudget>;
+  /** Which owners the provider accepted, shared by the replicas; none: this replica's memory. */
+  proofs?: OwnerProofs;
 }
 
 export interface Gateway {

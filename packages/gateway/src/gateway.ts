@@ -84,7 +84,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const settings = createMaskingSettingsSource(options.settingsFile, logged(log), logged(log));
   // Unset (an embedder's createGateway): a secret nobody was told, but this gateway's handle.
   const accessSecret = options.accessSecret ?? randomBytes(32).toString('hex');
-  const basics = { stateDir, accessSecret, log, recordStoreFailure: telemetry.recordStoreFailure };
+  const basics = {
+    ...{ stateDir, accessSecret, log },
+    recordStoreFailure: telemetry.recordStoreFailure,
+    recordBudgetRefusal: telemetry.recordBudgetRefusal,
+  };
   const wiring = options.team
     ? teamWiring(options, options.team, basics)
     : localWiring(options, basics);
@@ -236,7 +240,7 @@ function modelContext(
       tally.add(record);
       try {
         await usage.append(record);
-        source.changed();
+        source.changed(record.owner);
       } catch (error) {
         log(`[toolmask gateway] could not record usage: ${describeError(error)}`);
       }

@@ -52,6 +52,7 @@ async function replicas(
       team: {
         outputs: stores.outputs,
         cookieSecret: async () => 'team-cookie-secret',
+        proofs: stores.proofs,
         adminKey: 'the-admin-key',
       },
     });
@@ -136,6 +137,13 @@ describe('team gateway replicas on one shared store', () => {
       maxRequests: 6,
       headers: ALICE,
     });
+    // The second replica reads that Alice is proven (team/owner-ledger.ts) before the race, so
+    // that one store read more does not keep its pass from running beside the first one's.
+    await post(
+      `${second!.url}${MODEL_PATH}`,
+      { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+      ALICE,
+    );
     const before = upstream.requests.length;
     // The same request (a client's retry) to both at once; the store is slow enough that both
     // passes run before either appends.
@@ -223,7 +231,9 @@ describe('team gateway replicas on one shared store', () => {
     expect(during.answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     stores.failing = false;
     // Counted and shown: the store's failures on /metrics, the requests' on /api/summary.
-    const metrics = await (await fetch(`${gateway!.url}/metrics`)).text();
+    const metrics = await (
+      await fetch(`${gateway!.url}/metrics`, { headers: { authorization: 'Bearer the-admin-key' } })
+    ).text();
     expect(metrics).toMatch(/toolmask_gateway_store_failures_total\{[^}]*store="conversations"/);
     const summary = (await (
       await fetch(`${gateway!.url}/api/summary`, {

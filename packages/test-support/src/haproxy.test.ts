@@ -78,6 +78,30 @@ describe.skipIf(!haproxyAvailable('the HAProxy harness test'))('startHaproxy', (
   });
 });
 
+describe.skipIf(!haproxyAvailable('the HAProxy log test'))("the docs' HAProxy log", () => {
+  it('logs each request without its query string or any key (issue 33, finding 6)', async (context) => {
+    const a = await replica('a');
+    const haproxy = await startHaproxy({ backends: [{ name: 'a', port: a.port }], test: context });
+    const secrets = ['tmk_virtual-key-secret', 'admin-key-secret', 'own-provider-key-secret'];
+    const sent = [
+      fetch(`${haproxy.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${secrets[0]}`),
+      fetch(`${haproxy.url}/?token=${secrets[1]}`),
+      fetch(`${haproxy.url}/v1/chat/completions`, {
+        headers: { authorization: `Bearer ${secrets[2]}`, 'x-goog-api-key': secrets[2]! },
+      }),
+    ];
+    for (const response of await Promise.all(sent)) expect(response.status).toBe(200);
+    await expect
+      .poll(() => haproxy.output().match(/gateways\/a .*"GET /g)?.length ?? 0, { timeout: 5_000 })
+      .toBe(3);
+    const log = haproxy.output();
+    expect(log).toContain('"GET /v1beta/models/gemini-2.5-flash:generateContent HTTP/1.1"');
+    expect(log).toContain('"GET / HTTP/1.1"');
+    for (const secret of secrets) expect(log).not.toContain(secret);
+    expect(log).not.toMatch(/key=|token=/);
+  });
+});
+
 describe('haproxyConfig', () => {
   it('fills the placeholders of a template, each once', () => {
     const template = 'frontend f\n    bind {{listen}}\nbackend b\n    {{servers}}\n';

@@ -10,6 +10,7 @@
 import type { Content, MaskingResult, Part, ToolOutputMaskingService } from '@toolmask/core';
 import type { EventLoopPauser } from '@toolmask/core/utils';
 import type { DecisionRecord } from '../state/stores.js';
+import { boundedName } from '../server/caller-values.js';
 import { needsPreparedKey, outputKey, prepareOutputKey } from './output-key.js';
 
 type MaskedRecord = Extract<DecisionRecord, { kind: 'masked' }>;
@@ -138,8 +139,8 @@ export async function decisionsOfPass(
       records.push({
         kind: 'masked',
         key: outputKey(original),
-        toolName: offloaded.toolName,
-        callId: offloaded.callId,
+        toolName: boundedName(offloaded.toolName),
+        callId: boundedName(offloaded.callId),
         response: replacement as { output: string },
         filePath: offloaded.filePath,
         bytes: offloaded.bytes,
@@ -157,8 +158,8 @@ export async function decisionsOfPass(
     records.push({
       kind: 'kept',
       key: outputKey(functionResponse),
-      toolName: typeof functionResponse.name === 'string' ? functionResponse.name : '',
-      callId: typeof functionResponse.id === 'string' ? functionResponse.id : '',
+      toolName: boundedName(typeof functionResponse.name === 'string' ? functionResponse.name : ''),
+      callId: boundedName(typeof functionResponse.id === 'string' ? functionResponse.id : ''),
       at,
     });
   }

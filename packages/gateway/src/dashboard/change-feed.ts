@@ -4,36 +4,60 @@
  * are coalesced: at most one event per `minIntervalMs`. A stream holds no request open in the
  * gateway's count: `closeAll()` ends every stream when the server stops, and the browser's
  * EventSource reconnects to the next one on its own.
+ *
+ * Each stream is its viewer's (issue 33, finding 11): a change of an owner's figures reaches the
+ * streams of that owner and of whoever reads everything, nobody else's; and each viewer holds at
+ * most `MAX_STREAMS_PER_VIEWER` streams, so strangers opening streams cannot take another's place.
  */
 import type { ServerResponse } from 'node:http';
 
+/** Who watches a stream: an owner, or undefined for whoever reads everything. */
+export type Viewer = { owner?: string };
+
 export interface ChangeFeed {
-  /** Takes over the response as an event stream. */
-  attach(response: ServerResponse): void;
-  /** New figures may be there. */
-  notify(): void;
+  /** Takes over the response as an event stream of `viewer`'s changes. */
+  attach(response: ServerResponse, viewer?: Viewer): void;
+  /** New figures may be there: `owner`'s, or anyone's when undefined. */
+  notify(owner?: string): void;
   closeAll(): void;
   readonly clients: number;
 }
 
 const HEARTBEAT_MS = 15_000;
 /** Upper bound of open streams (each is one socket). */
-const MAX_CLIENTS = 64;
+const MAX_CLIENTS = 512;
+/** Streams one viewer may hold (a few browser tabs). */
+export const MAX_STREAMS_PER_VIEWER = 4;
 
 export function createChangeFeed(options: { minIntervalMs?: number } = {}): ChangeFeed {
   const minIntervalMs = options.minIntervalMs ?? 500;
-  const streams = new Set<ServerResponse>();
+  const streams = new Map<ServerResponse, Viewer>();
   let pending: NodeJS.Timeout | undefined;
+  /** Owners changed since the last event; `everyone` after a change of no owner's. */
+  let changed = new Set<string>();
+  let everyone = false;
   let lastSentAt = 0;
   let heartbeat: NodeJS.Timeout | undefined;
 
-  function send(text: string) {
-    for (const stream of streams) stream.write(text);
+  function send(text: string, to: (viewer: Viewer) => boolean = () => true) {
+    for (const [stream, viewer] of streams) if (to(viewer)) stream.write(text);
   }
   function sendChange() {
     pending = undefined;
     lastSentAt = Date.now();
-    send(`event: change\ndata: {}\n\n`);
+    const owners = changed;
+    const all = everyone;
+    changed = new Set();
+    everyone = false;
+    send(
+      `event: change\ndata: {}\n\n`,
+      (viewer) => all || viewer.owner === undefined || owners.has(viewer.owner),
+    );
+  }
+  function heldBy(viewer: Viewer): number {
+    let count = 0;
+    for (const held of streams.values()) if (held.owner === viewer.owner) count += 1;
+    return count;
   }
   function stopHeartbeatWhenIdle() {
     if (streams.size === 0 && heartbeat) {
@@ -46,8 +70,8 @@ export function createChangeFeed(options: { minIntervalMs?: number } = {}): Chan
     get clients() {
       return streams.size;
     },
-    attach(response) {
-      if (streams.size >= MAX_CLIENTS) {
+    attach(response, viewer = {}) {
+      if (streams.size >= MAX_CLIENTS || heldBy(viewer) >= MAX_STREAMS_PER_VIEWER) {
         response
           .writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' })
           .end('too many dashboard streams\n');
@@ -60,22 +84,25 @@ export function createChangeFeed(options: { minIntervalMs?: number } = {}): Chan
       });
       // The browser reconnects after 2 s when the stream ends (a restart).
       response.write('retry: 2000\n\n');
-      streams.add(response);
+      streams.set(response, viewer);
       response.on('close', () => {
         streams.delete(response);
         stopHeartbeatWhenIdle();
       });
       heartbeat ??= setInterval(() => send(': keep-alive\n\n'), HEARTBEAT_MS).unref();
     },
-    notify() {
-      if (pending || streams.size === 0) return;
+    notify(owner) {
+      if (streams.size === 0) return;
+      if (owner === undefined) everyone = true;
+      else changed.add(owner);
+      if (pending) return;
       const wait = Math.max(0, lastSentAt + minIntervalMs - Date.now());
       pending = setTimeout(sendChange, wait).unref();
     },
     closeAll() {
       if (pending) clearTimeout(pending);
       pending = undefined;
-      for (const stream of streams) stream.end();
+      for (const stream of streams.keys()) stream.end();
       streams.clear();
       stopHeartbeatWhenIdle();
     },

@@ -26,13 +26,15 @@ import type {
   SessionDetail,
   SessionOutputs,
 } from './api-types.js';
-import type { ChangeFeed } from './change-feed.js';
+import type { ChangeFeed, Viewer } from './change-feed.js';
 import { SESSION_ID, type DashboardSource, type OpenedOutput } from './dashboard-source.js';
 import { readOutputPreview, readOutputSlice } from './output-text.js';
 
 export interface DashboardApiOptions {
   source: DashboardSource;
   feed: ChangeFeed;
+  /** Whose changes `/api/events` streams (change-feed.ts); unset: everyone's. */
+  viewer?: Viewer;
   version: string;
   startedAt: number;
   now: () => number;
@@ -196,7 +198,7 @@ export async function handleDashboardApi(
     return;
   }
   if (pathname === '/api/events') {
-    options.feed.attach(response);
+    options.feed.attach(response, options.viewer);
     return;
   }
   if (pathname === '/api/outputs') {

@@ -12,7 +12,7 @@
  * person's key, the cookie names its owner, and each request sees that owner's sessions only
  * (readable-source.ts).
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ACCESS, type AccessRules } from '../server/access.js';
 import type { RequestTarget, Route, RoutedRequest } from '../server/route-table.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
@@ -78,15 +78,34 @@ async function servePage(api: DashboardApiOptions, response: ServerResponse): Pr
   await serveOrNotFound('/', response, page);
 }
 
-/** To the page, with the cookie (the token leaves the address bar and the history). */
+/** Whether the browser reached the gateway over TLS (its own, or a terminator's `X-Forwarded-Proto`). */
+function overTls(request: IncomingMessage): boolean {
+  const forwarded = request.headers['x-forwarded-proto'];
+  const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  return proto?.toLowerCase() === 'https' || 'encrypted' in request.socket;
+}
+
+/**
+ * To the page, with the cookie (the token leaves the address bar and the history): `Secure`
+ * behind TLS, for as long as the tenancy says when it says.
+ */
 function redirectWithCookie(
+  request: IncomingMessage,
   response: ServerResponse,
-  cookie: { name: string; value: string },
+  cookie: { name: string; value: string; maxAgeSeconds?: number },
 ): void {
+  const attributes = [
+    `${cookie.name}=${cookie.value}`,
+    'HttpOnly',
+    'SameSite=Strict',
+    'Path=/',
+    ...(cookie.maxAgeSeconds !== undefined ? [`Max-Age=${cookie.maxAgeSeconds}`] : []),
+    ...(overTls(request) ? ['Secure'] : []),
+  ];
   response
     .writeHead(303, {
       location: '/',
-      'set-cookie': `${cookie.name}=${cookie.value}; HttpOnly; SameSite=Strict; Path=/`,
+      'set-cookie': attributes.join('; '),
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',
     })
@@ -101,7 +120,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const now = options.now ?? Date.now;
   const startedAt = now();
   const feed = createChangeFeed();
-  const unsubscribe = options.source.onChange(() => feed.notify());
+  const unsubscribe = options.source.onChange((owner) => feed.notify(owner));
   const api: DashboardApiOptions = {
     source: options.source,
     feed,
@@ -115,16 +134,22 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const apiFor = ({ principal }: RoutedRequest): DashboardApiOptions => ({
     ...api,
     source: readableSource(options.source, principal, tenancy),
+    // Its own changes only (change-feed.ts); whoever reads everything sees all of them.
+    viewer: principal?.kind === 'owner' ? { owner: principal.owner } : {},
   });
 
   /** `/?token=...`: the cookie that token earns (the tenancy's), a refusal for anything else. */
-  async function exchangeToken(response: ServerResponse, { query }: RequestTarget): Promise<void> {
+  async function exchangeToken(
+    request: IncomingMessage,
+    response: ServerResponse,
+    { query }: RequestTarget,
+  ): Promise<void> {
     const cookie = await tenancy.browserCookie(query.get('token') ?? '');
     if (!cookie) {
       needsToken(response);
       return;
     }
-    redirectWithCookie(response, cookie);
+    redirectWithCookie(request, response, cookie);
   }
 
   return {
@@ -140,7 +165,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 /** The dashboard's rows of a route table. */
 function dashboardRoutes(handlers: {
   apiFor: (routed: RoutedRequest) => DashboardApiOptions;
-  exchangeToken: (response: ServerResponse, target: RequestTarget) => Promise<void>;
+  exchangeToken: (
+    request: IncomingMessage,
+    response: ServerResponse,
+    target: RequestTarget,
+  ) => Promise<void>;
   needsToken: (response: ServerResponse) => void;
 }): Route[] {
   const { apiFor, exchangeToken, needsToken } = handlers;
@@ -150,7 +179,7 @@ function dashboardRoutes(handlers: {
       path,
       withQuery: 'token',
       access: ACCESS.tokenExchange,
-      handle: (_request, response, routed) => exchangeToken(response, routed),
+      handle: (request, response, routed) => exchangeToken(request, response, routed),
     })),
     {
       path: '/api/',

@@ -40,8 +40,11 @@ export interface DashboardSource {
   status(): Promise<SourceStatus>;
   /** Figures only this source has for a session, by name. */
   sessionExtras?(sessionId: string): Promise<Record<string, number> | undefined>;
-  /** Calls `listener` whenever new figures may be there; returns the unsubscribe. */
-  onChange(listener: () => void): () => void;
+  /**
+   * Calls `listener` whenever new figures may be there (with their owner's name, when they have
+   * one); returns the unsubscribe.
+   */
+  onChange(listener: (owner?: string) => void): () => void;
 }
 
 /** A session id as the API accepts it in a path: gateway digests, UUIDs, plain names. */

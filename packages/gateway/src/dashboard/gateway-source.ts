@@ -26,7 +26,7 @@ export interface GatewaySourceOptions {
 
 export interface GatewaySource extends DashboardSource {
   /** New figures are there (a usage record landed). */
-  changed(): void;
+  changed(owner?: string): void;
 }
 
 /** The preview inside a snippet: between its header line and its last two (hint, closing tag). */
@@ -49,7 +49,7 @@ function outputOf(decision: Extract<DecisionRecord, { kind: 'masked' }>): Offloa
 }
 
 export function createGatewaySource(options: GatewaySourceOptions): GatewaySource {
-  const listeners = new Set<() => void>();
+  const listeners = new Set<(owner?: string) => void>();
   return {
     kind: 'gateway',
     records: (query) => options.usage.list(query),
@@ -92,8 +92,8 @@ export function createGatewaySource(options: GatewaySourceOptions): GatewaySourc
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    changed() {
-      for (const listener of listeners) listener();
+    changed(owner) {
+      for (const listener of listeners) listener(owner);
     },
   };
 }

@@ -64,5 +64,10 @@ export async function forwardExchange(
   // A request the client abandoned before it went out was never billed: nothing to record.
   const neverSent = result.outcome === 'client-gone' && result.status === 0;
   if (!recorded && !neverSent) recording = recordAnswer(result);
+  exchange.owner.answered(result.status, {
+    outputBytes:
+      masked.prepared?.result.offloaded.reduce((sum, output) => sum + output.bytes, 0) ?? 0,
+    records: recording ? 1 : 0,
+  });
   await recording?.done;
 }

@@ -46,7 +46,7 @@ export async function handleModelRequest(
     replyError(response, protocol, noUpstream(target, protocol));
     return;
   }
-  const admission = await context.tenancy.admitModelRequest(request);
+  const admission = await context.tenancy.admitModelRequest(request, route.upstream);
   if (admission.kind === 'refused') {
     refuseUnread(request, response, protocol, admission);
     return;
@@ -110,6 +110,9 @@ async function maskInTurn(
   if (!hasBody(exchange) || (action !== 'mask' && action !== 'countTokens')) {
     return { body: exchange.raw ?? '', failures: 0 };
   }
+  // Nothing kept for a request whose owner may keep nothing now (server/tenancy.ts `mayStore`):
+  // it goes upstream as it came, with no conversation, so nothing is recorded for it either.
+  if (!(await exchange.owner.mayStore())) return { body: exchange.raw, failures: 0 };
   const release = await context.passSlots.acquire(exchange.signal);
   if (!release) return undefined;
   let masked: MaskedBody | undefined;

@@ -22,6 +22,7 @@ import { decodeBody, decodeWhole, type DecodedBody } from '../body/decode-body.j
 import { headBytes } from '../body/element-reading.js';
 import { conversationKey } from '../conversation/conversation-key.js';
 import type { Conversation } from '../conversation/conversation.js';
+import { boundedModel } from '../server/caller-values.js';
 import type { ConversationHold } from './conversation-hold.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { ExchangeWithBody } from './model-exchange.js';
@@ -129,7 +130,7 @@ async function countTokens(
     const preview = await context.conversations.get(key).preview(decoded.contents);
     return {
       body: await decoded.write(preview.contents, preview.changedIndices),
-      model: decoded.description.model,
+      model: boundedModel(decoded.description.model),
       failures: 0,
     };
   } catch (error) {

@@ -6,6 +6,7 @@
 import { describeError } from '@toolmask/core/errors';
 import type { Conversation } from '../conversation/conversation.js';
 import type { UsageReport } from '../protocols/protocol.js';
+import { boundedModel } from '../server/caller-values.js';
 import { firstHeader } from '../server/credentials.js';
 import type { ForwardResult } from '../upstream/forward.js';
 import { clientOf, type UsageRecord } from '../usage/usage-record.js';
@@ -44,7 +45,7 @@ export function recordExchange(
     conversationId: conversation.id,
     client: clientOf(firstHeader(exchange.request, 'user-agent')),
     front: exchange.protocol.kind,
-    model: masked.model ?? exchange.route.model,
+    model: boundedModel(masked.model ?? exchange.route.model),
     status: result.status,
     ...(usage.promptTokens !== undefined ? { promptTokens: usage.promptTokens } : {}),
     ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}),

@@ -12,6 +12,7 @@ import type { DecodedBody, DecodedConversation } from '../body/decode-body.js';
 import type { StoreLookAhead } from '../conversation/conversation-sync.js';
 import type { Conversation } from '../conversation/conversation.js';
 import type { PreparedRequest } from '../conversation/prepared-request.js';
+import { boundedModel } from '../server/caller-values.js';
 import { firstHeader } from '../server/credentials.js';
 import { clientOf } from '../usage/usage-record.js';
 import type { GatewayContext } from './gateway-context.js';
@@ -76,7 +77,8 @@ export async function runPass(
   if (decoded.kind !== 'conversation') return notAConversation(context, exchange, decoded);
   const { raw } = exchange;
   const { conversation, config, lookAhead } = turn;
-  const { model } = decoded.description;
+  // Bounded for what toolmask keeps and labels; the body sent keeps the name as it came.
+  const model = boundedModel(decoded.description.model);
   // The name the model knows the read-back tool by: what this request declares, else what an
   // earlier request of the conversation declared.
   const readToolName = conversation.readToolName(decoded.description.readToolName);

@@ -4,6 +4,7 @@
  * (pipeline/mask-exchange.ts) and the usage record's session digest (usage/side-request.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { boundedSession } from '../server/caller-values.js';
 import type { Protocol } from './protocol.js';
 
 /** The header the launchers add to every request of one run (`toolmask gemini`, ...). */
@@ -15,15 +16,18 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The session signal of a request; `raw` is read only when no header has one. */
+/**
+ * The session signal of a request; `raw` is read only when no header has one. One past the
+ * bounds (server/caller-values.ts: too long, or not printable ASCII) counts as none.
+ */
 export async function sessionSignal(
   protocol: Protocol,
   headers: IncomingHttpHeaders,
   raw: Buffer | undefined,
 ): Promise<string | undefined> {
-  return (
+  return boundedSession(
     headerValue(headers, SESSION_HEADER) ??
-    (protocol.sessionHeader ? headerValue(headers, protocol.sessionHeader) : undefined) ??
-    (raw ? await protocol.codec.session?.(raw) : undefined)
+      (protocol.sessionHeader ? headerValue(headers, protocol.sessionHeader) : undefined) ??
+      (raw ? await protocol.codec.session?.(raw) : undefined),
   );
 }

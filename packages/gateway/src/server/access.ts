@@ -23,7 +23,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { carriesCredential, firstHeader } from './credentials.js';
 import { isLoopbackHost } from './loopback.js';
-import type { Credential, Principal, Tenancy } from './tenancy.js';
+import { readsEverything, type Credential, type Principal, type Tenancy } from './tenancy.js';
 
 export interface AccessRules {
   /** Who owns requests, and who asks on the endpoints that read state (tenancy.ts). */
@@ -59,6 +59,11 @@ export interface Access {
   page?: boolean;
   /** It reads outputs or state: the tenancy's principal is required (and given to the handler). */
   owner?: boolean;
+  /**
+   * It shows the gateway's counts (`/metrics`): where the tenancy keeps them for the admin
+   * (`Tenancy.countsForAdminOnly`: counts that name everyone's models), only the admin.
+   */
+  counts?: boolean;
 }
 
 /** The kinds of route there are. */
@@ -72,7 +77,7 @@ export const ACCESS = {
   /** The dashboard's page, assets and API: also the dashboard cookie. */
   browser: { loopbackHost: true, token: ['header', 'bearer', 'cookie'], page: true, owner: true },
   /** `/metrics`: counts only, for a scraper (the auth token when there is one). */
-  metrics: { loopbackHost: true, token: ['header', 'bearer', 'cookie'], page: true },
+  metrics: { loopbackHost: true, token: ['header', 'bearer', 'cookie'], page: true, counts: true },
   /** `/?token=`: the handler checks the token in the query itself. */
   tokenExchange: { loopbackHost: true, token: [], page: true },
 } as const satisfies Record<string, Access>;
@@ -105,7 +110,13 @@ export async function admits(
     }
   }
   let principal: Principal | undefined;
-  if (access.owner) {
+  if (access.counts && rules.tenancy.countsForAdminOnly) {
+    principal = await rules.tenancy.principal(request, access.token);
+    if (!readsEverything(principal)) {
+      refuseUnauthorized(response, 'the counts of this gateway need the admin key');
+      return undefined;
+    }
+  } else if (access.owner) {
     principal = await rules.tenancy.principal(request, access.token);
     if (!principal) {
       const hint = rules.tenancy.credentialHint;

@@ -25,6 +25,8 @@ const ONE_PERSON: RequestOwner = {
   scopeSession: (session) => session,
   claim: () => undefined,
   outbound: (url, headers) => ({ url, headers }),
+  mayStore: async () => true,
+  answered: () => undefined,
 };
 
 const EVERYTHING: Principal = { kind: 'admin' };
@@ -41,6 +43,8 @@ export function localTenancy(options: LocalTenancyOptions): Tenancy {
       carriesCredential(request, accepted, values, cookieKey) ? EVERYTHING : undefined,
     credentialHint:
       "this needs the gateway's access secret or auth token (x-toolmask-token header)",
+    // One person's counts: the auth token, when there is one, guards them (access.ts).
+    countsForAdminOnly: false,
     async browserCookie(token) {
       if (!cookieKey || !values.some((value) => tokenMatches(token, value))) return undefined;
       return dashboardCookie(cookieKey);

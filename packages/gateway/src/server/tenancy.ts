@@ -38,6 +38,13 @@ export interface RequestOwner {
   claim(conversationId: string): void;
   /** The request as it goes upstream: where, and with the key the provider is to see. */
   outbound(upstreamUrl: string, headers: IncomingHttpHeaders): Outbound;
+  /**
+   * Whether anything may be kept for this request (its conversation, outputs, usage record); false:
+   * it goes upstream as it came and leaves nothing behind (an owner not proven, or past a budget).
+   */
+  mayStore(): Promise<boolean>;
+  /** The provider's answer (its status, 0 when unreached), and what was kept for the request. */
+  answered(status: number, kept: { outputBytes: number; records: number }): void;
 }
 
 /** A model request's owner, or why it is refused (answered in its protocol's error style). */
@@ -46,8 +53,11 @@ export type ModelAdmission =
   | { kind: 'refused'; status: number; code: WireErrorCode; message: string };
 
 export interface Tenancy {
-  /** Who owns a model request, and how it goes upstream; or why it is refused. */
-  admitModelRequest(request: IncomingMessage): Promise<ModelAdmission>;
+  /**
+   * Who owns a model request on the route of `upstream` (its API: `gemini`, `anthropic`, ...),
+   * and how it goes upstream; or why it is refused.
+   */
+  admitModelRequest(request: IncomingMessage, upstream: string): Promise<ModelAdmission>;
   /**
    * Who asks on an endpoint that reads state, from the credentials it accepts (`accepted`);
    * undefined: nobody this tenancy knows (the request is refused, 401).
@@ -58,8 +68,18 @@ export interface Tenancy {
   ): Promise<Principal | undefined>;
   /** What a request refused that way is told it needs. */
   readonly credentialHint: string;
-  /** The cookie a browser keeps after opening `/?token=<token>`; undefined: it opens nothing. */
-  browserCookie(token: string): Promise<{ name: string; value: string } | undefined>;
+  /**
+   * Whether the gateway's counts (`/metrics`) are for the admin alone: they name the models and
+   * figures of everyone a gateway serves.
+   */
+  readonly countsForAdminOnly: boolean;
+  /**
+   * The cookie a browser keeps after opening `/?token=<token>` (for `maxAgeSeconds` when set);
+   * undefined: it opens nothing.
+   */
+  browserCookie(
+    token: string,
+  ): Promise<{ name: string; value: string; maxAgeSeconds?: number } | undefined>;
   /** Whether `principal` may read the conversation's outputs and state. */
   mayRead(principal: Principal | undefined, conversationId: string): Promise<boolean>;
 }

@@ -2,7 +2,8 @@
  * A team gateway's shared state, opened from the CLI's flags (docs/team.md):
  *
  * - `--store redis://HOST:PORT[/DB]`: conversations (decisions, the last answer's state, owners),
- *   usage records, the virtual keys and the dashboard cookie's secret, in Redis;
+ *   usage records, the virtual keys and the owners' proofs, in Redis (never the dashboard
+ *   cookie's secret: a replica takes it from its environment, so a copy of the store forges none);
  * - `--outputs`: the offloaded outputs, in Redis too by default, or in an S3 bucket
  *   (`s3://BUCKET/PREFIX`, `--s3-endpoint` for S3-compatible stores, credentials from the AWS
  *   SDK's chain) or a folder every replica mounts.
@@ -10,9 +11,9 @@
  * Outputs in Redis or S3 are named under `TEAM_OUTPUTS_ROOT` in snippets: a path of no machine,
  * the same on every replica, read back through the gateway's `/mcp` only.
  */
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { parseOutputsOption } from './outputs/outputs-option.js';
+import type { RedisOwnerProofs } from './redis/redis-owner-proofs.js';
 import type { VirtualKeys } from './redis/redis-virtual-keys.js';
 import type { ConversationStore, SharedOutputStore, UsageStore } from './stores.js';
 
@@ -26,12 +27,11 @@ const redisModules = async () => ({
   ...(await import('./redis/redis-output-store.js')),
   ...(await import('./redis/redis-usage-store.js')),
   ...(await import('./redis/redis-virtual-keys.js')),
+  ...(await import('./redis/redis-owner-proofs.js')),
 });
 
 /** Where outputs kept in Redis or S3 are named in snippets. */
 export const TEAM_OUTPUTS_ROOT = '/toolmask-team';
-
-const COOKIE_SECRET_KEY = 'team:cookie-secret';
 
 /**
  * Outputs kept in Redis travel on a connection of their own with a longer limit: a 50 MB output
@@ -60,8 +60,8 @@ export interface TeamStores {
   usage: UsageStore;
   outputs: SharedOutputStore;
   keys: VirtualKeys;
-  /** The secret every replica signs dashboard cookies with (made once, kept in Redis). */
-  cookieSecret(): Promise<string>;
+  /** Which owners the provider accepted (team/owner-ledger.ts). */
+  proofs: RedisOwnerProofs;
   /** Resolves true once Redis answers, false after `timeoutMs`. */
   ready(timeoutMs: number): Promise<boolean>;
   /** Where things are, for the banner (no password). */
@@ -120,7 +120,6 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
     });
     outputsPlace = 'Redis';
   }
-  let secret: Promise<string> | undefined;
   return {
     conversations: redis.createRedisConversationStore(client, {
       retentionDays,
@@ -129,19 +128,7 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
     usage: redis.createRedisUsageStore(client, { retentionDays }),
     outputs,
     keys: redis.createVirtualKeys(client),
-    cookieSecret() {
-      secret ??= (async () => {
-        // The first replica to ask makes it; every other one reads that one.
-        await client.set(COOKIE_SECRET_KEY, randomBytes(32).toString('hex'), 'NX');
-        const value = await client.get(COOKIE_SECRET_KEY);
-        if (!value) throw new Error('the team store has no cookie secret');
-        return value;
-      })().catch((error: unknown) => {
-        secret = undefined;
-        throw error;
-      });
-      return secret;
-    },
+    proofs: redis.createRedisOwnerProofs(client),
     ready: (timeoutMs) => redis.redisReady(client, timeoutMs),
     description: `state in ${address.display}, outputs in ${outputsPlace}`,
     async close() {

@@ -16,37 +16,41 @@
  * browser shows its key once (`/?token=<key>`) and keeps a cookie that names the owner, signed
  * with a secret the replicas share (so any replica accepts it) and never the key itself.
  *
- * Virtual keys are looked up in the shared store and remembered for a minute, so a store that
- * is down for a while fails no turn of a person who was just seen; a key never seen while the
- * store is down cannot be checked and is answered 503.
+ * Virtual keys are looked up in the shared store and remembered for a minute (key-lookup-cache.ts),
+ * so a store that is down for a while fails no turn of a person who was just seen (for up to ten
+ * minutes); a key never seen while the store is down cannot be checked and is answered 503.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WireErrorCode } from '../errors.js';
-import { cookie, firstHeader, tokenMatches } from '../server/credentials.js';
-import type { Principal } from '../server/tenancy.js';
+import { firstHeader, tokenMatches } from '../server/credentials.js';
+import type { Credential, Principal } from '../server/tenancy.js';
+import { KeyLookupCache } from './key-lookup-cache.js';
+import { TeamCookies, type IssuedCookie } from './team-cookie.js';
+import { carriesAnywhere, requestKeys, type KeyPlace } from './request-keys.js';
+
+export type { KeyPlace } from './request-keys.js';
 
 /** The team's virtual keys as the gateway needs them (state/redis/redis-virtual-keys.ts). */
 export interface VirtualKeyLookup {
   lookup(rawKey: string): Promise<{ name: string } | undefined>;
+  /** The same, by the key's SHA-256 (hex): what a dashboard cookie holds. */
+  lookupDigest?(sha256: string): Promise<{ name: string } | undefined>;
 }
 
 export interface TeamKeysOptions {
   keys?: VirtualKeyLookup;
-  /** The team's provider key, sent upstream in place of a virtual key. */
-  providerKey?: string;
+  /**
+   * The team's provider keys by upstream (`gemini`, `anthropic`, `openai`, ...), each sent in
+   * place of a virtual key on that upstream's routes only.
+   */
+  providerKeys?: Readonly<Record<string, string>>;
   adminKey?: string;
-  /** The secret the replicas share for dashboard cookies (fetched once from the store). */
+  /** The secret the replicas share for dashboard cookies (from their environment). */
   cookieSecret: () => Promise<string>;
+  /** How long a dashboard cookie holds. @default DEFAULT_COOKIE_LIFETIME_MS (12 h) */
+  cookieLifetimeMs?: number;
   now?: () => number;
-}
-
-/** Where a model request's key came from, so a virtual key is replaced where it was. */
-export type KeyPlace = 'x-goog-api-key' | 'x-api-key' | 'authorization' | 'query';
-
-interface FoundKey {
-  key: string;
-  place: KeyPlace;
 }
 
 /** A model request's owner, and how to forward it. */
@@ -60,62 +64,77 @@ export type ModelOwner =
   | { kind: 'refused'; status: number; code: WireErrorCode; message: string };
 
 export const VIRTUAL_KEY_PREFIX = 'tmk_';
-const LOOKUP_TTL_MS = 60_000;
-const LOOKUP_CACHE_SIZE = 10_000;
-const COOKIE_NAME = 'toolmask_team';
+
+const NO_KEY_REFUSED: ModelOwner = {
+  kind: 'refused',
+  status: 401,
+  code: 'NO_KEY',
+  message:
+    'a team gateway needs a key on every request: your virtual key (toolmask keys create) or your provider key',
+};
+const AMBIGUOUS_REFUSED: ModelOwner = {
+  kind: 'refused',
+  status: 400,
+  code: 'AMBIGUOUS_KEY',
+  message:
+    'this request carries more than one key (a key given twice, or two credentials); send one key in one place',
+};
+const ADMIN_REFUSED: ModelOwner = {
+  kind: 'refused',
+  status: 403,
+  code: 'ADMIN_KEY',
+  message: 'the admin key reads state; it does not send model requests',
+};
 
 /** The owner a provider key names: a prefix of its SHA-256 (enough to tell keys apart, not to find one). */
 export function providerKeyOwner(key: string): string {
-  return `key:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 32)}`;
+  return `key:${sha256(key).slice(0, 32)}`;
 }
 
-/** The key a request carries, wherever the client's SDK put it. */
-export function requestKey(request: IncomingMessage): FoundKey | undefined {
-  for (const place of ['x-goog-api-key', 'x-api-key'] as const) {
-    const value = firstHeader(request, place)?.trim();
-    if (value) return { key: value, place };
-  }
-  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim();
-  if (bearer) return { key: bearer, place: 'authorization' };
-  const url = request.url ?? '';
-  const queryAt = url.indexOf('?');
-  const fromQuery =
-    queryAt < 0 ? null : new URLSearchParams(url.slice(queryAt + 1)).get('key')?.trim();
-  return fromQuery ? { key: fromQuery, place: 'query' } : undefined;
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * The owner a virtual key names: its name and a prefix of the key's SHA-256, so a key made again
+ * with a name that was used before is someone new (it reads nothing of the earlier key's).
+ */
+export function virtualKeyOwner(name: string, digest: string): string {
+  return `user:${name}#${digest.slice(0, 8)}`;
 }
 
 export class TeamKeys {
-  private readonly remembered = new Map<string, { name: string | undefined; until: number }>();
-  private secret?: Promise<string>;
+  private readonly lookups: KeyLookupCache;
+  private readonly cookies: TeamCookies;
   private readonly now: () => number;
 
   constructor(private readonly options: TeamKeysOptions) {
     this.now = options.now ?? Date.now;
+    this.lookups = new KeyLookupCache(this.now);
+    this.cookies = new TeamCookies({
+      secret: options.cookieSecret,
+      now: this.now,
+      ...(options.cookieLifetimeMs ? { lifetimeMs: options.cookieLifetimeMs } : {}),
+    });
   }
 
-  /** A model request's owner (401 without a key, 403 for an unknown virtual key). */
-  async modelOwner(request: IncomingMessage): Promise<ModelOwner> {
-    const found = requestKey(request);
-    if (!found) {
-      return {
-        kind: 'refused',
-        status: 401,
-        code: 'NO_KEY',
-        message:
-          'a team gateway needs a key on every request: your virtual key (toolmask keys create) or your provider key',
-      };
-    }
-    if (this.options.adminKey && tokenMatches(found.key, this.options.adminKey)) {
-      return {
-        kind: 'refused',
-        status: 403,
-        code: 'ADMIN_KEY',
-        message: 'the admin key reads state; it does not send model requests',
-      };
-    }
+  /**
+   * A model request's owner on `upstream`'s route (401 without a key, 400 for a key given twice or
+   * two credentials, 403 for the admin key anywhere in it or an unknown virtual key).
+   */
+  async modelOwner(request: IncomingMessage, upstream: string): Promise<ModelOwner> {
+    const { adminKey } = this.options;
+    // Never forwarded, in any form: a request that carries it anywhere is no model request.
+    if (adminKey && carriesAnywhere(request, adminKey, tokenMatches)) return ADMIN_REFUSED;
+    const keys = requestKeys(request);
+    if (keys.kind === 'none') return NO_KEY_REFUSED;
+    if (keys.kind === 'ambiguous') return AMBIGUOUS_REFUSED;
+    const { found } = keys;
+    if (adminKey && tokenMatches(found.key, adminKey)) return ADMIN_REFUSED;
     if (!found.key.startsWith(VIRTUAL_KEY_PREFIX)) {
       return { kind: 'owner', owner: providerKeyOwner(found.key) };
     }
+    const digest = sha256(found.key);
     let name: string | undefined;
     try {
       name = await this.virtualKeyName(found.key);
@@ -130,7 +149,19 @@ export class TeamKeys {
     if (name === undefined) {
       return { kind: 'refused', status: 403, code: 'UNKNOWN_KEY', message: 'unknown virtual key' };
     }
-    if (!this.options.providerKey) {
+    const providerKey = this.options.providerKeys?.[upstream];
+    if (!providerKey) return this.noProviderKey(upstream);
+    return {
+      kind: 'owner',
+      owner: virtualKeyOwner(name, digest),
+      replace: { place: found.place, value: providerKey },
+    };
+  }
+
+  /** A virtual key on a route whose upstream has no team key: refused, naming the ones there are. */
+  private noProviderKey(upstream: string): ModelOwner {
+    const have = Object.keys(this.options.providerKeys ?? {});
+    if (have.length === 0) {
       return {
         kind: 'refused',
         status: 502,
@@ -140,18 +171,27 @@ export class TeamKeys {
       };
     }
     return {
-      kind: 'owner',
-      owner: `user:${name}`,
-      replace: { place: found.place, value: this.options.providerKey },
+      kind: 'refused',
+      status: 403,
+      code: 'WRONG_PROVIDER',
+      message: `a virtual key on this gateway is for ${have.join(', ')} requests; it has no team key for ${upstream} (--provider-key-env ${upstream}=NAME)`,
     };
   }
 
-  /** Who asks on the gateway's own endpoints: a key in a header, or the dashboard cookie. */
-  async principal(request: IncomingMessage): Promise<Principal | undefined> {
+  /**
+   * Who asks on the gateway's own endpoints: a key in a header, or the dashboard cookie where the
+   * route takes one (`accepted`; never `/mcp` or a model route).
+   */
+  async principal(
+    request: IncomingMessage,
+    accepted: readonly Credential[],
+  ): Promise<Principal | undefined> {
     const header = firstHeader(request, 'x-toolmask-token')?.trim();
-    const found = header ? { key: header } : requestKey(request);
-    if (found) return this.principalOfKey(found.key);
-    return this.principalOfCookie(request);
+    if (header) return this.principalOfKey(header);
+    const keys = requestKeys(request);
+    if (keys.kind === 'ambiguous') return undefined;
+    if (keys.kind === 'one') return this.principalOfKey(keys.found.key);
+    return accepted.includes('cookie') ? this.principalOfCookie(request) : undefined;
   }
 
   /** The principal a key names, or undefined for none (an unknown virtual key). */
@@ -162,70 +202,63 @@ export class TeamKeys {
     }
     try {
       const name = await this.virtualKeyName(key);
-      return name === undefined ? undefined : { kind: 'owner', owner: `user:${name}` };
+      return name === undefined
+        ? undefined
+        : { kind: 'owner', owner: virtualKeyOwner(name, sha256(key)) };
     } catch {
       return undefined;
     }
   }
 
-  /** The dashboard cookie for a principal: its owner, and a signature the replicas share. */
-  async cookieFor(principal: Principal): Promise<{ name: string; value: string }> {
-    const subject = principal.kind === 'admin' ? 'admin' : principal.owner;
-    const value = `${Buffer.from(subject, 'utf8').toString('base64url')}.${await this.sign(subject)}`;
-    return { name: COOKIE_NAME, value };
+  /** The dashboard cookie `key` earns `principal` (team-cookie.ts): never the key itself. */
+  async cookieFor(principal: Principal, key: string): Promise<IssuedCookie> {
+    if (principal.kind === 'admin') return this.cookies.issue('admin', adminKeyId(key));
+    const keyId = principal.owner.startsWith('key:') ? principal.owner.slice(4) : sha256(key);
+    return this.cookies.issue(principal.owner, keyId);
   }
 
+  /** The cookie's principal while its key still names it: revoked or rotated, none. */
   private async principalOfCookie(request: IncomingMessage): Promise<Principal | undefined> {
-    const value = cookie(request, COOKIE_NAME);
-    const [encoded, signature] = (value ?? '').split('.');
-    if (!encoded || !signature) return undefined;
-    const subject = Buffer.from(encoded, 'base64url').toString('utf8');
-    let expected: string;
+    const claims = await this.cookies.read(request);
+    if (!claims) return undefined;
+    const { subject, keyId } = claims;
+    const { adminKey } = this.options;
+    if (subject === 'admin') {
+      return adminKey && tokenMatches(keyId, adminKeyId(adminKey)) ? { kind: 'admin' } : undefined;
+    }
+    if (subject.startsWith('key:')) {
+      return subject === `key:${keyId}` ? { kind: 'owner', owner: subject } : undefined;
+    }
+    const lookup = this.options.keys?.lookupDigest?.bind(this.options.keys);
+    if (!lookup || !/^[0-9a-f]{64}$/.test(keyId)) return undefined;
     try {
-      expected = await this.sign(subject);
+      const name = await this.nameOfDigest(keyId, () => lookup(keyId));
+      const owner = name === undefined ? undefined : virtualKeyOwner(name, keyId);
+      return owner === subject ? { kind: 'owner', owner } : undefined;
     } catch {
       return undefined;
     }
-    if (!tokenMatches(signature, expected)) return undefined;
-    return subject === 'admin' ? { kind: 'admin' } : { kind: 'owner', owner: subject };
-  }
-
-  private async sign(subject: string): Promise<string> {
-    this.secret ??= this.options.cookieSecret().catch((error: unknown) => {
-      this.secret = undefined; // the store is back later: ask again
-      throw error;
-    });
-    return createHmac('sha256', await this.secret)
-      .update(`toolmask team cookie v1\u0000${subject}`)
-      .digest('base64url');
   }
 
   /** A virtual key's name, from memory when it was looked up within the last minute. */
   private async virtualKeyName(key: string): Promise<string | undefined> {
-    const digest = createHash('sha256').update(key, 'utf8').digest('hex');
-    const known = this.remembered.get(digest);
-    const now = this.now();
-    if (known && known.until > now) return known.name;
-    if (!this.options.keys) return undefined;
-    try {
-      const found = await this.options.keys.lookup(key);
-      this.remember(digest, found?.name, now);
-      return found?.name;
-    } catch (error) {
-      // The store is down: a key seen before still works (revocation waits for the store).
-      if (known) return known.name;
-      throw error;
-    }
+    const { keys } = this.options;
+    return this.nameOfDigest(sha256(key), async () => keys?.lookup(key));
   }
 
-  private remember(digest: string, name: string | undefined, now: number): void {
-    this.remembered.delete(digest);
-    this.remembered.set(digest, { name, until: now + LOOKUP_TTL_MS });
-    if (this.remembered.size > LOOKUP_CACHE_SIZE) {
-      const oldest = this.remembered.keys().next().value;
-      if (oldest !== undefined) this.remembered.delete(oldest);
-    }
+  /** The name of the key whose SHA-256 is `digest` (key-lookup-cache.ts), else `lookup`. */
+  private async nameOfDigest(
+    digest: string,
+    lookup: () => Promise<{ name: string } | undefined>,
+  ): Promise<string | undefined> {
+    if (!this.options.keys) return undefined;
+    return this.lookups.nameOf(digest, lookup);
   }
+}
+
+/** The id of the admin key a cookie holds: a prefix of its SHA-256 (a rotated key has another). */
+function adminKeyId(adminKey: string): string {
+  return sha256(`toolmask admin key\u0000${adminKey}`).slice(0, 32);
 }
 
 /** Whether `principal` may see what belongs to `owner`. */

@@ -10,6 +10,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Outbound, RequestOwner, Tenancy } from '../server/tenancy.js';
 import type { ConversationOwners } from './conversation-owners.js';
+import type { OwnerLedger } from './owner-ledger.js';
 import { mayRead, type KeyPlace, type TeamKeys } from './team-keys.js';
 
 /** A virtual key's replacement: the team's provider key, where the client put its key. */
@@ -30,31 +31,49 @@ function swapped(url: string, headers: IncomingHttpHeaders, swap: KeySwap | unde
   return { url, headers: { ...headers, [swap.place]: value } };
 }
 
-function requestOwner(owner: string, owners: ConversationOwners, swap?: KeySwap): RequestOwner {
+/** What a team's tenancy keeps track of: claims in the shared store, proofs and budgets here. */
+export interface Ledgers {
+  owners: ConversationOwners;
+  ledger: OwnerLedger;
+}
+
+function requestOwner(owner: string, ledgers: Ledgers, swap?: KeySwap): RequestOwner {
+  const { owners, ledger } = ledgers;
   return {
     name: owner,
     // A team gateway's owners never share a conversation, however alike their sessions start.
     scopeSession: (session) => `${owner}\u0000${session ?? ''}`,
     // Not awaited: the owner is what read-back checks later, never what this request needs.
-    claim: (conversationId) => void owners.claim(conversationId, owner),
+    claim: (conversationId) => {
+      ledger.conversation(owner, conversationId);
+      void owners.claim(conversationId, owner);
+    },
     outbound: (url, headers) => swapped(url, headers, swap),
+    // Nothing kept for an owner who proved nothing, or one past their budget (owner-ledger.ts).
+    mayStore: () => ledger.mayStore(owner),
+    answered: (status, kept) => ledger.answered(owner, status, kept),
   };
 }
 
-export function teamTenancy(keys: TeamKeys, owners: ConversationOwners): Tenancy {
+export function teamTenancy(keys: TeamKeys, ledgers: Ledgers): Tenancy {
+  const { owners, ledger } = ledgers;
   return {
-    async admitModelRequest(request) {
-      const found = await keys.modelOwner(request);
+    async admitModelRequest(request, upstream) {
+      const found = await keys.modelOwner(request, upstream);
       if (found.kind === 'refused') return found;
-      return { kind: 'owned', owner: requestOwner(found.owner, owners, found.replace) };
+      // A virtual key that exists proves its owner; a provider key waits for the provider's 2xx.
+      if (found.replace) ledger.prove(found.owner);
+      return { kind: 'owned', owner: requestOwner(found.owner, ledgers, found.replace) };
     },
     // A key in a header or the team cookie, whichever ways the route takes a credential.
-    principal: (request) => keys.principal(request),
+    principal: (request, accepted) => keys.principal(request, accepted),
+    // Everyone's models and figures: the admin's (a scraper sends the admin key as Bearer).
+    countsForAdminOnly: true,
     credentialHint:
       'a team gateway answers this with your key (x-toolmask-token, x-api-key, x-goog-api-key or Authorization: Bearer)',
     async browserCookie(token) {
       const principal = await keys.principalOfKey(token);
-      return principal ? keys.cookieFor(principal) : undefined;
+      return principal ? keys.cookieFor(principal, token) : undefined;
     },
     mayRead: async (principal, conversationId) =>
       mayRead(principal, await owners.ownerOf(conversationId)),

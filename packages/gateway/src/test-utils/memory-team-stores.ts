@@ -165,6 +165,27 @@ class MemoryOutputStore implements SharedOutputStore {
   async close(): Promise<void> {}
 }
 
+class MemoryOwnerProofs {
+  private readonly proven = new Set<string>();
+
+  constructor(private readonly backend: Backend) {}
+
+  async has(owner: string): Promise<boolean> {
+    await this.backend.command();
+    return this.proven.has(owner);
+  }
+
+  async prove(owner: string): Promise<void> {
+    await this.backend.command();
+    this.proven.add(owner);
+  }
+
+  async forget(owner: string): Promise<void> {
+    await this.backend.command();
+    this.proven.delete(owner);
+  }
+}
+
 /** The three stores over one backend, and the test's switches. */
 export class MemoryTeamStores {
   private readonly backend = new Backend();
@@ -172,6 +193,8 @@ export class MemoryTeamStores {
   readonly conversations: ConversationStore = this.memoryConversations;
   readonly usage: UsageStore = new MemoryUsageStore(this.backend);
   readonly outputs: SharedOutputStore;
+  /** Which owners the provider accepted, shared like the rest (team/owner-ledger.ts). */
+  readonly proofs = new MemoryOwnerProofs(this.backend);
 
   constructor(root: string) {
     this.outputs = new MemoryOutputStore(this.backend, root);

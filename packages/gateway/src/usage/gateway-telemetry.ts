@@ -29,6 +29,7 @@ import {
 import type { MaskingResult, ToolOutputMaskingEvent } from '@toolmask/core';
 import { logToolOutputMasking, recordMaskingMetrics } from '@toolmask/core/telemetry';
 import type { UsageRecord } from '../usage/usage-record.js';
+import { ModelLabels } from './metric-labels.js';
 
 export const GATEWAY_METER = 'toolmask-gateway';
 export const METRIC_REQUESTS = 'toolmask.gateway.requests';
@@ -39,6 +40,7 @@ export const METRIC_OUTPUT_TOKENS = 'toolmask.gateway.output_tokens';
 export const METRIC_TOKENS_KEPT_OUT = 'toolmask.gateway.tokens_kept_out';
 export const METRIC_ADDED_LATENCY = 'toolmask.gateway.added_latency';
 export const METRIC_STORE_FAILURES = 'toolmask.gateway.store_failures';
+export const METRIC_BUDGET_REFUSALS = 'toolmask.gateway.owner_budget_refusals';
 
 /** The stores whose failures are counted (`store` label of `toolmask.gateway.store_failures`). */
 export type GatewayStoreName = 'conversations' | 'usage' | 'outputs' | 'keys';
@@ -70,6 +72,8 @@ export interface GatewayTelemetry {
    * `appendDecisions`, `append`, `save`, `read`, ...), a name from a short fixed list, never an id.
    */
   recordStoreFailure(store: GatewayStoreName, operation: string): void;
+  /** One request whose owner's budget (`resource`: a name from a fixed list) was spent. */
+  recordBudgetRefusal(resource: string): void;
   /** Serves the Prometheus text exposition. */
   serveMetrics(request: IncomingMessage, response: ServerResponse): Promise<void>;
   /** The exposition as text (tests, the dashboard). */
@@ -106,8 +110,10 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
       ? [new BatchLogRecordProcessor(new OTLPLogExporter({ url: `${endpoint}/v1/logs` }))]
       : [],
   });
+  const models = new ModelLabels();
   const instruments = gatewayInstruments(
     meterProvider.getMeter(GATEWAY_METER, options.serviceVersion),
+    models,
   );
   const metricsText = exposition(prometheus, resource, instance);
   return {
@@ -119,10 +125,14 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
       );
     },
     recordPass(result, attributes) {
-      recordMaskingMetrics(result, attributes, meterProvider);
+      const model = attributes['model'];
+      const labelled =
+        typeof model === 'string' ? { ...attributes, model: models.label(model) } : attributes;
+      recordMaskingMetrics(result, labelled, meterProvider);
     },
     recordRequest: instruments.recordRequest,
     recordStoreFailure: instruments.recordStoreFailure,
+    recordBudgetRefusal: instruments.recordBudgetRefusal,
     async serveMetrics(_request, response) {
       try {
         const text = await metricsText();
@@ -143,7 +153,8 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
 /** The gateway's own instruments, and how a usage record and a store's failure are counted. */
 function gatewayInstruments(
   meter: Meter,
-): Pick<GatewayTelemetry, 'recordRequest' | 'recordStoreFailure'> {
+  models: ModelLabels,
+): Pick<GatewayTelemetry, 'recordRequest' | 'recordStoreFailure' | 'recordBudgetRefusal'> {
   const counter = (name: string, description: string) =>
     meter.createCounter(name, { description, valueType: ValueType.INT });
   const requests = counter(METRIC_REQUESTS, 'Model requests forwarded by the gateway.');
@@ -172,12 +183,16 @@ function gatewayInstruments(
     METRIC_STORE_FAILURES,
     "Failed calls of the gateway's stores (conversations, usage, outputs, keys).",
   );
+  const budgetRefusals = counter(
+    METRIC_BUDGET_REFUSALS,
+    "Model requests sent on unmasked and unrecorded because their owner's budget was spent (team).",
+  );
   return {
     recordRequest(record) {
       const attributes: Attributes = {
         client: record.client,
         front: record.front,
-        model: record.model,
+        model: models.label(record.model),
         status: record.status,
       };
       requests.add(1, attributes);
@@ -191,6 +206,9 @@ function gatewayInstruments(
     },
     recordStoreFailure(store, operation) {
       storeFailures.add(1, { store, operation });
+    },
+    recordBudgetRefusal(resource) {
+      budgetRefusals.add(1, { resource });
     },
   };
 }

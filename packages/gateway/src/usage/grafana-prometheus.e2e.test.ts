@@ -20,6 +20,7 @@ import {
   shellOutput,
   startTestGateway,
 } from '../test-utils/gemini-client.js';
+import { providerKeyOwner } from '../team/team-keys.js';
 import { memoryTeamStores } from '../test-utils/memory-team-stores.js';
 import { scriptedShellUpstream } from '../test-utils/scripted-upstream.js';
 import type { RunningGateway } from '../listen-gateway.js';
@@ -87,12 +88,22 @@ describe.skipIf(!available)('the Grafana dashboard in a real Prometheus, two rep
         settingsFile: fixture.settingsFile,
         upstreams: { gemini: upstream.url },
         stores: { conversations: stores.conversations, usage: stores.usage },
-        team: { outputs: stores.outputs, cookieSecret: async () => 'secret', instance: name },
+        team: {
+          outputs: stores.outputs,
+          cookieSecret: async () => 'secret',
+          instance: name,
+          // A team's /metrics is the admin's: Prometheus scrapes with the admin key.
+          adminKey: 'the-admin-key',
+          proofs: stores.proofs,
+        },
       });
       cleanups.push(() => running.close());
       replicas.push(running);
     }
-    // Five requests through each replica, one session each.
+    // Five requests through each replica, one session each, by keys the provider accepted before
+    // (a team keeps nothing for a key until then: team/owner-ledger.ts).
+    for (const index of replicas.keys())
+      await stores.proofs.prove(providerKeyOwner(`key-${index}`));
     for (const [index, running] of replicas.entries()) {
       await runGeminiClient({
         url: `${running.url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
@@ -114,6 +125,8 @@ describe.skipIf(!available)('the Grafana dashboard in a real Prometheus, two rep
         '  scrape_interval: 1s',
         'scrape_configs:',
         '  - job_name: toolmask',
+        '    authorization:',
+        '      credentials: the-admin-key',
         '    static_configs:',
         `      - targets: [${targets.map((target) => `'${target}'`).join(', ')}]`,
         '',

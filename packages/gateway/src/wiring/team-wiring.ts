@@ -10,6 +10,7 @@ import { SHARED_STORE_SYNC } from '../conversation/shared-store-sync.js';
 import { TEAM_KEY_SIGN_IN } from '../dashboard/sign-in-pages.js';
 import type { GatewayOptions, TeamOptions } from '../gateway-options.js';
 import { ConversationOwners } from '../team/conversation-owners.js';
+import { OwnerLedger } from '../team/owner-ledger.js';
 import { sharedOutputOpener, sharedReadBack } from '../team/shared-read-back.js';
 import { TeamKeys } from '../team/team-keys.js';
 import { teamTenancy } from '../team/team-tenancy.js';
@@ -24,11 +25,19 @@ export function teamWiring(
   const stores = openGivenStores(options, basics);
   const keys = new TeamKeys({
     ...(team.keys ? { keys: counted(basics, team.keys, 'keys') } : {}),
-    ...(team.providerKey ? { providerKey: team.providerKey } : {}),
+    ...(team.providerKeys ? { providerKeys: team.providerKeys } : {}),
     ...(team.adminKey ? { adminKey: team.adminKey } : {}),
     cookieSecret: team.cookieSecret,
+    ...(team.cookieLifetimeMs ? { cookieLifetimeMs: team.cookieLifetimeMs } : {}),
+    ...(options._internal?.now ? { now: options._internal.now } : {}),
   });
-  const tenancy = teamTenancy(keys, new ConversationOwners(stores.conversations));
+  const ledger = new OwnerLedger({
+    ...(team.ownerBudget ? { budget: team.ownerBudget } : {}),
+    ...(team.proofs ? { proofs: team.proofs } : {}),
+    onRefusal: basics.recordBudgetRefusal,
+  });
+  const owners = new ConversationOwners(stores.conversations);
+  const tenancy = teamTenancy(keys, { owners, ledger });
   // A replica copies a shared output to its disk to read it (team/shared-read-back.ts).
   const scratchDir = path.join(basics.stateDir, 'read-back');
   return {

@@ -51,6 +51,8 @@ export interface WiringBasics {
   log: (line: string) => void;
   /** Counts a store's failed calls (`/metrics`), the store otherwise unchanged. */
   recordStoreFailure: (store: StoreName, operation: string) => void;
+  /** Counts a request whose owner's budget was spent (`/metrics`; a team's: team/owner-ledger.ts). */
+  recordBudgetRefusal: (resource: string) => void;
 }
 
 /** `store` with its failed calls counted under `name`. */

@@ -153,6 +153,17 @@ describe('toolmask gateway: team flags', () => {
         ['--store', 'redis://127.0.0.1:6379', '--provider-key-env', 'TOOLMASK_TEST_UNSET_KEY'],
         '--provider-key-env TOOLMASK_TEST_UNSET_KEY: the environment variable TOOLMASK_TEST_UNSET_KEY is not set',
       ],
+      [
+        ['--store', 'redis://127.0.0.1:6379', '--provider-key-env', 'claude=X'],
+        '--provider-key-env claude=X: name an API (gemini, vertex, codeAssist, openai, anthropic) before =',
+      ],
+      [
+        [
+          ...['--store', 'redis://127.0.0.1:6379', '--provider-key-env'],
+          'anthropic=TOOLMASK_TEST_UNSET_KEY',
+        ],
+        '--provider-key-env TOOLMASK_TEST_UNSET_KEY: the environment variable TOOLMASK_TEST_UNSET_KEY is not set',
+      ],
     ];
     for (const [flags, message] of cases) {
       const run = await runCliCaptured([

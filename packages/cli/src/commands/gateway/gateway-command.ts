@@ -51,11 +51,15 @@ function withTeamOptions(command: Command): Command {
     .option('--s3-endpoint <url>', 'an S3-compatible store for --outputs s3://... (e.g. MinIO)')
     .option(
       '--provider-key-env <name>',
-      'the environment variable holding the provider key sent upstream in place of virtual keys (toolmask keys create)',
+      'the environment variable holding the Gemini API key sent upstream in place of virtual keys (toolmask keys create); one per API: gemini=NAME,anthropic=NAME2,openai=NAME3',
     )
     .option(
       '--admin-key-env <name>',
       "the environment variable holding the admin key: it reads every person's state on /api, /mcp and the dashboard",
+    )
+    .option(
+      '--cookie-secret-env <name>',
+      'the environment variable holding the secret every replica signs dashboard cookies with (default: derived from the admin key)',
     )
     .option(
       '--instance <name>',

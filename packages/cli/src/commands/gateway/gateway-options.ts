@@ -30,6 +30,7 @@ export interface GatewayCommandOptions {
   s3Endpoint?: string;
   providerKeyEnv?: string;
   adminKeyEnv?: string;
+  cookieSecretEnv?: string;
   instance?: string;
 }
 

@@ -8,6 +8,7 @@
  * stopped for a while loses no turn.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -23,7 +24,11 @@ import {
   type FakeUpstream,
 } from '@toolmask/test-support/fake-upstream';
 import { haproxyAvailable, startHaproxy } from '@toolmask/test-support/haproxy';
-import { redisAvailable, startRedisServer } from '@toolmask/test-support/redis-server';
+import {
+  redisAvailable,
+  redisServerPath,
+  startRedisServer,
+} from '@toolmask/test-support/redis-server';
 import { TRACES_SKIP_MESSAGE, loadTraceSession, tracesDir } from '@toolmask/test-support/traces';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { freePort } from '@toolmask/test-support/loopback-servers';
@@ -188,6 +193,20 @@ async function createKey(store: string, name: string): Promise<string> {
   return stdout.trim();
 }
 
+/** Copies a virtual key's two Redis entries from database `from` to `to` (redis-cli's COPY). */
+async function copyKey(redisUrl: string, key: string, from: number, to: number): Promise<void> {
+  const sha = createHash('sha256').update(key, 'utf8').digest('hex');
+  const redisCli = path.join(path.dirname(redisServerPath()!), 'redis-cli');
+  for (const name of [`toolmask:{vkeys}:key:${sha}`, 'toolmask:{vkeys}:names']) {
+    const child = spawn(redisCli, ['-u', `${redisUrl}/${from}`, 'COPY', name, name, 'DB', `${to}`]);
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe('1');
+  }
+}
+
 type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
 async function readBack(url: string, key: string, file: string): Promise<TextResult> {
@@ -214,12 +233,17 @@ describe.skipIf(!runs)('a team gateway: three replicas behind HAProxy, state in 
     const redis = await startRedisServer();
     cleanups.push(() => redis.close());
 
+    // Alice's one virtual key, in both databases: her owner names the key (a name made again is
+    // someone new), so one gateway and the team see the same person only with the same key.
+    const aliceKey = await createKey(`${redis.url}/0`, 'alice');
+    await copyKey(redis.url, aliceKey, 0, 1);
+
     // One gateway alone: the bytes to match (its own Redis database).
     const alone: Sent[] = [];
     {
       const root = await teamRoot();
       const store = `${redis.url}/1`;
-      const key = await createKey(store, 'alice');
+      const key = aliceKey;
       const [upstream] = await upstreamsFor(1, alone);
       const replica: Replica = { name: 'alone', port: await freePort(), url: '' };
       replica.url = `http://127.0.0.1:${replica.port}`;
@@ -233,7 +257,6 @@ describe.skipIf(!runs)('a team gateway: three replicas behind HAProxy, state in 
     // Three replicas behind HAProxy.
     const root = await teamRoot();
     const store = `${redis.url}/0`;
-    const aliceKey = await createKey(store, 'alice');
     const killAt = Math.floor(requests.length / 2);
     let held: { replica: number; release: () => void } | undefined;
     let heldNow: (() => void) | undefined;

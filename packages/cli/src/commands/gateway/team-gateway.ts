@@ -5,6 +5,7 @@
  * a Redis that does not answer yet is waited for briefly, then left to come: the gateway serves
  * from the start, unmasked until the store answers.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import {
   openTeamStores,
@@ -14,6 +15,7 @@ import {
 } from '@toolmask/gateway';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
+import { storeWithPassword } from '../store-password.js';
 import type { GatewayCommandOptions } from './gateway-options.js';
 
 /** How long a starting replica waits for Redis before it serves anyway. */
@@ -34,6 +36,51 @@ function keyFromEnv(io: CliIo, flag: string, name: string | undefined): string |
   return value;
 }
 
+/** The APIs a team key may be named for (`--provider-key-env anthropic=NAME`). */
+const PROVIDER_APIS = ['gemini', 'vertex', 'codeAssist', 'openai', 'anthropic'] as const;
+type ProviderKeys = NonNullable<TeamOptions['providerKeys']>;
+
+/**
+ * The team's provider keys by API: `NAME` alone is the Gemini API's key; `gemini=NAME,anthropic=NAME2`
+ * one per API. A virtual key is swapped for the key of its route's API only.
+ */
+function providerKeysFromEnv(io: CliIo, value: string | undefined): ProviderKeys | undefined {
+  const flag = '--provider-key-env';
+  if (value === undefined) return undefined;
+  if (!value.includes('=')) return { gemini: keyFromEnv(io, flag, value) ?? '' };
+  const keys: ProviderKeys = {};
+  for (const pair of value.split(',')) {
+    const [api = '', name = ''] = pair.split('=');
+    const known = PROVIDER_APIS.find((candidate) => candidate === api.trim());
+    if (!known) {
+      throw usageError(`${flag} ${pair}: name an API (${PROVIDER_APIS.join(', ')}) before =`);
+    }
+    keys[known] = keyFromEnv(io, flag, name.trim()) ?? '';
+  }
+  return keys;
+}
+
+/**
+ * The secret the replicas sign dashboard cookies with, from their environment, never from the
+ * store (a copy of Redis must forge no cookie): `--cookie-secret-env`, else derived from the admin
+ * key (every replica has it; rotating it ends every cookie), else a random one of this replica's
+ * (its cookies then hold on it alone, which it says).
+ */
+function teamCookieSecret(
+  io: CliIo,
+  name: string | undefined,
+  adminKey: string | undefined,
+): string {
+  const given = keyFromEnv(io, '--cookie-secret-env', name);
+  if (given) return given;
+  if (adminKey)
+    return createHmac('sha256', adminKey).update('toolmask team cookie secret v1').digest('hex');
+  io.stderr.write(
+    'toolmask gateway: no --cookie-secret-env and no --admin-key-env: dashboard cookies hold on this replica only\n',
+  );
+  return randomBytes(32).toString('hex');
+}
+
 export async function openTeam(
   options: GatewayCommandOptions,
   io: CliIo,
@@ -45,6 +92,7 @@ export async function openTeam(
         ['--s3-endpoint', options.s3Endpoint],
         ['--provider-key-env', options.providerKeyEnv],
         ['--admin-key-env', options.adminKeyEnv],
+        ['--cookie-secret-env', options.cookieSecretEnv],
       ] as const
     ).find(([, value]) => value !== undefined);
     if (teamOnly) throw usageError(`${teamOnly[0]} is for a team gateway: add --store redis://...`);
@@ -58,12 +106,13 @@ export async function openTeam(
   if (options.s3Endpoint !== undefined && !options.outputs?.startsWith('s3://')) {
     throw usageError('--s3-endpoint goes with --outputs s3://BUCKET/PREFIX');
   }
-  const providerKey = keyFromEnv(io, '--provider-key-env', options.providerKeyEnv);
+  const providerKeys = providerKeysFromEnv(io, options.providerKeyEnv);
   const adminKey = keyFromEnv(io, '--admin-key-env', options.adminKeyEnv);
+  const cookieSecret = teamCookieSecret(io, options.cookieSecretEnv, adminKey);
   let stores: TeamStores;
   try {
     stores = await openTeamStores({
-      store: options.store,
+      store: storeWithPassword(io, options.store),
       ...(options.outputs !== undefined ? { outputs: options.outputs } : {}),
       ...(options.s3Endpoint !== undefined ? { s3Endpoint: options.s3Endpoint } : {}),
       retentionDays: options.retentionDays,
@@ -82,9 +131,10 @@ export async function openTeam(
     options: {
       outputs: stores.outputs,
       keys: stores.keys,
-      ...(providerKey ? { providerKey } : {}),
+      proofs: stores.proofs,
+      ...(providerKeys ? { providerKeys } : {}),
       ...(adminKey ? { adminKey } : {}),
-      cookieSecret: () => stores.cookieSecret(),
+      cookieSecret: async () => cookieSecret,
       instance: options.instance ?? `${os.hostname()}:${options.port}`,
     },
     description: stores.description,

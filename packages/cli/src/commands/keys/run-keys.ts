@@ -6,6 +6,7 @@
 import { openTeamKeys } from '@toolmask/gateway';
 import { EXIT_FAILURE, EXIT_OK, failure, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
+import { storeWithPassword } from '../store-password.js';
 
 const READY_WAIT_MS = 5_000;
 
@@ -23,7 +24,7 @@ export async function runKeys(
 ): Promise<number> {
   let opened: Awaited<ReturnType<typeof openTeamKeys>>;
   try {
-    opened = await openTeamKeys(options.store, () => undefined);
+    opened = await openTeamKeys(storeWithPassword(io, options.store), () => undefined);
   } catch (error) {
     throw usageError((error as Error).message);
   }

@@ -35,6 +35,15 @@ describe.skipIf(!redisAvailable('Redis virtual key tests'))('team virtual keys i
     await server?.close();
   });
 
+  it('looks a key up by its SHA-256 (a dashboard cookie), and not once revoked', async () => {
+    const keys = createVirtualKeys(client, { now });
+    const key = await keys.create('alice');
+    expect(await keys.lookupDigest(sha256(key))).toEqual({ name: 'alice' });
+    expect(await keys.lookupDigest('not-a-digest')).toBeUndefined();
+    await keys.revoke('alice');
+    expect(await keys.lookupDigest(sha256(key))).toBeUndefined();
+  });
+
   it('makes a key shown once, and stores only its SHA-256', async () => {
     const keys = createVirtualKeys(client, { now });
     const key = await keys.create('alice');

@@ -32,6 +32,8 @@ export interface VirtualKeys {
   revoke(name: string): Promise<boolean>;
   /** The name of the key `rawKey`; undefined for an unknown or revoked key. */
   lookup(rawKey: string): Promise<{ name: string } | undefined>;
+  /** The same, by the key's SHA-256 in hex (what a dashboard cookie holds). */
+  lookupDigest(sha256: string): Promise<{ name: string } | undefined>;
 }
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -133,6 +135,12 @@ export function createVirtualKeys(client: Redis, options: VirtualKeysOptions = {
     async lookup(rawKey) {
       if (typeof rawKey !== 'string' || !RAW_KEY.test(rawKey)) return undefined;
       const info = infoOf(await client.get(keyOfSha(sha256(rawKey))));
+      return info ? { name: info.name } : undefined;
+    },
+
+    async lookupDigest(sha) {
+      if (typeof sha !== 'string' || !/^[0-9a-f]{64}$/.test(sha)) return undefined;
+      const info = infoOf(await client.get(keyOfSha(sha)));
       return info ? { name: info.name } : undefined;
     },
   };

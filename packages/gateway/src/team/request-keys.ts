@@ -1,0 +1,91 @@
+/**
+ * The key a team gateway's request carries, wherever the client's SDK put it:
+ * `x-goog-api-key`, `x-api-key`, `Authorization: Bearer`, or Gemini's `?key=`. Exactly one key in
+ * exactly one place (issue 33, finding 5): a key given twice (a header and `?key=`, a header
+ * repeated, `A, B` in one header) or two credentials is ambiguous, refused before anything is
+ * forwarded, since the provider would take whichever it reads first.
+ */
+import type { IncomingMessage } from 'node:http';
+
+/** Where a model request's key came from, so a virtual key is replaced where it was. */
+export type KeyPlace = 'x-goog-api-key' | 'x-api-key' | 'authorization' | 'query';
+
+export interface FoundKey {
+  key: string;
+  place: KeyPlace;
+}
+
+export type RequestKeys =
+  | { kind: 'none' }
+  | { kind: 'one'; found: FoundKey }
+  /** More than one key, or one that cannot be a single key (a list, spaces in it). */
+  | { kind: 'ambiguous' };
+
+const HEADER_PLACES = ['x-goog-api-key', 'x-api-key'] as const;
+
+/** The values of a header as they came (Node joins a repeated one with `, `). */
+function headerValues(request: IncomingMessage, name: string): string[] {
+  const value = request.headers[name];
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+function queryKeys(request: IncomingMessage): string[] {
+  const url = request.url ?? '';
+  const queryAt = url.indexOf('?');
+  return queryAt < 0 ? [] : new URLSearchParams(url.slice(queryAt + 1)).getAll('key');
+}
+
+/** Every key the request carries, each where it was (blank values left out). */
+function allKeys(request: IncomingMessage): FoundKey[] {
+  const found: FoundKey[] = [];
+  for (const place of HEADER_PLACES) {
+    for (const value of headerValues(request, place)) found.push({ key: value.trim(), place });
+  }
+  for (const value of headerValues(request, 'authorization')) {
+    const bearer = /^Bearer\s+(.+)$/i.exec(value)?.[1];
+    if (bearer !== undefined) found.push({ key: bearer.trim(), place: 'authorization' });
+  }
+  for (const value of queryKeys(request)) found.push({ key: value.trim(), place: 'query' });
+  return found.filter((entry) => entry.key !== '');
+}
+
+export function requestKeys(request: IncomingMessage): RequestKeys {
+  const found = allKeys(request);
+  const [only] = found;
+  if (!only) return { kind: 'none' };
+  if (found.length > 1 || /[\s,]/.test(only.key)) return { kind: 'ambiguous' };
+  return { kind: 'one', found: only };
+}
+
+/**
+ * Whether `secret` is one of the words of the request's headers or target (split at spaces,
+ * commas, `;`, `&` and `?`; a word `name=value` also as its value), each compared in constant
+ * time (`matches`): a key sent in any header, twice, or beside another, is found without timing
+ * what it shares with the secret.
+ */
+export function carriesAnywhere(
+  request: IncomingMessage,
+  secret: string,
+  matches: (candidate: string, secret: string) => boolean,
+): boolean {
+  if (secret === '') return false;
+  let target = request.url ?? '';
+  try {
+    target = decodeURIComponent(target);
+  } catch {
+    // Not decodable: searched as it came.
+  }
+  const values = [target];
+  for (const value of Object.values(request.headers)) {
+    if (Array.isArray(value)) values.push(...value);
+    else if (value !== undefined) values.push(value);
+  }
+  let found = false;
+  for (const value of values) {
+    for (const word of value.split(/[\s,;&?]+/)) {
+      const afterName = word.slice(word.indexOf('=') + 1);
+      if (matches(word, secret) || matches(afterName, secret)) found = true;
+    }
+  }
+  return found;
+}
