@@ -123,11 +123,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const routes = gatewayRoutes({
     ...{ instanceId, tally, startedAt, now, dashboard, context },
-    mcp: createMcpEndpoint({
-      version: GATEWAY_VERSION,
-      read: wiring.readBack,
-      ...(wiring.searchBack ? { search: wiring.searchBack } : {}),
-    }),
+    mcp: mcpEndpoint(wiring),
   });
   const inFlight = new RequestsInFlight();
   const handle = serveRoutes({ routes, rules, log: logged(log), inFlight });
@@ -153,6 +149,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       retainedBytes: conversations.retainedBytes(),
     }),
   };
+}
+
+/** `/mcp`: the read-back, and the search where the wiring can search. */
+function mcpEndpoint(wiring: Wiring) {
+  return createMcpEndpoint({
+    version: GATEWAY_VERSION,
+    read: wiring.readBack,
+    ...(wiring.searchBack ? { search: wiring.searchBack } : {}),
+  });
 }
 
 /** Who may reach each route (server/access.ts): the wiring's tenancy, and the gateway's options. */
