@@ -5,10 +5,10 @@
  * them.
  *
  * A file that cannot be read or parsed, or a block with a bad value, never throws: it is reported
- * as a `SettingsFileError` naming the file and the key, and that file's block is ignored (the
- * other file and the defaults still apply). One exception: an explicit `"enabled": false` in a
- * block that is otherwise invalid is still honoured, because "off" is always safe and is clearly
- * what the author meant. An unknown key in the block is a `SettingsFileWarning` (with the closest
+ * as a `SettingsFileError` naming the file and the key. A bad value drops its key only (the rest
+ * of the block, the other file and the defaults still apply); a file that cannot be read or
+ * parsed, or a block that is no object, is ignored whole (an explicit `"enabled": false` in a
+ * block of another type is honoured: "off" is always safe). An unknown key in the block is a `SettingsFileWarning` (with the closest
  * known key), never an error. Files are read safely (settingsText.ts: regular files of at most
  * 1 MB, linear-time JSONC).
  */
@@ -153,28 +153,58 @@ export function parseToolOutputMaskingSettings(
     ...(scope ? { scope } : {}),
   }));
   const warnings = unknown.length > 0 ? { warnings: unknown } : {};
-  try {
-    return { settings: validateToolOutputMaskingSettings(block, file), ...warnings };
-  } catch (error) {
-    const key =
-      error instanceof ToolOutputMaskingSettingsError && error.key
-        ? `${SETTINGS_PATH}.${error.key}`
-        : SETTINGS_PATH;
-    const settings = explicitOff(block);
-    const fallback =
-      settings.enabled === false
-        ? 'The rest of the block is ignored; "enabled": false is kept.'
-        : "This file's masking settings are ignored.";
+  const { settings, bad } = validKeys(block, file);
+  if (bad.length === 0) return { settings, ...warnings };
+  const first = bad[0] as ToolOutputMaskingSettingsError;
+  if (!first.key) {
+    // The block itself is no object: nothing of it applies.
     return {
-      settings,
+      settings: explicitOff(block),
       error: new SettingsFileError(
         'INVALID_SETTING',
-        `${describeError(error)} ${fallback}`,
-        { file, key, scope },
-        { cause: error },
+        `${describeError(first)} This file's masking settings are ignored.`,
+        { file, key: SETTINGS_PATH, scope },
+        { cause: first },
       ),
       ...warnings,
     };
+  }
+  const fallback =
+    bad.length === 1
+      ? 'That key is ignored; the rest of the block applies.'
+      : 'Those keys are ignored; the rest of the block applies.';
+  return {
+    settings,
+    error: new SettingsFileError(
+      'INVALID_SETTING',
+      `${bad.map((error) => describeError(error)).join(' ')} ${fallback}`,
+      { file, key: `${SETTINGS_PATH}.${first.key}`, scope },
+      { cause: first },
+    ),
+    ...warnings,
+  };
+}
+
+/**
+ * The block's valid keys, and an error for each bad one (a bad value drops its key, not the
+ * block); one error without a key when the block is no object.
+ */
+function validKeys(
+  block: unknown,
+  file: string,
+): { settings: ToolOutputMaskingSettings; bad: ToolOutputMaskingSettingsError[] } {
+  const bad: ToolOutputMaskingSettingsError[] = [];
+  let rest: unknown = block;
+  for (;;) {
+    try {
+      return { settings: validateToolOutputMaskingSettings(rest, file), bad };
+    } catch (error) {
+      if (!(error instanceof ToolOutputMaskingSettingsError)) throw error;
+      bad.push(error);
+      if (!error.key || !isPlainObject(rest)) return { settings: {}, bad };
+      const { [error.key]: _dropped, ...others } = rest;
+      rest = others;
+    }
   }
 }
 
