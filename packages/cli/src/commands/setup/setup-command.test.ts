@@ -98,7 +98,7 @@ describe('toolmask setup: which gateway address it writes', () => {
       });
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(
-        `claude sends its requests to https://proxy.example (ANTHROPIC_BASE_URL in the environment), but the gateway at ${gateway.url} sends the Anthropic API to https://api.anthropic.com; nothing was changed. Restart that gateway with \`toolmask gateway --anthropic-upstream https://proxy.example\``,
+        `claude sends its requests to https://proxy.example (ANTHROPIC_BASE_URL in the environment), but the gateway at ${gateway.url} sends the Anthropic API to https://api.anthropic.com; nothing was changed. Restart that gateway with \`toolmask gateway --port ${new URL(gateway.url).port} --state-dir ${stateDir} --anthropic-upstream https://proxy.example\` and run setup again`,
       );
       await expect(fs.stat(path.join(home, '.claude.json'))).rejects.toThrow();
       await expect(fs.stat(path.join(home, '.claude'))).rejects.toThrow();
