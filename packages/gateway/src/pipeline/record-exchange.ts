@@ -46,6 +46,9 @@ export function recordExchange(
     front: exchange.protocol.kind,
     model: masked.model ?? exchange.route.model,
     status: result.status,
+    ...(result.outcome === 'unreachable'
+      ? { unreachable: new URL(exchange.outbound.url).origin }
+      : {}),
     ...(usage.promptTokens !== undefined ? { promptTokens: usage.promptTokens } : {}),
     ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}),
     ...(usage.outputTokens !== undefined ? { outputTokens: usage.outputTokens } : {}),

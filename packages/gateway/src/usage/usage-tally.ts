@@ -25,6 +25,9 @@ export interface UsageFigures {
   tokensKeptOut: number;
   bytesOffloaded: number;
   failures: number;
+  /** Requests whose upstream could not be reached, and the last such upstream (its origin). */
+  unreachable: number;
+  unreachableUpstream?: string;
   /** Epoch ms of the first and the last request counted (absent when none). */
   firstAt?: number;
   lastAt?: number;
@@ -53,6 +56,7 @@ export function emptyFigures(): UsageFigures {
     tokensKeptOut: 0,
     bytesOffloaded: 0,
     failures: 0,
+    unreachable: 0,
   };
 }
 
@@ -67,6 +71,10 @@ function add(figures: UsageFigures, record: UsageRecord): void {
   figures.tokensKeptOut += record.tokensKeptOut;
   figures.bytesOffloaded += record.bytesOffloaded;
   figures.failures += record.failures;
+  if (record.unreachable !== undefined) {
+    figures.unreachable++;
+    figures.unreachableUpstream = record.unreachable;
+  }
   figures.firstAt = Math.min(figures.firstAt ?? record.at, record.at);
   figures.lastAt = Math.max(figures.lastAt ?? record.at, record.at);
 }

@@ -192,6 +192,21 @@ describe('the run summary when the client exits (issue 24)', () => {
     },
   );
 
+  it('an upstream that cannot be reached: counted and named in the exit line and gateway.log (issue 35)', async () => {
+    const paths = await folder();
+    const dead = await startFakeUpstream(() => ({ json: {} }));
+    await dead.close();
+    const run = await summaryRun(
+      { requests: 2, ending: 'exit', upstreams: { gemini: dead.url } },
+      paths,
+    );
+    expect(run.said[1]).toBe(
+      `toolmask: this run: 2 requests, 0 outputs masked, ~0 tokens kept out (estimated), cache hits not reported by the provider, 2 requests could not reach ${dead.url} (the client got 502; gateway.log has each)`,
+    );
+    const log = await fs.readFile(path.join(paths.stateDir, 'gateway.log'), 'utf8');
+    expect(log).toContain(`the upstream ${dead.url} could not be reached`);
+  });
+
   it("a standalone gateway's run counts its own requests, and says what other clients sent", async () => {
     const paths = await folder();
     const upstream = await fakeGemini();
