@@ -77,7 +77,7 @@ export function recordExchange(
       }),
     );
     context.telemetry.recordRequest(record);
-    await context.recordUsage(record);
+    await context.recordUsage(record, await exchange.clientSession());
   })();
   // The record and the conversation's state are separate writes: side by side.
   return { state, done: Promise.all([usageWritten, state]).then(() => undefined) };

@@ -27,8 +27,19 @@ export async function sessionSignal(
   headers: IncomingHttpHeaders,
   raw: Buffer | undefined,
 ): Promise<string | undefined> {
+  return headerValue(headers, SESSION_HEADER) ?? clientSessionSignal(protocol, headers, raw);
+}
+
+/**
+ * The client's own session id, the launcher's header aside: what its resume command takes
+ * (`claude --resume <id>`, `codex resume <id>`, `opencode -s <id>`).
+ */
+export async function clientSessionSignal(
+  protocol: Protocol,
+  headers: IncomingHttpHeaders,
+  raw: Buffer | undefined,
+): Promise<string | undefined> {
   return (
-    headerValue(headers, SESSION_HEADER) ??
     (protocol.sessionHeader ? headerValue(headers, protocol.sessionHeader) : undefined) ??
     headerValue(headers, OPENCODE_SESSION_HEADER) ??
     (raw ? await protocol.codec.session?.(raw) : undefined)

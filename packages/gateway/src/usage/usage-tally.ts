@@ -28,6 +28,11 @@ export interface UsageFigures {
   /** Requests whose upstream could not be reached, and the last such upstream (its origin). */
   unreachable: number;
   unreachableUpstream?: string;
+  /**
+   * A session's figures only: the client's own session id in its last request (Claude Code's,
+   * Codex's, OpenCode's), what its resume command takes; kept in memory, never written.
+   */
+  clientSession?: string;
   /** Epoch ms of the first and the last request counted (absent when none). */
   firstAt?: number;
   lastAt?: number;
@@ -84,14 +89,15 @@ export class UsageTally {
   /** By session digest; a Map keeps insertion order, which `add` turns into recency. */
   private readonly sessions = new Map<string, UsageFigures>();
 
-  /** Counts one usage record. Never throws. */
-  add(record: UsageRecord): void {
+  /** Counts one usage record (`clientSession`: the client's own session id). Never throws. */
+  add(record: UsageRecord, clientSession?: string): void {
     add(this.total, record);
     if (record.session === undefined) return;
     const figures = this.sessions.get(record.session) ?? emptyFigures();
     this.sessions.delete(record.session);
     this.sessions.set(record.session, figures);
     add(figures, record);
+    if (clientSession) figures.clientSession = clientSession;
     if (this.sessions.size > MAX_SESSIONS) {
       this.sessions.delete(this.sessions.keys().next().value as string);
     }

@@ -94,6 +94,7 @@ async function runLauncher(
     gatewaySettingsFile: ready.maskingSettingsFile,
     color: colorEnabled(io.stderr, io.env),
     say: (line) => io.stderr.write(`${line}\n`),
+    ...(client.launcher.resumeCommand ? { resumeCommand: client.launcher.resumeCommand } : {}),
     setup: (gateway, sessionId) => planned.prepare({ gateway, sessionId, stateDir }),
   });
 }

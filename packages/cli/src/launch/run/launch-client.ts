@@ -62,6 +62,8 @@ export interface LaunchOptions {
   color?: boolean;
   /** The state folder as the person named it, for the hint after a private gateway's run. */
   stateDirOption?: string;
+  /** The client's resume command through toolmask, for its session id (client-adapter.ts). */
+  resumeCommand?: (clientSession: string) => string;
 }
 
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
