@@ -82,8 +82,7 @@ export function openExchange(
     ...fields,
     signal: controller.signal,
     session: () => (session ??= sessionSignal(protocol, request.headers, raw)),
-    clientSession: () =>
-      (clientSession ??= clientSessionSignal(protocol, request.headers, raw)),
+    clientSession: () => (clientSession ??= clientSessionSignal(protocol, request.headers, raw)),
     close() {
       response.off('close', clientGone);
     },
