@@ -51,7 +51,9 @@ describe('IncrementalBody', () => {
     const one = (await reader.read(body(longer), 'm'))!;
     const masked = {
       role: 'user',
-      parts: [{ functionResponse: { id: 'a', name: 'run_shell_command', response: { output: 'M' } } }],
+      parts: [
+        { functionResponse: { id: 'a', name: 'run_shell_command', response: { output: 'M' } } },
+      ],
     };
     await one.write([one.contents[0]!, one.contents[1]!, masked as Content, one.contents[3]!]);
     const shorter = longer.slice(0, 3);

@@ -189,7 +189,10 @@ describe('toolmask gateway --settings: checked at start, as the launchers check 
     const missing = path.join(path.dirname(typo), 'nonexistent.json');
     const cases: Array<[string, string[]]> = [
       [typo, ['toolProtectionThresold', 'toolProtectionThreshold']],
-      [wrongType, ['experimental.toolOutputMasking.toolProtectionThreshold', 'non-negative integer']],
+      [
+        wrongType,
+        ['experimental.toolOutputMasking.toolProtectionThreshold', 'non-negative integer'],
+      ],
       [missing, ['does not exist (named by --settings)']],
     ];
     for (const [file, words] of cases) {

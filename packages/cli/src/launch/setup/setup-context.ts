@@ -76,7 +76,8 @@ export function gatewayCommand(context: SetupContext, flag: string, upstream: st
     // not a URL: the default port
   }
   if (port !== String(DEFAULT_PORT)) words.push('--port', port);
-  if (context.stateDir !== defaultStateDir(context.env)) words.push('--state-dir', context.stateDir);
+  if (context.stateDir !== defaultStateDir(context.env))
+    words.push('--state-dir', context.stateDir);
   words.push(flag, upstream);
   return words.map(shellWord).join(' ');
 }

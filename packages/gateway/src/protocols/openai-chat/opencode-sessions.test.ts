@@ -70,8 +70,7 @@ const newestIsWhole = (messages: Message[]) =>
   parseMaskedSnippet(String(messages.at(-1)!['content'])) === undefined;
 
 const maskedCount = (messages: Message[]) =>
-  messages.filter((message) => parseMaskedSnippet(String(message['content'])) !== undefined)
-    .length;
+  messages.filter((message) => parseMaskedSnippet(String(message['content'])) !== undefined).length;
 
 describe('two OpenCode sessions alike', () => {
   it('are two conversations, by the session id OpenCode sends', async () => {
