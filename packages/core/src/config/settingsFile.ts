@@ -16,8 +16,7 @@ import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
 import {
   SETTINGS_PATH,
-  ToolOutputMaskingSettingsError,
-  validateToolOutputMaskingSettings,
+  validSettingKeys,
   type ToolOutputMaskingSettings,
 } from './toolOutputMaskingSettings.js';
 import { userSettingsPath } from './paths.js';
@@ -153,9 +152,14 @@ export function parseToolOutputMaskingSettings(
     ...(scope ? { scope } : {}),
   }));
   const warnings = unknown.length > 0 ? { warnings: unknown } : {};
-  const { settings, bad } = validKeys(block, file);
-  if (bad.length === 0) return { settings, ...warnings };
-  const first = bad[0] as ToolOutputMaskingSettingsError;
+  return { ...blockSettings(block, file, scope), ...warnings };
+}
+
+/** The block's settings, a bad value dropping its key only, and the error naming each bad key. */
+function blockSettings(block: unknown, file: string, scope?: SettingsScope): ParsedSettingsBlock {
+  const { settings, bad } = validSettingKeys(block, file);
+  const first = bad[0];
+  if (!first) return { settings };
   if (!first.key) {
     // The block itself is no object: nothing of it applies.
     return {
@@ -166,7 +170,6 @@ export function parseToolOutputMaskingSettings(
         { file, key: SETTINGS_PATH, scope },
         { cause: first },
       ),
-      ...warnings,
     };
   }
   const fallback =
@@ -181,31 +184,7 @@ export function parseToolOutputMaskingSettings(
       { file, key: `${SETTINGS_PATH}.${first.key}`, scope },
       { cause: first },
     ),
-    ...warnings,
   };
-}
-
-/**
- * The block's valid keys, and an error for each bad one (a bad value drops its key, not the
- * block); one error without a key when the block is no object.
- */
-function validKeys(
-  block: unknown,
-  file: string,
-): { settings: ToolOutputMaskingSettings; bad: ToolOutputMaskingSettingsError[] } {
-  const bad: ToolOutputMaskingSettingsError[] = [];
-  let rest: unknown = block;
-  for (;;) {
-    try {
-      return { settings: validateToolOutputMaskingSettings(rest, file), bad };
-    } catch (error) {
-      if (!(error instanceof ToolOutputMaskingSettingsError)) throw error;
-      bad.push(error);
-      if (!error.key || !isPlainObject(rest)) return { settings: {}, bad };
-      const { [error.key]: _dropped, ...others } = rest;
-      rest = others;
-    }
-  }
 }
 
 export interface ReadSettingsFileResult extends ParsedSettingsBlock {
