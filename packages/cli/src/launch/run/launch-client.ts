@@ -87,6 +87,8 @@ async function ensureGateway(options: LaunchOptions): Promise<RunGateway> {
   const running = await listenGateway({
     port: 0,
     announce: false,
+    // Found by `toolmask status` while it runs (its dashboard), though never reused.
+    launchOf: options.client,
     stateDir: options.stateDir,
     upstreams: options.upstreams,
     ...(options.gatewaySettingsFile ? { settingsFile: options.gatewaySettingsFile } : {}),
