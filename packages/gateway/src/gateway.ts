@@ -241,8 +241,8 @@ function modelContext(
     disableClientMasking: limits.disableClientMasking,
     log,
     maskingConfig: () => parts.settings.config(),
-    async recordUsage(record) {
-      tally.add(record);
+    async recordUsage(record, clientSession) {
+      tally.add(record, clientSession);
       try {
         await usage.append(record);
         source.changed(record.owner);

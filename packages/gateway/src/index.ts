@@ -19,7 +19,12 @@ export {
 } from './state/team-stores.js';
 export type { VirtualKeys, VirtualKeyInfo } from './state/redis/redis-virtual-keys.js';
 export { listenGateway, type ListenOptions, type RunningGateway } from './listen-gateway.js';
-export { findRunningGateway, type RunningFile } from './running-gateway.js';
+export {
+  findLaunchGateways,
+  findRunningGateway,
+  type LaunchGateway,
+  type RunningFile,
+} from './running-gateway.js';
 export { ACCESS_SECRET_FILE, loadAccessSecret } from './state/access-secret.js';
 export { GatewayStartError, type WireErrorCode } from './errors.js';
 export { DEFAULT_UPSTREAMS, withoutCredentials, type UpstreamUrls } from './upstream/upstreams.js';

@@ -12,7 +12,12 @@ import { createGateway } from './gateway.js';
 import type { Gateway, GatewayOptions } from './gateway-options.js';
 import { checkBindable, listenOn } from './server/listen-on.js';
 import { isLoopbackHost } from './server/loopback.js';
-import { findRunningGateway, RUNNING_FILE, type RunningFile } from './running-gateway.js';
+import {
+  findRunningGateway,
+  LAUNCHES_FOLDER,
+  RUNNING_FILE,
+  type RunningFile,
+} from './running-gateway.js';
 import { describeError } from '@toolmask/core/errors';
 import { ensurePrivateDirectory, writeAtomically } from '@toolmask/core/storage';
 import { GatewayStartError } from './errors.js';
@@ -31,6 +36,12 @@ export interface ListenOptions extends GatewayOptions {
    * @default true
    */
   announce?: boolean;
+  /**
+   * A launcher's own gateway (not announced): the client it carries, written with where it
+   * listens to `<stateDir>/launches/<instance id>.json` while it runs, so `toolmask status` finds
+   * it and its dashboard (running-gateway.ts `findLaunchGateways`).
+   */
+  launchOf?: string;
   /**
    * Longest time a client may take to send a whole request (headers and body); then the
    * connection gets 408 and is closed. Answers are not bounded (a generation streams for minutes).
@@ -101,11 +112,11 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   // The first gateway of a state folder is the one launchers find; a second one (other upstreams)
   // leaves that file alone.
   const announced = options.announce !== false && !(await findRunningGateway(gateway.stateDir));
-  if (announced) {
+  const launchFile = announced ? undefined : launchFileOf(gateway, options.launchOf);
+  const written = announced ? runningFile : launchFile;
+  if (written) {
     try {
-      await writeAtomically(runningFile, JSON.stringify(running) + '\n', {
-        root: gateway.stateDir,
-      });
+      await writeRunningFile(written, { ...running, client: options.launchOf }, gateway.stateDir);
     } catch (error) {
       await stopListening(server, gateway);
       throw stateError(gateway.stateDir, error);
@@ -127,6 +138,7 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
         server.closeAllConnections();
         await stopped;
         if (announced) await removeIfOurs(runningFile, gateway.instanceId);
+        if (launchFile) await fs.rm(launchFile, { force: true });
       })();
       return closing;
     },
@@ -157,6 +169,18 @@ async function stopListening(server: Server, gateway: Gateway): Promise<void> {
   server.closeAllConnections();
   await gateway.close(0);
   await stopped;
+}
+
+/** Where a launcher's own gateway says where it listens, when it carries a client. */
+function launchFileOf(gateway: Gateway, client: string | undefined): string | undefined {
+  if (client === undefined) return undefined;
+  return path.join(gateway.stateDir, LAUNCHES_FOLDER, `${gateway.instanceId}.json`);
+}
+
+/** Writes a running file (`gateway.json`, or a launch's in `launches/`, made 0700). */
+async function writeRunningFile(file: string, content: object, stateDir: string): Promise<void> {
+  await ensurePrivateDirectory(path.dirname(file), { root: stateDir });
+  await writeAtomically(file, JSON.stringify(content) + '\n', { root: stateDir });
 }
 
 /** Removes `gateway.json` unless another gateway has announced itself there since. */

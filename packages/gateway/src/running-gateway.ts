@@ -49,9 +49,38 @@ function isRunningFile(value: unknown): value is RunningFile {
 
 /** The gateway another process runs for this state folder, if it is really that gateway. */
 export async function findRunningGateway(stateDir: string): Promise<RunningFile | undefined> {
+  return verified(path.join(stateDir, RUNNING_FILE));
+}
+
+/** Where launchers' own gateways say where they listen, one file each (listen-gateway.ts). */
+export const LAUNCHES_FOLDER = 'launches';
+
+/** A launcher's own gateway: where it listens, and the client it carries. */
+export type LaunchGateway = RunningFile & { client?: string };
+
+/**
+ * The launchers' own gateways running for this state folder (`toolmask claude`, ...), each
+ * trusted as `findRunningGateway` trusts `gateway.json`; oldest first.
+ */
+export async function findLaunchGateways(stateDir: string): Promise<LaunchGateway[]> {
+  const folder = path.join(stateDir, LAUNCHES_FOLDER);
+  let names: string[];
+  try {
+    names = (await fs.readdir(folder)).filter((name) => name.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const found = await Promise.all(names.map((name) => verified(path.join(folder, name))));
+  return found
+    .filter((running): running is LaunchGateway => running !== undefined)
+    .sort((a, b) => a.startedAt - b.startedAt);
+}
+
+/** The running file's gateway, if its pid lives and `/healthz` answers with its instance id. */
+async function verified(file: string): Promise<LaunchGateway | undefined> {
   let running: unknown;
   try {
-    running = JSON.parse(await fs.readFile(path.join(stateDir, RUNNING_FILE), 'utf8'));
+    running = JSON.parse(await fs.readFile(file, 'utf8'));
   } catch {
     return undefined;
   }

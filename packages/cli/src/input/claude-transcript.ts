@@ -26,7 +26,11 @@ import { readJsonLines } from './json-lines.js';
 
 type JsonObject = Record<string, unknown>;
 
-/** Record types only Claude Code writes (a transcript may start with any of them). */
+/**
+ * Record types only Claude Code writes (a transcript may start with any of them). An interactive
+ * session's transcript (2.1.332) starts with the session's settings as records of their own:
+ * `{"type":"mode","mode":…,"sessionId":…}`, then `permission-mode`, `agent-name`, ….
+ */
 const CLAUDE_RECORD_TYPES = new Set([
   'user',
   'assistant',
@@ -37,6 +41,15 @@ const CLAUDE_RECORD_TYPES = new Set([
   'file-history-snapshot',
   'last-prompt',
   'custom-title',
+  'ai-title',
+  'mode',
+  'permission-mode',
+  'repl-mode',
+  'agent-name',
+  'agent-color',
+  'agent-setting',
+  'tag',
+  'relocated',
 ]);
 
 /** Whether a first line is a Claude Code transcript record. */

@@ -66,23 +66,26 @@ describe('parseToolOutputMaskingSettings', () => {
     expect(error?.message).toContain(FILE);
   });
 
-  test('a bad value: an error naming the file and the full key; the block is ignored', () => {
+  test('a bad value: an error naming the file and the full key; only that key is dropped', () => {
     const text =
       '{ "experimental": { "toolOutputMasking": { "toolProtectionThreshold": "lots", "protectLatestTurn": false } } }';
     const { settings, error } = parseToolOutputMaskingSettings(text, FILE);
-    expect(settings).toEqual({});
+    expect(settings).toEqual({ protectLatestTurn: false });
     expect(error?.key).toBe('experimental.toolOutputMasking.toolProtectionThreshold');
     expect(error?.message).toContain(FILE);
     expect(error?.message).toContain('toolProtectionThreshold');
+    expect(error?.message).toContain('That key is ignored; the rest of the block applies.');
   });
 
-  test('a bad value next to an explicit "enabled": false keeps masking off', () => {
+  test('each bad value is named and dropped; "enabled": false and the good keys stay', () => {
     const text =
-      '{ "experimental": { "toolOutputMasking": { "enabled": false, "minPrunableTokensThreshold": -1 } } }';
+      '{ "experimental": { "toolOutputMasking": { "enabled": false, "minPrunableTokensThreshold": -1, "toolProtectionThreshold": "50k", "coldCacheProtectionThreshold": 9000 } } }';
     const { settings, error } = parseToolOutputMaskingSettings(text, FILE);
-    expect(settings).toEqual({ enabled: false });
-    expect(error?.key).toBe('experimental.toolOutputMasking.minPrunableTokensThreshold');
-    expect(error?.message).toContain('"enabled": false is kept');
+    expect(settings).toEqual({ enabled: false, coldCacheProtectionThreshold: 9000 });
+    expect(error?.key).toBe('experimental.toolOutputMasking.toolProtectionThreshold');
+    expect(error?.message).toContain('minPrunableTokensThreshold');
+    expect(error?.message).toContain('"50k"');
+    expect(error?.message).toContain('Those keys are ignored');
   });
 
   test('wrong shapes above the block are reported with their key', () => {

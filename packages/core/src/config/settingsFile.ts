@@ -5,10 +5,10 @@
  * them.
  *
  * A file that cannot be read or parsed, or a block with a bad value, never throws: it is reported
- * as a `SettingsFileError` naming the file and the key, and that file's block is ignored (the
- * other file and the defaults still apply). One exception: an explicit `"enabled": false` in a
- * block that is otherwise invalid is still honoured, because "off" is always safe and is clearly
- * what the author meant. An unknown key in the block is a `SettingsFileWarning` (with the closest
+ * as a `SettingsFileError` naming the file and the key. A bad value drops its key only (the rest
+ * of the block, the other file and the defaults still apply); a file that cannot be read or
+ * parsed, or a block that is no object, is ignored whole (an explicit `"enabled": false` in a
+ * block of another type is honoured: "off" is always safe). An unknown key in the block is a `SettingsFileWarning` (with the closest
  * known key), never an error. Files are read safely (settingsText.ts: regular files of at most
  * 1 MB, linear-time JSONC).
  */
@@ -16,8 +16,7 @@ import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
 import {
   SETTINGS_PATH,
-  ToolOutputMaskingSettingsError,
-  validateToolOutputMaskingSettings,
+  validSettingKeys,
   type ToolOutputMaskingSettings,
 } from './toolOutputMaskingSettings.js';
 import { userSettingsPath } from './paths.js';
@@ -153,29 +152,39 @@ export function parseToolOutputMaskingSettings(
     ...(scope ? { scope } : {}),
   }));
   const warnings = unknown.length > 0 ? { warnings: unknown } : {};
-  try {
-    return { settings: validateToolOutputMaskingSettings(block, file), ...warnings };
-  } catch (error) {
-    const key =
-      error instanceof ToolOutputMaskingSettingsError && error.key
-        ? `${SETTINGS_PATH}.${error.key}`
-        : SETTINGS_PATH;
-    const settings = explicitOff(block);
-    const fallback =
-      settings.enabled === false
-        ? 'The rest of the block is ignored; "enabled": false is kept.'
-        : "This file's masking settings are ignored.";
+  return { ...blockSettings(block, file, scope), ...warnings };
+}
+
+/** The block's settings, a bad value dropping its key only, and the error naming each bad key. */
+function blockSettings(block: unknown, file: string, scope?: SettingsScope): ParsedSettingsBlock {
+  const { settings, bad } = validSettingKeys(block, file);
+  const first = bad[0];
+  if (!first) return { settings };
+  if (!first.key) {
+    // The block itself is no object: nothing of it applies.
     return {
-      settings,
+      settings: explicitOff(block),
       error: new SettingsFileError(
         'INVALID_SETTING',
-        `${describeError(error)} ${fallback}`,
-        { file, key, scope },
-        { cause: error },
+        `${describeError(first)} This file's masking settings are ignored.`,
+        { file, key: SETTINGS_PATH, scope },
+        { cause: first },
       ),
-      ...warnings,
     };
   }
+  const fallback =
+    bad.length === 1
+      ? 'That key is ignored; the rest of the block applies.'
+      : 'Those keys are ignored; the rest of the block applies.';
+  return {
+    settings,
+    error: new SettingsFileError(
+      'INVALID_SETTING',
+      `${bad.map((error) => describeError(error)).join(' ')} ${fallback}`,
+      { file, key: `${SETTINGS_PATH}.${first.key}`, scope },
+      { cause: first },
+    ),
+  };
 }
 
 export interface ReadSettingsFileResult extends ParsedSettingsBlock {

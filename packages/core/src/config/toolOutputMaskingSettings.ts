@@ -7,6 +7,7 @@
  * checked in CI). Adding a setting is one entry here, plus the code that uses it.
  */
 import { ToolmaskError } from '../utils/toolmaskError.js';
+import { isPlainObject } from '../utils/safeCall.js';
 
 /** Tools whose outputs the agent needs verbatim for the rest of the session. Never counted, never masked. */
 export const BUILT_IN_EXEMPT_TOOLS: readonly string[] = [
@@ -234,6 +235,29 @@ export function validateToolOutputMaskingSettings(
     settings[key] = value;
   }
   return settings as ToolOutputMaskingSettings;
+}
+
+/**
+ * The block's valid keys, and an error for each bad one (a bad value drops its key, not the
+ * block); one error without a key when the block is no object.
+ */
+export function validSettingKeys(
+  block: unknown,
+  file: string,
+): { settings: ToolOutputMaskingSettings; bad: ToolOutputMaskingSettingsError[] } {
+  const bad: ToolOutputMaskingSettingsError[] = [];
+  let rest: unknown = block;
+  for (;;) {
+    try {
+      return { settings: validateToolOutputMaskingSettings(rest, file), bad };
+    } catch (error) {
+      if (!(error instanceof ToolOutputMaskingSettingsError)) throw error;
+      bad.push(error);
+      if (!error.key || !isPlainObject(rest)) return { settings: {}, bad };
+      const { [error.key]: _dropped, ...others } = rest;
+      rest = others;
+    }
+  }
 }
 
 /** Fills every unset key with its declared default. Later layers win over earlier ones. */

@@ -28,12 +28,22 @@ describe('cutPreviewLine', () => {
     expect(pathChars).toBeGreaterThan(0);
   });
 
-  it('cuts a line without paths exactly as before: 30 characters each side of the marker', () => {
-    const line = `${'a'.repeat(50)} ${'b'.repeat(50)}`;
+  it('cuts a long line without paths as before: 30 characters each side of the marker', () => {
+    const line = `${'a'.repeat(80)} ${'b'.repeat(80)}`;
     expect(cutPreviewLine(line, MAX)).toEqual({
-      text: `${'a'.repeat(30)} [... 41 chars ...] ${'b'.repeat(30)}`,
+      text: `${'a'.repeat(30)} [... 101 chars ...] ${'b'.repeat(30)}`,
       pathChars: 0,
     });
+  });
+
+  it('never cuts a short line in the middle: a diagnostic keeps its code and its name', () => {
+    const line =
+      "src/pkg1/module_001.ts:4:7 - warning TS6133: 'unusedHelper' is declared but its value is never read.";
+    expect(line.length).toBeGreaterThan(MAX);
+    expect(cutPreviewLine(line, MAX)).toEqual({ text: line, pathChars: line.length - MAX });
+    // Past about one and a half times the limit, what a cut leaves out is worth its marker.
+    const longer = `${line} ${line}`;
+    expect(cutPreviewLine(longer, MAX).text).toContain(' chars ...] ');
   });
 
   it('keeps the line whole when a kept path would leave almost nothing out', () => {

@@ -7,6 +7,12 @@
  * path (or a URL) moves to its edge, and the path is kept whole, as long as it is no longer than
  * `MAX_PATH_CHARS`. What the cut then leaves out must be worth its marker, or the line is kept
  * whole.
+ *
+ * A short line is never cut: a compiler's diagnostic a little over the limit lost its code and
+ * its name (`src/pkg1/module_001.ts:4:7 - w [... 33 chars ...] d but its value is never read.`),
+ * which is all it says, to save a dozen characters. So a cut must leave out at least as many
+ * characters as it shows (with the default 80, lines up to about 120 characters stay whole); the
+ * characters a whole line adds past the limit are paid for like a kept path's.
  */
 import { headOf, tailOf } from '../utils/codePoints.js';
 
@@ -64,7 +70,10 @@ export function cutPreviewLine(line: string, maxChars: number): CutLine {
   const headEnd = pathAround(line, plainHeadEnd)?.[1] ?? plainHeadEnd;
   const tailStart = pathAround(line, plainTailStart)?.[0] ?? plainTailStart;
   const pathChars = headEnd - plainHeadEnd + (plainTailStart - tailStart);
-  if (pathChars > 0 && tailStart - headEnd < MIN_LEFT_OUT) {
+  // A short line: a plain cut would leave out less than it shows.
+  const plainLeftOut = plainTailStart - plainHeadEnd;
+  const short = plainLeftOut < line.length - plainLeftOut;
+  if (short || (pathChars > 0 && tailStart - headEnd < MIN_LEFT_OUT)) {
     return { text: line, pathChars: line.length - maxChars };
   }
   return {

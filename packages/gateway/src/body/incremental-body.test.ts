@@ -36,10 +36,31 @@ describe('IncrementalBody', () => {
       call('a'),
       { ...output('a'), role: 'user', parts: [{ text: 'edited' }] },
       call('b'),
+      output('b'),
     ];
     const three = (await reader.read(body(edited), 'm'))!;
-    expect(three.decoded).toBe(2);
+    expect(three.decoded).toBe(3);
     expect(three.contents).toEqual(edited);
+  });
+
+  it('reads a body with fewer entries than the last afresh: nothing written is handed out', async () => {
+    // Another session with the same key, or a rewind: its newest output was masked in the longer
+    // body, and must come out as the client sent it (the conversation decides what applies).
+    const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
+    const longer = [{ role: 'user', parts: [{ text: 'go' }] }, call('a'), output('a'), call('b')];
+    const one = (await reader.read(body(longer), 'm'))!;
+    const masked = {
+      role: 'user',
+      parts: [
+        { functionResponse: { id: 'a', name: 'run_shell_command', response: { output: 'M' } } },
+      ],
+    };
+    await one.write([one.contents[0]!, one.contents[1]!, masked as Content, one.contents[3]!]);
+    const shorter = longer.slice(0, 3);
+    const two = (await reader.read(body(shorter), 'm'))!;
+    expect(two.decoded).toBe(3);
+    expect(two.contents).toEqual(shorter);
+    expect((await two.write(two.contents)).equals(body(shorter))).toBe(true);
   });
 
   it('notices a changed byte inside an entry it decoded before, at the same length', async () => {

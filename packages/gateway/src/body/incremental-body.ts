@@ -122,6 +122,13 @@ export class IncrementalBody {
     if (!rest || rest.close === undefined) return undefined;
     const close = rest.close;
     const newSpans = rest.elements;
+    if (keep + newSpans.length < this.spans.length) {
+      // Fewer elements than last time (a rewind, or another session with the same key): an
+      // element kept as what was written for it may be newer here than it was there, so the
+      // body is read afresh and the conversation decides what applies (sent-history.ts).
+      this.reset();
+      return this.read(raw, routeModel, pause);
+    }
     const newElements = await parseElements(raw, rest, pause);
     if (!newElements) return undefined;
     const state = keep === this.elements.length ? this.state : await this.replayState(keep, pause);

@@ -65,17 +65,25 @@ export class DecisionLog {
     })();
   }
 
-  /** An entry with the recorded decisions applied: the same object when none applies. */
-  apply(content: Content): Content {
+  /**
+   * An entry with the recorded decisions applied: the same object when none applies.
+   * `outputsAfter`: how many tool outputs the request holds after this entry's; a masked output is
+   * applied only where at least as many follow it as when it was masked (`outputsAfter` of its
+   * record), so a request of another session that shares the key is never sent an output masked
+   * that is newer in it.
+   */
+  apply(content: Content, outputsAfter: number): Content {
     const parts = content?.parts;
     if (!Array.isArray(parts)) return content;
     let replaced: Part[] | undefined;
+    let after = outputsAfter + outputsIn(content);
     parts.forEach((part, index) => {
       const functionResponse = part?.functionResponse;
       if (!functionResponse) return;
+      after--;
       const key = outputKey(functionResponse);
       const record = this.masked.get(key);
-      if (record) {
+      if (record && (record.outputsAfter ?? 0) <= after) {
         replaced ??= parts.slice();
         replaced[index] = {
           ...part,
@@ -123,15 +131,18 @@ export async function decisionsOfPass(
 ): Promise<DecisionRecord[]> {
   const { before, after, result } = pass;
   const records: DecisionRecord[] = [];
+  const outputsAfter = await outputsAfterEach(before, pause);
   // The service lists offloaded outputs in history order, as the changed parts are found here.
   let offloadedIndex = 0;
   for (const contentIndex of result.changedIndices) {
     if (pause.due()) await pause();
     const oldParts = before[contentIndex]?.parts ?? [];
     const newParts = after[contentIndex]?.parts ?? [];
+    let outputsLater = (outputsAfter[contentIndex] ?? 0) + outputsIn(before[contentIndex]);
     oldParts.forEach((oldPart, partIndex) => {
       const newPart = newParts[partIndex];
       const original = oldPart?.functionResponse;
+      if (original) outputsLater--;
       const replacement = newPart?.functionResponse?.response as { output?: unknown } | undefined;
       if (!original || newPart === oldPart || typeof replacement?.output !== 'string') return;
       const offloaded = result.offloaded[offloadedIndex++];
@@ -146,6 +157,7 @@ export async function decisionsOfPass(
         bytes: offloaded.bytes,
         tokensBefore: offloaded.tokensBefore,
         tokensAfter: offloaded.tokensAfter,
+        outputsAfter: outputsLater,
         at,
       });
     });
@@ -164,4 +176,31 @@ export async function decisionsOfPass(
     });
   }
   return records;
+}
+
+/** How many tool outputs (function responses) an entry holds. */
+export function outputsIn(content: Content | undefined): number {
+  const parts = content?.parts;
+  if (!Array.isArray(parts)) return 0;
+  let count = 0;
+  for (const part of parts) if (part?.functionResponse) count++;
+  return count;
+}
+
+/**
+ * For each entry, how many tool outputs the entries after it hold (in stretches: a history may
+ * hold 150,000 entries).
+ */
+export async function outputsAfterEach(
+  contents: readonly Content[],
+  pause: EventLoopPauser,
+): Promise<number[]> {
+  const counts = new Array<number>(contents.length);
+  let later = 0;
+  for (let index = contents.length - 1; index >= 0; index--) {
+    if (index % 512 === 0 && pause.due()) await pause();
+    counts[index] = later;
+    later += outputsIn(contents[index]);
+  }
+  return counts;
 }

@@ -7,7 +7,7 @@
  */
 import type { Content } from '@toolmask/core';
 import { sameJson, type EventLoopPauser } from '@toolmask/core/utils';
-import type { DecisionLog } from './decision-log.js';
+import { outputsAfterEach, type DecisionLog } from './decision-log.js';
 
 /** Steps of a microsecond or less (an identity check) between two looks at the clock. */
 const CHEAP_STEPS = 512;
@@ -35,7 +35,13 @@ export class SentHistory {
     decisions: DecisionLog,
     pause: EventLoopPauser,
   ): Promise<KnownApplied> {
-    const limit = Math.min(this.lastIncoming.length, incoming.length);
+    // A history shorter than the previous one (a rewind, or another session with the same key)
+    // reuses nothing: an output masked in the previous request may be newer here, and only the
+    // decisions know how old it was when masked (decision-log.ts).
+    const limit =
+      incoming.length < this.lastIncoming.length
+        ? 0
+        : Math.min(this.lastIncoming.length, incoming.length);
     let common = 0;
     while (common < limit) {
       // The clock is read after a deep compare, and every so many identical entries (a look
@@ -48,13 +54,14 @@ export class SentHistory {
     }
     const applied = this.lastSent.slice(0, common);
     const interned: Content[] = [];
+    const outputsAfter = await outputsAfterEach(incoming.slice(common), pause);
     for (let index = 0; index < incoming.length; index++) {
       const content = incoming[index] as Content;
       if (index >= common) {
         if (pause.due()) await pause();
         const preparing = decisions.prepare(content, pause);
         if (preparing) await preparing;
-        applied.push(decisions.apply(content));
+        applied.push(decisions.apply(content, outputsAfter[index - common] ?? 0));
         interned.push(content);
       } else {
         if (index % CHEAP_STEPS === 0 && pause.due()) await pause();

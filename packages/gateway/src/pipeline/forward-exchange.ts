@@ -47,12 +47,12 @@ export async function forwardExchange(
     // Where the gateway's time went, for whoever measures it (bench/gatewayBench.mjs).
     timings: { read: exchange.readMs, mask: gatewayMs - exchange.readMs },
     ...(rewrite ? { rewriteJson: rewrite } : {}),
-    onUnreachable: (error) =>
-      replyError(response, protocol, {
-        status: 502,
-        code: 'UPSTREAM_UNREACHABLE',
-        message: `the upstream ${new URL(outbound.url).origin} could not be reached (${String((error as Error)?.cause ?? (error as Error)?.message ?? error)})`,
-      }),
+    onUnreachable: (error) => {
+      const message = `the upstream ${new URL(outbound.url).origin} could not be reached (${String((error as Error)?.cause ?? (error as Error)?.message ?? error)})`;
+      // Said in the log too (a launcher's gateway.log): the client may retry for minutes.
+      context.log(`[toolmask gateway] ${route.action} request: ${message}`);
+      replyError(response, protocol, { status: 502, code: 'UPSTREAM_UNREACHABLE', message });
+    },
     beforeEnd: (answered) => {
       recorded = true;
       recording = recordAnswer(answered);
@@ -61,8 +61,9 @@ export async function forwardExchange(
       return conversation?.stateBeforeAnswerEnds ? recording?.state : undefined;
     },
   });
-  // A request the client abandoned before it went out was never billed: nothing to record.
-  const neverSent = result.outcome === 'client-gone' && result.status === 0;
+  // A request the client abandoned before it went out was never billed: nothing to record. One
+  // it left while the answer was awaited (a Ctrl-C mid-turn) went through: recorded, status 0.
+  const neverSent = result.outcome === 'client-gone' && result.status === 0 && !result.sent;
   if (!recorded && !neverSent) recording = recordAnswer(result);
   exchange.owner.answered(result.status, {
     outputBytes:

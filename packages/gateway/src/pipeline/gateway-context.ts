@@ -29,5 +29,9 @@ export interface GatewayContext {
   maskingConfig(): Promise<ToolOutputMaskingConfig>;
   log: (line: string) => void;
   /** Appends a usage record; a failure is logged, never thrown. */
-  recordUsage(record: UsageRecord): Promise<void>;
+  /**
+   * Keeps a usage record; `clientSession`, the client's own session id, is kept in memory only
+   * (the run's summary names it for the resume command), never written.
+   */
+  recordUsage(record: UsageRecord, clientSession?: string): Promise<void>;
 }

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WireErrorCode } from '../errors.js';
 import type { ModelRoute, Protocol } from '../protocols/protocol.js';
-import { sessionSignal } from '../protocols/session-signal.js';
+import { clientSessionSignal, sessionSignal } from '../protocols/session-signal.js';
 import type { Outbound, RequestOwner } from '../server/tenancy.js';
 
 export interface ModelExchange {
@@ -33,6 +33,8 @@ export interface ModelExchange {
    * conversation key and the usage record both need it, and finding it may walk the body.
    */
   session(): Promise<string | undefined>;
+  /** The client's own session id (the launcher's header aside), read once when first asked. */
+  clientSession(): Promise<string | undefined>;
   close(): void;
 }
 
@@ -65,7 +67,7 @@ export function replyError(response: ServerResponse, protocol: Protocol, error: 
 }
 
 export function openExchange(
-  fields: Omit<ModelExchange, 'signal' | 'session' | 'close'>,
+  fields: Omit<ModelExchange, 'signal' | 'session' | 'clientSession' | 'close'>,
 ): ModelExchange {
   // Armed now: a client that goes away while the pass runs stops it and the upstream call.
   const controller = new AbortController();
@@ -75,10 +77,12 @@ export function openExchange(
   };
   response.on('close', clientGone);
   let session: Promise<string | undefined> | undefined;
+  let clientSession: Promise<string | undefined> | undefined;
   return {
     ...fields,
     signal: controller.signal,
     session: () => (session ??= sessionSignal(protocol, request.headers, raw)),
+    clientSession: () => (clientSession ??= clientSessionSignal(protocol, request.headers, raw)),
     close() {
       response.off('close', clientGone);
     },

@@ -47,6 +47,9 @@ export function recordExchange(
     front: exchange.protocol.kind,
     model: boundedModel(masked.model ?? exchange.route.model),
     status: result.status,
+    ...(result.outcome === 'unreachable'
+      ? { unreachable: new URL(exchange.outbound.url).origin }
+      : {}),
     ...(usage.promptTokens !== undefined ? { promptTokens: usage.promptTokens } : {}),
     ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}),
     ...(usage.outputTokens !== undefined ? { outputTokens: usage.outputTokens } : {}),
@@ -75,7 +78,7 @@ export function recordExchange(
       }),
     );
     context.telemetry.recordRequest(record);
-    await context.recordUsage(record);
+    await context.recordUsage(record, await exchange.clientSession());
   })();
   // The record and the conversation's state are separate writes: side by side.
   return { state, done: Promise.all([usageWritten, state]).then(() => undefined) };

@@ -1,6 +1,6 @@
 /**
  * The session a model request says it belongs to: the launcher's session header, or the client's
- * own (its protocol's session header, else what its body says). One rule for the conversation key
+ * own (its protocol's session header, OpenCode's, else what its body says). One rule for the conversation key
  * (pipeline/mask-exchange.ts) and the usage record's session digest (usage/side-request.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -9,6 +9,12 @@ import type { Protocol } from './protocol.js';
 
 /** The header the launchers add to every request of one run (`toolmask gemini`, ...). */
 export const SESSION_HEADER = 'x-toolmask-session';
+
+/**
+ * OpenCode's session id header (1.18.33: with `X-Session-Id`, the same value), sent to every
+ * provider but OpenCode's own, whatever its protocol (OpenAI-compatible, Anthropic, Google, ...).
+ */
+export const OPENCODE_SESSION_HEADER = 'x-session-affinity';
 
 /** The first value of a header. */
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -26,8 +32,22 @@ export async function sessionSignal(
   raw: Buffer | undefined,
 ): Promise<string | undefined> {
   return boundedSession(
-    headerValue(headers, SESSION_HEADER) ??
-      (protocol.sessionHeader ? headerValue(headers, protocol.sessionHeader) : undefined) ??
+    headerValue(headers, SESSION_HEADER) ?? (await clientSessionSignal(protocol, headers, raw)),
+  );
+}
+
+/**
+ * The client's own session id, the launcher's header aside: what its resume command takes
+ * (`claude --resume <id>`, `codex resume <id>`, `opencode -s <id>`); bounded like the signal.
+ */
+export async function clientSessionSignal(
+  protocol: Protocol,
+  headers: IncomingHttpHeaders,
+  raw: Buffer | undefined,
+): Promise<string | undefined> {
+  return boundedSession(
+    (protocol.sessionHeader ? headerValue(headers, protocol.sessionHeader) : undefined) ??
+      headerValue(headers, OPENCODE_SESSION_HEADER) ??
       (raw ? await protocol.codec.session?.(raw) : undefined),
   );
 }

@@ -30,6 +30,13 @@ export type DecisionRecord =
       bytes: number;
       tokensBefore: number;
       tokensAfter: number;
+      /**
+       * How many tool outputs came after this one in the request that masked it. The decision
+       * applies only where at least as many do: one session's history only grows, and a request
+       * of another with the same key (same head, same outputs) never gets an output masked that
+       * is newer there than it was here. Absent in records written before it: applies anywhere.
+       */
+      outputsAfter?: number;
       /** Epoch ms. */
       at: number;
     }

@@ -51,6 +51,11 @@ export interface ForwardRequest {
 export interface ForwardResult {
   status: number;
   outcome: ForwardOutcome;
+  /**
+   * The client went away (`client-gone`, status 0) after the request had gone upstream, while
+   * the answer was awaited: it went through the gateway (a Ctrl-C mid-turn), and may be billed.
+   */
+  sent?: true;
 }
 
 /** Resolves when `response` can take more, or is gone; leaves no listener behind. */
@@ -100,7 +105,7 @@ export async function forward(request: ForwardRequest): Promise<ForwardResult> {
       ...(request.dispatcher ? { dispatcher: request.dispatcher } : {}),
     });
   } catch (error) {
-    if (signal.aborted) return { status: 0, outcome: 'client-gone' };
+    if (signal.aborted) return { status: 0, outcome: 'client-gone', sent: true };
     request.onUnreachable(error);
     return { status: 0, outcome: 'unreachable' };
   }

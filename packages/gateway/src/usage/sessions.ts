@@ -35,6 +35,9 @@ export interface SessionSummary {
   tokensKeptOut: number;
   bytesOffloaded: number;
   failures: number;
+  /** Requests whose upstream could not be reached, and the last such upstream (its origin). */
+  unreachable: number;
+  unreachableUpstream?: string;
 }
 
 export interface SessionsReport {
@@ -48,6 +51,7 @@ export interface SessionsReport {
     | 'contextTokens'
     | 'peakContextTokens'
     | 'sideOnly'
+    | 'unreachableUpstream'
   > & {
     sessions: number;
   };
@@ -96,6 +100,7 @@ function emptySession(id: string, first: UsageRecord, sideOnly: boolean): Sessio
     tokensKeptOut: 0,
     bytesOffloaded: 0,
     failures: 0,
+    unreachable: 0,
   };
 }
 
@@ -124,6 +129,10 @@ function addRecord(session: SessionSummary, record: UsageRecord, hasMain: boolea
   session.tokensKeptOut += record.tokensKeptOut;
   session.bytesOffloaded += record.bytesOffloaded;
   session.failures += record.failures;
+  if (record.unreachable !== undefined) {
+    session.unreachable++;
+    session.unreachableUpstream = record.unreachable;
+  }
 }
 
 /** The sums over every session. */
@@ -140,6 +149,7 @@ function totalsOf(sessions: readonly SessionSummary[]): SessionsReport['totals']
     tokensKeptOut: 0,
     bytesOffloaded: 0,
     failures: 0,
+    unreachable: 0,
   };
   for (const session of sessions) {
     totals.requests += session.requests;
@@ -151,6 +161,7 @@ function totalsOf(sessions: readonly SessionSummary[]): SessionsReport['totals']
     totals.tokensKeptOut += session.tokensKeptOut;
     totals.bytesOffloaded += session.bytesOffloaded;
     totals.failures += session.failures;
+    totals.unreachable += session.unreachable;
   }
   totals.cacheHitShare = totals.promptTokens > 0 ? totals.cachedTokens / totals.promptTokens : 0;
   return totals;

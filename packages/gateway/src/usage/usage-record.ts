@@ -20,8 +20,10 @@ export interface UsageRecord {
   client: ClientKind;
   front: RequestSource;
   model: string;
-  /** HTTP status the upstream answered (0 when it could not be reached). */
+  /** HTTP status the upstream answered (0 when it could not be reached, or the client left first). */
   status: number;
+  /** The upstream's origin, when it could not be reached (status 0). */
+  unreachable?: string;
   /** From the provider's usage report; undefined when it sent none. */
   promptTokens?: number;
   cachedTokens?: number;

@@ -25,6 +25,14 @@ export interface UsageFigures {
   tokensKeptOut: number;
   bytesOffloaded: number;
   failures: number;
+  /** Requests whose upstream could not be reached, and the last such upstream (its origin). */
+  unreachable: number;
+  unreachableUpstream?: string;
+  /**
+   * A session's figures only: the client's own session id in its last request (Claude Code's,
+   * Codex's, OpenCode's), what its resume command takes; kept in memory, never written.
+   */
+  clientSession?: string;
   /** Epoch ms of the first and the last request counted (absent when none). */
   firstAt?: number;
   lastAt?: number;
@@ -53,6 +61,7 @@ export function emptyFigures(): UsageFigures {
     tokensKeptOut: 0,
     bytesOffloaded: 0,
     failures: 0,
+    unreachable: 0,
   };
 }
 
@@ -67,6 +76,10 @@ function add(figures: UsageFigures, record: UsageRecord): void {
   figures.tokensKeptOut += record.tokensKeptOut;
   figures.bytesOffloaded += record.bytesOffloaded;
   figures.failures += record.failures;
+  if (record.unreachable !== undefined) {
+    figures.unreachable++;
+    figures.unreachableUpstream = record.unreachable;
+  }
   figures.firstAt = Math.min(figures.firstAt ?? record.at, record.at);
   figures.lastAt = Math.max(figures.lastAt ?? record.at, record.at);
 }
@@ -76,14 +89,15 @@ export class UsageTally {
   /** By session digest; a Map keeps insertion order, which `add` turns into recency. */
   private readonly sessions = new Map<string, UsageFigures>();
 
-  /** Counts one usage record. Never throws. */
-  add(record: UsageRecord): void {
+  /** Counts one usage record (`clientSession`: the client's own session id). Never throws. */
+  add(record: UsageRecord, clientSession?: string): void {
     add(this.total, record);
     if (record.session === undefined) return;
     const figures = this.sessions.get(record.session) ?? emptyFigures();
     this.sessions.delete(record.session);
     this.sessions.set(record.session, figures);
     add(figures, record);
+    if (clientSession) figures.clientSession = clientSession;
     if (this.sessions.size > MAX_SESSIONS) {
       this.sessions.delete(this.sessions.keys().next().value as string);
     }

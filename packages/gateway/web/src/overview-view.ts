@@ -1,7 +1,7 @@
 /**
  * The overview: the totals of the kept history (requests, the provider's prompt and cached
  * tokens, toolmask's estimate of the tokens kept out and what they would have cost, outputs
- * offloaded, pass failures), the chart of prompt tokens over time across sessions, then the
+ * offloaded, pass failures, requests whose upstream could not be reached), the chart of prompt tokens over time across sessions, then the
  * sessions table.
  */
 import type { DashboardStatus, SessionsReport, Timeline } from '../../src/dashboard/api-types.js';
@@ -9,7 +9,7 @@ import { h } from './dom.js';
 import { formatInteger, formatMoney, formatShare } from './format.js';
 import { moneySaved, type PriceRow } from './prices.js';
 import { sessionsTable, type SortState } from './sessions-table.js';
-import { statCards, type StatCard } from './stat-card.js';
+import { statCards, unreachableCards, type StatCard } from './stat-card.js';
 import { timelineChart } from './timeline-chart.js';
 
 export interface OverviewInput {
@@ -79,7 +79,11 @@ function trafficCards(totals: Totals): StatCard[] {
 }
 
 /** What masking did: tokens kept out, their price, outputs offloaded, failures. */
-function maskingCards(totals: Totals, saved: ReturnType<typeof moneySaved>): StatCard[] {
+function maskingCards(
+  totals: Totals,
+  saved: ReturnType<typeof moneySaved>,
+  sessions: SessionsReport['sessions'],
+): StatCard[] {
   return [
     {
       metric: 'tokensKeptOut',
@@ -115,13 +119,18 @@ function maskingCards(totals: Totals, saved: ReturnType<typeof moneySaved>): Sta
       shown: formatInteger(totals.failures),
       note: totals.failures > 0 ? 'outputs left whole after an error' : 'none',
     },
+    // The newest session's unreachable upstream names it (sessions come newest first).
+    ...unreachableCards(
+      totals.unreachable,
+      sessions.find((session) => session.unreachableUpstream)?.unreachableUpstream,
+    ),
   ];
 }
 
 export function overviewView(input: OverviewInput): HTMLElement {
   const { totals, sessions } = input.report;
   const saved = moneySaved(sessions, input.prices);
-  const cards = statCards([...trafficCards(totals), ...maskingCards(totals, saved)]);
+  const cards = statCards([...trafficCards(totals), ...maskingCards(totals, saved, sessions)]);
   return h(
     'div',
     { class: 'overview' },

@@ -11,7 +11,7 @@ import { h } from './dom.js';
 import { formatInteger, formatShare, formatTime } from './format.js';
 import { outputsList } from './outputs-list.js';
 import { promptChart } from './prompt-chart.js';
-import { statCards, type StatCard } from './stat-card.js';
+import { statCards, unreachableCards, type StatCard } from './stat-card.js';
 
 export interface SessionInput {
   summary: SessionSummary;
@@ -108,6 +108,7 @@ function sessionCards(summary: SessionSummary): StatCard[] {
       value: summary.failures,
       shown: formatInteger(summary.failures),
     },
+    ...unreachableCards(summary.unreachable, summary.unreachableUpstream),
   ];
 }
 

@@ -181,3 +181,54 @@ describe('toolmask gateway: team flags', () => {
     }
   });
 });
+
+describe('toolmask gateway --settings: checked at start, as the launchers check theirs', () => {
+  async function settingsFile(block: Record<string, unknown>): Promise<string> {
+    const state = await stateFolder();
+    const file = path.join(path.dirname(state), 'settings.json');
+    await fs.writeFile(file, JSON.stringify({ experimental: { toolOutputMasking: block } }));
+    return file;
+  }
+
+  it('a typo, a wrong type and a missing file: exit 2, naming the file, the key and the type', async () => {
+    const typo = await settingsFile({ toolProtectionThresold: 5 });
+    const wrongType = path.join(path.dirname(typo), 'wrong.json');
+    await fs.writeFile(
+      wrongType,
+      JSON.stringify({ experimental: { toolOutputMasking: { toolProtectionThreshold: '50k' } } }),
+    );
+    const missing = path.join(path.dirname(typo), 'nonexistent.json');
+    const cases: Array<[string, string[]]> = [
+      [typo, ['toolProtectionThresold', 'toolProtectionThreshold']],
+      [
+        wrongType,
+        ['experimental.toolOutputMasking.toolProtectionThreshold', 'non-negative integer'],
+      ],
+      [missing, ['does not exist (named by --settings)']],
+    ];
+    for (const [file, words] of cases) {
+      const run = await runCliCaptured(['gateway', '--port', '0', '--settings', file], {
+        env: { HOME: path.dirname(file) },
+      });
+      expect(run.code, file).toBe(2);
+      expect(run.stdout, file).toBe('');
+      expect(run.stderr, file).toContain(`the masking settings in ${file}`);
+      expect(run.stderr, file).toContain('no gateway was started');
+      expect(run.stderr, file).toContain('or name another with --settings FILE');
+      for (const word of words) expect(run.stderr, file).toContain(word);
+    }
+  });
+
+  it('a launcher refuses a --masking-settings file that does not exist', async () => {
+    const state = await stateFolder();
+    const missing = path.join(path.dirname(state), 'nonexistent.json');
+    const bin = path.join(path.dirname(state), 'claude');
+    await fs.writeFile(bin, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const run = await runCliCaptured(
+      ['claude', '--claude-bin', bin, '--masking-settings', missing, '-p', 'hi'],
+      { env: { HOME: path.dirname(state), PATH: process.env['PATH'] } },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${missing} does not exist (named by --masking-settings)`);
+  });
+});

@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import { GatewayStartError, listenGateway, type UpstreamUrls } from '@toolmask/gateway';
 import { EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
+import { userSettingsPath } from '@toolmask/core/settings';
+import { checkMaskingSettings, MaskingSettingsError } from '../../launch/run/masking-settings.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
 import { refuseIfRunning } from './already-running.js';
 import { checkUrl, upstreamsFrom, type GatewayCommandOptions } from './gateway-options.js';
@@ -18,6 +20,7 @@ export async function runGateway(options: GatewayCommandOptions, io: CliIo): Pro
   const authToken = options.authToken ?? io.env['TOOLMASK_GATEWAY_TOKEN'];
   const stateDir = path.resolve(io.cwd, options.stateDir ?? defaultStateDir(io.env));
   const upstreams = upstreamsFrom(options);
+  await checkSettings(options, io);
   if (!options.allowSecond) await refuseIfRunning(stateDir, (io.now ?? Date.now)());
   // Held until the gateway has closed: a second start at the same instant is refused here.
   const release = options.allowSecond ? async () => {} : await holdStateLock(stateDir);
@@ -25,6 +28,24 @@ export async function runGateway(options: GatewayCommandOptions, io: CliIo): Pro
     return await serveGateway(options, io, { stateDir, upstreams, authToken });
   } finally {
     await release();
+  }
+}
+
+/**
+ * The masking settings checked before anything starts, as the launchers check theirs
+ * (launch/run/masking-settings.ts): a mistake is exit 2, naming the file, the key and the type.
+ */
+async function checkSettings(options: GatewayCommandOptions, io: CliIo): Promise<void> {
+  const given = options.settings !== undefined;
+  const file = given ? path.resolve(io.cwd, options.settings as string) : userSettingsPath(io.env);
+  try {
+    const choice = { flag: '--settings', given, what: 'no gateway' };
+    for (const warning of await checkMaskingSettings(file, choice)) {
+      io.stderr.write(`toolmask gateway: ${warning}\n`);
+    }
+  } catch (error) {
+    if (error instanceof MaskingSettingsError) throw usageError(error.message);
+    throw error;
   }
 }
 

@@ -62,7 +62,10 @@ export async function checkLaunch(
     given: options.maskingSettings,
     ownFile: await client.maskingSettings?.ownFile(io.env),
   });
-  for (const warning of await checkMaskingSettings(file)) io.stderr.write(`toolmask: ${warning}\n`);
+  const choice = { flag: '--masking-settings', given: options.maskingSettings !== undefined };
+  for (const warning of await checkMaskingSettings(file, choice)) {
+    io.stderr.write(`toolmask: ${warning}\n`);
+  }
   return { bin, maskingSettingsFile: file };
 }
 
@@ -91,6 +94,7 @@ async function runLauncher(
     gatewaySettingsFile: ready.maskingSettingsFile,
     color: colorEnabled(io.stderr, io.env),
     say: (line) => io.stderr.write(`${line}\n`),
+    ...(client.launcher.resumeCommand ? { resumeCommand: client.launcher.resumeCommand } : {}),
     setup: (gateway, sessionId) => planned.prepare({ gateway, sessionId, stateDir }),
   });
 }

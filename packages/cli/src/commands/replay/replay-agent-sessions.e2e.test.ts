@@ -74,6 +74,31 @@ describe('toolmask replay on the agents’ own session files', () => {
     expect(anthropic.billedTokens).toBeGreaterThan(openai.billedTokens);
   });
 
+  it('replays an interactive Claude Code transcript (its first line a mode record), with --since', async () => {
+    const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-replay-interactive-'));
+    try {
+      const project = path.join(DATA, 'claude-code', '-home-user-project');
+      const [name] = await fs.readdir(project);
+      const recorded = await fs.readFile(path.join(project, name!), 'utf8');
+      const sessionId = name!.replace(/\.jsonl$/, '');
+      await fs.mkdir(path.join(folder, '-home-user-project'));
+      await fs.writeFile(
+        path.join(folder, '-home-user-project', name!),
+        [
+          JSON.stringify({ type: 'mode', mode: 'normal', sessionId }),
+          JSON.stringify({ type: 'permission-mode', permissionMode: 'default', sessionId }),
+          recorded,
+        ].join('\n'),
+      );
+      const run = replay('--since', '2000-01-01', '--compare', '--no-chart', folder);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('--since 2000-01-01: 1 session kept');
+      expect(row(run.stdout, 'requests')).toEqual(['requests', '3', '3', '3']);
+    } finally {
+      await fs.rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('--since leaves out older sessions', () => {
     const run = replay('--since', '2030-01-01', path.join(DATA, 'codex'));
     expect(run.code).toBe(0);

@@ -3,13 +3,15 @@
  * gateway address to write (gateway-address.ts) and what answers there, the client's plan carried
  * out (launch/setup/run-setup.ts), or taken back; every line said, and the exit code. A refusal
  * (a `LaunchError`: a file setup cannot follow, a conflicting edit, a set-up client set up again)
- * is bad usage, exit 2; `--undo` that leaves a file it could not put back, exit 1.
+ * is bad usage, exit 2; `--undo` that leaves a file it could not put back, exit 1; `--undo` with
+ * nothing to undo, said, exit 0.
  */
 import { EXIT_FAILURE, EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import type { ClientAdapter } from '../../launch/clients/client-adapter.js';
 import { LaunchError } from '../../launch/launch-error.js';
 import { applyClientSetup, undoClientSetup } from '../../launch/setup/run-setup.js';
+import { NothingToUndoError } from '../../launch/setup/setup-files.js';
 import { chooseGatewayAddress, describeGatewayAddress, probeGateway } from './gateway-address.js';
 
 /** An http:// or https:// URL, or a usage error naming the option. */
@@ -30,7 +32,15 @@ function checkGatewayUrl(value: string | undefined): void {
 
 /** `--undo`: every file put back that can be; the others said on stderr, exit 1. */
 async function undo(client: ClientAdapter, stateDir: string, io: CliIo): Promise<number> {
-  const report = await undoClientSetup({ client: client.name, stateDir });
+  let report;
+  try {
+    report = await undoClientSetup({ client: client.name, stateDir });
+  } catch (error) {
+    // A second --undo: already as it was (exit 0, as `git stash pop` habits expect).
+    if (!(error instanceof NothingToUndoError)) throw error;
+    io.stdout.write(`${error.message}\n`);
+    return EXIT_OK;
+  }
   for (const line of report.lines) io.stdout.write(`${line}\n`);
   // Every other file is put back; these stay in the record for another --undo.
   for (const line of report.failures) io.stderr.write(`${line}\n`);

@@ -4,7 +4,13 @@
  * figures since it started, from `GET /api/summary` with the access secret of the folder (which
  * the person owns). The same words as a launcher's summary at exit (launch/run/usage-summary.ts).
  */
-import { findRunningGateway, loadAccessSecret, type RunningFile } from '@toolmask/gateway';
+import {
+  findLaunchGateways,
+  findRunningGateway,
+  loadAccessSecret,
+  type LaunchGateway,
+  type RunningFile,
+} from '@toolmask/gateway';
 import { failure } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
 import { dashboardLink, shownUrl, type GatewayAccess } from '../../launch/gateway-access.js';
@@ -36,6 +42,14 @@ function upstreamsLine(running: RunningFile): string {
 export async function runStatus(options: StatusOptions, io: CliIo): Promise<number> {
   const stateDir = options.stateDir ?? defaultStateDir(io.env);
   const running = await findRunningGateway(stateDir);
+  const launches = await findLaunchGateways(stateDir);
+  if (!running && launches.length > 0) {
+    if (options.json) {
+      io.stdout.write(`${JSON.stringify({ launches: launches.map(launchJson) }, null, 2)}\n`);
+      return 0;
+    }
+    return sayLaunches(stateDir, launches, io);
+  }
   if (!running) {
     throw failure(
       `no gateway is running for ${stateDir}; start one with \`toolmask gateway${options.stateDir ? ` --state-dir ${options.stateDir}` : ''}\` (a launcher run, toolmask gemini, qwen, claude, codex or opencode, without one has a private gateway, and prints its figures when the client exits)`,
@@ -64,6 +78,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<numb
           },
           sinceStart: summary.gateway,
           dashboard: dashboardLink(access),
+          launches: launches.map(launchJson),
         },
         null,
         2,
@@ -78,6 +93,37 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<numb
     `since it started: ${describeFigures(summary.gateway, palette)}`,
     `dashboard  ${dashboardLink(access)}`,
   ];
+  io.stdout.write(`${lines.join('\n')}\n`);
+  await sayLaunches(stateDir, launches, io);
+  return 0;
+}
+
+/** A launcher's own gateway in `--json` (its dashboard's token is the state folder's secret). */
+function launchJson(launch: LaunchGateway) {
+  return { client: launch.client, url: launch.url, pid: launch.pid, startedAt: launch.startedAt };
+}
+
+/**
+ * The launchers' own gateways (`toolmask claude`, ... without a standalone gateway to reuse):
+ * each with its client, address and dashboard, which its client's full-screen UI hides.
+ */
+async function sayLaunches(
+  stateDir: string,
+  launches: readonly LaunchGateway[],
+  io: CliIo,
+): Promise<number> {
+  if (launches.length === 0) return 0;
+  let secret: string;
+  try {
+    secret = await loadAccessSecret(stateDir);
+  } catch (error) {
+    throw failure(`cannot read the access secret of ${stateDir}: ${(error as Error).message}`);
+  }
+  const now = io.now?.() ?? Date.now();
+  const lines = launches.flatMap((launch) => [
+    `launch     toolmask ${launch.client ?? 'client'}'s own gateway ${launch.url} (pid ${launch.pid}, up ${formatAge(now - launch.startedAt)})`,
+    `dashboard  ${dashboardLink({ url: launch.url, accessSecret: secret })}`,
+  ]);
   io.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

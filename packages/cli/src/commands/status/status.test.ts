@@ -88,3 +88,36 @@ describe('toolmask status', () => {
     expect((await run(['status', '--no-such-option'])).code).toBe(2);
   });
 });
+
+describe("toolmask status during a launcher's run (issue 35, item 4)", () => {
+  it("lists a launcher's own gateway with its dashboard, and forgets it once it stops", async () => {
+    const paths = await stateDir();
+    const own = await listenGateway({
+      port: 0,
+      stateDir: paths.stateDir,
+      settingsFile: paths.settingsFile,
+      announce: false,
+      launchOf: 'claude',
+      retentionDays: 0,
+    });
+    let closed = false;
+    cleanups.push(async () => {
+      if (!closed) await own.close();
+    });
+    const during = await run(['status', '--state-dir', paths.stateDir]);
+    expect(during.code, during.stderr).toBe(0);
+    expect(during.stdout).toContain(
+      `launch     toolmask claude's own gateway ${own.url} (pid ${process.pid}`,
+    );
+    expect(during.stdout).toContain(`dashboard  ${own.dashboardUrl}`);
+    const json = await run(['status', '--state-dir', paths.stateDir, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      launches: [{ client: 'claude', url: own.url, pid: process.pid }],
+    });
+    await own.close();
+    closed = true;
+    const after = await run(['status', '--state-dir', paths.stateDir]);
+    expect(after.code).toBe(1);
+    expect(after.stderr).toContain('no gateway is running');
+  });
+});

@@ -32,6 +32,11 @@ export interface ClientAdapter<Name extends string = string> {
     description: string;
     examples: string;
     options: readonly LauncherOption[];
+    /**
+     * The command that resumes the client's session through toolmask (`toolmask claude --resume
+     * <id>`), said when the client exits: its own hint (`claude --resume <id>`) skips masking.
+     */
+    resumeCommand?: (clientSession: string) => string;
   };
   /**
    * For a client that ignores keys it does not know in its own user settings file, where the

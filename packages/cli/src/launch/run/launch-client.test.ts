@@ -123,7 +123,11 @@ const count = Number(process.argv[2]);
 for (let index = 0; index < count; index++) {
   const answer = await fetch(process.env.GATEWAY_URL + '/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-toolmask-session': process.env.SESSION },
+    headers: {
+      'content-type': 'application/json',
+      'x-toolmask-session': process.env.SESSION,
+      ...(process.env.CLIENT_SESSION ? { 'x-session-affinity': process.env.CLIENT_SESSION } : {}),
+    },
     body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi ' + index }] }] }),
   });
   await answer.text();
@@ -132,7 +136,12 @@ if (process.argv[3] === 'kill') process.kill(process.pid, 'SIGKILL');
 `;
 
 async function summaryRun(
-  options: { requests: number; ending: 'exit' | 'kill'; upstreams?: LaunchOptions['upstreams'] },
+  options: {
+    requests: number;
+    ending: 'exit' | 'kill';
+    upstreams?: LaunchOptions['upstreams'];
+    clientSession?: string;
+  },
   paths: Awaited<ReturnType<typeof folder>>,
   during?: (gatewayUrl: string) => Promise<void>,
 ) {
@@ -150,10 +159,16 @@ async function summaryRun(
     upstreams: options.upstreams ?? {},
     gatewaySettingsFile: paths.settingsFile,
     say: (line) => said.push(line),
+    resumeCommand: (session) => `toolmask opencode -s ${session}`,
     async setup(gateway, sessionId) {
       await during?.(gateway.url);
       return {
-        env: { PATH: process.env['PATH'] ?? '', GATEWAY_URL: gateway.url, SESSION: sessionId },
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          GATEWAY_URL: gateway.url,
+          SESSION: sessionId,
+          ...(options.clientSession ? { CLIENT_SESSION: options.clientSession } : {}),
+        },
         summary: 'banner',
         cleanup: async () => [],
       };
@@ -191,6 +206,42 @@ describe('the run summary when the client exits (issue 24)', () => {
       ]);
     },
   );
+
+  it("the client's own session id: its resume command through toolmask follows (issue 35)", async () => {
+    const paths = await folder();
+    const upstream = await fakeGemini();
+    const run = await summaryRun(
+      {
+        requests: 2,
+        ending: 'exit',
+        upstreams: { gemini: upstream.url },
+        clientSession: 'ses_1a2b',
+      },
+      paths,
+    );
+    expect(run.said).toContain('toolmask: resume through toolmask: toolmask opencode -s ses_1a2b');
+    // Without one, no such line.
+    const plain = await summaryRun(
+      { requests: 1, ending: 'exit', upstreams: { gemini: upstream.url } },
+      paths,
+    );
+    expect(plain.said.some((line) => line.includes('resume'))).toBe(false);
+  });
+
+  it('an upstream that cannot be reached: counted and named in the exit line and gateway.log (issue 35)', async () => {
+    const paths = await folder();
+    const dead = await startFakeUpstream(() => ({ json: {} }));
+    await dead.close();
+    const run = await summaryRun(
+      { requests: 2, ending: 'exit', upstreams: { gemini: dead.url } },
+      paths,
+    );
+    expect(run.said[1]).toBe(
+      `toolmask: this run: 2 requests, 0 outputs masked, ~0 tokens kept out (estimated), cache hits not reported by the provider, 2 requests could not reach ${dead.url} (the client got 502; gateway.log has each)`,
+    );
+    const log = await fs.readFile(path.join(paths.stateDir, 'gateway.log'), 'utf8');
+    expect(log).toContain(`the upstream ${dead.url} could not be reached`);
+  });
 
   it("a standalone gateway's run counts its own requests, and says what other clients sent", async () => {
     const paths = await folder();

@@ -62,6 +62,8 @@ export interface LaunchOptions {
   color?: boolean;
   /** The state folder as the person named it, for the hint after a private gateway's run. */
   stateDirOption?: string;
+  /** The client's resume command through toolmask, for its session id (client-adapter.ts). */
+  resumeCommand?: (clientSession: string) => string;
 }
 
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
@@ -85,6 +87,8 @@ async function ensureGateway(options: LaunchOptions): Promise<RunGateway> {
   const running = await listenGateway({
     port: 0,
     announce: false,
+    // Found by `toolmask status` while it runs (its dashboard), though never reused.
+    launchOf: options.client,
     stateDir: options.stateDir,
     upstreams: options.upstreams,
     ...(options.gatewaySettingsFile ? { settingsFile: options.gatewaySettingsFile } : {}),

@@ -10,13 +10,14 @@
  * folder), which is then read, unless only gemini's file has the block (where toolmask read it for
  * qwen before).
  *
- * The check: a gateway that meets a bad value ignores the file's whole block and says so in its
- * log only, so the run would go ahead with settings the person did not choose. So a value of the
+ * The check: a gateway that meets a bad value ignores that key and says so in its log only, so
+ * the run would go ahead with settings the person did not choose. So a value of the
  * wrong type (`"toolProtectionThreshold": "50k"`), a file that cannot be read or parsed, and an
  * unknown key that is close to a known one (a typo: `toolProtectionThresold`) stop the launch
  * with exit 2, naming the file, the key, what was expected and the key meant, as a broken JSON
- * file already does. An unknown key close to none is only a warning: it may be a setting of a
- * newer toolmask, and core never refuses those either (unknownSettingKeys.ts).
+ * file already does; so does a file the option names that does not exist. An unknown key close to
+ * none is only a warning: it may be a setting of a newer toolmask, and core never refuses those
+ * either (unknownSettingKeys.ts). `toolmask gateway --settings` makes the same check.
  */
 import {
   readSettingsText,
@@ -68,18 +69,35 @@ export async function maskingSettingsFile(
 function withoutFallback(message: string): string {
   return message
     .replace(/ This file's masking settings are ignored\.$/, '')
-    .replace(/ The rest of the block is ignored; "enabled": false is kept\.$/, '')
+    .replace(/ (That key is|Those keys are) ignored; the rest of the block applies\.$/, '')
     .replace(/ Its experimental\.toolOutputMasking settings are ignored\.$/, '')
     .replace(/ \(ignored\);/, ';');
 }
 
+/** How the file was chosen, for `checkMaskingSettings`. */
+export interface MaskingSettingsChoice {
+  /** The option that names it, said in the refusal (`--masking-settings`, `--settings`). */
+  flag: string;
+  /** Whether that option named it: then a missing file is a mistake too. */
+  given: boolean;
+  /** What is refused to start: the launch's client and gateway, or the gateway. */
+  what?: string;
+}
+
 /**
- * Throws a `MaskingSettingsError` for what must stop the launch; resolves to the warnings to show
- * (one line each) otherwise. A missing file is no mistake: the defaults apply.
+ * Throws a `MaskingSettingsError` for what must stop the start; resolves to the warnings to show
+ * (one line each) otherwise. A missing default file is no mistake: the defaults apply; a missing
+ * file the option named is.
  */
-export async function checkMaskingSettings(file: string): Promise<string[]> {
+export async function checkMaskingSettings(
+  file: string,
+  choice: MaskingSettingsChoice = { flag: '--masking-settings', given: false },
+): Promise<string[]> {
   const result = await readToolOutputMaskingSettingsFile(file);
   const problems: string[] = [];
+  if (!result.exists && choice.given) {
+    problems.push(`${file} does not exist (named by ${choice.flag}).`);
+  }
   if (result.error) problems.push(withoutFallback(result.error.message));
   const warnings: string[] = [];
   for (const warning of result.warnings ?? []) {
@@ -89,9 +107,9 @@ export async function checkMaskingSettings(file: string): Promise<string[]> {
   if (problems.length > 0) {
     throw new MaskingSettingsError(
       [
-        `the masking settings in ${file} have ${problems.length === 1 ? 'a mistake' : 'mistakes'}; nothing was started:`,
+        `the masking settings in ${file} have ${problems.length === 1 ? 'a mistake' : 'mistakes'}; ${choice.what ?? 'nothing'} was started:`,
         ...problems.map((problem) => `  ${problem}`),
-        'Fix the file (the keys, their types and defaults: docs/settings.md), or name another with --masking-settings FILE.',
+        `Fix the file (the keys, their types and defaults: docs/settings.md), or name another with ${choice.flag} FILE.`,
       ].join('\n'),
     );
   }

@@ -49,6 +49,8 @@ export interface SummaryVoice {
   color?: boolean;
   /** The state folder as the person named it, for the hint after a private gateway's run. */
   stateDirOption?: string;
+  /** The client's resume command through toolmask (client-adapter.ts `resumeCommand`). */
+  resumeCommand?: (clientSession: string) => string;
 }
 
 /** The run's figures and where its dashboard is, said once the client has exited. */
@@ -77,6 +79,12 @@ export function sayRunSummary(
     )) {
       say(line);
     }
+  }
+  const clientSession = after?.ok ? after.summary.session?.clientSession : undefined;
+  // An id as the clients make them (a UUID, `ses_…`): nothing else is printed into a command.
+  if (clientSession && /^[\w.:-]{1,200}$/.test(clientSession) && options.resumeCommand) {
+    // The client's own hint (`claude --resume <id>`) would skip masking.
+    say(`resume through toolmask: ${palette.bold(options.resumeCommand(clientSession))}`);
   }
   if (gateway.running) {
     // Its address died with it; the figures stay in the state folder for a standalone gateway.

@@ -129,6 +129,12 @@ export function describeFigures(figures: UsageFigures, palette: Palette): string
   }
   if (figures.failures > 0)
     parts.push(plural(figures.failures, 'output') + ' left whole by a failure');
+  // An older gateway does not count them (undefined).
+  if (figures.unreachable > 0) {
+    parts.push(
+      `${palette.bold(plural(figures.unreachable, 'request'))} could not reach ${figures.unreachableUpstream ?? 'the upstream'} (the client got 502; gateway.log has each)`,
+    );
+  }
   return parts.join(', ');
 }
 

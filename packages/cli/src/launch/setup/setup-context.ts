@@ -6,8 +6,10 @@
  * them. Helpers for the OpenAI-compatible clients' plans (codex, opencode) beside it.
  */
 import type { UpstreamUrls } from '@toolmask/gateway';
+import { DEFAULT_PORT } from '@toolmask/gateway/defaults';
 import type { Environment } from '../environment.js';
 import type { GatewayAccess } from '../gateway-access.js';
+import { defaultStateDir } from '../state-dir.js';
 
 export interface SetupContext {
   env: Readonly<Environment>;
@@ -42,7 +44,7 @@ export function checkOpenaiUpstream(
   where: string,
 ): { refusal?: string; note?: string } {
   const trim = (url: string) => url.replace(/\/+$/, '');
-  const command = `toolmask gateway --openai-upstream ${upstream}`;
+  const command = gatewayCommand(context, '--openai-upstream', upstream);
   if (!context.gatewayUpstreams) {
     return {
       note: `${client} sent its requests to ${upstream} (${where}): start the gateway with \`${command}\`, so that they still go there.`,
@@ -53,4 +55,29 @@ export function checkOpenaiUpstream(
   return {
     refusal: `${client} sends its requests to ${upstream} (${where}), but the gateway at ${context.gatewayUrl} ${gatewaySends ? `sends the OpenAI API to ${gatewaySends}` : 'has no OpenAI upstream'}; nothing was changed. Restart that gateway with \`${command}\` and run setup again`,
   };
+}
+
+/** A word as a shell reads it: as it is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The one command that starts the gateway setup writes the address of, for this state folder,
+ * with `flag upstream`: its port and state folder when they are not the defaults.
+ */
+export function gatewayCommand(context: SetupContext, flag: string, upstream: string): string {
+  const words = ['toolmask', 'gateway'];
+  let port = String(DEFAULT_PORT);
+  try {
+    const url = new URL(context.gatewayUrl);
+    port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  } catch {
+    // not a URL: the default port
+  }
+  if (port !== String(DEFAULT_PORT)) words.push('--port', port);
+  if (context.stateDir !== defaultStateDir(context.env))
+    words.push('--state-dir', context.stateDir);
+  words.push(flag, upstream);
+  return words.map(shellWord).join(' ');
 }

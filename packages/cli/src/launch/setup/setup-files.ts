@@ -34,6 +34,9 @@ import { LaunchError } from '../launch-error.js';
 /** What stops `toolmask setup` or `--undo` (the CLI says it and exits 2). */
 export class SetupError extends LaunchError {}
 
+/** `--undo` of a client that is not set up: nothing to do (said, exit 0). */
+export class NothingToUndoError extends SetupError {}
+
 /** A file as setup read it. */
 export interface SetupFile {
   bytes: Buffer;

@@ -11,7 +11,7 @@ import { readIfExists, writeAtomically } from '@toolmask/core/storage';
 import type { SetupChange } from './setup-changes.js';
 import type { EnvChange } from './env-changes.js';
 import type { JsonChange } from './json-changes.js';
-import { SetupError, type FileDigests } from './setup-files.js';
+import { NothingToUndoError, SetupError, type FileDigests } from './setup-files.js';
 import type { SetupFormat } from './setup-plan.js';
 
 export interface RecordedFile {
@@ -59,7 +59,7 @@ export async function readSetupRecord(stateDir: string, client: string): Promise
   const file = setupRecordFile(stateDir, client);
   const text = await readIfExists(file);
   if (text === undefined) {
-    throw new SetupError(`toolmask is not set up for ${client} (nothing to undo)`);
+    throw new NothingToUndoError(`toolmask is not set up for ${client} (nothing to undo)`);
   }
   const record = JSON.parse(text) as Partial<ClientRecord> | null;
   const read = record?.version === undefined ? readFirstRecord(record) : record;

@@ -33,6 +33,7 @@ export const claudeClient = defineClient({
       'Run your own claude (Claude Code) through the local gateway (masking, read-back over MCP, real usage).',
     examples: EXAMPLES,
     options: [],
+    resumeCommand: (session) => `toolmask claude --resume ${session}`,
   },
   reuse: { apis: ['anthropic'] },
   planLaunch: async (request) => (await import('./launch.js')).launchClaude(request),

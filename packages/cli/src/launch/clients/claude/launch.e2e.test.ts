@@ -174,11 +174,15 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
           `^toolmask: claude → ${upstream.url} through the gateway at http://127\\.0\\.0\\.1:\\d+; read-back over MCP; dashboard `,
         ),
       );
+      // Claude's own session id, for its resume command through toolmask (issue 35, item 14).
       expect(lines.at(-2)).toMatch(
+        /^toolmask: resume through toolmask: toolmask claude --resume [0-9a-f-]{36}$/,
+      );
+      expect(lines.at(-3)).toMatch(
         /^toolmask: this run: 9 requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
       );
       expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
-      console.log(`${lines[0]}\n${lines.at(-2)}\n${lines.at(-1)}`);
+      console.log(`${lines[0]}\n${lines.slice(-3).join('\n')}`);
     }, 60_000);
   },
 );

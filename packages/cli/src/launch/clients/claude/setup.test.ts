@@ -136,7 +136,7 @@ describe('toolmask setup claude', () => {
       'claude sends its requests to https://proxy.example/anthropic (env.ANTHROPIC_BASE_URL in',
     );
     await expect(setup(stateDir, env, {})).rejects.toThrow(
-      '`toolmask gateway --anthropic-upstream https://proxy.example/anthropic`',
+      `\`toolmask gateway --state-dir ${stateDir} --anthropic-upstream https://proxy.example/anthropic\``,
     );
     expect(await snapshot(home)).toEqual(before);
     await expect(fs.stat(path.join(stateDir, 'setup-claude.json'))).rejects.toThrow();
@@ -146,7 +146,7 @@ describe('toolmask setup claude', () => {
     await undoClient(claudeClient, stateDir);
     const report = await setup(stateDir, env);
     expect(report.lines.join('\n')).toContain(
-      'start the gateway with `toolmask gateway --anthropic-upstream https://proxy.example/anthropic`',
+      `start the gateway with \`toolmask gateway --state-dir ${stateDir} --anthropic-upstream https://proxy.example/anthropic\``,
     );
     await undoClient(claudeClient, stateDir);
     expect(await snapshot(home)).toEqual(before);

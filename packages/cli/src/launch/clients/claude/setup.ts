@@ -27,7 +27,7 @@ import { DEFAULT_UPSTREAMS } from '@toolmask/gateway';
 import { parseSettings, readSettingsObject } from '../../files/jsonc-settings.js';
 import { accessHeaders, shownUrl, type GatewayAccess } from '../../gateway-access.js';
 import { jsonAddItems, jsonSet } from '../../setup/json-changes.js';
-import type { SetupContext } from '../../setup/setup-context.js';
+import { gatewayCommand, type SetupContext } from '../../setup/setup-context.js';
 import { readSetupFile, SetupError } from '../../setup/setup-files.js';
 import type { ClientPlan } from '../../setup/setup-plan.js';
 import {
@@ -93,7 +93,7 @@ function upstreamNotes(
     );
   }
   const upstream = trimSlash(ownUrl || DEFAULT_UPSTREAMS.anthropic);
-  const command = `toolmask gateway --anthropic-upstream ${shownUrl(upstream)}`;
+  const command = gatewayCommand(context, '--anthropic-upstream', shownUrl(upstream));
   if (context.gatewayUpstreams) {
     const gatewaySends = trimSlash(
       context.gatewayUpstreams.anthropic ?? DEFAULT_UPSTREAMS.anthropic,

@@ -34,6 +34,7 @@ export const codexClient = defineClient({
       'Run your own codex (OpenAI Codex CLI) through the local gateway (masking, read-back over MCP, real usage).',
     examples: EXAMPLES,
     options: [],
+    resumeCommand: (session) => `toolmask codex resume ${session}`,
   },
   reuse: { namedRoutes: true },
   planLaunch: async (request) => (await import('./launch.js')).launchCodex(request),

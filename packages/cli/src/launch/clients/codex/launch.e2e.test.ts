@@ -233,12 +233,16 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
         `^toolmask: codex \\(fake\\) → ${upstream.url}/v1 through the gateway at http://127\\.0\\.0\\.1:\\d+; read-back over MCP; dashboard `,
       ),
     );
+    // Codex's own session (thread) id, for its resume command through toolmask (issue 35).
     expect(lines.at(-2)).toMatch(
+      /^toolmask: resume through toolmask: toolmask codex resume [0-9a-f-]{36}$/,
+    );
+    expect(lines.at(-3)).toMatch(
       /^toolmask: this run: 7 requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
     );
     expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
     console.log(
-      `${lines.find((line) => line.startsWith('toolmask: codex'))}\n${lines.at(-2)}\n${lines.at(-1)}`,
+      `${lines.find((line) => line.startsWith('toolmask: codex'))}\n${lines.slice(-3).join('\n')}`,
     );
   }, 60_000);
 

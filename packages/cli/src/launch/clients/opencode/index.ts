@@ -33,6 +33,7 @@ export const opencodeClient = defineClient({
       'Run your own opencode through the local gateway (masking, read-back over MCP, real usage).',
     examples: EXAMPLES,
     options: [],
+    resumeCommand: (session) => `toolmask opencode -s ${session}`,
   },
   reuse: { namedRoutes: true },
   planLaunch: async (request) => (await import('./launch.js')).launchOpencode(request),

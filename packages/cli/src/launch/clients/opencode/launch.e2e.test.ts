@@ -245,11 +245,15 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
           `^toolmask: opencode → ${upstream.url}/v1 through the gateway at http://127\\.0\\.0\\.1:\\d+; read-back over MCP; dashboard `,
         ),
       );
+      // OpenCode's own session id (x-session-affinity), for its resume command (issue 35).
       expect(lines.at(-2)).toMatch(
+        /^toolmask: resume through toolmask: toolmask opencode -s ses_[0-9A-Za-z]+$/,
+      );
+      expect(lines.at(-3)).toMatch(
         /^toolmask: this run: \d+ requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
       );
       expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
-      console.log(`${lines[0]}\n${lines.at(-2)}\n${lines.at(-1)}`);
+      console.log(`${lines[0]}\n${lines.slice(-3).join('\n')}`);
     }, 60_000);
   },
 );

@@ -65,6 +65,8 @@ describe('toolmask setup opencode', () => {
     expect(report.lines.join('\n')).toContain(
       `provider.router.options.baseURL "https://router.example/v1" → "${GATEWAY}/openai/v1"`,
     );
+    // The config has its "$schema" line already: no word about opencode adding one.
+    expect(report.lines.join('\n')).not.toContain('$schema');
     await undoClient(opencodeClient, stateDir);
     expect(await snapshot(home)).toEqual(before);
   });
@@ -74,7 +76,8 @@ describe('toolmask setup opencode', () => {
     const file = path.join(home, '.config', 'opencode', 'opencode.json');
     const own = OPENCODE_CONFIG.replace('  "$schema": "https://opencode.ai/config.json",\n', '');
     await write(file, own);
-    await setup(stateDir, env);
+    const report = await setup(stateDir, env);
+    expect(report.lines.join('\n')).toContain(`opencode adds a "$schema" line to ${file}`);
     const now = await fs.readFile(file, 'utf8');
     await fs.writeFile(
       file,

@@ -156,9 +156,11 @@ export async function planOpencodeSetup(context: SetupContext): Promise<ClientPl
       `Left as they are (another base URL than the gateway's OpenAI upstream): ${left.map((id) => `"${id}"`).join(', ')}.`,
     );
   }
-  notes.push(
-    `opencode adds a "$schema" line to ${file} when it has none: after that, \`toolmask setup opencode --undo\` puts back setup's values rather than the file's old bytes.`,
-  );
+  if (config['$schema'] === undefined) {
+    notes.push(
+      `opencode adds a "$schema" line to ${file} when it has none: after that, \`toolmask setup opencode --undo\` puts back setup's values rather than the file's old bytes.`,
+    );
+  }
   const changes = [
     ...routed.map((id) => jsonSet(config, ['provider', id, 'options', 'baseURL'], route)),
     jsonSet(config, ['mcp', 'toolmask'], {
