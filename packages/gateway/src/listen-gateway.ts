@@ -19,6 +19,7 @@ import { GatewayStartError } from './errors.js';
 import { loadAccessSecret } from './state/access-secret.js';
 import { shownUpstreams } from './upstream/upstreams.js';
 import { DEFAULT_PORT } from './defaults.js';
+import { loadOtlpExporters } from './usage/lazy-otlp-exporters.js';
 
 export interface ListenOptions extends GatewayOptions {
   /** @default 127.0.0.1 */
@@ -69,6 +70,8 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   // Host the team's clients address (a name of the network): its requests are answered by key,
   // so no loopback Host is asked for (a rebinding page has no key to send).
   const loopbackOnly = isLoopbackHost(host) && options.team === undefined;
+  // The OTLP exporters are optional packages: one missing is said now, before the port is taken.
+  if (options.otlpEndpoint) await loadOtlpExporters();
   const gateway = createGateway({ loopbackOnly, ...options, accessSecret });
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const server = createServer(

@@ -4,10 +4,47 @@
  * gateway without one starts without them. Each stands in for the real exporter in the SDK's
  * reader and processor, which take their exporter when they are made (synchronously), and hands
  * every call to it once loaded. Temporality and aggregation are the reader's defaults
- * (cumulative, the default aggregation): the real metric exporter's own defaults.
+ * (cumulative, the default aggregation): the real metric exporter's own defaults. Both packages
+ * are optional peer dependencies (docs/architecture.md, "Optional packages").
  */
+import { loadOptionalPackage, type OptionalPackage } from '@toolmask/core/errors';
 import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
+
+/** Optional peer dependencies: installed by those who export over OTLP. */
+const METRIC_EXPORTER: OptionalPackage = {
+  name: '@opentelemetry/exporter-metrics-otlp-http',
+  version: '0.218.0',
+};
+const LOG_EXPORTER: OptionalPackage = {
+  name: '@opentelemetry/exporter-logs-otlp-http',
+  version: '0.218.0',
+};
+const JOB = 'exporting over OTLP (--otlp-endpoint)';
+
+let metricModule: Promise<typeof import('@opentelemetry/exporter-metrics-otlp-http')> | undefined;
+let logModule: Promise<typeof import('@opentelemetry/exporter-logs-otlp-http')> | undefined;
+
+const loadMetricModule = () =>
+  (metricModule ??= loadOptionalPackage(
+    METRIC_EXPORTER,
+    JOB,
+    () => import('@opentelemetry/exporter-metrics-otlp-http'),
+  ));
+const loadLogModule = () =>
+  (logModule ??= loadOptionalPackage(
+    LOG_EXPORTER,
+    JOB,
+    () => import('@opentelemetry/exporter-logs-otlp-http'),
+  ));
+
+/**
+ * Loads both exporters now: a gateway given an OTLP endpoint calls it before it listens, so a
+ * missing package is said at start (a `MissingPackageError`), not lost in a failed export.
+ */
+export async function loadOtlpExporters(): Promise<void> {
+  await Promise.all([loadMetricModule(), loadLogModule()]);
+}
 
 interface Exporter<Batch> {
   export(batch: Batch, done: (result: { code: number; error?: Error }) => void): void;
@@ -44,7 +81,7 @@ function lazyExporter<Batch>(load: () => Promise<Exporter<Batch>>): Exporter<Bat
 /** An OTLP/HTTP metric exporter to `url`, loaded on its first export. */
 export function lazyOtlpMetricExporter(url: string): PushMetricExporter {
   return lazyExporter(async () => {
-    const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
+    const { OTLPMetricExporter } = await loadMetricModule();
     return new OTLPMetricExporter({ url });
   }) as PushMetricExporter;
 }
@@ -52,7 +89,7 @@ export function lazyOtlpMetricExporter(url: string): PushMetricExporter {
 /** An OTLP/HTTP log exporter to `url`, loaded on its first export. */
 export function lazyOtlpLogExporter(url: string): LogRecordExporter {
   return lazyExporter(async () => {
-    const { OTLPLogExporter } = await import('@opentelemetry/exporter-logs-otlp-http');
+    const { OTLPLogExporter } = await loadLogModule();
     return new OTLPLogExporter({ url });
   }) as LogRecordExporter;
 }
