@@ -20,6 +20,7 @@ import { loadAccessSecret } from './state/access-secret.js';
 import { shownUpstreams } from './upstream/upstreams.js';
 import { DEFAULT_PORT } from './defaults.js';
 import { loadOtlpExporters } from './usage/lazy-otlp-exporters.js';
+import type { EarlyListener } from './server/early-listener.js';
 
 export interface ListenOptions extends GatewayOptions {
   /** @default 127.0.0.1 */
@@ -38,6 +39,12 @@ export interface ListenOptions extends GatewayOptions {
    * @default 5 minutes
    */
   requestTimeoutMs?: number;
+  /**
+   * A port bound already (`bindEarlyListener`, by a launcher that started its client before
+   * loading the gateway): the gateway takes its connections instead of listening itself; `host`
+   * and `port` are the listener's.
+   */
+  listener?: EarlyListener;
 }
 
 /** A 64 MiB body still fits at 0.2 MB/s; a client that trickles bytes does not hold a socket for ever. */
@@ -85,7 +92,9 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   );
   let bound: { port: number; url: string };
   try {
-    bound = await listenOn(server, host, options.port ?? DEFAULT_PORT);
+    bound = options.listener
+      ? adopted(options.listener, server)
+      : await listenOn(server, host, options.port ?? DEFAULT_PORT);
   } catch (error) {
     await gateway.close(0);
     throw error;
@@ -129,11 +138,17 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
         await gateway.close(timeoutMs);
         server.closeAllConnections();
         await stopped;
+        await options.listener?.close();
         if (announced) await removeIfOurs(runningFile, gateway.instanceId);
       })();
       return closing;
     },
   };
+}
+
+function adopted(listener: EarlyListener, server: Server): { port: number; url: string } {
+  listener.adopt(server);
+  return { port: listener.port, url: listener.url };
 }
 
 function stateError(stateDir: string, error: unknown): GatewayStartError {

@@ -30,7 +30,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_UPSTREAMS, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
+import { DEFAULT_UPSTREAMS, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway/launch';
 import { ensurePrivateDirectory } from '@toolmask/core/storage';
 import { loopbackNoProxy, type Environment } from '../../environment.js';
 import { parseSettings, readSettingsFile, readSettingsObject } from '../../files/jsonc-settings.js';
