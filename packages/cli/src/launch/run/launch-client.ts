@@ -29,7 +29,7 @@ import * as path from 'node:path';
 import type { RunningGateway, UpstreamUrls } from '@toolmask/gateway';
 import { bindEarlyListener, findRunningGateway, loadAccessSecret } from '@toolmask/gateway/launch';
 import { describeError } from '@toolmask/core/errors';
-import { ensurePrivateDirectory } from '@toolmask/core/storage';
+import { ensurePrivateDirectory } from '@toolmask/core/files';
 import type { Environment } from '../environment.js';
 import type { GatewayAccess } from '../gateway-access.js';
 import { servesUpstreams, type UpstreamReuse } from './gateway-reuse.js';

@@ -20,7 +20,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { geminiDir } from '@toolmask/core/storage';
+import { geminiDir } from '@toolmask/core/files';
 import { userSettingsPath } from '@toolmask/core/settings';
 import { SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway/launch';
 import { appendList, loopbackNoProxy, type Environment } from '../../environment.js';
