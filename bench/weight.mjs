@@ -42,12 +42,7 @@ function pack(sourceRoot, destination) {
   fs.mkdirSync(destination, { recursive: true });
   execFileSync(
     'npm',
-    [
-      'pack',
-      ...WORKSPACES.flatMap((name) => ['-w', name]),
-      '--pack-destination',
-      destination,
-    ],
+    ['pack', ...WORKSPACES.flatMap((name) => ['-w', name]), '--pack-destination', destination],
     { cwd: sourceRoot, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   return ['cli', 'core', 'gateway'].map((name) =>
@@ -59,7 +54,9 @@ function pack(sourceRoot, destination) {
 function packBase(commit, log) {
   const dir = path.join(os.tmpdir(), `toolmask-bench-weight-${commit}`);
   const tarballs = path.join(dir, 'pack');
-  const done = ['cli', 'core', 'gateway'].map((n) => path.join(tarballs, `toolmask-${n}-0.1.0.tgz`));
+  const done = ['cli', 'core', 'gateway'].map((n) =>
+    path.join(tarballs, `toolmask-${n}-0.1.0.tgz`),
+  );
   if (done.every((file) => fs.existsSync(file))) return done;
   log(`packing ${commit} in ${dir} (git archive, build, npm pack)...`);
   const source = path.join(dir, 'source');
@@ -162,7 +159,15 @@ function launcherCpu(cli, runs) {
   });
   fs.mkdirSync(path.join(dir, 'home'));
   const env = { ...process.env, HOME: path.join(dir, 'home'), TOOLMASK_HOME: path.join(dir, 'tm') };
-  const args = [cli, 'claude', '--claude-bin', fake, '--state-dir', path.join(dir, 'state'), '--version'];
+  const args = [
+    cli,
+    'claude',
+    '--claude-bin',
+    fake,
+    '--state-dir',
+    path.join(dir, 'state'),
+    '--version',
+  ];
   try {
     return pairedCpu(args, runs, {
       env,
@@ -191,11 +196,18 @@ export async function runWeightBench({ baseCommit = 'b8a254e', runs = 20, log = 
   log('installing both sets into empty prefixes (empty npm caches; this fetches everything)...');
   const before = install(base, path.join(work, 'base'));
   const after = install(current, path.join(work, 'current'));
-  console.log(`\n### 6a. Install (npm install -g of the packed set into an empty prefix, empty cache)\n`);
+  console.log(
+    `\n### 6a. Install (npm install -g of the packed set into an empty prefix, empty cache)\n`,
+  );
   console.log(`| set | time | on disk | largest packages (MB) |\n|---|---|---|---|`);
-  for (const [label, result] of [[`main@${baseCommit}`, before], ['this checkout', after]]) {
+  for (const [label, result] of [
+    [`main@${baseCommit}`, before],
+    ['this checkout', after],
+  ]) {
     const largest = result.largest.map(([name, kb]) => `${name} ${(kb / 1024).toFixed(1)}`);
-    console.log(`| ${label} | ${result.seconds.toFixed(1)} s | ${result.mb.toFixed(1)} MB | ${largest.join(', ')} |`);
+    console.log(
+      `| ${label} | ${result.seconds.toFixed(1)} s | ${result.mb.toFixed(1)} MB | ${largest.join(', ')} |`,
+    );
   }
   const timeShare = after.seconds / before.seconds;
   const met = (ok) => (ok ? 'met' : 'NOT met');
@@ -203,8 +215,18 @@ export async function runWeightBench({ baseCommit = 'b8a254e', runs = 20, log = 
     `Goals: <= 50 MB on disk: ${met(after.mb <= 50)} (${after.mb.toFixed(1)} MB); <= 20% of the install time: ${met(timeShare <= 0.2)} (${(timeShare * 100).toFixed(0)}%)`,
   );
 
-  const cli = path.join(after.prefix, 'lib', 'node_modules', '@toolmask', 'cli', 'dist', 'index.js');
-  console.log(`\n### 6b. Start-up CPU (user + system, ms, mean of ${runs} runs paired with node -e 0)\n`);
+  const cli = path.join(
+    after.prefix,
+    'lib',
+    'node_modules',
+    '@toolmask',
+    'cli',
+    'dist',
+    'index.js',
+  );
+  console.log(
+    `\n### 6b. Start-up CPU (user + system, ms, mean of ${runs} runs paired with node -e 0)\n`,
+  );
   console.log('| command | node -e 0 | toolmask | |\n|---|---|---|---|');
   const version = summary('toolmask --version', pairedCpu([cli, '--version'], runs));
   const help = summary('toolmask gateway --help', pairedCpu([cli, 'gateway', '--help'], runs));

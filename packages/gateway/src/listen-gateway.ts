@@ -80,16 +80,7 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   // The OTLP exporters are optional packages: one missing is said now, before the port is taken.
   if (options.otlpEndpoint) await loadOtlpExporters();
   const gateway = createGateway({ loopbackOnly, ...options, accessSecret });
-  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const server = createServer(
-    {
-      requestTimeout,
-      headersTimeout: Math.min(60_000, requestTimeout),
-      // How often Node looks for requests past their time: often enough for the bound to hold.
-      connectionsCheckingInterval: Math.min(30_000, Math.max(100, requestTimeout / 4)),
-    },
-    (request, response) => gateway.handle(request, response),
-  );
+  const server = httpServer(gateway, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   let bound: { port: number; url: string };
   try {
     bound = options.listener
@@ -144,6 +135,19 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
       return closing;
     },
   };
+}
+
+/** The gateway's HTTP server, with its bound on a request's time. */
+function httpServer(gateway: Gateway, requestTimeout: number): Server {
+  return createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(60_000, requestTimeout),
+      // How often Node looks for requests past their time: often enough for the bound to hold.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, requestTimeout / 4)),
+    },
+    (request, response) => gateway.handle(request, response),
+  );
 }
 
 function adopted(listener: EarlyListener, server: Server): { port: number; url: string } {
