@@ -21,8 +21,10 @@ describe('loadOptionalPackage', () => {
   });
 
   it('gives what the load gives when the package is there', async () => {
-    const loaded = await loadOptionalPackage({ name: 'node:path', version: '0' }, 'job', () =>
-      import('node:path'),
+    const loaded = await loadOptionalPackage(
+      { name: 'node:path', version: '0' },
+      'job',
+      () => import('node:path'),
     );
     expect(loaded.join('a', 'b')).toBe('a/b');
   });
@@ -55,9 +57,9 @@ describe('isMissingPackage', () => {
         '@google/gemini-cli-core',
       ),
     ).toBe(true);
-    expect(isMissingPackage(missing("Cannot find package 'sql.js' imported from /a"), 'sqlxjs')).toBe(
-      false,
-    );
+    expect(
+      isMissingPackage(missing("Cannot find package 'sql.js' imported from /a"), 'sqlxjs'),
+    ).toBe(false);
     expect(isMissingPackage('not an error', 'x')).toBe(false);
   });
 });

@@ -26,8 +26,10 @@ const IOREDIS: OptionalPackage = { name: 'ioredis', version: '6.0.0' };
 const AWS_S3: OptionalPackage = { name: '@aws-sdk/client-s3', version: '3.1175.0' };
 
 const redisModules = async () => ({
-  ...(await loadOptionalPackage(IOREDIS, 'a team gateway (--store redis://...)', () =>
-    import('./redis/redis-connection.js'),
+  ...(await loadOptionalPackage(
+    IOREDIS,
+    'a team gateway (--store redis://...)',
+    () => import('./redis/redis-connection.js'),
   )),
   ...(await import('./redis/redis-conversation-store.js')),
   ...(await import('./redis/redis-output-store.js')),

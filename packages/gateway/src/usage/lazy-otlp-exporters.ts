@@ -10,6 +10,8 @@
 import { loadOptionalPackage, type OptionalPackage } from '@toolmask/core/errors';
 import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import type * as LogExporterModule from '@opentelemetry/exporter-logs-otlp-http';
+import type * as MetricExporterModule from '@opentelemetry/exporter-metrics-otlp-http';
 
 /** Optional peer dependencies: installed by those who export over OTLP. */
 const METRIC_EXPORTER: OptionalPackage = {
@@ -22,8 +24,8 @@ const LOG_EXPORTER: OptionalPackage = {
 };
 const JOB = 'exporting over OTLP (--otlp-endpoint)';
 
-let metricModule: Promise<typeof import('@opentelemetry/exporter-metrics-otlp-http')> | undefined;
-let logModule: Promise<typeof import('@opentelemetry/exporter-logs-otlp-http')> | undefined;
+let metricModule: Promise<typeof MetricExporterModule> | undefined;
+let logModule: Promise<typeof LogExporterModule> | undefined;
 
 const loadMetricModule = () =>
   (metricModule ??= loadOptionalPackage(

@@ -37,8 +37,10 @@ export interface GeminiCliStrategyOptions {
  * peer dependency (a `MissingPackageError` naming it when it is not installed).
  */
 function loadServiceModule() {
-  return loadOptionalPackage(GEMINI_CLI_CORE, "the replay's gemini-cli strategy", () =>
-    import('@google/gemini-cli-core/dist/src/context/toolOutputMaskingService.js'),
+  return loadOptionalPackage(
+    GEMINI_CLI_CORE,
+    "the replay's gemini-cli strategy",
+    () => import('@google/gemini-cli-core/dist/src/context/toolOutputMaskingService.js'),
   );
 }
 
