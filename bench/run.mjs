@@ -19,8 +19,13 @@
  *   5. the team gateway (state in Redis, replicas behind HAProxy) against section 4's single
  *      gateway, in the same run: latency, throughput, Redis memory, an unseen conversation
  *                                            bench/teamBench.mjs (needs redis-server, haproxy)
- * Options: --only 1,2,3,4,5   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
+ *   6. weight: install size and time of the packed CLI in an empty prefix against main@b8a254e's
+ *      set, start-up CPU of --version, gateway --help and a launcher against node -e 0
+ *                                            bench/weight.mjs (needs npm and the network);
+ *      the cold pass of unseen conversations  bench/coldPass.mjs
+ * Options: --only 1,2,3,4,5,6   --traces DIR (default ../shared/traces)   --quick (fewer sizes and ablations)
  *          --temp-dir DIR (where section 1 writes output files; default the OS temp dir)
+ *          --weight-base COMMIT (section 6: the set installed for comparison; default b8a254e)
  *          --superseded REASONS (section 3: which reasons make an output superseded in every toolmask
  *            replay, e.g. `rerun,read-again`, or `none`; default core's, all three)
  */
@@ -47,7 +52,7 @@ const argument = (name) => {
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
 const tracesDir = path.resolve(argument('traces') ?? path.join(root, '..', 'shared', 'traces'));
-const only = new Set((argument('only') ?? '1,2,3,4,5').split(',').map((value) => value.trim()));
+const only = new Set((argument('only') ?? '1,2,3,4,5,6').split(',').map((value) => value.trim()));
 const quick = process.argv.includes('--quick');
 const superseded = argument('superseded');
 if (superseded !== undefined) {
@@ -125,5 +130,18 @@ if (only.has('5')) {
     '\n## 5. The team gateway (state in Redis, replicas behind HAProxy) against the single gateway',
   );
   await runTeamBench({ quick });
+}
+if (only.has('6')) {
+  console.log('\n## 6. Weight: install, start-up, the cold pass');
+  const { runWeightBench } = await import('./weight.mjs');
+  await runWeightBench({
+    baseCommit: argument('weight-base') ?? 'b8a254e',
+    runs: quick ? 10 : 20,
+    log: (message) => process.stderr.write(`${message}\n`),
+  });
+  // 6c, 6d: the cold pass of unseen real conversations against parsing the same body, and the
+  // incremental mask phase against the bare proxy.
+  const { runColdPassBench } = await import('./coldPass.mjs');
+  await runColdPassBench({ tracesDir: haveTraces ? tracesDir : undefined, quick });
 }
 process.exitCode = failed ? 1 : 0;

@@ -3,6 +3,7 @@
  * `process`, so tests run it in-process with fake streams.
  */
 import { Command, CommanderError } from 'commander';
+import { MissingPackageError } from '@toolmask/core/errors';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { createDashboardCommand } from './commands/dashboard/dashboard-command.js';
@@ -77,6 +78,11 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     if (error instanceof CliError) {
       io.stderr.write(`toolmask: ${error.message}\n`);
       return error.exitCode;
+    }
+    // An optional package the command needs is not installed: the person installs it (exit 2).
+    if (error instanceof MissingPackageError) {
+      io.stderr.write(`toolmask: ${error.message}\n`);
+      return EXIT_USAGE;
     }
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     io.stderr.write(`toolmask: unexpected error: ${message}\n`);

@@ -24,6 +24,8 @@ import { GatewayStartError } from './errors.js';
 import { loadAccessSecret } from './state/access-secret.js';
 import { shownUpstreams } from './upstream/upstreams.js';
 import { DEFAULT_PORT } from './defaults.js';
+import { loadOtlpExporters } from './usage/lazy-otlp-exporters.js';
+import type { EarlyListener } from './server/early-listener.js';
 
 export interface ListenOptions extends GatewayOptions {
   /** @default 127.0.0.1 */
@@ -48,6 +50,12 @@ export interface ListenOptions extends GatewayOptions {
    * @default 5 minutes
    */
   requestTimeoutMs?: number;
+  /**
+   * A port bound already (`bindEarlyListener`, by a launcher that started its client before
+   * loading the gateway): the gateway takes its connections instead of listening itself; `host`
+   * and `port` are the listener's.
+   */
+  listener?: EarlyListener;
 }
 
 /** A 64 MiB body still fits at 0.2 MB/s; a client that trickles bytes does not hold a socket for ever. */
@@ -80,20 +88,15 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   // Host the team's clients address (a name of the network): its requests are answered by key,
   // so no loopback Host is asked for (a rebinding page has no key to send).
   const loopbackOnly = isLoopbackHost(host) && options.team === undefined;
+  // The OTLP exporters are optional packages: one missing is said now, before the port is taken.
+  if (options.otlpEndpoint) await loadOtlpExporters();
   const gateway = createGateway({ loopbackOnly, ...options, accessSecret });
-  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const server = createServer(
-    {
-      requestTimeout,
-      headersTimeout: Math.min(60_000, requestTimeout),
-      // How often Node looks for requests past their time: often enough for the bound to hold.
-      connectionsCheckingInterval: Math.min(30_000, Math.max(100, requestTimeout / 4)),
-    },
-    (request, response) => gateway.handle(request, response),
-  );
+  const server = httpServer(gateway, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   let bound: { port: number; url: string };
   try {
-    bound = await listenOn(server, host, options.port ?? DEFAULT_PORT);
+    bound = options.listener
+      ? adopted(options.listener, server)
+      : await listenOn(server, host, options.port ?? DEFAULT_PORT);
   } catch (error) {
     await gateway.close(0);
     throw error;
@@ -137,12 +140,31 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
         await gateway.close(timeoutMs);
         server.closeAllConnections();
         await stopped;
+        await options.listener?.close();
         if (announced) await removeIfOurs(runningFile, gateway.instanceId);
         if (launchFile) await fs.rm(launchFile, { force: true });
       })();
       return closing;
     },
   };
+}
+
+/** The gateway's HTTP server, with its bound on a request's time. */
+function httpServer(gateway: Gateway, requestTimeout: number): Server {
+  return createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(60_000, requestTimeout),
+      // How often Node looks for requests past their time: often enough for the bound to hold.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, requestTimeout / 4)),
+    },
+    (request, response) => gateway.handle(request, response),
+  );
+}
+
+function adopted(listener: EarlyListener, server: Server): { port: number; url: string } {
+  listener.adopt(server);
+  return { port: listener.port, url: listener.url };
 }
 
 function stateError(stateDir: string, error: unknown): GatewayStartError {

@@ -16,6 +16,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { isPlainObject } from '@toolmask/core/utils';
+import { loadOptionalPackage } from '@toolmask/core/errors';
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import { InputError } from './input-error.js';
 import type { OpencodeSession } from './opencode-session.js';
@@ -45,9 +46,16 @@ export interface OpencodeDatabase {
 
 let sqlJs: Promise<SqlJsStatic> | undefined;
 
-/** sql.js, loaded on first use (its WebAssembly is read from the package, never fetched). */
+/**
+ * sql.js, loaded on first use (its WebAssembly is read from the package, never fetched). An
+ * optional peer dependency: only OpenCode's database needs it (a `MissingPackageError` naming it).
+ */
 function loadSqlJs(): Promise<SqlJsStatic> {
-  sqlJs ??= import('sql.js').then((module) => module.default());
+  sqlJs ??= loadOptionalPackage(
+    { name: 'sql.js', version: '1.17.0' },
+    "reading OpenCode's database",
+    () => import('sql.js'),
+  ).then((module) => module.default());
   return sqlJs;
 }
 

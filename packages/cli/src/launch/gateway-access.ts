@@ -24,4 +24,4 @@ export function dashboardLink(gateway: GatewayAccess): string {
 }
 
 /** A URL as printed for the person: without a user name and password it may carry. */
-export { withoutCredentials as shownUrl } from '@toolmask/gateway';
+export { withoutCredentials as shownUrl } from '@toolmask/gateway/launch';

@@ -40,6 +40,7 @@ import type {
   RequestRow,
   StrategyReplay,
 } from './types.js';
+import { DEFAULT_CACHE_DISCOUNT } from './replay-defaults.js';
 
 export interface ReplayOptions {
   /**
@@ -71,7 +72,7 @@ export interface ReplayOptions {
   clock?: () => number;
 }
 
-export const DEFAULT_CACHE_DISCOUNT = 0.1;
+export { DEFAULT_CACHE_DISCOUNT };
 
 /** What every request of a replay is priced and clocked with. */
 interface ReplayContext {

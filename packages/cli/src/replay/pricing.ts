@@ -9,9 +9,9 @@
  * figures are today's (`uncached + 0.1 x cached`), so earlier reports stay identical.
  */
 import { CACHE_ECONOMICS } from '@toolmask/core';
+import { PRICING_NAMES, type PricingName } from './pricing-names.js';
 
-export const PRICING_NAMES = ['anthropic', 'openai', 'gemini'] as const;
-export type PricingName = (typeof PRICING_NAMES)[number];
+export { PRICING_NAMES, isPricingName, type PricingName } from './pricing-names.js';
 
 export interface CachePricing {
   name: PricingName;
@@ -30,10 +30,6 @@ export const CACHE_PRICING: Readonly<Record<PricingName, CachePricing>> = Object
     },
   ]),
 ) as Record<PricingName, CachePricing>;
-
-export function isPricingName(value: string): value is PricingName {
-  return (PRICING_NAMES as readonly string[]).includes(value);
-}
 
 /** Billed tokens of one request: what is read from the cache, and what is not (written). */
 export function billedTokens(

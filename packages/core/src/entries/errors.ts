@@ -6,3 +6,9 @@
  */
 export { ToolmaskError } from '../utils/toolmaskError.js';
 export { describeError, errorCode } from '../utils/safeCall.js';
+export {
+  MissingPackageError,
+  loadOptionalPackage,
+  isMissingPackage,
+  type OptionalPackage,
+} from '../utils/optionalPackage.js';

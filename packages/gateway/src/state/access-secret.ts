@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
-import { ensurePrivateDirectory, readIfExists, writeAtomically } from '@toolmask/core/storage';
+import { ensurePrivateDirectory, readIfExists, writeAtomically } from '@toolmask/core/files';
 
 export const ACCESS_SECRET_FILE = 'access-secret';
 

@@ -11,6 +11,7 @@
  * Outputs in Redis or S3 are named under `TEAM_OUTPUTS_ROOT` in snippets: a path of no machine,
  * the same on every replica, read back through the gateway's `/mcp` only.
  */
+import { loadOptionalPackage, type OptionalPackage } from '@toolmask/core/errors';
 import type { Redis } from 'ioredis';
 import { parseOutputsOption } from './outputs/outputs-option.js';
 import type { RedisOwnerProofs } from './redis/redis-owner-proofs.js';
@@ -19,10 +20,18 @@ import type { ConversationStore, SharedOutputStore, UsageStore } from './stores.
 
 /**
  * The Redis client and the AWS SDK are loaded by a team gateway only: a person's gateway would
- * carry 30 MB more for nothing (bench section 4c).
+ * carry 30 MB more for nothing (bench section 4c). Both are optional peer dependencies, not
+ * installed with toolmask: a `MissingPackageError` names the one missing (docs/architecture.md).
  */
+const IOREDIS: OptionalPackage = { name: 'ioredis', version: '6.0.0' };
+const AWS_S3: OptionalPackage = { name: '@aws-sdk/client-s3', version: '3.1175.0' };
+
 const redisModules = async () => ({
-  ...(await import('./redis/redis-connection.js')),
+  ...(await loadOptionalPackage(
+    IOREDIS,
+    'a team gateway (--store redis://...)',
+    () => import('./redis/redis-connection.js'),
+  )),
   ...(await import('./redis/redis-conversation-store.js')),
   ...(await import('./redis/redis-output-store.js')),
   ...(await import('./redis/redis-usage-store.js')),
@@ -94,7 +103,11 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
   let outputsPlace: string;
   let outputsClient: Redis | undefined;
   if (outputsOption?.kind === 's3') {
-    const { createS3OutputStore } = await import('./outputs/s3-output-store.js');
+    const { createS3OutputStore } = await loadOptionalPackage(
+      AWS_S3,
+      'a team gateway with --outputs s3://...',
+      () => import('./outputs/s3-output-store.js'),
+    );
     outputs = createS3OutputStore({
       bucket: outputsOption.bucket,
       prefix: outputsOption.prefix,

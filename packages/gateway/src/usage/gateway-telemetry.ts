@@ -1,7 +1,8 @@
 /**
  * The gateway's OpenTelemetry SDK: a meter provider read by the Prometheus exporter (served at
  * `/metrics`, no listener of its own) and, with an OTLP endpoint, pushed there too; a logger
- * provider for the masking events (OTLP only). The masking pass reports through core's own
+ * provider for the masking events (OTLP only). The OTLP exporters are loaded on their first
+ * export (lazy-otlp-exporters.ts): a gateway without an endpoint never loads them. The masking pass reports through core's own
  * functions, with this provider, under the same names as the in-process installation
  * (`gemini_cli.tool_output_masking.*`); the gateway adds what only it knows, the provider's real
  * usage (`toolmask.gateway.*`) and the failures of its stores. Names are documented in
@@ -17,8 +18,6 @@ import { describeError } from '@toolmask/core/errors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ValueType, type Attributes, type Meter } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
-import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import {
@@ -29,6 +28,7 @@ import {
 import type { MaskingResult, ToolOutputMaskingEvent } from '@toolmask/core';
 import { logToolOutputMasking, recordMaskingMetrics } from '@toolmask/core/telemetry';
 import type { UsageRecord } from '../usage/usage-record.js';
+import { lazyOtlpLogExporter, lazyOtlpMetricExporter } from './lazy-otlp-exporters.js';
 import { ModelLabels } from './metric-labels.js';
 
 export const GATEWAY_METER = 'toolmask-gateway';
@@ -98,7 +98,7 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
   if (endpoint) {
     readers.push(
       new PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter({ url: `${endpoint}/v1/metrics` }),
+        exporter: lazyOtlpMetricExporter(`${endpoint}/v1/metrics`),
         exportIntervalMillis: options.otlpIntervalMs ?? 60_000,
       }),
     );
@@ -107,7 +107,7 @@ export function createGatewayTelemetry(options: GatewayTelemetryOptions): Gatewa
   const loggerProvider = new LoggerProvider({
     resource,
     processors: endpoint
-      ? [new BatchLogRecordProcessor(new OTLPLogExporter({ url: `${endpoint}/v1/logs` }))]
+      ? [new BatchLogRecordProcessor(lazyOtlpLogExporter(`${endpoint}/v1/logs`))]
       : [],
   });
   const models = new ModelLabels();

@@ -50,3 +50,29 @@ function chainTo(cameFrom: Map<string, string | undefined>, file: string): strin
     chain.unshift(at);
   return chain;
 }
+
+/**
+ * The bare specifiers (packages and their subpaths, `node:` modules included) that loading `entry`
+ * loads with it, each with the chain of files that reaches it.
+ */
+export function eagerBareImports(tree: SourceTree, entry: string): Map<string, string[]> {
+  const cameFrom = new Map<string, string | undefined>([[entry, undefined]]);
+  const queue = [entry];
+  const found = new Map<string, string[]>();
+  while (queue.length > 0) {
+    const file = queue.shift() as string;
+    for (const record of importsOf(tree, file)) {
+      if (record.typeOnly || record.dynamic) continue;
+      if (!isRelative(record.specifier)) {
+        if (!found.has(record.specifier)) found.set(record.specifier, chainTo(cameFrom, file));
+        continue;
+      }
+      const target = resolveRelative(tree, file, record.specifier);
+      if (target.exists && !cameFrom.has(target.file)) {
+        cameFrom.set(target.file, file);
+        queue.push(target.file);
+      }
+    }
+  }
+  return found;
+}

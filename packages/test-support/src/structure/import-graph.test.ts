@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkCycles } from './cycles.js';
-import { coreEntries, eagerLoadChains } from './eager-loads.js';
+import { coreEntries, eagerBareImports, eagerLoadChains } from './eager-loads.js';
 import { checkImports, unusedGeminiCliCoreEntries } from './import-rules.js';
 import { repositoryRoot, repositoryTree } from './source-tree.js';
 import { messagesOf } from './violations.js';
@@ -31,6 +31,37 @@ describe("the repository's import graph", () => {
       eagerLoadChains(tree, entry, '@google/gemini-cli-core').map((chain) => chain.join(' -> ')),
     );
     expect(chains).toEqual([]);
+  });
+
+  it("starts `toolmask` with the commands' declarations only: each command's run loads when it runs", () => {
+    // What program.ts loads with it (issue 30: --help costs no more than the program's definition).
+    const allowed = [
+      'commander',
+      '@toolmask/core/errors',
+      '@toolmask/core/setting-declarations',
+      '@toolmask/gateway/defaults',
+    ];
+    const loaded = [...eagerBareImports(tree, 'packages/cli/src/program.ts')]
+      .filter(([specifier]) => !specifier.startsWith('node:') && !allowed.includes(specifier))
+      .map(([specifier, chain]) => `${specifier} (${chain.join(' -> ')})`);
+    expect(loaded).toEqual([]);
+  });
+
+  it("starts a launcher's client before loading the gateway or core's store", () => {
+    const launchFiles = tree.files.filter(
+      (file) =>
+        /^packages\/cli\/src\/launch\/(run\/launch-client|clients\/[a-z]+\/(launch|setup))\.ts$/.test(
+          file,
+        ) || file === 'packages/cli/src/commands/launch/launch-command.ts',
+    );
+    expect(launchFiles.length).toBeGreaterThan(5);
+    const heavy = ['@toolmask/gateway', '@toolmask/core', '@toolmask/core/storage'];
+    const loaded = launchFiles.flatMap((file) =>
+      [...eagerBareImports(tree, file)]
+        .filter(([specifier]) => heavy.includes(specifier))
+        .map(([specifier, chain]) => `${specifier} (${chain.join(' -> ')})`),
+    );
+    expect(loaded).toEqual([]);
   });
 
   it('has no cycle of files (type-only imports count)', () => {

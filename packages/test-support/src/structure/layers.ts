@@ -28,6 +28,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   gateway: [
     'test-utils/',
     'index.ts',
+    'launch-entry.ts',
     'listen-gateway.ts',
     'running-gateway.ts',
     'gateway.ts',

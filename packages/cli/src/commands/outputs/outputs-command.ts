@@ -1,10 +1,16 @@
-/** Declares `toolmask outputs ls|show|gc` (options, help, examples). */
+/**
+ * Declares `toolmask outputs ls|show|gc` (options, help, examples); each subcommand's run is loaded
+ * when it runs.
+ */
 import { Command, Option } from 'commander';
 import type { CliIo } from '../../cli-io.js';
 import { parseDuration } from '../../option-parsers.js';
-import { DEFAULT_GC_AGE, runOutputsGc, type OutputsGcOptions } from './outputs-gc.js';
-import { runOutputsLs, type OutputsLsOptions } from './outputs-ls.js';
-import { runOutputsShow, type OutputsShowOptions } from './outputs-show.js';
+import type { OutputsGcOptions } from './outputs-gc.js';
+import type { OutputsLsOptions } from './outputs-ls.js';
+import type { OutputsShowOptions } from './outputs-show.js';
+
+/** `gc`'s default age (its runner, outputs-gc.ts, is loaded when the command runs). */
+const DEFAULT_GC_AGE = '30d';
 
 const PROJECT_HELP =
   "the project folder, its gemini-cli temp dir, or a tool-outputs folder (default: the current directory's project, and the gateway's state folder)";
@@ -32,7 +38,10 @@ Examples:
   $ toolmask outputs ls --state-dir ~/.toolmask/gateway
   $ toolmask outputs ls --project ./replay-outputs/toolmask --json`,
     )
-    .action(async (options: OutputsLsOptions) => setExitCode(await runOutputsLs(options, io)));
+    .action(async (options: OutputsLsOptions) => {
+      const { runOutputsLs } = await import('./outputs-ls.js');
+      setExitCode(await runOutputsLs(options, io));
+    });
 }
 
 /** `toolmask outputs show`. */
@@ -52,9 +61,10 @@ Examples:
   $ toolmask outputs show run_shell_command-1767000000000-0 --session 7f3c2a10
   $ toolmask outputs show grep_search_call-42 | less`,
     )
-    .action(async (target: string, options: OutputsShowOptions) =>
-      setExitCode(await runOutputsShow(target, options, io)),
-    );
+    .action(async (target: string, options: OutputsShowOptions) => {
+      const { runOutputsShow } = await import('./outputs-show.js');
+      setExitCode(await runOutputsShow(target, options, io));
+    });
 }
 
 /** `toolmask outputs gc`. */
@@ -83,7 +93,10 @@ Examples:
   $ toolmask outputs gc --older-than 7d --dry-run
   $ toolmask outputs gc --project ~/work/app --older-than 12h`,
     )
-    .action(async (options: OutputsGcOptions) => setExitCode(await runOutputsGc(options, io)));
+    .action(async (options: OutputsGcOptions) => {
+      const { runOutputsGc } = await import('./outputs-gc.js');
+      setExitCode(await runOutputsGc(options, io));
+    });
 }
 
 export function createOutputsCommand(io: CliIo, setExitCode: (code: number) => void): Command {

@@ -13,8 +13,6 @@ import { findExpiredSessionFolders, removeSessionFolder } from '../../outputs/co
 import { formatAge, formatInteger } from '../../render/format.js';
 import { resolveSources, type OutputsSource, type SourceOptions } from './resolve-sources.js';
 
-export const DEFAULT_GC_AGE = '30d';
-
 export interface OutputsGcOptions extends SourceOptions {
   /** Milliseconds (parsed from `30d` and the like). */
   olderThan: number;

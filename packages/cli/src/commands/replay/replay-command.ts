@@ -1,12 +1,11 @@
 /** Declares `toolmask replay` (options, help, examples) and hands over to `runReplay`. */
 import { Command } from 'commander';
 import type { CliIo } from '../../cli-io.js';
-import { DEFAULT_CACHE_DISCOUNT } from '../../replay/engine.js';
+import { DEFAULT_CACHE_DISCOUNT } from '../../replay/replay-defaults.js';
 import { parseFraction, parseNameList, parsePositiveInteger } from '../../option-parsers.js';
 import { parsePricing, parseSince } from './replay-filters.js';
 import { addSettingFlags } from './setting-flags.js';
 import type { ReplayCommandOptions } from './replay-options.js';
-import { runReplay } from './run-replay.js';
 
 const EXAMPLES = `
 Examples:
@@ -89,6 +88,8 @@ export function createReplayCommand(io: CliIo, setExitCode: (code: number) => vo
     .option('--no-chart', 'leave out the per-request chart')
     .addHelpText('after', EXAMPLES)
     .action(async (paths: string[], options: ReplayCommandOptions) => {
+      // Loaded when run: the replay's engine and core cost every other command at start.
+      const { runReplay } = await import('./run-replay.js');
       setExitCode(await runReplay(paths, options, io));
     });
 }

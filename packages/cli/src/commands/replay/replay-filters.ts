@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import type { LoadedTask } from '../../input/load-task-file.js';
-import { PRICING_NAMES, isPricingName, type PricingName } from '../../replay/pricing.js';
+import { PRICING_NAMES, isPricingName, type PricingName } from '../../replay/pricing-names.js';
 
 export function parsePricing(value: string): PricingName {
   const name = value.trim().toLowerCase();

@@ -11,7 +11,7 @@ import {
   type SettingKey,
   type SettingType,
   type ToolOutputMaskingSettings,
-} from '@toolmask/core/settings';
+} from '@toolmask/core/setting-declarations';
 import { parseNameList, parseNonNegativeInteger } from '../../option-parsers.js';
 
 const PARSERS: Record<SettingType, ((value: string) => unknown) | undefined> = {

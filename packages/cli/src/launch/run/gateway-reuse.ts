@@ -14,7 +14,7 @@
  *
  * Only the APIs the client can call are compared.
  */
-import { DEFAULT_UPSTREAMS, type UpstreamUrls } from '@toolmask/gateway';
+import { DEFAULT_UPSTREAMS, type UpstreamUrls } from '@toolmask/gateway/launch';
 
 /** An API a client may call at its public endpoint. */
 export type PublicApi = 'gemini' | 'vertex' | 'codeAssist' | 'anthropic';

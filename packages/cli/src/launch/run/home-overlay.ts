@@ -24,7 +24,7 @@
 import { describeError } from '@toolmask/core/errors';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { ensurePrivateDirectory, writeAtomically } from '@toolmask/core/storage';
+import { ensurePrivateDirectory, writeAtomically } from '@toolmask/core/files';
 import {
   parseSettings,
   readSettingsFile,

@@ -3,7 +3,9 @@
  * session: reuse the standalone gateway running for this state folder (`toolmask gateway`,
  * announced in `gateway.json`) when it sends the client's requests where they would go
  * (gateway-reuse.ts), or start a private one in this process on a free loopback port (its log goes
- * to `<stateDir>/gateway.log`, never to the terminal the agent draws on); set the client up (its
+ * to `<stateDir>/gateway.log`, never to the terminal the agent draws on; the port is bound first
+ * and the client started at once, while the gateway's code loads: its first connections wait for
+ * it, bench section 6b); set the client up (its
  * adapter's `prepare`); run it with the terminal inherited, so the interactive UI works; stop the
  * gateway it started when the client exits, and exit with the client's code.
  *
@@ -24,13 +26,10 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  findRunningGateway,
-  listenGateway,
-  loadAccessSecret,
-  type UpstreamUrls,
-} from '@toolmask/gateway';
-import { ensurePrivateDirectory } from '@toolmask/core/storage';
+import type { RunningGateway, UpstreamUrls } from '@toolmask/gateway';
+import { bindEarlyListener, findRunningGateway, loadAccessSecret } from '@toolmask/gateway/launch';
+import { describeError } from '@toolmask/core/errors';
+import { ensurePrivateDirectory } from '@toolmask/core/files';
 import type { Environment } from '../environment.js';
 import type { GatewayAccess } from '../gateway-access.js';
 import { servesUpstreams, type UpstreamReuse } from './gateway-reuse.js';
@@ -72,7 +71,13 @@ function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number 
   return number ? 128 + number : 1;
 }
 
-async function ensureGateway(options: LaunchOptions): Promise<RunGateway> {
+/**
+ * A gateway for the run: a running one reused, or a private one whose port is bound and whose
+ * code `start` loads (called once the client has started; resolves undefined if it failed).
+ */
+type LaunchGateway = RunGateway & { start?: () => Promise<RunningGateway | undefined> };
+
+async function ensureGateway(options: LaunchOptions): Promise<LaunchGateway> {
   const existing = await findRunningGateway(options.stateDir);
   if (existing && servesUpstreams(options.reuse, existing.upstreams ?? {}, options.upstreams)) {
     // Its masking settings are the ones it was started with, not this launch's file: say so.
@@ -83,9 +88,32 @@ async function ensureGateway(options: LaunchOptions): Promise<RunGateway> {
     return { url: existing.url, accessSecret: await loadAccessSecret(options.stateDir) };
   }
   await ensurePrivateDirectory(options.stateDir);
+  const accessSecret = await loadAccessSecret(options.stateDir);
+  // The port is bound now and the client started with it; the gateway's code (a second of CPU
+  // and more) loads meanwhile and takes the connections that came first (early-listener.ts).
+  const listener = await bindEarlyListener();
+  let starting: Promise<RunningGateway | undefined> | undefined;
+  const start = () =>
+    (starting ??= startPrivateGateway(options, listener, accessSecret).catch(
+      async (error: unknown) => {
+        options.say(`toolmask: the run's gateway did not start: ${describeError(error)}`);
+        await listener.close();
+        return undefined;
+      },
+    ));
+  return { url: listener.url, accessSecret, start };
+}
+
+async function startPrivateGateway(
+  options: LaunchOptions,
+  listener: Awaited<ReturnType<typeof bindEarlyListener>>,
+  accessSecret: string,
+): Promise<RunningGateway> {
+  const { listenGateway } = await import('@toolmask/gateway');
   const logFile = path.join(options.stateDir, 'gateway.log');
-  const running = await listenGateway({
-    port: 0,
+  return listenGateway({
+    listener,
+    accessSecret,
     announce: false,
     // Found by `toolmask status` while it runs (its dashboard), though never reused.
     launchOf: options.client,
@@ -100,7 +128,6 @@ async function ensureGateway(options: LaunchOptions): Promise<RunGateway> {
       }
     },
   });
-  return { url: running.url, accessSecret: running.gateway.accessSecret, running };
 }
 
 /** Runs the client through the gateway; resolves to the exit code to exit with. */
@@ -108,7 +135,7 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
   const gateway = await ensureGateway(options);
   const sessionId = randomUUID();
   // A standalone gateway's totals before the run: what else it carries meanwhile is not this run's.
-  const before = gateway.running ? undefined : await fetchUsageSummary(gateway);
+  const before = gateway.start ? undefined : await fetchUsageSummary(gateway);
   let setup: ClientSetup | undefined;
   const signals = new SignalGuard();
   let ran = false;
@@ -118,10 +145,15 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
     for (const note of setup.notes ?? []) options.say(note);
     signals.hold();
     ran = true;
-    return await runChild(options, setup.env, setup.args ?? options.args, signals);
+    // The client is spawned before this returns; only then does the gateway's code load.
+    const exited = runChild(options, setup.env, setup.args ?? options.args, signals);
+    void gateway.start?.();
+    return await exited;
   } finally {
     signals.childGone();
     try {
+      const running = await gateway.start?.();
+      if (running) gateway.running = running;
       const after = ran ? await runFigures(gateway, sessionId) : undefined;
       for (const warning of (await setup?.cleanup()) ?? []) options.say(`toolmask: ${warning}`);
       await gateway.running?.close();

@@ -19,7 +19,7 @@
  * `--undo` (undo-plan.ts) takes it back.
  */
 import * as path from 'node:path';
-import { ensurePrivateDirectory, writeAtomically } from '@toolmask/core/storage';
+import { ensurePrivateDirectory, writeAtomically } from '@toolmask/core/files';
 import { parseSettings } from '../files/jsonc-settings.js';
 import { ensureOwnDirectory } from '../files/person-files.js';
 import { applyChange, changeLine } from './setup-changes.js';

@@ -4,7 +4,7 @@
  * back (undo-plan.ts). The access secret is the state folder's (made when it has none, at the
  * plan's first ask), the one the gateway of that folder requires on `/mcp`.
  */
-import { loadAccessSecret, type UpstreamUrls } from '@toolmask/gateway';
+import { loadAccessSecret, type UpstreamUrls } from '@toolmask/gateway/launch';
 import type { Environment } from '../environment.js';
 import { dashboardLink, type GatewayAccess } from '../gateway-access.js';
 import { applyClientPlan } from './apply-plan.js';

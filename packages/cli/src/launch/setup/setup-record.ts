@@ -7,7 +7,7 @@
  * (its settings file and `.env` in fields of their own, no version) is read as one of these.
  */
 import * as path from 'node:path';
-import { readIfExists, writeAtomically } from '@toolmask/core/storage';
+import { readIfExists, writeAtomically } from '@toolmask/core/files';
 import type { SetupChange } from './setup-changes.js';
 import type { EnvChange } from './env-changes.js';
 import type { JsonChange } from './json-changes.js';

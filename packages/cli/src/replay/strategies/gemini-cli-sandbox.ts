@@ -18,6 +18,13 @@
 import { createHash } from 'node:crypto';
 import type * as FsPromises from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { loadOptionalPackage, type OptionalPackage } from '@toolmask/core/errors';
+
+/** The replay's gemini-cli strategy runs this package's masking (an optional peer dependency). */
+export const GEMINI_CLI_CORE: OptionalPackage = {
+  name: '@google/gemini-cli-core',
+  version: '0.61.0',
+};
 
 const require = createRequire(import.meta.url);
 /** The CommonJS object behind `node:fs/promises`; `syncBuiltinESMExports` copies it to ESM. */
@@ -74,7 +81,11 @@ async function runInSandbox<T>(
   sandbox: PassSandbox,
   action: () => Promise<T>,
 ): Promise<SandboxedPass<T>> {
-  const { debugLogger } = await import('@google/gemini-cli-core/dist/src/utils/debugLogger.js');
+  const { debugLogger } = await loadOptionalPackage(
+    GEMINI_CLI_CORE,
+    "the replay's gemini-cli strategy",
+    () => import('@google/gemini-cli-core/dist/src/utils/debugLogger.js'),
+  );
   const quiet = debugLogger as { debug: (...args: unknown[]) => void };
   const saved = {
     random: Math.random,

@@ -6,8 +6,9 @@
  * makes its file names reproducible, writes its files into `projectTempDir` and counts their
  * bytes (it also writes files for outputs it then leaves unmasked).
  */
+import { loadOptionalPackage } from '@toolmask/core/errors';
 import type { ReplayStrategy } from '../types.js';
-import { createSeededRandom, runGeminiCliPass } from './gemini-cli-sandbox.js';
+import { GEMINI_CLI_CORE, createSeededRandom, runGeminiCliPass } from './gemini-cli-sandbox.js';
 import { createPathMapper, shownProjectTempDir } from './shown-output-folder.js';
 
 /** Where gemini-cli's clock stands during a pass (2026-01-01T00:00:00Z). */
@@ -31,9 +32,16 @@ export interface GeminiCliStrategyOptions {
   config?: Partial<GeminiCliMaskingConfig>;
 }
 
-/** Loaded on first use: importing gemini-cli-core takes about two seconds. */
+/**
+ * Loaded on first use: importing gemini-cli-core takes about two seconds, and it is an optional
+ * peer dependency (a `MissingPackageError` naming it when it is not installed).
+ */
 function loadServiceModule() {
-  return import('@google/gemini-cli-core/dist/src/context/toolOutputMaskingService.js');
+  return loadOptionalPackage(
+    GEMINI_CLI_CORE,
+    "the replay's gemini-cli strategy",
+    () => import('@google/gemini-cli-core/dist/src/context/toolOutputMaskingService.js'),
+  );
 }
 
 export async function resolveGeminiCliMaskingConfig(

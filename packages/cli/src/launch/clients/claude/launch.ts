@@ -30,8 +30,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_UPSTREAMS, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
-import { ensurePrivateDirectory } from '@toolmask/core/storage';
+import { DEFAULT_UPSTREAMS, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway/launch';
+import { ensurePrivateDirectory } from '@toolmask/core/files';
 import { loopbackNoProxy, type Environment } from '../../environment.js';
 import { parseSettings, readSettingsFile, readSettingsObject } from '../../files/jsonc-settings.js';
 import { accessHeaders, shownUrl, type GatewayAccess } from '../../gateway-access.js';

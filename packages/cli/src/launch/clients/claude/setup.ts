@@ -23,7 +23,7 @@
  * It holds the access secret after setup: left 0600.
  */
 import * as path from 'node:path';
-import { DEFAULT_UPSTREAMS } from '@toolmask/gateway';
+import { DEFAULT_UPSTREAMS } from '@toolmask/gateway/launch';
 import { parseSettings, readSettingsObject } from '../../files/jsonc-settings.js';
 import { accessHeaders, shownUrl, type GatewayAccess } from '../../gateway-access.js';
 import { jsonAddItems, jsonSet } from '../../setup/json-changes.js';

@@ -26,7 +26,7 @@
  * - Codex's own context management (auto-compaction, remote compaction for OpenAI, its cut of
  *   every output to 10,000 characters) is left as the person has it: docs/gateway.md says why.
  */
-import { SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
+import { SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway/launch';
 import { loopbackNoProxy, type Environment } from '../../environment.js';
 import { tableAt, tomlString, type TomlValue } from '../../files/toml-values.js';
 import { shownUrl, type GatewayAccess } from '../../gateway-access.js';

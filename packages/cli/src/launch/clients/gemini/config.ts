@@ -18,8 +18,8 @@
  */
 import * as path from 'node:path';
 import { readSettingsText } from '@toolmask/core/settings';
-import { geminiDir } from '@toolmask/core/storage';
-import { CLIENT_MASKING_OFF_FLAGS } from '@toolmask/gateway';
+import { geminiDir } from '@toolmask/core/files';
+import { CLIENT_MASKING_OFF_FLAGS } from '@toolmask/gateway/launch';
 import type { Environment } from '../../environment.js';
 import { valueAt } from '../../files/jsonc-settings.js';
 import { accessHeaders, type GatewayAccess } from '../../gateway-access.js';

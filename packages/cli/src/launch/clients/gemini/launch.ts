@@ -20,9 +20,9 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { geminiDir } from '@toolmask/core/storage';
+import { geminiDir } from '@toolmask/core/files';
 import { userSettingsPath } from '@toolmask/core/settings';
-import { SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
+import { SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway/launch';
 import { appendList, loopbackNoProxy, type Environment } from '../../environment.js';
 import { readDotEnv } from '../../files/dotenv.js';
 import { readSettingsObject } from '../../files/jsonc-settings.js';

@@ -17,7 +17,7 @@
  * file when they have one; `--undo` removes it.
  */
 import * as path from 'node:path';
-import { geminiDir } from '@toolmask/core/storage';
+import { geminiDir } from '@toolmask/core/files';
 import { valueAt } from '../../files/jsonc-settings.js';
 import type { GatewayAccess } from '../../gateway-access.js';
 import type { SetupContext } from '../../setup/setup-context.js';

@@ -22,7 +22,7 @@
  */
 import * as path from 'node:path';
 import { isPlainObject } from '@toolmask/core/utils';
-import { ACCESS_SECRET_FILE, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
+import { ACCESS_SECRET_FILE, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway/launch';
 import { loopbackNoProxy, type Environment } from '../../environment.js';
 import { parseSettings } from '../../files/jsonc-settings.js';
 import { ACCESS_HEADER, shownUrl, type GatewayAccess } from '../../gateway-access.js';

@@ -22,8 +22,8 @@
 import { existsSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway';
-import { ensurePrivateDirectory } from '@toolmask/core/storage';
+import { SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway/launch';
+import { ensurePrivateDirectory } from '@toolmask/core/files';
 import { loopbackNoProxy, type Environment } from '../../environment.js';
 import { readDotEnv } from '../../files/dotenv.js';
 import { shownUrl, type GatewayAccess } from '../../gateway-access.js';

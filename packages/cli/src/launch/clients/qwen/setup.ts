@@ -13,7 +13,7 @@
  * - `.env`: `OPENAI_BASE_URL`, the gateway's OpenAI route. The person's own base URL is the
  *   gateway's `--openai-upstream` (the command's help says so).
  */
-import { SESSION_HEADER } from '@toolmask/gateway';
+import { SESSION_HEADER } from '@toolmask/gateway/launch';
 import type { SetupContext } from '../../setup/setup-context.js';
 import type { ClientPlan } from '../../setup/setup-plan.js';
 import { readSettingsAndEnv, settingsAndEnvPlan } from '../../setup/settings-and-env.js';
