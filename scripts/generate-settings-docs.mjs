@@ -75,8 +75,16 @@ non-string) is reported with the file, the key and the expected type, for exampl
 Invalid setting ${SETTINGS_PATH}.toolProtectionThreshold in /home/me/.gemini/settings.json: expected non-negative integer, got the string "50k".
 \`\`\`
 
-That file's block is then ignored and the others (and the defaults) still apply: the agent keeps
-working. Unknown keys are ignored, so a newer settings file does not break an older toolmask.
+That key is then ignored and the rest of the block, the other files and the defaults still apply:
+the agent keeps working. A file that cannot be read or parsed, or a block that is not an object, is
+ignored whole. Unknown keys are ignored, so a newer settings file does not break an older toolmask.
+
+The launchers (\`toolmask claude\`, ...) and \`toolmask gateway\` check the file before they start, and
+refuse the same mistakes with exit 2, naming the file, the key and the expected type: a value of the
+wrong type, a file that cannot be read or parsed, an unknown key close to a known one (a typo:
+\`toolProtectionThresold\`), and a file named by \`--masking-settings\` or \`--settings\` that does not
+exist (the default file may be missing: the defaults apply). An unknown key close to none is a
+warning only.
 `;
 }
 
