@@ -73,7 +73,12 @@ export interface GatewayOptions {
    */
   team?: TeamOptions;
   /** Test seams: `dispatcher` takes the upstream requests (an undici `MockAgent`). */
-  _internal?: { dispatcher?: Dispatcher; now?: () => number };
+  _internal?: {
+    dispatcher?: Dispatcher;
+    now?: () => number;
+    /** Bytes the output write queue holds (state/outputs/queued-output-store.ts); 0: none. */
+    outputQueueBytes?: number;
+  };
 }
 
 export interface TeamOptions {

@@ -248,7 +248,13 @@ beforeAll(async () => {
       settings: { toolProtectionThreshold: 4_000, minPrunableTokensThreshold: 2_000 },
       steps: 7,
       usage: (step) => ({ prompt: 1_000 * (step + 1), cached: 800 * step }),
-      gateway: { otlpEndpoint: receiver.url, stores: { outputs: storeWithFullDisk() } },
+      // No write queue: the write comes before the mask (as on a team's replica), so the disk's
+      // failure is the pass's, and its failure count is exported.
+      gateway: {
+        otlpEndpoint: receiver.url,
+        stores: { outputs: storeWithFullDisk() },
+        _internal: { outputQueueBytes: 0 },
+      },
       output: (call, index) => shellOutput(index === 1 ? `${FAIL_MARKER} ${call.id}` : call.id),
     },
     cleanups,

@@ -17,7 +17,9 @@ import { openGivenStores, type Wiring, type WiringBasics } from './wiring.js';
 export function localWiring(options: GatewayOptions, basics: WiringBasics): Wiring {
   const { stateDir } = basics;
   const stores = openGivenStores(options, basics);
+  const queueBytes = options._internal?.outputQueueBytes;
   const queuedOutputs = queuedOutputStore(stores.outputs, {
+    ...(queueBytes !== undefined ? { maxBytes: queueBytes } : {}),
     onFailure: (filePath, error) => {
       basics.recordStoreFailure('outputs', 'queuedSave');
       basics.log(
