@@ -356,7 +356,10 @@ describe.skipIf(!runs)('a team gateway: three replicas behind HAProxy, state in 
     } finally {
       redis.resume();
     }
-    const metrics = await (await fetch(`${replicas[0]!.url}/metrics`)).text();
+    // A team's /metrics answers the admin key only (issue 33, finding 13).
+    const metrics = await (
+      await fetch(`${replicas[0]!.url}/metrics`, { headers: { 'x-toolmask-token': ADMIN_KEY } })
+    ).text();
     expect(metrics).toMatch(/toolmask_gateway_store_failures_total\{[^}]*instance="replica-0"/);
   }, 240_000);
 });
