@@ -25,6 +25,11 @@ import {
 import type { SessionOutputs, SessionsReport } from './api-types.js';
 
 const MODEL = `gemini "pro" & <b>co</b>`;
+/**
+ * What the gateway keeps of that model name: a name outside the bounds of a model id is kept as
+ * `other` (server/caller-values.ts, issue 33), so its markup never reaches the page at all.
+ */
+const KEPT_MODEL = 'other';
 const TOOL = `say "hi" & <i>bye</i>`;
 const callId = (step: number) => `c"${step}"&amp;<x>`;
 const HOSTILE = [
@@ -106,10 +111,10 @@ describe.skipIf(!chromiumAvailable)('the dashboard and hostile content', () => {
     const { page, problems } = await watchedPage(browser, 1000);
     await page.goto(running.dashboardUrl);
     await page.waitForSelector('.session-row');
-    expect(await page.locator('.session-row td.model').textContent()).toBe(MODEL);
+    expect(await page.locator('.session-row td.model').textContent()).toBe(KEPT_MODEL);
     await page.locator('.session-row').click();
     await page.waitForSelector('#outputs-list');
-    expect(await page.locator('.session-facts .model').textContent()).toBe(MODEL);
+    expect(await page.locator('.session-facts .model').textContent()).toBe(KEPT_MODEL);
     const first = page.locator('#outputs-list > li').first();
     expect(await first.locator('.tool').textContent()).toBe(TOOL);
     expect(await first.locator('.call-id').textContent()).toBe(outputs.outputs[0]!.callId);
@@ -151,7 +156,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard and hostile content', () => {
     await page.goto(`${running.url}/?token=s3cret-token`);
     expect(new URL(page.url()).search).toBe('');
     await page.waitForSelector('.session-row');
-    expect(await page.locator('.session-row td.model').textContent()).toBe(MODEL);
+    expect(await page.locator('.session-row td.model').textContent()).toBe(KEPT_MODEL);
     const cookies = await context.cookies();
     expect(cookies).toHaveLength(1);
     expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
