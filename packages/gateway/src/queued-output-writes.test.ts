@@ -53,6 +53,34 @@ async function session(outputs?: ToolOutputStore) {
 
 const filesNamed = (text: string) => [...text.matchAll(FILE)].map((match) => match[1] as string);
 
+/**
+ * A session whose output writes are all held until `open()`: nothing is written yet when it
+ * returns (the requests went on without their writes), with an MCP client of its gateway.
+ */
+async function heldSession() {
+  const files = createFileToolOutputStore();
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const held: ToolOutputStore = {
+    async save(...args) {
+      await gate;
+      return files.save(...args);
+    },
+  };
+  cleanups.push(async () => open());
+  const { running, texts } = await session(held);
+  const file = filesNamed(texts.at(-1) ?? '')[0] as string;
+  await expect(fs.access(file)).rejects.toThrow();
+  const client = new Client({ name: 'toolmask-test', version: '0.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
+      requestInit: { headers: ownerHeaders(running) },
+    }),
+  );
+  cleanups.push(() => client.close());
+  return { client, file, texts, open };
+}
+
 describe('the gateway, its output writes queued', () => {
   it('sends the same bytes when writes fail; counts them and writes them from the next request', async () => {
     const { anonymous: expected } = await session();
@@ -88,28 +116,7 @@ describe('the gateway, its output writes queued', () => {
   });
 
   it('serves a read-back of an output whose write is still queued', async () => {
-    const files = createFileToolOutputStore();
-    let open: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const held: ToolOutputStore = {
-      async save(...args) {
-        await gate;
-        return files.save(...args);
-      },
-    };
-    cleanups.push(async () => open());
-    const { running, texts } = await session(held);
-    const file = filesNamed(texts.at(-1) ?? '')[0] as string;
-    // Nothing is written yet: the requests went on without their writes.
-    await expect(fs.access(file)).rejects.toThrow();
-
-    const client = new Client({ name: 'toolmask-test', version: '0.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
-        requestInit: { headers: ownerHeaders(running) },
-      }),
-    );
-    cleanups.push(() => client.close());
+    const { client, file, open } = await heldSession();
     const reading = client.callTool({ name: 'read_tool_output', arguments: { file, limit: 2 } });
     open();
     const result = (await reading) as { content: Array<{ text: string }>; isError?: boolean };
@@ -118,27 +125,7 @@ describe('the gateway, its output writes queued', () => {
   });
 
   it('searches outputs whose writes are still queued', async () => {
-    const files = createFileToolOutputStore();
-    let open: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const held: ToolOutputStore = {
-      async save(...args) {
-        await gate;
-        return files.save(...args);
-      },
-    };
-    cleanups.push(async () => open());
-    const { running, texts } = await session(held);
-    const file = filesNamed(texts.at(-1) ?? '')[0] as string;
-    await expect(fs.access(file)).rejects.toThrow();
-
-    const client = new Client({ name: 'toolmask-test', version: '0.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
-        requestInit: { headers: ownerHeaders(running) },
-      }),
-    );
-    cleanups.push(() => client.close());
+    const { client, texts, open } = await heldSession();
     const searching = client.callTool({
       name: 'search_tool_outputs',
       arguments: { query: 'unit_399.o' },

@@ -1,9 +1,20 @@
 /**
  * One `toolmask gateway` per state folder, held for the process's life: `<stateDir>/gateway.lock`,
- * created O_EXCL with the holder's pid. Reading `gateway.json` alone (already-running.ts) is a
- * check then an act: two gateways started at the same instant both passed it. A lock whose holder
- * is gone (killed) is taken over.
+ * holding the holder's pid. Reading `gateway.json` alone (already-running.ts) is a check then an
+ * act: two gateways started at the same instant both passed it. A lock whose holder is gone
+ * (killed) is taken over.
+ *
+ * Two races are closed here:
+ * - **A lock seen before its pid is written.** The lock appears with its content already in it:
+ *   the pid is written to a file of this process's own, which is then hard-linked to the lock's
+ *   name (a link fails when the name exists, atomically, like `O_EXCL`).
+ * - **Two takeovers of one stale lock.** Removing a stale lock and creating a new one are two
+ *   steps: a second gateway that saw the same stale lock could remove the first one's new lock.
+ *   So a takeover first holds `gateway.lock.takeover` (created `O_EXCL`), reads the lock again
+ *   under it, and removes it only if it is still the stale one. A takeover file left by a process
+ *   killed mid-takeover is removed once older than `TAKEOVER_STALE_MS`.
  */
+import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ensurePrivateDirectory } from '@toolmask/core/storage';
@@ -11,37 +22,87 @@ import { isProcessAlive } from '@toolmask/core/utils';
 import { failure } from '../../cli-error.js';
 
 export const STATE_LOCK_FILE = 'gateway.lock';
+const TAKEOVER_SUFFIX = '.takeover';
+/** A takeover takes milliseconds; one older than this was left by a process that died in it. */
+const TAKEOVER_STALE_MS = 5_000;
+/** Tries before giving up while other gateways take the same stale lock over. */
+const ATTEMPTS = 100;
+const RETRY_MS = 20;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The pid a lock names; undefined when it names none (missing, or not a pid). */
+async function holderOf(file: string): Promise<number | undefined> {
+  const holder = Number((await fs.readFile(file, 'utf8').catch(() => '')).trim());
+  return Number.isSafeInteger(holder) && holder > 0 ? holder : undefined;
+}
+
+/** Creates the lock with this pid in it, or returns false when it exists. */
+async function createLock(file: string): Promise<boolean> {
+  // Its own name per call: two gateways of one process (tests) never share it.
+  const own = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  await fs.writeFile(own, `${process.pid}\n`, { mode: 0o600, flag: 'w' });
+  try {
+    await fs.link(own, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await fs.rm(own, { force: true });
+  }
+}
+
+/**
+ * Removes the lock if it still names `stale`, under the takeover file; false when another
+ * takeover is under way (try again).
+ */
+async function takeOver(file: string, stale: number | undefined): Promise<boolean> {
+  const takeover = `${file}${TAKEOVER_SUFFIX}`;
+  try {
+    const handle = await fs.open(
+      takeover,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
+    await handle.close();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const since = await fs.stat(takeover).then(
+      (stats) => Date.now() - stats.mtimeMs,
+      () => 0,
+    );
+    if (since > TAKEOVER_STALE_MS) await fs.rm(takeover, { force: true });
+    return false;
+  }
+  try {
+    if ((await holderOf(file)) === stale) await fs.rm(file, { force: true });
+    return true;
+  } finally {
+    await fs.rm(takeover, { force: true });
+  }
+}
 
 /** Takes the state folder's lock; resolves to its release. Refuses (exit 1) while another holds it. */
 export async function holdStateLock(stateDir: string): Promise<() => Promise<void>> {
   await ensurePrivateDirectory(stateDir, { root: stateDir });
   const file = path.join(stateDir, STATE_LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await fs.open(
-        file,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-        0o600,
-      );
-      await handle.writeFile(`${process.pid}\n`);
-      await handle.close();
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    if (await createLock(file)) {
       return async () => {
         // Only our own lock: a stale one taken over by another gateway is theirs now.
-        const holder = Number((await fs.readFile(file, 'utf8').catch(() => '')).trim());
-        if (holder === process.pid) await fs.rm(file, { force: true });
+        if ((await holderOf(file)) === process.pid) await fs.rm(file, { force: true });
       };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const holder = Number((await fs.readFile(file, 'utf8').catch(() => '')).trim());
-    if (Number.isSafeInteger(holder) && holder > 0 && isProcessAlive(holder)) {
+    const holder = await holderOf(file);
+    if (holder !== undefined && isProcessAlive(holder)) {
       throw failure(
         `a gateway is already running (or starting) for ${stateDir}: pid ${holder} holds ${file}.\n` +
           `  Or run a second one on purpose: with its own --state-dir DIR, or with --allow-second.`,
       );
     }
-    // Its holder is gone: the lock is stale.
-    await fs.rm(file, { force: true });
+    // Its holder is gone (or it names none): the lock is stale.
+    if (!(await takeOver(file, holder))) await pause(RETRY_MS);
   }
-  throw failure(`could not take ${file}: another gateway took it meanwhile`);
+  throw failure(`could not take ${file}: other gateways kept taking it over meanwhile`);
 }
