@@ -131,6 +131,17 @@ describe('searchToolOutputs', () => {
     expect(result.text).toMatch(/showing the best \d+ \(limit=100/);
   });
 
+  it('ranks a better line first however many weaker ones matched before it', async () => {
+    const text = [...Array.from({ length: 500 }, (_, i) => `alpha ${i}`), 'alpha beta'].join('\n');
+    save('many-weak', 'run_shell_command.call-1.6666666666666666.txt', text);
+    const result = await searchToolOutputs(
+      { query: 'alpha beta', limit: 3 },
+      { ...access, sessionId: 'many-weak' },
+    );
+    expect(result.matches).toBe(501);
+    expect(result.hits.map((hit) => hit.line)).toEqual([501, 1, 2]);
+  });
+
   it('shows the stretch of a long line around the match', async () => {
     save('long', 'read_file.call-1.5555555555555555.txt', `${'x'.repeat(50_000)} needle here`);
     const result = await searchToolOutputs({ query: 'needle' }, { ...access, sessionId: 'long' });

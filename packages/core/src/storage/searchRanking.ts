@@ -40,6 +40,12 @@ function compareHits(a: SearchHit, b: SearchHit): number {
 
 export class RankedHits {
   private hits: SearchHit[] = [];
+  /**
+   * The score of the worst hit kept once `limit` are kept (set at each trim). Hits arrive in
+   * order (newer outputs first, then by line), so a later hit that does not beat it on score can
+   * never be kept.
+   */
+  private floor: number | undefined;
   /** Every match seen, kept or not. */
   count = 0;
   readonly files = new Set<string>();
@@ -48,9 +54,7 @@ export class RankedHits {
 
   /** Whether a hit of this score could still be kept (cheap check before building one). */
   wants(score: number): boolean {
-    if (this.hits.length < 2 * this.limit) return true;
-    this.trim();
-    return score > (this.hits[this.hits.length - 1] as SearchHit).score;
+    return this.floor === undefined || score > this.floor;
   }
 
   add(hit: SearchHit): void {
@@ -66,6 +70,7 @@ export class RankedHits {
   private trim(): void {
     this.hits.sort(compareHits);
     this.hits.length = Math.min(this.hits.length, this.limit);
+    if (this.hits.length === this.limit) this.floor = this.hits[this.limit - 1]?.score;
   }
 
   /** The kept hits, best first. */
