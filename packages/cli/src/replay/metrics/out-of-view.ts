@@ -132,6 +132,17 @@ class SessionLines {
 
 const sessionLines = new WeakMap<ReplaySession, SessionLines>();
 
+/** The key lines a snippet shows, read once per snippet (every hidden line asks again). */
+const snippetKeyLines = new WeakMap<Part, Set<string>>();
+function snippetLines(snippet: Part): Set<string> {
+  let lines = snippetKeyLines.get(snippet);
+  if (!lines) {
+    lines = keyLines(unescapeJsonText(responseText(snippet)));
+    snippetKeyLines.set(snippet, lines);
+  }
+  return lines;
+}
+
 /** How the strategy had each output at request `request`: its snippet once masked by then. */
 function maskedBy(moments: readonly MaskingMoment[], request: number) {
   const snippets = new Map<string, Part>();
@@ -157,7 +168,7 @@ function inViewElsewhere(
       const snippet = snippets.get(`${index}:${partIndex}`);
       if (!snippet) {
         if (outputLines.has(line)) return true;
-      } else if (keyLines(unescapeJsonText(responseText(snippet))).has(line)) {
+      } else if (snippetLines(snippet).has(line)) {
         return true;
       }
     }
