@@ -62,6 +62,13 @@ export interface GatewayOptions {
    * 0 keeps everything. @default 30
    */
   retentionDays?: number;
+  /**
+   * Another host's saved-output folders that `/mcp`'s read-back and search reach beside the
+   * gateway's own outputs: Claude Code's `projects` folder (`~/.claude/projects`), whose
+   * `<persisted-output>` files its previews name (core storage/hostOutputs.ts). A person's own
+   * gateway only: a team replica ignores it. @default none
+   */
+  hostOutputRoots?: readonly string[];
   /** Debug and warning lines (never a header or a body). @default none */
   log?: (line: string) => void;
   /** Alternative state stores (shared storage); default the file system under `stateDir`. */

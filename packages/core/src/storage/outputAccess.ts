@@ -17,6 +17,9 @@
  * is read. Elsewhere (`/proc` missing) the real path is checked just before the open, a smaller
  * window that a same-user process could still race.
  *
+ * Another host's saved outputs (Claude Code's persisted outputs, named by their absolute path) are
+ * confined the same way under the roots the access gives: hostOutputs.ts.
+ *
  * The naming is outputArgument.ts, the errors toolOutputReadError.ts; this file checks what an
  * argument names on disk and opens it.
  */
@@ -24,6 +27,7 @@ import { constants as fsConstants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { TOOL_OUTPUTS_DIR } from './outputLayout.js';
+import { hostOutputPathOf, resolveHostOutput } from './hostOutputs.js';
 import { candidateOf, placeOf, type Place, type ToolOutputAccess } from './outputArgument.js';
 import {
   ToolOutputReadError,
@@ -37,6 +41,8 @@ import { errorCode } from '../utils/safeCall.js';
 export interface ResolvedOutput {
   path: string;
   folder: string;
+  /** Another host's saved output (hostOutputs.ts): read, never touched. */
+  host?: true;
 }
 
 /** A real folder (not a symlink); false when missing. Throws when it is something else. */
@@ -123,6 +129,8 @@ export async function resolveToolOutput(
       'file must be the path from the snippet, without NUL characters.',
     );
   }
+  const hostOutput = hostOutputPathOf(argument, access.hostOutputRoots);
+  if (hostOutput) return resolveHostOutput(hostOutput);
   const place = placeOf(access);
   const resolve = async (text: string) => {
     const { candidate, folder } = await candidateOf(text, place, access);

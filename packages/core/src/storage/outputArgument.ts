@@ -29,6 +29,12 @@ export interface ToolOutputAccess {
    * current session's.
    */
   earlierSessionIds?: readonly string[];
+  /**
+   * Another host's saved-output folders, read and searched beside toolmask's: Claude Code's
+   * `projects` folder, whose `<project>/<session>/tool-results/` files its `<persisted-output>`
+   * previews name (hostOutputs.ts). A person's own gateway gives it; absent, nothing else is read.
+   */
+  hostOutputRoots?: readonly string[];
 }
 
 function hasParentSegment(file: string): boolean {

@@ -1,7 +1,8 @@
 /**
  * The saved outputs a `search_tool_outputs` call may look at, newest first: those of the current
  * session and of the conversation's earlier sessions, and, when `allowOtherSessions`, every
- * session folder of the project — the same folders `read_tool_output` may read (outputArgument.ts).
+ * session folder of the project — the same folders `read_tool_output` may read (outputArgument.ts) —
+ * and another host's saved outputs under `hostOutputRoots` (hostOutputs.ts).
  * Only names the store writes are listed (outputLayout.ts); each is opened later through the
  * reader's own checks (outputAccess.ts), so a link or a swapped folder is refused there as for a
  * read.
@@ -10,9 +11,13 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseOutputFileName, sessionIdOfFolder } from './outputLayout.js';
 import { placeOf, type ToolOutputAccess } from './outputArgument.js';
+import { listHostOutputs } from './hostOutputs.js';
 
 export interface SearchableOutput {
-  /** `session-<id>/<name>`: the form `read_tool_output` takes, and the answer shows. */
+  /**
+   * `session-<id>/<name>`, or a host output's absolute path: the form `read_tool_output` takes,
+   * and the answer shows.
+   */
   name: string;
   /** When it was written (newer outputs rank first among equal matches). */
   mtimeMs: number;
@@ -64,6 +69,8 @@ export async function listSearchableOutputs(
       }
     });
   }
+  // Another host's saved outputs (Claude Code's persisted outputs), by their absolute path.
+  outputs.push(...(await listHostOutputs(access.hostOutputRoots)));
   // Newest first; the name breaks ties so the order is the same run after run.
   outputs.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
   return { outputs: outputs.slice(0, limit), total: outputs.length };

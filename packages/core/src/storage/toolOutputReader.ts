@@ -274,8 +274,9 @@ export async function readToolOutput(
     const result = pattern
       ? await readMatches(handle, params, pattern, output.path, options)
       : await readRange(handle, params, output.path, options.signal);
-    // A read-back is a use of the folder: retention counts from it.
-    touchSessionFolder(output.folder);
+    // A read-back is a use of the folder: retention counts from it (another host's folder is
+    // only read).
+    if (!output.host) touchSessionFolder(output.folder);
     return result;
   } catch (error) {
     if (error instanceof ToolOutputReadError) throw error;

@@ -28,7 +28,13 @@ export function localWiring(options: GatewayOptions, basics: WiringBasics): Wiri
     },
   });
   // An MCP call does not name its conversation: every session folder of this gateway is open.
-  const everySession = { projectTempDir: stateDir, sessionId: '', allowOtherSessions: true };
+  // Claude Code's persisted outputs too, when the gateway was given its folder.
+  const everySession = {
+    projectTempDir: stateDir,
+    sessionId: '',
+    allowOtherSessions: true,
+    ...(options.hostOutputRoots ? { hostOutputRoots: options.hostOutputRoots } : {}),
+  };
   const readFromDisk = diskReadBack(everySession);
   const searchOnDisk = diskSearchBack(everySession);
   return {

@@ -15,6 +15,7 @@ import { refuseIfRunning } from './already-running.js';
 import { checkUrl, upstreamsFrom, type GatewayCommandOptions } from './gateway-options.js';
 import { holdStateLock } from './state-lock.js';
 import { openTeam } from './team-gateway.js';
+import { clientSavedOutputs } from '../../launch/clients/index.js';
 
 export async function runGateway(options: GatewayCommandOptions, io: CliIo): Promise<number> {
   const authToken = options.authToken ?? io.env['TOOLMASK_GATEWAY_TOKEN'];
@@ -59,7 +60,10 @@ async function serveGateway(
   let running;
   try {
     running = await listenGateway({
-      ...(team ? { stores: team.stores, team: team.options } : {}),
+      // A team replica reads only its shared stores; a person's own gateway their clients' files too.
+      ...(team
+        ? { stores: team.stores, team: team.options }
+        : { hostOutputRoots: await clientSavedOutputs(io.env) }),
       host: options.host,
       port: options.port,
       stateDir,

@@ -95,6 +95,7 @@ async function runLauncher(
     color: colorEnabled(io.stderr, io.env),
     say: (line) => io.stderr.write(`${line}\n`),
     ...(client.launcher.resumeCommand ? { resumeCommand: client.launcher.resumeCommand } : {}),
+    hostOutputRoots: (await client.savedOutputs?.(io.env)) ?? [],
     setup: (gateway, sessionId) => planned.prepare({ gateway, sessionId, stateDir }),
   });
 }

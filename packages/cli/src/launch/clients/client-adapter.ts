@@ -44,6 +44,11 @@ export interface ClientAdapter<Name extends string = string> {
    * and that file.
    */
   readonly maskingSettings?: { help: string; ownFile(env: Environment): Promise<string> };
+  /**
+   * Folders where the client saves outputs it cut from the conversation itself (Claude Code's
+   * persisted outputs), which a person's own gateway reads back and searches beside its own.
+   */
+  readonly savedOutputs?: (env: Environment) => Promise<string[]>;
   /** How its requests reach a gateway's upstreams: whether a running gateway may carry a run. */
   readonly reuse: UpstreamReuse;
   /** A run through a gateway: reads the person's settings (a LaunchError when it cannot route). */

@@ -5,6 +5,7 @@
  * (`ClientName`, derived from it). A sixth client is a folder with the same files as the others
  * and one line below.
  */
+import type { Environment } from '../environment.js';
 import { claudeClient } from './claude/index.js';
 import { codexClient } from './codex/index.js';
 import { geminiClient } from './gemini/index.js';
@@ -27,4 +28,13 @@ export type Client = (typeof CLIENTS)[number];
 /** The client of that name, or undefined. */
 export function clientNamed(name: string): Client | undefined {
   return CLIENTS.find((client) => client.name === name);
+}
+
+/**
+ * Every client's own saved-output folders (client-adapter.ts `savedOutputs`): what a person's own
+ * gateway reads back and searches beside its outputs.
+ */
+export async function clientSavedOutputs(env: Environment): Promise<string[]> {
+  const folders = await Promise.all(CLIENTS.map((client) => client.savedOutputs?.(env) ?? []));
+  return folders.flat();
 }

@@ -61,6 +61,8 @@ export interface LaunchOptions {
   color?: boolean;
   /** The state folder as the person named it, for the hint after a private gateway's run. */
   stateDirOption?: string;
+  /** The client's own saved-output folders, which a private gateway reads back and searches. */
+  hostOutputRoots?: readonly string[];
   /** The client's resume command through toolmask, for its session id (client-adapter.ts). */
   resumeCommand?: (clientSession: string) => string;
 }
@@ -120,6 +122,7 @@ async function startPrivateGateway(
     stateDir: options.stateDir,
     upstreams: options.upstreams,
     ...(options.gatewaySettingsFile ? { settingsFile: options.gatewaySettingsFile } : {}),
+    ...(options.hostOutputRoots ? { hostOutputRoots: options.hostOutputRoots } : {}),
     log: (line) => {
       try {
         appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`, { mode: 0o600 });

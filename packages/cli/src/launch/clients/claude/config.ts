@@ -61,6 +61,14 @@ export function claudeFolder(env: Environment): string {
 }
 
 /**
+ * Where Claude Code keeps each project's transcripts and the Bash outputs too large to send
+ * (`<project>/<session>/tool-results/<id>.txt`, named by its `<persisted-output>` preview).
+ */
+export function claudeProjectsFolder(env: Environment): string {
+  return path.join(claudeFolder(env), 'projects');
+}
+
+/**
  * Where claude keeps its global state (`.claude.json`): in `$CLAUDE_CONFIG_DIR`, else the home
  * folder.
  */

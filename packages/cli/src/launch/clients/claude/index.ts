@@ -35,6 +35,8 @@ export const claudeClient = defineClient({
     options: [],
     resumeCommand: (session) => `toolmask claude --resume ${session}`,
   },
+  // Its persisted outputs (a Bash output over 30,000 characters), read back and searched too.
+  savedOutputs: async (env) => [(await import('./config.js')).claudeProjectsFolder(env)],
   reuse: { apis: ['anthropic'] },
   planLaunch: async (request) => (await import('./launch.js')).launchClaude(request),
   setup: {
