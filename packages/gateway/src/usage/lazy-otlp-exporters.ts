@@ -3,8 +3,8 @@
  * endpoint (`--otlp-endpoint`) ever loads them (with their protobuf and transformer code), so a
  * gateway without one starts without them. Each stands in for the real exporter in the SDK's
  * reader and processor, which take their exporter when they are made (synchronously), and hands
- * every call to it once loaded. Temporality and aggregation are the reader's defaults
- * (cumulative, the default aggregation): the real metric exporter's own defaults. Both packages
+ * every call to it once loaded. A gateway started by `listenGateway` loads them before it is made,
+ * and so gets the real metric exporter, with the temporality its environment asks for. Both packages
  * are optional peer dependencies (docs/architecture.md, "Optional packages").
  */
 import { loadOptionalPackage, type OptionalPackage } from '@toolmask/core/errors';
@@ -26,13 +26,15 @@ const JOB = 'exporting over OTLP (--otlp-endpoint)';
 
 let metricModule: Promise<typeof MetricExporterModule> | undefined;
 let logModule: Promise<typeof LogExporterModule> | undefined;
+/** The metric exporter's module once loaded: exporters made after that are the real ones. */
+let loadedMetricModule: typeof MetricExporterModule | undefined;
 
 const loadMetricModule = () =>
   (metricModule ??= loadOptionalPackage(
     METRIC_EXPORTER,
     JOB,
     () => import('@opentelemetry/exporter-metrics-otlp-http'),
-  ));
+  ).then((module) => (loadedMetricModule = module)));
 const loadLogModule = () =>
   (logModule ??= loadOptionalPackage(
     LOG_EXPORTER,
@@ -80,8 +82,14 @@ function lazyExporter<Batch>(load: () => Promise<Exporter<Batch>>): Exporter<Bat
   };
 }
 
-/** An OTLP/HTTP metric exporter to `url`, loaded on its first export. */
+/**
+ * An OTLP/HTTP metric exporter to `url`: the real one when its package is loaded already (as
+ * `listenGateway` does before it builds the gateway), so it reads its own environment, the
+ * temporality preference (`OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE`) included, as the
+ * reader asks it when made; otherwise one loaded on its first export, with the reader's defaults.
+ */
 export function lazyOtlpMetricExporter(url: string): PushMetricExporter {
+  if (loadedMetricModule) return new loadedMetricModule.OTLPMetricExporter({ url });
   return lazyExporter(async () => {
     const { OTLPMetricExporter } = await loadMetricModule();
     return new OTLPMetricExporter({ url });

@@ -82,4 +82,51 @@ describe('OTLP export', () => {
       expect(metrics, name).toContain(`"${name}"`);
     }
   });
+
+  it('honours OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta for counters', async () => {
+    const temporality = async () => {
+      const otlp = await receiver();
+      const fixture = await gatewayFixture({});
+      cleanups.push(fixture.cleanup);
+      const upstream = await startFakeUpstream(() => geminiAnswer([{ text: 'done' }]));
+      cleanups.push(() => upstream.close());
+      const running = await startTestGateway({
+        stateDir: fixture.stateDir,
+        settingsFile: fixture.settingsFile,
+        upstreams: { gemini: upstream.url },
+        otlpEndpoint: otlp.url,
+      });
+      await runGeminiClient({
+        url: `${running.url}/v1beta/models/m:streamGenerateContent?alt=sse`,
+        prompt: 'go',
+        outputFor: (call) => ({ output: shellOutput(call.id) }),
+        maxRequests: 1,
+      });
+      await running.close();
+      const exports = (otlp.bodies.get('/v1/metrics') ?? []).map(
+        (body) => JSON.parse(body) as MetricsExport,
+      );
+      const requests = exports
+        .flatMap((body) => body.resourceMetrics)
+        .flatMap((resource) => resource.scopeMetrics)
+        .flatMap((scope) => scope.metrics)
+        .find((metric) => metric.name === 'toolmask.gateway.requests');
+      return requests?.sum?.aggregationTemporality;
+    };
+    // OTLP's enum: 1 delta, 2 cumulative.
+    expect(await temporality()).toBe(2);
+    process.env['OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE'] = 'delta';
+    cleanups.push(() => {
+      delete process.env['OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE'];
+    });
+    expect(await temporality()).toBe(1);
+  });
 });
+
+interface MetricsExport {
+  resourceMetrics: Array<{
+    scopeMetrics: Array<{
+      metrics: Array<{ name: string; sum?: { aggregationTemporality: number } }>;
+    }>;
+  }>;
+}
