@@ -46,6 +46,7 @@ import { GATEWAY_VERSION } from './version.js';
 import { localWiring } from './wiring/local-wiring.js';
 import { teamWiring } from './wiring/team-wiring.js';
 import type { Wiring } from './wiring/wiring.js';
+import type { QueuedOutputStore } from './state/outputs/queued-output-store.js';
 
 /** The options' bounds and names, their defaults applied. */
 interface Limits {
@@ -136,18 +137,43 @@ export function createGateway(options: GatewayOptions): Gateway {
       return inFlight.size;
     },
     handle,
-    async close(timeoutMs = 30_000) {
-      retention.stop();
-      dashboard.close();
-      await inFlight.settled(timeoutMs);
-      await wiring.queuedOutputs?.flush();
-      await retention.first;
-      await telemetry.shutdown();
-    },
+    close: closer({ retention, dashboard, inFlight, queue: wiring.queuedOutputs, telemetry, log }),
     stats: () => ({
       conversations: conversations.size,
       retainedBytes: conversations.retainedBytes(),
     }),
+  };
+}
+
+interface Closing {
+  retention: { stop(): void; first: Promise<unknown> };
+  dashboard: { close(): void };
+  inFlight: RequestsInFlight;
+  queue: QueuedOutputStore | undefined;
+  telemetry: { shutdown(): Promise<void> };
+  log: (line: string) => void;
+}
+
+/**
+ * The gateway's `close`: requests in flight first, then the queued outputs, within what is left of
+ * the timeout (a disk that hangs must not hold the stop; what is left unwritten is said, and the
+ * client's next request to any gateway carries those outputs again), then the telemetry.
+ */
+function closer(parts: Closing): (timeoutMs?: number) => Promise<void> {
+  const { retention, dashboard, inFlight, queue, telemetry, log } = parts;
+  return async (timeoutMs = 30_000) => {
+    retention.stop();
+    dashboard.close();
+    const deadline = performance.now() + timeoutMs;
+    await inFlight.settled(timeoutMs);
+    const left = Math.max(0, Math.round(deadline - performance.now()));
+    if (queue && !(await queue.flush(left))) {
+      log(
+        `[toolmask gateway] stopped with ${queue.queuedBytes} bytes of outputs not yet written (the disk did not answer within ${left} ms)`,
+      );
+    }
+    await retention.first;
+    await telemetry.shutdown();
   };
 }
 

@@ -25,7 +25,7 @@ const FILE = /file=\\"([^"\\]+)\\"/g;
 const cleanups = cleanUpAfterEach();
 
 /** A session of 12 shell calls through a fresh gateway; what it sent upstream, state dir named. */
-async function session(outputs?: ToolOutputStore) {
+async function session(outputs?: ToolOutputStore, log?: (line: string) => void) {
   const fixture = await gatewayFixture();
   cleanups.push(fixture.cleanup);
   const upstream = await scriptedShellUpstream(12);
@@ -35,6 +35,7 @@ async function session(outputs?: ToolOutputStore) {
     settingsFile: fixture.settingsFile,
     upstreams: { gemini: upstream.url },
     ...(outputs ? { stores: { outputs } } : {}),
+    ...(log ? { log } : {}),
   });
   cleanups.push(() => running.close());
   const { answers } = await runGeminiClient({
@@ -139,6 +140,17 @@ describe('the gateway, its output writes queued', () => {
       new RegExp(
         `^search_tool_outputs: ${masked} matching lines in ${masked} of ${masked} saved outputs`,
       ),
+    );
+  });
+
+  it('stops within its close timeout when the disk hangs, and says what it left unwritten', async () => {
+    const hanging: ToolOutputStore = { save: () => new Promise<string>(() => undefined) };
+    const lines: string[] = [];
+    const { running } = await session(hanging, (line) => lines.push(line));
+    // Before the bound, close waited for the queue for ever: this test timed out.
+    await running.close(200);
+    expect(lines.join('\n')).toMatch(
+      /stopped with [1-9]\d* bytes of outputs not yet written \(the disk did not answer within \d+ ms\)/,
     );
   });
 });

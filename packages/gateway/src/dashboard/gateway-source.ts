@@ -19,7 +19,7 @@ export interface GatewaySourceOptions {
   /** The gateway's own settings in force, as shown. */
   gatewaySettings: Record<string, SettingValue>;
   /** Resolves once the outputs queued for writing are written (a single gateway's queue). */
-  outputsWritten?: () => Promise<void>;
+  outputsWritten?: () => Promise<unknown>;
   /** A team gateway: its outputs are in the shared store (DashboardSource.openOutput). */
   openOutput?: DashboardSource['openOutput'];
 }

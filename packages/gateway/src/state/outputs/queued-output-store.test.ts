@@ -52,6 +52,17 @@ describe('queuedOutputStore', () => {
     expect(held.written.get('/o/a.txt')).toBe('12345678');
   });
 
+  it('flush with a timeout stops waiting for a store that hangs, and says so', async () => {
+    const held = heldStore();
+    const queued = queuedOutputStore(held.store, { onFailure: () => undefined });
+    await queued.save('/o', 'a.txt', 'text');
+    expect(await queued.flush(20)).toBe(false);
+    expect(queued.queuedBytes).toBe(4);
+    held.open();
+    expect(await queued.flush(10_000)).toBe(true);
+    expect(held.written.get('/o/a.txt')).toBe('text');
+  });
+
   it('flush (what a read-back does first) writes whatever is still queued', async () => {
     const held = heldStore();
     const queued = queuedOutputStore(held.store, { batchFiles: 2, onFailure: () => undefined });

@@ -41,8 +41,11 @@ export interface FailedOutputWrites {
 export interface QueuedOutputStore extends ToolOutputStore, FailedOutputWrites {
   /** Bytes of text held now: queued, and kept from failed writes. */
   readonly queuedBytes: number;
-  /** Writes everything queued (failures counted and remembered, not thrown). */
-  flush(): Promise<void>;
+  /**
+   * Writes everything queued (failures counted and remembered, not thrown). With `timeoutMs`, stops
+   * waiting after it (a disk that hangs must not hold a closing gateway): true when all was written.
+   */
+  flush(timeoutMs?: number): Promise<boolean>;
 }
 
 export interface QueuedOutputStoreOptions {
@@ -127,8 +130,19 @@ class OutputWriteQueue implements QueuedOutputStore {
     return filePath;
   }
 
-  async flush(): Promise<void> {
-    while (this.queue.size > 0 || this.draining) await (this.draining ?? this.started());
+  async flush(timeoutMs?: number): Promise<boolean> {
+    const written = async () => {
+      while (this.queue.size > 0 || this.draining) await (this.draining ?? this.started());
+      return true;
+    };
+    if (timeoutMs === undefined) return written();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, timeoutMs, false)));
+    try {
+      return await Promise.race([written(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Puts a held write (new, or failed before) on the queue. */
