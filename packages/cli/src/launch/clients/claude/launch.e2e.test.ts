@@ -7,7 +7,8 @@
  * settings alone, print the run's figures, and leave no process or file of the run behind.
  *
  * Claude Code persists a Bash output over 30,000 characters itself (a 2 KB preview is sent), so
- * each command prints about 24,500 characters: whole when new, masked later.
+ * each command prints about 24,500 characters: whole when new, masked later. A second run prints
+ * more than that once: the read-back and the search reach the file Claude Code saved it to.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
@@ -66,6 +67,39 @@ function respond(request: RecordedUpstreamRequest) {
   if (step === BASH_STEPS + 2) return call('ToolSearch', { query: `select:${CLAUDE_SEARCH_TOOL}` });
   if (step === BASH_STEPS + 3) return call(CLAUDE_SEARCH_TOOL, { query: '100009' });
   return anthropicAnswer([{ text: FINAL }], usage);
+}
+
+const FOUND = 'FINAL ANSWER: found it.';
+
+/** The path a `<persisted-output>` preview names. */
+function persistedPath(text: string): string | undefined {
+  return /<persisted-output>[\s\S]*?Full output saved to: (\S+)/.exec(text)?.[1];
+}
+
+/** One 41 KB Bash output (persisted), then read one of its lines back and search for another. */
+function respondPersisted(request: RecordedUpstreamRequest) {
+  if (request.path !== '/v1/messages') return { status: 404, json: { type: 'error' } };
+  const body = request.json as { tools?: Array<{ name: string }> };
+  if (!body.tools?.some((tool) => tool.name === 'Bash')) return anthropicAnswer([{ text: 'ok' }]);
+  const results = toolResultsOf(body);
+  const step = results.length;
+  const call = (name: string, input: unknown) =>
+    anthropicAnswer([{ toolUse: { id: `toolu_${step}`, name, input } }]);
+  const file = persistedPath(results[0] ? toolResultText(results[0]) : '') ?? 'no preview seen';
+  switch (step) {
+    case 0:
+      return call('Bash', { command: 'seq 100000 106000', description: 'Print numbers' });
+    case 1:
+      return call('ToolSearch', { query: `select:${CLAUDE_READ_BACK_TOOL}` });
+    case 2:
+      return call(CLAUDE_READ_BACK_TOOL, { file, offset: 3500, limit: 2 });
+    case 3:
+      return call('ToolSearch', { query: `select:${CLAUDE_SEARCH_TOOL}` });
+    case 4:
+      return call(CLAUDE_SEARCH_TOOL, { query: '105432' });
+    default:
+      return anthropicAnswer([{ text: FOUND }]);
+  }
 }
 
 async function runToolmask(args: string[], env: Record<string, string>, cwd: string) {
@@ -183,6 +217,55 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
       );
       expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
       console.log(`${lines[0]}\n${lines.slice(-3).join('\n')}`);
+    }, 60_000);
+
+    // Claude Code saves a Bash output over 30,000 characters to <config>/projects/<project>/
+    // <session>/tool-results/ and sends a 2 KB <persisted-output> preview naming the file: toolmask
+    // leaves the preview alone, and its read-back and search over MCP reach the file (issue 32).
+    it('reads back and searches the file a <persisted-output> preview names', async () => {
+      const root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-claude-persisted-'));
+      cleanups.push(() => fs.rm(root, { recursive: true, force: true }));
+      const home = path.join(root, 'home');
+      const project = path.join(root, 'project');
+      await fs.mkdir(path.join(home, '.claude'), { recursive: true });
+      await fs.mkdir(project);
+      const upstream = await startFakeUpstream(respondPersisted);
+      cleanups.push(() => upstream.close());
+
+      const run = await runToolmask(
+        ['claude', '--state-dir', path.join(root, 'state'), '-p', 'Find 105432.'],
+        {
+          PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+          ...marker,
+          HOME: home,
+          NO_COLOR: '1',
+          ANTHROPIC_BASE_URL: upstream.url,
+          ANTHROPIC_API_KEY: 'fake-anthropic-key',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          DISABLE_AUTOUPDATER: '1',
+        },
+        project,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe(FOUND);
+
+      const requests = upstream.requests.filter((request) => request.path === '/v1/messages');
+      const results = toolResultsOf(requests.at(-1)!.json).map(toolResultText);
+      expect(results).toHaveLength(5);
+      // Claude Code saved the output under the home it was given; its preview went up untouched.
+      const file = persistedPath(results[0]!)!;
+      expect(file.startsWith(path.join(home, '.claude', 'projects'))).toBe(true);
+      expect(file).toMatch(/\/tool-results\/[\w.-]+\.txt$/);
+      expect((await fs.readFile(file, 'utf8')).split('\n')[5432]).toBe('105432');
+      // The read-back returns the file's lines 3500 and 3501.
+      expect(results[2]).toContain('103499\n103500');
+      // The search finds the line in the persisted file, named by its path.
+      expect(results[4]).toMatch(
+        /^search_tool_outputs: 1 matching line in 1 of \d+ saved outputs?/,
+      );
+      expect(results[4]).toContain(`${file}\n`);
+      expect(results[4]).toContain('\n  5433:105432\n');
+      expect(processesMarked(marker)).toEqual([]);
     }, 60_000);
   },
 );
