@@ -19,6 +19,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { listedFiles, type ListedFile } from './listedFiles.js';
 import { ToolOutputReadError } from './toolOutputReadError.js';
 
 /** The folder, under a session's folder, where Claude Code keeps its persisted outputs. */
@@ -40,13 +41,6 @@ interface HostOutputFile {
   path: string;
   folder: string;
   host: true;
-}
-
-/** A host output as a search lists it (searchableOutputs.ts `SearchableOutput`). */
-interface ListedHostOutput {
-  name: string;
-  mtimeMs: number;
-  bytes: number;
 }
 
 /** A host output as the path names it: its root, and the names below the root. */
@@ -145,27 +139,15 @@ async function namesIn(folder: string, budget: { left: number }): Promise<string
 export async function listHostOutputs(
   roots: readonly string[] | undefined,
   limit = HOST_LISTING_LIMIT,
-): Promise<ListedHostOutput[]> {
-  const outputs: ListedHostOutput[] = [];
+): Promise<ListedFile[]> {
+  const outputs: ListedFile[] = [];
   const budget = { left: limit };
   for (const root of roots ?? []) {
     for (const project of (await namesIn(root, budget)).filter(isPlainName)) {
       for (const session of (await namesIn(path.join(root, project), budget)).filter(isPlainName)) {
         const folder = path.join(root, project, session, HOST_OUTPUT_FOLDER);
         const names = (await namesIn(folder, budget)).filter((name) => FILE_NAME.test(name));
-        const stats = await Promise.all(
-          names.map((name) => fs.lstat(path.join(folder, name)).catch(() => undefined)),
-        );
-        names.forEach((name, index) => {
-          const stat = stats[index];
-          if (stat?.isFile()) {
-            outputs.push({
-              name: path.join(folder, name),
-              mtimeMs: stat.mtimeMs,
-              bytes: stat.size,
-            });
-          }
-        });
+        outputs.push(...(await listedFiles(folder, names, (name) => path.join(folder, name))));
       }
     }
   }

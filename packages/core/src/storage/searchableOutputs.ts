@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { parseOutputFileName, sessionIdOfFolder } from './outputLayout.js';
 import { placeOf, type ToolOutputAccess } from './outputArgument.js';
 import { listHostOutputs } from './hostOutputs.js';
+import { listedFiles } from './listedFiles.js';
 
 export interface SearchableOutput {
   /**
@@ -55,19 +56,9 @@ export async function listSearchableOutputs(
   const outputs: SearchableOutput[] = [];
   for (const folder of await searchableFolders(access)) {
     const names = (await readFolder(folder)).filter((name) => parseOutputFileName(name));
-    const stats = await Promise.all(
-      names.map((name) => fs.lstat(path.join(folder, name)).catch(() => undefined)),
+    outputs.push(
+      ...(await listedFiles(folder, names, (name) => `${path.basename(folder)}/${name}`)),
     );
-    names.forEach((name, index) => {
-      const stat = stats[index];
-      if (stat?.isFile()) {
-        outputs.push({
-          name: `${path.basename(folder)}/${name}`,
-          mtimeMs: stat.mtimeMs,
-          bytes: stat.size,
-        });
-      }
-    });
   }
   // Another host's saved outputs (Claude Code's persisted outputs), by their absolute path.
   outputs.push(...(await listHostOutputs(access.hostOutputRoots)));

@@ -102,6 +102,20 @@ function respondPersisted(request: RecordedUpstreamRequest) {
   }
 }
 
+/** A person's environment for a run: a fresh home, the fake as their Anthropic base URL. */
+function claudeEnv(home: string, anthropicUrl: string): Record<string, string> {
+  return {
+    PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+    ...marker,
+    HOME: home,
+    NO_COLOR: '1',
+    ANTHROPIC_BASE_URL: anthropicUrl,
+    ANTHROPIC_API_KEY: 'fake-anthropic-key',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+  };
+}
+
 async function runToolmask(args: string[], env: Record<string, string>, cwd: string) {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd,
@@ -158,16 +172,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
           '--allowedTools',
           'Bash',
         ],
-        {
-          PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
-          ...marker,
-          HOME: home,
-          NO_COLOR: '1',
-          ANTHROPIC_BASE_URL: upstream.url,
-          ANTHROPIC_API_KEY: 'fake-anthropic-key',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_AUTOUPDATER: '1',
-        },
+        claudeEnv(home, upstream.url),
         project,
       );
       console.log(`toolmask claude -p: ${Math.round(performance.now() - startedAt)} ms`);
@@ -234,16 +239,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
 
       const run = await runToolmask(
         ['claude', '--state-dir', path.join(root, 'state'), '-p', 'Find 105432.'],
-        {
-          PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
-          ...marker,
-          HOME: home,
-          NO_COLOR: '1',
-          ANTHROPIC_BASE_URL: upstream.url,
-          ANTHROPIC_API_KEY: 'fake-anthropic-key',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_AUTOUPDATER: '1',
-        },
+        claudeEnv(home, upstream.url),
         project,
       );
       expect(run.code, run.stderr).toBe(0);
