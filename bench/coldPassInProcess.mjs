@@ -17,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { percentile, startFakeUpstream } from './childProcess.mjs';
 import { createGatewayClient, fmt, growingConversation } from './gatewayClient.mjs';
 import { traceChains } from './coldPass.mjs';
+import { instrumentSteps } from './coldPassSteps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EXAMPLE = path.join(root, 'packages/cli/examples/long-session.json');
@@ -46,6 +47,7 @@ function parseAndSerialiseCpu(chain, runs = 5) {
 const tracesDir = option('--traces') ?? path.resolve(root, '..', 'shared', 'traces');
 const gatewayDist = option('--gateway') ?? path.join(root, 'packages/gateway/dist');
 const { listenGateway } = await import(pathToFileURL(path.join(gatewayDist, 'index.js')).href);
+const steps = process.argv.includes('--steps') ? await instrumentSteps(gatewayDist) : undefined;
 const chains = traceChains(tracesDir);
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-cold-in-process-'));
 const settings = path.join(scratch, 'settings.json');
@@ -67,12 +69,14 @@ const rows = [];
 try {
   const example = JSON.parse(fs.readFileSync(EXAMPLE, 'utf8'));
   await client.sendEach(gateway.url, growingConversation(example, 300_000, 3, 'warm-up'));
+  await settle();
+  steps?.take();
   for (const chain of chains) {
     await settle();
     const since = process.cpuUsage();
     const { phases } = await client.send(gateway.url, chain, 0);
     await settle();
-    rows.push({ name: chain.name, mask: phases.mask, cpu: cpuMs(since) });
+    rows.push({ name: chain.name, mask: phases.mask, cpu: cpuMs(since), steps: steps?.take() });
   }
   for (const [index, chain] of chains.entries()) rows[index].parse = parseAndSerialiseCpu(chain);
 } finally {
@@ -85,6 +89,16 @@ for (const row of rows) {
   console.log(
     `${row.name.padEnd(40)} mask ${fmt(row.mask, 1)} ms  cpu ${fmt(row.cpu, 1)} ms  parse+serialise cpu ${fmt(row.parse, 1)} ms  ${fmt(row.cpu / row.parse, 1)}x`,
   );
+}
+if (steps) {
+  console.log("\nCPU by step, median over the chains (ms), and share of the request's CPU:");
+  for (const step of rows[0].steps.keys()) {
+    const values = rows.map((row) => row.steps.get(step));
+    const shares = rows.map((row) => (100 * row.steps.get(step)) / row.cpu);
+    console.log(
+      `${step.padEnd(56)} ${fmt(percentile(values, 0.5), 1).padStart(7)} ms ${fmt(percentile(shares, 0.5), 0).padStart(4)}%`,
+    );
+  }
 }
 const ratios = rows.map((row) => row.cpu / row.parse);
 console.log(
