@@ -149,4 +149,24 @@ describe('queuedOutputStore', () => {
     expect(started).toEqual(['a.txt', 'b.txt']);
     release();
   });
+
+  it('stops a batch under way when a pass takes a hold, and finishes it after', async () => {
+    const started: string[] = [];
+    let release: () => void = () => undefined;
+    const store: ToolOutputStore = {
+      async save(directory, fileName) {
+        started.push(fileName);
+        // A pass begins while the first write of the batch is under way.
+        if (started.length === 1) release = queued.holdWrites();
+        return path.resolve(directory, fileName);
+      },
+    };
+    const queued = queuedOutputStore(store, { onFailure: () => undefined });
+    for (const name of ['a.txt', 'b.txt', 'c.txt']) await queued.save('/o', name, name);
+    for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a.txt']);
+    release();
+    await queued.flush();
+    expect(started).toEqual(['a.txt', 'b.txt', 'c.txt']);
+  });
 });

@@ -200,7 +200,11 @@ class OutputWriteQueue implements QueuedOutputStore {
         if (batch.length >= this.batchFiles) break;
         batch.push(entry);
       }
-      for (const [filePath, write] of batch) await this.writeNow(filePath, write);
+      for (const [filePath, write] of batch) {
+        // A pass that began during the batch holds the rest of it too.
+        if (this.waiting) break;
+        await this.writeNow(filePath, write);
+      }
       if (this.queue.size > 0) await nextTurn();
     }
   }
