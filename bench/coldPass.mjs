@@ -40,7 +40,7 @@ const MIN_BYTES = 1_000_000;
 const MAX_BYTES = 2_000_000;
 
 /** Chains of CHAIN sessions of `tracesDir`, whole, as one request's `contents` each. */
-function traceChains(tracesDir) {
+export function traceChains(tracesDir) {
   const folder = path.join(tracesDir, FOLDER);
   const files = fs
     .readdirSync(folder)

@@ -264,6 +264,7 @@ function modelContext(
     passSlots: new PassSlots(
       Math.max(1, options.maxConcurrentPasses ?? DEFAULT_MAX_CONCURRENT_PASSES),
     ),
+    holdOutputWrites: () => wiring.queuedOutputs?.holdWrites() ?? (() => undefined),
     disableClientMasking: limits.disableClientMasking,
     log,
     maskingConfig: () => parts.settings.config(),

@@ -24,6 +24,11 @@ export interface GatewayContext {
   bodyBudget: BodyBudget;
   /** Masking steps run at once, across conversations. */
   passSlots: PassSlots;
+  /**
+   * Holds the queued output writes while a pass runs (state/outputs/queued-output-store.ts); the
+   * function returned lets go. A gateway whose writes are not queued holds nothing.
+   */
+  holdOutputWrites(): () => void;
   disableClientMasking: boolean;
   /** The masking settings now (the file is read again when it changes). */
   maskingConfig(): Promise<ToolOutputMaskingConfig>;

@@ -115,10 +115,13 @@ async function maskInTurn(
   if (!(await exchange.owner.mayStore())) return { body: exchange.raw, failures: 0 };
   const release = await context.passSlots.acquire(exchange.signal);
   if (!release) return undefined;
+  // The queued output writes wait for the pass (and every other one under way) to end.
+  const writesHeld = context.holdOutputWrites();
   let masked: MaskedBody | undefined;
   try {
     masked = await maskExchange(context, exchange, hold);
   } finally {
+    writesHeld();
     release();
   }
   // Memory is bounded once the body is written (a conversation asked to let its history go

@@ -111,4 +111,73 @@ describe('queuedOutputStore', () => {
     await expect(queued.save('/o', '../x.txt', 'text')).rejects.toThrow('refusing file name');
     expect(queued.queuedBytes).toBe(0);
   });
+
+  it('starts no write while a pass holds the queue, and writes once the last hold goes', async () => {
+    const started: string[] = [];
+    const store: ToolOutputStore = {
+      async save(directory, fileName) {
+        started.push(fileName);
+        return path.resolve(directory, fileName);
+      },
+    };
+    const queued = queuedOutputStore(store, { onFailure: () => undefined });
+    const turns = async (count: number) => {
+      for (let turn = 0; turn < count; turn++) await new Promise((r) => setImmediate(r));
+    };
+    const first = queued.holdWrites();
+    const second = queued.holdWrites();
+    await queued.save('/o', 'a.txt', 'aaa');
+    // A pass gives the event loop turns: none of them writes.
+    await turns(5);
+    expect(started).toEqual([]);
+    first();
+    first(); // once only: the other pass still holds
+    await turns(5);
+    expect(started).toEqual([]);
+    second();
+    await turns(5);
+    expect(started).toEqual(['a.txt']);
+    expect(queued.queuedBytes).toBe(0);
+  });
+
+  it('writes while held when a read-back flushes, or when the queue is past half its bound', async () => {
+    const started: string[] = [];
+    const store: ToolOutputStore = {
+      async save(directory, fileName) {
+        started.push(fileName);
+        return path.resolve(directory, fileName);
+      },
+    };
+    const queued = queuedOutputStore(store, { maxBytes: 10, onFailure: () => undefined });
+    const release = queued.holdWrites();
+    await queued.save('/o', 'a.txt', '1234');
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([]);
+    await queued.flush();
+    expect(started).toEqual(['a.txt']);
+    await queued.save('/o', 'b.txt', '123456');
+    for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a.txt', 'b.txt']);
+    release();
+  });
+
+  it('stops a batch under way when a pass takes a hold, and finishes it after', async () => {
+    const started: string[] = [];
+    let release: () => void = () => undefined;
+    const store: ToolOutputStore = {
+      async save(directory, fileName) {
+        started.push(fileName);
+        // A pass begins while the first write of the batch is under way.
+        if (started.length === 1) release = queued.holdWrites();
+        return path.resolve(directory, fileName);
+      },
+    };
+    const queued = queuedOutputStore(store, { onFailure: () => undefined });
+    for (const name of ['a.txt', 'b.txt', 'c.txt']) await queued.save('/o', name, name);
+    for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a.txt']);
+    release();
+    await queued.flush();
+    expect(started).toEqual(['a.txt', 'b.txt', 'c.txt']);
+  });
 });

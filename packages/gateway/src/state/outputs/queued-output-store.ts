@@ -5,7 +5,10 @@
  * So the request does not wait for the write:
  * - `save` names the file at once (the same content-addressed path the store would return) and
  *   queues the text; the queue is written in batches, `batchFiles` files per turn of the event
- *   loop, after the request's own work;
+ *   loop, after the request's own work: while a pass runs (`holdWrites`, from the pipeline), no
+ *   batch starts, since a pass gives the event loop a turn every few milliseconds and writes
+ *   started in those turns would run inside it (its `mask` phase); a read-back's `flush`, or a
+ *   queue past half its bound, writes anyway;
  * - the queue is bounded by the bytes of text it holds (`maxBytes`): a save that would go over
  *   waits for its own write, as before (write, then mask), so memory never grows with a burst;
  * - a read-back (`flush`) writes whatever is queued first, then reads the files: an output still
@@ -46,6 +49,11 @@ export interface QueuedOutputStore extends ToolOutputStore, FailedOutputWrites {
    * waiting after it (a disk that hangs must not hold a closing gateway): true when all was written.
    */
   flush(timeoutMs?: number): Promise<boolean>;
+  /**
+   * Holds the queue's writes while a pass runs (see the module comment); the function returned
+   * lets go (once), and writing goes on when no hold is left.
+   */
+  holdWrites(): () => void;
 }
 
 export interface QueuedOutputStoreOptions {
@@ -80,6 +88,11 @@ class OutputWriteQueue implements QueuedOutputStore {
   private readonly failed = new Map<string, QueuedWrite>();
   private heldBytes = 0;
   private draining: Promise<void> | undefined;
+  /** Passes under way (`holdWrites`), and flushes waiting (which write whatever the holds). */
+  private holds = 0;
+  private flushes = 0;
+  /** Resolves the drain's wait for the last hold to go. */
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly store: ToolOutputStore,
@@ -131,9 +144,16 @@ class OutputWriteQueue implements QueuedOutputStore {
   }
 
   async flush(timeoutMs?: number): Promise<boolean> {
+    // A flush writes whatever a pass holds, until everything is written (even past its timeout).
+    this.flushes++;
+    this.wakeDrain();
     const written = async () => {
-      while (this.queue.size > 0 || this.draining) await (this.draining ?? this.started());
-      return true;
+      try {
+        while (this.queue.size > 0 || this.draining) await (this.draining ?? this.started());
+        return true;
+      } finally {
+        this.flushes--;
+      }
     };
     if (timeoutMs === undefined) return written();
     let timer: NodeJS.Timeout | undefined;
@@ -145,9 +165,33 @@ class OutputWriteQueue implements QueuedOutputStore {
     }
   }
 
+  holdWrites(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      if (this.holds === 0) this.wakeDrain();
+    };
+  }
+
+  /** Whether the drain waits: a pass holds it, nothing flushes, the queue is under half its bound. */
+  private get waiting(): boolean {
+    return this.holds > 0 && this.flushes === 0 && this.heldBytes <= this.maxBytes / 2;
+  }
+
+  private wakeDrain(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
   /** Puts a held write (new, or failed before) on the queue. */
   private enqueue(filePath: string, write: QueuedWrite): void {
     this.queue.set(filePath, write);
+    // Past half the bound, a held drain writes anyway.
+    if (!this.waiting) this.wakeDrain();
     void this.started();
   }
 
@@ -162,7 +206,18 @@ class OutputWriteQueue implements QueuedOutputStore {
     // After the request that queued them has gone on.
     await nextTurn();
     while (this.queue.size > 0) {
-      for (const [filePath, write] of [...this.queue].slice(0, this.batchFiles)) {
+      if (this.waiting) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        continue;
+      }
+      const batch: Array<[string, QueuedWrite]> = [];
+      for (const entry of this.queue) {
+        if (batch.length >= this.batchFiles) break;
+        batch.push(entry);
+      }
+      for (const [filePath, write] of batch) {
+        // A pass that began during the batch holds the rest of it too.
+        if (this.waiting) break;
         await this.writeNow(filePath, write);
       }
       if (this.queue.size > 0) await nextTurn();
