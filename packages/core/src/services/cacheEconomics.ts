@@ -18,7 +18,7 @@
  * n̂ comes from what the session shows: it has made k requests so far (the model's turns in its
  * history), and n̂ = c × k (`expectedRemainingRequests`). The fit, on the 134 recorded sessions of
  * `../shared/traces` (13 to 142 requests, every request k = 1 … L − 1 of a session of L requests
- * one sample, 6,080 samples): c = 1 makes the mean of log(remaining / ĉk) zero (it is exactly 1 for
+ * one sample, 6,084 samples): c = 1 makes the mean of log(remaining / ĉk) zero (it is exactly 1 for
  * any set of lengths: each session gives k and L − k alike), with a mean absolute log error of
  * 1.30 (n̂ within a factor 3.7, typically); least squares on the counts gives c = 0.51 (mean absolute
  * error 25.1 requests against 30.0 at c = 1), weighted by the long sessions' late requests. c = 1
