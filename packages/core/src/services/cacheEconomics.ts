@@ -30,7 +30,7 @@
  * premium is in the pay-back test, so the floor is not scaled for it. A cold moment keeps its old
  * rule, where `warmTriggerThreshold` (the floor × (w − r) / (1 − r): 30,000 → 38,333 for
  * Anthropic) only names the trigger (`threshold` above it, `cold_cache` below): the whole
-  * prompt is written then anyway, masked or not.
+ * prompt is written then anyway, masked or not.
  */
 
 /** Roughly the prompt-cache lifetime: after this much idle time the cache is most likely cold. */
