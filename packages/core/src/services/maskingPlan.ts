@@ -29,7 +29,7 @@
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { HistoryView } from './historyLedger.js';
 import type { CacheEconomics } from './cacheEconomics.js';
-import { chooseTrigger, type WarmRule } from './maskingTrigger.js';
+import { chooseTrigger, type MaskingTrigger, type WarmRule } from './maskingTrigger.js';
 import { lowerBound } from '../utils/sortedNumbers.js';
 import type { SupersededView, Supersession } from './superseded/supersession.js';
 
@@ -41,7 +41,7 @@ export interface OutputRef {
   superseded?: Supersession;
 }
 
-export type MaskingTrigger = 'threshold' | 'cold_cache' | 'oversized' | 'room';
+export type { MaskingTrigger };
 
 export interface MaskingPlan {
   /** Outputs to mask now, oldest first. Empty when the pass should do nothing. */

@@ -18,8 +18,22 @@
  */
 import { MAX_OUTPUT_CONTEXT_SHARE } from '../config/toolOutputMaskingSettings.js';
 import { warmBreakPays, warmTriggerThreshold } from './cacheEconomics.js';
+import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
+import type { CacheEconomics } from './cacheEconomics.js';
 import type { HistoryView } from './historyLedger.js';
-import type { MaskingTrigger, PlanConfig, PlanOptions } from './maskingPlan.js';
+
+export type MaskingTrigger = 'threshold' | 'cold_cache' | 'oversized' | 'room';
+
+/** The settings the trigger reads. */
+type TriggerConfig = Pick<ToolOutputMaskingConfig, 'minPrunableTokensThreshold'> &
+  Partial<Pick<ToolOutputMaskingConfig, 'maxOutputTokens'>>;
+
+/** What the trigger is told of the request (maskingPlan.ts's `PlanOptions`). */
+interface TriggerOptions {
+  cacheLikelyCold?: boolean;
+  cache?: Pick<CacheEconomics, 'cacheWritePrice' | 'cacheReadPrice' | 'minCachedPromptTokens'>;
+  warmRule?: WarmRule;
+}
 
 /**
  * `pay-back`: the warm rule and room below (issue 34). `floor`: a warm pass masks once the batch
@@ -46,8 +60,8 @@ export function roomLimitTokens(maxOutputTokens: number | undefined): number {
 
 export function chooseTrigger(
   view: HistoryView,
-  config: PlanConfig,
-  options: PlanOptions,
+  config: TriggerConfig,
+  options: TriggerOptions,
   found: Maskable,
 ): MaskingTrigger | undefined {
   const { maskable, firstTarget } = found;
