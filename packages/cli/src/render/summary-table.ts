@@ -24,10 +24,12 @@ export function summaryRows(summaries: readonly StrategySummary[]): SummaryRow[]
     row('  of which cached', (s) => formatInteger(s.cachedTokens)),
     row('billed tokens', (s) => formatInteger(s.billedTokens)),
   ];
-  const baseline = summaries.find((s) => s.strategy === 'none');
-  if (baseline && summaries.length > 1) {
+  // Billed against no masking and against gemini-cli's built-in, when they were replayed.
+  for (const name of ['none', 'gemini-cli']) {
+    const baseline = summaries.find((s) => s.strategy === name);
+    if (!baseline || summaries.length < 2) continue;
     rows.push(
-      row('  billed vs none', (s) =>
+      row(`  billed vs ${name}`, (s) =>
         s === baseline ? '' : formatChange(s.billedTokens, baseline.billedTokens),
       ),
     );

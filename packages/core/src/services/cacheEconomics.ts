@@ -7,18 +7,30 @@
  * premium for writes; OpenAI and Gemini cache implicitly and charge an ordinary input token). The
  * cache is cold after `idleGapMs` without a request.
  *
- * The warm rule. A masking event on a warm cache (a break) re-sends uncached the B tokens after the
- * first output it changes: each costs `cacheWritePrice` instead of `cacheReadPrice`, so the break
- * costs (w − r) × B. In return every later warm request reads S fewer tokens, r × S each time.
- * `minPrunableTokensThreshold` is the batch S that pays for a break at no write premium, where the
- * break costs (1 − r) × B; for the same B and the same later requests, a premium makes the break
- * (w − r) / (1 − r) times dearer, and the batch that pays for it grows by as much:
+ * The warm rule (issue 34): a break must pay for itself. A masking event on a warm cache re-sends
+ * uncached the B prompt tokens after the first output it changes: each costs `cacheWritePrice`
+ * (w) instead of `cacheReadPrice` (r), so the break costs (w − r) × B. In return every later warm
+ * request reads S fewer tokens, r × S each time. Over the n̂ requests the session is expected to
+ * make after this one, the break pays when
  *
- *     warm threshold = minPrunableTokensThreshold × (w − r) / (1 − r)
+ *     r × S × n̂ > (w − r) × B.
  *
- * Anthropic (w = 1.25, r = 0.1): × 1.278, 30,000 → 38,333. With no premium (w = 1) the factor is
- * exactly 1 whatever r is, so the Gemini and OpenAI fronts decide as they always did. A cold moment
- * is unaffected: the whole prompt is written then anyway, masked or not.
+ * n̂ comes from what the session shows: it has made k requests so far (the model's turns in its
+ * history), and n̂ = c × k (`expectedRemainingRequests`). The fit, on the 134 recorded sessions of
+ * `../shared/traces` (13 to 142 requests, every request k = 1 … L − 1 of a session of L requests
+ * one sample, 6,084 samples): c = 1 makes the mean of log(remaining / ĉk) zero (it is exactly 1 for
+ * any set of lengths: each session gives k and L − k alike), with a mean absolute log error of
+ * 1.30 (n̂ within a factor 3.7, typically); least squares on the counts gives c = 0.51 (mean absolute
+ * error 25.1 requests against 30.0 at c = 1), weighted by the long sessions' late requests. c = 1
+ * is the heavy-tailed reading the issue names (a session that has run k requests is about as
+ * likely to run k more); docs/benchmarks.md 3.13 has both fits.
+ *
+ * `minPrunableTokensThreshold` stays the batch floor: a warm pass masks only a batch of at least
+ * that many tokens (so that breaks are few and each frees a lot) AND one that pays back; the write
+ * premium is in the pay-back test, so the floor is not scaled for it. A cold moment keeps its old
+ * rule, where `warmTriggerThreshold` (the floor × (w − r) / (1 − r): 30,000 → 38,333 for
+ * Anthropic) only names the trigger (`threshold` above it, `cold_cache` below): the whole
+ * prompt is written then anyway, masked or not.
  */
 
 /** Roughly the prompt-cache lifetime: after this much idle time the cache is most likely cold. */
@@ -31,7 +43,19 @@ export interface CacheEconomics {
   cacheReadPrice: number;
   /** Idle time after which the cache is most likely cold (its time to live). */
   idleGapMs: number;
+  /**
+   * The shortest prompt the provider caches at all; a shorter one is never read from a cache, so
+   * breaking it costs nothing. @default `MIN_CACHED_PROMPT_TOKENS`
+   */
+  minCachedPromptTokens?: number;
 }
+
+/**
+ * The shortest prompt the providers cache: 1,024 tokens for OpenAI's automatic caching, for
+ * Anthropic's Sonnet and Opus models (2,048 for Haiku) and for Gemini's implicit caching on Flash
+ * (more on some Pro models). The smallest of them, so that no break that costs is let through.
+ */
+export const MIN_CACHED_PROMPT_TOKENS = 1024;
 
 /**
  * Each provider's figures. Gemini's and OpenAI's read price is the 0.1 the bench and the replay
@@ -71,4 +95,52 @@ export function warmTriggerThreshold(
 ): number {
   const factor = breakCostFactor(economics);
   return factor === 1 ? minPrunableTokensThreshold : minPrunableTokensThreshold * factor;
+}
+
+/**
+ * n̂ = c × k: the requests a session that has made `requestsSoFar` is expected to make after the
+ * current one (see the module comment for the fit of c on `../shared/traces`).
+ */
+export const REMAINING_REQUESTS_PER_REQUEST_SO_FAR = 1;
+
+export function expectedRemainingRequests(requestsSoFar: number): number {
+  return Number.isFinite(requestsSoFar) && requestsSoFar > 0
+    ? REMAINING_REQUESTS_PER_REQUEST_SO_FAR * requestsSoFar
+    : 0;
+}
+
+/** What a warm break would do: the tokens it removes and re-sends, and the session so far. */
+export interface WarmBreak {
+  /** Estimated tokens of the prompt as it stands (what the cache may hold). */
+  promptTokens: number;
+  /** S: estimated tokens the event removes from every later request. */
+  savedTokens: number;
+  /** B: estimated prompt tokens from the first output the event changes to the end. */
+  resentTokens: number;
+  /** k: requests the session has made so far. */
+  requestsSoFar: number;
+}
+
+/**
+ * Whether a warm break pays for itself: r × S × n̂ > (w − r) × B (module comment), or costs
+ * nothing: a prompt shorter than the provider caches (`minCachedPromptTokens`) is in no cache.
+ * Economics the rule cannot use (not finite, a read price outside [0, 1], a write cheaper than a
+ * read) are weighed at Gemini's.
+ */
+export function warmBreakPays(
+  facts: WarmBreak,
+  economics: Pick<
+    CacheEconomics,
+    'cacheWritePrice' | 'cacheReadPrice' | 'minCachedPromptTokens'
+  > = DEFAULT_CACHE_ECONOMICS,
+): boolean {
+  if (facts.promptTokens < (economics.minCachedPromptTokens ?? MIN_CACHED_PROMPT_TOKENS)) {
+    return true;
+  }
+  let { cacheWritePrice: write, cacheReadPrice: read } = economics;
+  const usable =
+    Number.isFinite(write) && Number.isFinite(read) && read >= 0 && read <= 1 && write >= read;
+  if (!usable) ({ cacheWritePrice: write, cacheReadPrice: read } = DEFAULT_CACHE_ECONOMICS);
+  const saving = read * facts.savedTokens * expectedRemainingRequests(facts.requestsSoFar);
+  return saving > (write - read) * facts.resentTokens;
 }

@@ -17,6 +17,7 @@
  */
 import type { Content, Part } from './maskingTypes.js';
 import type { EventLoopPauser } from '../utils/eventLoop.js';
+import { estimateTokenCountSync } from '../utils/tokenCalculation.js';
 
 /** One countable output of an entry. */
 export interface CountedOutput {
@@ -41,9 +42,23 @@ export interface HistoryView {
   tokensBefore(index: number): number;
   /** Indices of entries with oversized outputs, ascending. */
   readonly oversizedEntries: readonly number[];
+  /**
+   * Estimated prompt tokens of entries < index: every part, tool outputs (countable, oversized,
+   * masked or exempt) and the rest (text, calls). What a cache break re-sends is read from it.
+   */
+  promptTokensBefore(index: number): number;
+  /** Entries < index the model wrote: the requests the session has made before them. */
+  modelTurnsBefore(index: number): number;
 }
 
 const EMPTY: EntrySummary = { outputs: [], oversized: [], tokens: 0 };
+
+/** What the ledger keeps of an entry: its summary, its prompt tokens, who wrote it. */
+interface EntryRecord {
+  summary: EntrySummary;
+  promptTokens: number;
+  fromModel: boolean;
+}
 
 /** Measures a part: tokens of a countable tool output, or undefined (not one, exempt, masked). */
 export type MeasurePart = (part: Part) => number | undefined;
@@ -59,17 +74,24 @@ function* summarizing(
   content: Content,
   measure: MeasurePart,
   maxOutputTokens: number,
-): Generator<void, EntrySummary> {
+): Generator<void, EntryRecord> {
+  const fromModel = content?.role === 'model';
   const parts = content?.parts;
-  if (!Array.isArray(parts)) return EMPTY;
+  if (!Array.isArray(parts)) return { summary: EMPTY, promptTokens: 0, fromModel };
   let outputs: CountedOutput[] | undefined;
   let oversized: CountedOutput[] | undefined;
   let tokens = 0;
+  let promptTokens = 0;
   for (let partIndex = 0; partIndex < parts.length; partIndex++) {
     if (partIndex % PARTS_PER_LOOK === PARTS_PER_LOOK - 1) yield;
     const part = parts[partIndex];
     const measured = part?.functionResponse ? measure(part) : undefined;
-    if (measured === undefined) continue;
+    if (measured === undefined) {
+      // Not a countable output (text, a call, a snippet, an exempt output): its size all the same.
+      promptTokens += part ? estimateTokenCountSync([part]) : 0;
+      continue;
+    }
+    promptTokens += measured;
     if (measured > maxOutputTokens) {
       (oversized ??= []).push({ partIndex, tokens: measured });
     } else {
@@ -77,8 +99,9 @@ function* summarizing(
       tokens += measured;
     }
   }
-  if (!outputs && !oversized) return EMPTY;
-  return { outputs: outputs ?? [], oversized: oversized ?? [], tokens };
+  const summary =
+    !outputs && !oversized ? EMPTY : { outputs: outputs ?? [], oversized: oversized ?? [], tokens };
+  return { summary, promptTokens, fromModel };
 }
 
 export function summarizeEntry(
@@ -86,7 +109,7 @@ export function summarizeEntry(
   measure: MeasurePart,
   maxOutputTokens: number,
 ): EntrySummary {
-  return finish(summarizing(content, measure, maxOutputTokens));
+  return finish(summarizing(content, measure, maxOutputTokens)).summary;
 }
 
 /** Runs steps to their end at once. */
@@ -117,11 +140,14 @@ export function viewHistory(
 
 export class HistoryLedger implements HistoryView {
   /** Summaries by entry identity (see `identityOf`). */
-  private byIdentity = new WeakMap<object, EntrySummary>();
+  private byIdentity = new WeakMap<object, EntryRecord>();
   private entries: unknown[] = [];
   private summaries: EntrySummary[] = [];
   /** prefix[i] = tokens of entries < i. */
   private prefix: number[] = [0];
+  /** promptPrefix[i] = prompt tokens of entries < i; modelPrefix[i] = model entries < i. */
+  private promptPrefix: number[] = [0];
+  private modelPrefix: number[] = [0];
   private oversized: number[] = [];
   private key: string | undefined;
 
@@ -139,6 +165,14 @@ export class HistoryLedger implements HistoryView {
 
   tokensBefore(index: number): number {
     return this.prefix[index] ?? 0;
+  }
+
+  promptTokensBefore(index: number): number {
+    return this.promptPrefix[index] ?? 0;
+  }
+
+  modelTurnsBefore(index: number): number {
+    return this.modelPrefix[index] ?? 0;
   }
 
   /**
@@ -178,6 +212,8 @@ export class HistoryLedger implements HistoryView {
       this.entries = [];
       this.summaries = [];
       this.prefix = [0];
+      this.promptPrefix = [0];
+      this.modelPrefix = [0];
       this.oversized = [];
       // Summaries depend on the key: stale ones must not be found again.
       this.byIdentity = new WeakMap();
@@ -193,14 +229,17 @@ export class HistoryLedger implements HistoryView {
       const content = history[index] as Content;
       const identity = identityOf(content);
       const cacheable = identity !== null && typeof identity === 'object';
-      let summary = cacheable ? this.byIdentity.get(identity) : undefined;
-      if (!summary) {
-        summary = yield* summarizing(content, measure, maxOutputTokens);
-        if (cacheable) this.byIdentity.set(identity, summary);
+      let record = cacheable ? this.byIdentity.get(identity) : undefined;
+      if (!record) {
+        record = yield* summarizing(content, measure, maxOutputTokens);
+        if (cacheable) this.byIdentity.set(identity, record);
       }
+      const { summary } = record;
       this.entries.push(identity);
       this.summaries.push(summary);
       this.prefix.push((this.prefix[index] as number) + summary.tokens);
+      this.promptPrefix.push((this.promptPrefix[index] as number) + record.promptTokens);
+      this.modelPrefix.push((this.modelPrefix[index] as number) + (record.fromModel ? 1 : 0));
       if (summary.oversized.length > 0) this.oversized.push(index);
     }
   }
@@ -234,6 +273,8 @@ export class HistoryLedger implements HistoryView {
     this.entries.length = length;
     this.summaries.length = length;
     this.prefix.length = length + 1;
+    this.promptPrefix.length = length + 1;
+    this.modelPrefix.length = length + 1;
     while (
       this.oversized.length > 0 &&
       (this.oversized[this.oversized.length - 1] as number) >= length

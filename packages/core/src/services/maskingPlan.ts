@@ -28,7 +28,8 @@
  */
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { HistoryView } from './historyLedger.js';
-import { warmTriggerThreshold, type CacheEconomics } from './cacheEconomics.js';
+import type { CacheEconomics } from './cacheEconomics.js';
+import { chooseTrigger, type MaskingTrigger, type WarmRule } from './maskingTrigger.js';
 import { lowerBound } from '../utils/sortedNumbers.js';
 import type { SupersededView, Supersession } from './superseded/supersession.js';
 
@@ -40,7 +41,7 @@ export interface OutputRef {
   superseded?: Supersession;
 }
 
-export type MaskingTrigger = 'threshold' | 'cold_cache' | 'oversized';
+export type { MaskingTrigger };
 
 export interface MaskingPlan {
   /** Outputs to mask now, oldest first. Empty when the pass should do nothing. */
@@ -59,7 +60,7 @@ export type PlanConfig = Pick<
   ToolOutputMaskingConfig,
   'toolProtectionThreshold' | 'minPrunableTokensThreshold' | 'protectLatestTurn'
 > &
-  Partial<Pick<ToolOutputMaskingConfig, 'coldCacheProtectionThreshold'>>;
+  Partial<Pick<ToolOutputMaskingConfig, 'coldCacheProtectionThreshold' | 'maxOutputTokens'>>;
 
 /** Where the protected window ends: the crossing output and everything before it are prunable. */
 interface Crossing {
@@ -112,9 +113,11 @@ export interface PlanOptions {
   /** The prompt cache is most likely cold for this request. */
   cacheLikelyCold?: boolean;
   /** The provider's cache prices (the warm threshold's scale). @default Gemini's: no premium */
-  cache?: Pick<CacheEconomics, 'cacheWritePrice' | 'cacheReadPrice'>;
+  cache?: Pick<CacheEconomics, 'cacheWritePrice' | 'cacheReadPrice' | 'minCachedPromptTokens'>;
   /** Outputs the session has since replaced (superseded/). @default none */
   superseded?: SupersededView;
+  /** The warm rule and room (maskingTrigger.ts). @default 'floor': today's threshold alone */
+  warmRule?: WarmRule;
 }
 
 /**
@@ -158,6 +161,27 @@ function supersededInWindow(
   return { refs, tokens };
 }
 
+/** The entry of the oldest output a trigger or cold pass would mask, if any. */
+function firstMaskable(
+  view: HistoryView,
+  crossing: Crossing | undefined,
+  supersededRefs: readonly OutputRef[],
+): number | undefined {
+  if (crossing) {
+    // The first entry with countable tokens (binary search on the prefix sums): the crossing
+    // entry at the latest, since the crossing output counts.
+    let low = 0;
+    let high = crossing.contentIndex;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (view.tokensBefore(middle + 1) > 0) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  }
+  return supersededRefs[0]?.contentIndex;
+}
+
 /** `ref` with what superseded it, when something did. */
 function withSupersession(ref: OutputRef, superseded: SupersededView | undefined): OutputRef {
   const by = superseded?.partsOf(ref.contentIndex)?.get(ref.partIndex);
@@ -196,16 +220,11 @@ export function planMasking(
   const supersededTokens = inWindow.tokens;
   const maskable = totalPrunableTokens + supersededTokens;
 
-  // A warm break must pay for its re-write at the provider's prices (cacheEconomics.ts).
-  const warmThreshold = warmTriggerThreshold(config.minPrunableTokensThreshold, options.cache);
-  let trigger: MaskingTrigger | undefined;
-  if (maskable > 0 && maskable >= warmThreshold) {
-    trigger = 'threshold';
-  } else if (maskable > 0 && options.cacheLikelyCold) {
-    trigger = 'cold_cache';
-  } else if (oversized.length > 0) {
-    trigger = 'oversized';
-  }
+  const trigger = chooseTrigger(view, config, options, {
+    maskable,
+    firstTarget: firstMaskable(view, crossing, inWindow.refs),
+    oversized: oversized.length > 0,
+  });
   const figures = { totalTokens, protectedTokens, totalPrunableTokens, supersededTokens };
   if (!trigger) return { targets: [], ...figures };
 

@@ -104,8 +104,11 @@ export interface MaskingResult {
    */
   keptWhole: readonly PartLocation[];
   failures: readonly MaskingFailure[];
-  /** What made the pass mask (`threshold`, `cold_cache`, `oversized`); unset when it did not. */
-  trigger?: 'threshold' | 'cold_cache' | 'oversized';
+  /**
+   * What made the pass mask (`threshold`, `cold_cache`, `oversized`, `room`: maskingTrigger.ts);
+   * unset when it did not.
+   */
+  trigger?: 'threshold' | 'cold_cache' | 'oversized' | 'room';
   /** Wall time of the pass in milliseconds (from the injected clock). */
   durationMs: number;
   /** A one-line human-readable summary when something was masked, for the person at the keyboard. */

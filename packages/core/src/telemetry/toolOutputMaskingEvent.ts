@@ -17,7 +17,7 @@ export interface ToolOutputMaskingEventFields {
   /** UTF-8 bytes written to disk by this pass (reused files count too). */
   bytes_offloaded: number;
   duration_ms: number;
-  /** `threshold`, `cold_cache` or `oversized`: what made the pass mask. */
+  /** `threshold`, `cold_cache`, `oversized` or `room` (maskingTrigger.ts): what made the pass mask. */
   trigger: string;
   /** Comma-separated failure codes (`ENOSPC,SERIALIZE`), empty when none. */
   failure_codes: string;

@@ -13,6 +13,7 @@ import type { CacheEconomics } from '../cacheEconomics.js';
 import { HistoryLedger } from '../historyLedger.js';
 import { isOwnTool } from '../maskedSnippet.js';
 import { planMasking, type MaskingPlan } from '../maskingPlan.js';
+import type { WarmRule } from '../maskingTrigger.js';
 import type { Content, MaskingFailure, Part } from '../maskingTypes.js';
 import { SupersededOutputs } from '../superseded/supersededOutputs.js';
 import type { SupersededReason } from '../superseded/supersession.js';
@@ -23,6 +24,7 @@ import type { ResponseRecords } from './responseRecords.js';
 export interface PlanRequest {
   cacheLikelyCold: boolean | undefined;
   cache: Readonly<CacheEconomics>;
+  warmRule?: WarmRule;
 }
 
 export class PassPlanning {
@@ -66,6 +68,7 @@ export class PassPlanning {
       return planMasking(view, config, {
         cacheLikelyCold: request.cacheLikelyCold,
         cache: request.cache,
+        ...(request.warmRule ? { warmRule: request.warmRule } : {}),
         ...(superseded ? { superseded } : {}),
       });
     });
