@@ -47,6 +47,11 @@ export interface GatewayOptions {
    * sets it when bound to loopback. @default false
    */
   loopbackOnly?: boolean;
+  /**
+   * With `loopbackOnly`, the names besides loopback ones a request may address: those a proxy on
+   * the same machine passes on (a team replica behind HAProxy: `--public-host`). @default none
+   */
+  allowedHosts?: readonly string[];
   /** Turn gemini-cli's own masking off through Code Assist's experiment flags. @default true */
   disableClientMasking?: boolean;
   /** The name of the read-back tool as clients' models see it. @default mcp_toolmask_read_tool_output */

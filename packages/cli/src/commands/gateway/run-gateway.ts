@@ -14,7 +14,7 @@ import { defaultStateDir } from '../../launch/state-dir.js';
 import { refuseIfRunning } from './already-running.js';
 import { checkUrl, upstreamsFrom, type GatewayCommandOptions } from './gateway-options.js';
 import { holdStateLock } from './state-lock.js';
-import { openTeam } from './team-gateway.js';
+import { openTeam, plainHttpWarning } from './team-gateway.js';
 
 export async function runGateway(options: GatewayCommandOptions, io: CliIo): Promise<number> {
   const authToken = options.authToken ?? io.env['TOOLMASK_GATEWAY_TOKEN'];
@@ -60,6 +60,7 @@ async function serveGateway(
   try {
     running = await listenGateway({
       ...(team ? { stores: team.stores, team: team.options } : {}),
+      ...(team?.allowedHosts.length ? { allowedHosts: team.allowedHosts } : {}),
       host: options.host,
       port: options.port,
       stateDir,
@@ -84,6 +85,8 @@ async function serveGateway(
   }
   io.stdout.write(`listening on ${running.url}\n`);
   if (team) {
+    const warning = plainHttpWarning(options.host, options.behindTls);
+    if (warning) io.stderr.write(warning);
     io.stderr.write(
       `toolmask gateway: a team replica (${team.description}); every request needs a key. Dashboard: ${running.url}/?token=<your key>\n`,
     );
