@@ -126,7 +126,7 @@ describe.runIf(runs)('a team replica while Redis is frozen (finding 7)', () => {
     'with outputs in %s: a turn waits one command limit, a read-back gives %s soon, /?token= 503',
     async (kind, readBackGives, outputsIn) => {
       const outputs = outputsIn();
-      if (outputs) cleanups.push(() => rmSync(outputs, { recursive: true, force: true }));
+      if (outputs) cleanups.push(async () => rmSync(outputs, { recursive: true, force: true }));
       const { redis, upstream, stores, running } = await replicaOnRedis(outputs);
       // A key not looked up before the freeze: it cannot be checked.
       const key = await stores.keys.create('bob');
