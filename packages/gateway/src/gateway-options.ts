@@ -2,7 +2,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ToolOutputStore } from '@toolmask/core/storage';
 import type { Dispatcher } from 'undici';
-import type { ConversationStore, SharedOutputStore, UsageStore } from './state/stores.js';
+import type {
+  ConversationStore,
+  OwnerOutputIndex,
+  SharedOutputStore,
+  UsageStore,
+} from './state/stores.js';
 import type { VirtualKeyLookup } from './team/team-keys.js';
 import type { OwnerBudget, OwnerProofs } from './team/owner-ledger.js';
 import type { UpstreamName } from './protocols/protocol.js';
@@ -111,6 +116,11 @@ export interface TeamOptions {
   ownerBudget?: Partial<OwnerBudget>;
   /** Which owners the provider accepted, shared by the replicas; none: this replica's memory. */
   proofs?: OwnerProofs;
+  /**
+   * Which outputs each owner saved, shared by the replicas: with it, `/mcp` offers
+   * `search_tool_outputs` over the asker's own outputs. @default none (no search)
+   */
+  ownerOutputs?: OwnerOutputIndex;
 }
 
 export interface Gateway {

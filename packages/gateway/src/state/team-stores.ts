@@ -17,7 +17,12 @@ import { parseOutputsOption } from './outputs/outputs-option.js';
 import type { RedisLiveness } from './redis/redis-liveness.js';
 import type { RedisOwnerProofs } from './redis/redis-owner-proofs.js';
 import type { VirtualKeys } from './redis/redis-virtual-keys.js';
-import type { ConversationStore, SharedOutputStore, UsageStore } from './stores.js';
+import type {
+  ConversationStore,
+  OwnerOutputIndex,
+  SharedOutputStore,
+  UsageStore,
+} from './stores.js';
 
 /**
  * The Redis client and the AWS SDK are loaded by a team gateway only: a person's gateway would
@@ -39,6 +44,7 @@ const redisModules = async () => ({
   ...(await import('./redis/redis-virtual-keys.js')),
   ...(await import('./redis/redis-owner-proofs.js')),
   ...(await import('./redis/redis-liveness.js')),
+  ...(await import('./redis/redis-owner-outputs.js')),
 });
 
 /** Where outputs kept in Redis or S3 are named in snippets. */
@@ -97,6 +103,8 @@ export interface TeamStores {
   keys: VirtualKeys;
   /** Which owners the provider accepted (team/owner-ledger.ts). */
   proofs: RedisOwnerProofs;
+  /** Which outputs each owner saved (their search goes through those). */
+  ownerOutputs: OwnerOutputIndex;
   /** Resolves true once Redis answers, false after `timeoutMs`. */
   ready(timeoutMs: number): Promise<boolean>;
   /** Where things are, for the banner (no password). */
@@ -174,6 +182,7 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
     outputs,
     keys: redis.createVirtualKeys(client),
     proofs: redis.createRedisOwnerProofs(client),
+    ownerOutputs: redis.createRedisOwnerOutputs(client, { retentionDays }),
     ready: (timeoutMs) => redis.redisReady(client, timeoutMs),
     description: `state in ${address.display}, outputs in ${outputsPlace}`,
     async close() {

@@ -90,7 +90,11 @@ export function sharedReadBack(options: SharedReadBackOptions): ReadBack {
   const { outputs } = options;
   const slots = options.slots ?? new ReadBackSlots();
   return async (params: ReadToolOutputParams, principal) => {
-    const file = typeof params.file === 'string' ? params.file : '';
+    const given = typeof params.file === 'string' ? params.file : '';
+    // A search's answer names outputs by their session folder and file, as a single gateway's does.
+    const file = /^session-[^/]+\/[^/]+$/.test(given)
+      ? path.posix.join(outputs.root, TOOL_OUTPUTS_DIR, given)
+      : given;
     const found = sharedOutputOf(outputs.root, file);
     if (!found) {
       throw new ToolOutputReadError(

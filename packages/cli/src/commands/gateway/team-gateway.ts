@@ -136,6 +136,7 @@ export async function openTeam(
       outputs: stores.outputs,
       keys: stores.keys,
       proofs: stores.proofs,
+      ownerOutputs: stores.ownerOutputs,
       ...(providerKeys ? { providerKeys } : {}),
       ...(adminKey ? { adminKey } : {}),
       cookieSecret: async () => cookieSecret,
