@@ -20,7 +20,7 @@ import {
 import type { SearchBack } from '../server/mcp-endpoint.js';
 import type { OwnerOutputIndex, SharedOutputStore } from '../state/stores.js';
 import type { ConversationOwners } from './conversation-owners.js';
-import { ReadBackSlots } from './read-back-slots.js';
+import type { ReadBackSlots } from './read-back-slots.js';
 import { sharedOutputOf } from './shared-read-back.js';
 
 /** Outputs one search goes through at most, the owner's newest first. */
