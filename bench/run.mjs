@@ -19,6 +19,8 @@
  *   5. the team gateway (state in Redis, replicas behind HAProxy) against section 4's single
  *      gateway, in the same run: latency, throughput, Redis memory, an unseen conversation
  *                                            bench/teamBench.mjs (needs redis-server, haproxy)
+ *      and a replica under strangers' load (10,000 requests of made-up keys, 4 MB model names):
+ *      RSS, /metrics, Redis growth             bench/teamLoad.mjs (needs redis-server)
  *   6. weight: install size and time of the packed CLI in an empty prefix against main@b8a254e's
  *      set, start-up CPU of --version, gateway --help and a launcher against node -e 0
  *                                            bench/weight.mjs (needs npm and the network);
@@ -41,6 +43,7 @@ import { runGatewayBench } from './gatewayBench.mjs';
 import { runClientMaskingBench } from './clientMaskingBench.mjs';
 import { runConcurrentBodiesBench } from './concurrentBodies.mjs';
 import { runTeamBench } from './teamBench.mjs';
+import { runTeamLoadBench } from './teamLoad.mjs';
 import { runInformationKeptBench } from './informationKept.mjs';
 import { runPolicyFrontierBench } from './policyFrontier.mjs';
 import { loadFolders, setSupersededReasons } from './replayStudy.mjs';
@@ -130,6 +133,7 @@ if (only.has('5')) {
     '\n## 5. The team gateway (state in Redis, replicas behind HAProxy) against the single gateway',
   );
   await runTeamBench({ quick });
+  await runTeamLoadBench({ quick });
 }
 if (only.has('6')) {
   console.log('\n## 6. Weight: install, start-up, the cold pass');

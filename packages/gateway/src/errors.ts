@@ -49,3 +49,10 @@ export type WireErrorCode =
 export class GatewayStartError extends ToolmaskError<
   'PORT_IN_USE' | 'NEEDS_AUTH_TOKEN' | 'LISTEN_FAILED' | 'STATE_UNWRITABLE'
 > {}
+
+/**
+ * A team's store (Redis) did not answer within a command's limit: the request that needed it is
+ * answered 503 (or its read-back an error), and the next one tries again
+ * (state/redis/redis-liveness.ts).
+ */
+export class StoreUnavailableError extends ToolmaskError<'STORE_UNAVAILABLE'> {}

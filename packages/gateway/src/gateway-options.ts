@@ -2,7 +2,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ToolOutputStore } from '@toolmask/core/storage';
 import type { Dispatcher } from 'undici';
-import type { ConversationStore, SharedOutputStore, UsageStore } from './state/stores.js';
+import type {
+  ConversationStore,
+  OwnerOutputIndex,
+  SharedOutputStore,
+  UsageStore,
+} from './state/stores.js';
 import type { VirtualKeyLookup } from './team/team-keys.js';
 import type { OwnerBudget, OwnerProofs } from './team/owner-ledger.js';
 import type { UpstreamName } from './protocols/protocol.js';
@@ -47,6 +52,11 @@ export interface GatewayOptions {
    * sets it when bound to loopback. @default false
    */
   loopbackOnly?: boolean;
+  /**
+   * With `loopbackOnly`, the names besides loopback ones a request may address: those a proxy on
+   * the same machine passes on (a team replica behind HAProxy: `--public-host`). @default none
+   */
+  allowedHosts?: readonly string[];
   /** Turn gemini-cli's own masking off through Code Assist's experiment flags. @default true */
   disableClientMasking?: boolean;
   /** The name of the read-back tool as clients' models see it. @default mcp_toolmask_read_tool_output */
@@ -113,6 +123,11 @@ export interface TeamOptions {
   ownerBudget?: Partial<OwnerBudget>;
   /** Which owners the provider accepted, shared by the replicas; none: this replica's memory. */
   proofs?: OwnerProofs;
+  /**
+   * Which outputs each owner saved, shared by the replicas: with it, `/mcp` offers
+   * `search_tool_outputs` over the asker's own outputs. @default none (no search)
+   */
+  ownerOutputs?: OwnerOutputIndex;
 }
 
 export interface Gateway {

@@ -194,6 +194,7 @@ function accessRules(options: GatewayOptions, wiring: Wiring, accessSecret: stri
     cookieKey: accessSecret,
     ...(options.authToken ? { authToken: options.authToken } : {}),
     ...(options.loopbackOnly ? { loopbackOnly: true } : {}),
+    ...(options.allowedHosts?.length ? { allowedHosts: options.allowedHosts } : {}),
   };
 }
 

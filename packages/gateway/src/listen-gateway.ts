@@ -84,10 +84,10 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   } catch (error) {
     throw stateError(stateDir, error);
   }
-  // A team replica bound to loopback sits behind a proxy on its machine, which passes on the
-  // Host the team's clients address (a name of the network): its requests are answered by key,
-  // so no loopback Host is asked for (a rebinding page has no key to send).
-  const loopbackOnly = isLoopbackHost(host) && options.team === undefined;
+  // Bound to loopback, only requests addressed to a loopback name are answered (a web page's
+  // DNS rebinding is not), a team replica's too (issue 33, finding 13); a proxy on the same
+  // machine that passes on the team's name has it listed (`allowedHosts`, `--public-host`).
+  const loopbackOnly = isLoopbackHost(host);
   // The OTLP exporters are optional packages: one missing is said now, before the port is taken.
   if (options.otlpEndpoint) await loadOtlpExporters();
   const gateway = createGateway({ loopbackOnly, ...options, accessSecret });

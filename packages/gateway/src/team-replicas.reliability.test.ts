@@ -39,6 +39,7 @@ async function replicas(
   count: number,
   stores: MemoryTeamStores,
   upstream: FakeUpstream,
+  allowedHosts?: string[],
 ): Promise<RunningGateway[]> {
   const fixture = await gatewayFixture();
   cleanups.push(fixture.cleanup);
@@ -49,6 +50,7 @@ async function replicas(
       settingsFile: fixture.settingsFile,
       upstreams: { gemini: upstream.url },
       stores: { conversations: stores.conversations, usage: stores.usage },
+      ...(allowedHosts ? { allowedHosts } : {}),
       team: {
         outputs: stores.outputs,
         cookieSecret: async () => 'team-cookie-secret',
@@ -262,33 +264,32 @@ describe('team gateway replicas on one shared store', () => {
     expect(stores.decisionCount()).toBeGreaterThan(0);
   });
 
-  it('a replica on loopback answers the Host its proxy passes on (a name of the network)', async () => {
+  it('a replica on loopback answers the Host its proxy passes on when listed, no other (issue 33)', async () => {
     const stores = memoryTeamStores();
     const upstream = await scriptedUpstream(1);
-    const [gateway] = await replicas(1, stores, upstream);
+    const [gateway] = await replicas(1, stores, upstream, ['toolmask.team.example']);
     const { port } = new URL(gateway!.url);
-    const answer = await new Promise<number>((resolve, reject) => {
-      const request = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: MODEL_PATH,
-          method: 'POST',
-          headers: {
-            host: 'toolmask.team.example',
-            'content-type': 'application/json',
-            ...ALICE,
+    const send = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: MODEL_PATH,
+            method: 'POST',
+            headers: { host, 'content-type': 'application/json', ...ALICE },
           },
-        },
-        (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        },
-      );
-      request.on('error', reject);
-      request.end(JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }));
-    });
-    expect(answer).toBe(200);
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+        request.end(JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }));
+      });
+    expect(await send('toolmask.team.example')).toBe(200);
+    // A name nobody listed: a web page's DNS rebinding.
+    expect(await send('rebound.attacker.example')).toBe(403);
   });
 
   it('a request without a key is refused in its protocol style; a virtual key needs the store', async () => {

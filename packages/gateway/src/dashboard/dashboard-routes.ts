@@ -13,6 +13,7 @@
  * (readable-source.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StoreUnavailableError } from '../errors.js';
 import { ACCESS, type AccessRules } from '../server/access.js';
 import type { RequestTarget, Route, RoutedRequest } from '../server/route-table.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
@@ -144,7 +145,21 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     response: ServerResponse,
     { query }: RequestTarget,
   ): Promise<void> {
-    const cookie = await tenancy.browserCookie(query.get('token') ?? '');
+    let cookie: Awaited<ReturnType<typeof tenancy.browserCookie>>;
+    try {
+      cookie = await tenancy.browserCookie(query.get('token') ?? '');
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // A key that cannot be checked now (a team's store down or frozen): try again, not sign in.
+      response
+        .writeHead(503, {
+          'content-type': 'text/plain; charset=utf-8',
+          'cache-control': 'no-store',
+          'retry-after': '1',
+        })
+        .end(`${error.message}\n`);
+      return;
+    }
     if (!cookie) {
       needsToken(response);
       return;

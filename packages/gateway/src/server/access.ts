@@ -34,6 +34,8 @@ export interface AccessRules {
   cookieKey?: string;
   /** Own endpoints only for requests addressed to a loopback name. */
   loopbackOnly?: boolean;
+  /** With `loopbackOnly`, other names a request may address (a proxy's on the same machine). */
+  allowedHosts?: readonly string[];
 }
 
 /** The host name of a Host header (`127.0.0.1:8787` → `127.0.0.1`, `[::1]:8787` → `[::1]`). */
@@ -139,7 +141,9 @@ export async function admits(
 
 /** Whether a request is addressed as the rules require. */
 function hostAllowed(request: IncomingMessage, rules: AccessRules): boolean {
-  return !rules.loopbackOnly || isLoopbackHost(hostName(request.headers.host));
+  if (!rules.loopbackOnly) return true;
+  const name = hostName(request.headers.host).toLowerCase();
+  return isLoopbackHost(name) || (rules.allowedHosts?.includes(name) ?? false);
 }
 
 /**

@@ -75,7 +75,8 @@ export interface Tenancy {
   readonly countsForAdminOnly: boolean;
   /**
    * The cookie a browser keeps after opening `/?token=<token>` (for `maxAgeSeconds` when set);
-   * undefined: it opens nothing.
+   * undefined: it opens nothing. Throws `StoreUnavailableError` for a token that cannot be checked
+   * now (answered 503).
    */
   browserCookie(
     token: string,

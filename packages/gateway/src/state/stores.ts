@@ -175,6 +175,14 @@ export interface UsageStore {
  * `root` and returns the full path, as the file store does. Read-back fetches by that relative
  * path. Names are content-addressed: saving the same text again under the same name is harmless.
  */
+/** Which outputs each owner saved, newest first (a team's search: state/redis/redis-owner-outputs.ts). */
+export interface OwnerOutputIndex {
+  /** `relativePath` (`tool-outputs/<conversation>/<file>`) was saved for `owner`. */
+  add(owner: string, relativePath: string): Promise<void>;
+  /** The owner's outputs saved last, at most `limit`, newest first. */
+  list(owner: string, limit: number): Promise<string[]>;
+}
+
 export interface SharedOutputStore {
   /** The path every saved output is under (what snippets name); not a folder of this machine. */
   readonly root: string;

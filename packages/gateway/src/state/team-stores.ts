@@ -14,9 +14,15 @@
 import { loadOptionalPackage, type OptionalPackage } from '@toolmask/core/errors';
 import type { Redis } from 'ioredis';
 import { parseOutputsOption } from './outputs/outputs-option.js';
+import type { RedisLiveness } from './redis/redis-liveness.js';
 import type { RedisOwnerProofs } from './redis/redis-owner-proofs.js';
 import type { VirtualKeys } from './redis/redis-virtual-keys.js';
-import type { ConversationStore, SharedOutputStore, UsageStore } from './stores.js';
+import type {
+  ConversationStore,
+  OwnerOutputIndex,
+  SharedOutputStore,
+  UsageStore,
+} from './stores.js';
 
 /**
  * The Redis client and the AWS SDK are loaded by a team gateway only: a person's gateway would
@@ -37,6 +43,8 @@ const redisModules = async () => ({
   ...(await import('./redis/redis-usage-store.js')),
   ...(await import('./redis/redis-virtual-keys.js')),
   ...(await import('./redis/redis-owner-proofs.js')),
+  ...(await import('./redis/redis-liveness.js')),
+  ...(await import('./redis/redis-owner-outputs.js')),
 });
 
 /** Where outputs kept in Redis or S3 are named in snippets. */
@@ -48,6 +56,30 @@ export const TEAM_OUTPUTS_ROOT = '/toolmask-team';
  * the small commands queued behind it (and trip their 250 ms limit).
  */
 const OUTPUT_COMMAND_TIMEOUT_MS = 5_000;
+
+/** What docs/team.md promises a Redis command at most. */
+const DEFAULT_COMMAND_TIMEOUT_MS = 250;
+
+/**
+ * Outputs in Redis, saved and read only while Redis answers: their connection's 5 s limit is for
+ * a large output's bytes, not for a Redis that froze (the state's connection finds that within
+ * its 250 ms limit, and the save or read ends then: the output stays whole, the read answers an
+ * error the model sees).
+ */
+function whileRedisAnswers(
+  outputs: SharedOutputStore,
+  liveness: RedisLiveness,
+  guard: <T>(liveness: RedisLiveness, work: () => Promise<T>) => Promise<T>,
+): SharedOutputStore {
+  return {
+    root: outputs.root,
+    save: (directory, fileName, text, byteLength) =>
+      guard(liveness, () => outputs.save(directory, fileName, text, byteLength)),
+    read: (relativePath) => guard(liveness, () => outputs.read(relativePath)),
+    prune: (beforeMs) => outputs.prune(beforeMs),
+    close: () => outputs.close(),
+  };
+}
 
 export interface TeamStoreOptions {
   /** `redis://HOST:PORT[/DB]` (`--store`). */
@@ -71,6 +103,8 @@ export interface TeamStores {
   keys: VirtualKeys;
   /** Which owners the provider accepted (team/owner-ledger.ts). */
   proofs: RedisOwnerProofs;
+  /** Which outputs each owner saved (their search goes through those). */
+  ownerOutputs: OwnerOutputIndex;
   /** Resolves true once Redis answers, false after `timeoutMs`. */
   ready(timeoutMs: number): Promise<boolean>;
   /** Where things are, for the banner (no password). */
@@ -98,6 +132,11 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
   // Checked before anything connects: a bad --outputs is a usage error, not a retry loop.
   const outputsOption = options.outputs ? parseOutputsOption(options.outputs) : undefined;
   const client = openRedis(redis, options.store, options.log, options.commandTimeoutMs);
+  // A frozen Redis costs a request one command's limit, not one per command (redis-liveness.ts).
+  const liveness = redis.watchLiveness(client, {
+    commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+    what: 'the team store (Redis)',
+  });
   const { retentionDays } = options;
   let outputs: SharedOutputStore;
   let outputsPlace: string;
@@ -127,10 +166,11 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
       OUTPUT_COMMAND_TIMEOUT_MS,
       'toolmask-gateway-outputs',
     );
-    outputs = redis.createRedisOutputStore(outputsClient, {
-      root: TEAM_OUTPUTS_ROOT,
-      retentionDays,
-    });
+    outputs = whileRedisAnswers(
+      redis.createRedisOutputStore(outputsClient, { root: TEAM_OUTPUTS_ROOT, retentionDays }),
+      liveness,
+      redis.whileAnswering,
+    );
     outputsPlace = 'Redis';
   }
   return {
@@ -142,6 +182,7 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
     outputs,
     keys: redis.createVirtualKeys(client),
     proofs: redis.createRedisOwnerProofs(client),
+    ownerOutputs: redis.createRedisOwnerOutputs(client, { retentionDays }),
     ready: (timeoutMs) => redis.redisReady(client, timeoutMs),
     description: `state in ${address.display}, outputs in ${outputsPlace}`,
     async close() {

@@ -10,12 +10,28 @@ const KNOWN_OWNERS = 100_000;
 
 export class ConversationOwners {
   private readonly owners = new Map<string, string>();
+  /** Claims sent and not answered yet: what this replica's own requests say. */
+  private readonly claiming = new Map<string, string>();
 
   constructor(private readonly conversations: ConversationStore) {}
 
   /** Records the conversation's owner in the shared store, once per conversation (best effort). */
   async claim(id: string, owner: string): Promise<void> {
     if (this.owners.has(id)) return;
+    this.claiming.set(id, owner);
+    try {
+      await this.claimNow(id, owner);
+    } finally {
+      this.claiming.delete(id);
+    }
+  }
+
+  /** The owner this replica knows of, without asking the store (a claim under way counts). */
+  knownOwner(id: string): string | undefined {
+    return this.owners.get(id) ?? this.claiming.get(id);
+  }
+
+  private async claimNow(id: string, owner: string): Promise<void> {
     try {
       this.remember(id, await this.conversations.claimOwner(id, owner));
     } catch {

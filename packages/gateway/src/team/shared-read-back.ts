@@ -24,6 +24,7 @@ import {
 import type { ReadBack } from '../server/mcp-endpoint.js';
 import type { Tenancy } from '../server/tenancy.js';
 import type { SharedOutputStore } from '../state/stores.js';
+import { ReadBackSlots } from './read-back-slots.js';
 
 export interface SharedReadBackOptions {
   outputs: SharedOutputStore;
@@ -31,6 +32,8 @@ export interface SharedReadBackOptions {
   tenancy: Tenancy;
   /** A private folder of this replica for the copies. */
   scratchDir: string;
+  /** Each owner's reads in flight (read-back-slots.ts). @default 4 per owner */
+  slots?: ReadBackSlots;
 }
 
 /** The conversation and path under the root of an output the snippet names; undefined: not one. */
@@ -85,8 +88,13 @@ export async function copySharedOutput(
 
 export function sharedReadBack(options: SharedReadBackOptions): ReadBack {
   const { outputs } = options;
+  const slots = options.slots ?? new ReadBackSlots();
   return async (params: ReadToolOutputParams, principal) => {
-    const file = typeof params.file === 'string' ? params.file : '';
+    const given = typeof params.file === 'string' ? params.file : '';
+    // A search's answer names outputs by their session folder and file, as a single gateway's does.
+    const file = /^session-[^/]+\/[^/]+$/.test(given)
+      ? path.posix.join(outputs.root, TOOL_OUTPUTS_DIR, given)
+      : given;
     const found = sharedOutputOf(outputs.root, file);
     if (!found) {
       throw new ToolOutputReadError(
@@ -97,19 +105,30 @@ export function sharedReadBack(options: SharedReadBackOptions): ReadBack {
     if (!(await options.tenancy.mayRead(principal, found.conversationId))) {
       throw new ToolOutputReadError('OTHER_SESSION', 'that output belongs to another person');
     }
-    const copy = await copySharedOutput(outputs, options.scratchDir, found, file);
-    try {
-      const result = await readToolOutput({ ...params, file: copy.file }, copy.access);
-      return { ...result, text: result.text.split(copy.file).join(file) };
-    } catch (error) {
-      if (error instanceof ToolOutputReadError) {
-        throw new ToolOutputReadError(error.code, error.message.split(copy.file).join(file));
-      }
-      throw error;
-    } finally {
-      await copy.release();
-    }
+    const reader = principal?.kind === 'owner' ? principal.owner : 'admin';
+    return slots.run(reader, () => readCopy(options, found, params, file));
   };
+}
+
+/** The output copied to this replica's disk, read there as core reads any output, then removed. */
+async function readCopy(
+  options: SharedReadBackOptions,
+  found: { conversationId: string; relative: string },
+  params: ReadToolOutputParams,
+  file: string,
+): Promise<{ text: string }> {
+  const copy = await copySharedOutput(options.outputs, options.scratchDir, found, file);
+  try {
+    const result = await readToolOutput({ ...params, file: copy.file }, copy.access);
+    return { ...result, text: result.text.split(copy.file).join(file) };
+  } catch (error) {
+    if (error instanceof ToolOutputReadError) {
+      throw new ToolOutputReadError(error.code, error.message.split(copy.file).join(file));
+    }
+    throw error;
+  } finally {
+    await copy.release();
+  }
 }
 
 /** The dashboard's reads of a team's outputs: a copy of the one asked for, if it is the session's. */

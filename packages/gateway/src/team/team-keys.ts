@@ -22,7 +22,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { WireErrorCode } from '../errors.js';
+import { describeError } from '@toolmask/core/errors';
+import { StoreUnavailableError, type WireErrorCode } from '../errors.js';
 import { firstHeader, tokenMatches } from '../server/credentials.js';
 import type { Credential, Principal } from '../server/tenancy.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
@@ -194,8 +195,15 @@ export class TeamKeys {
     return accepted.includes('cookie') ? this.principalOfCookie(request) : undefined;
   }
 
-  /** The principal a key names, or undefined for none (an unknown virtual key). */
-  async principalOfKey(key: string): Promise<Principal | undefined> {
+  /**
+   * The principal a key names, or undefined for none (an unknown virtual key, or one that cannot
+   * be checked now). `unchecked: 'throw'`: a key that cannot be checked throws
+   * `StoreUnavailableError` instead (`/?token=` answers 503, not a sign-in page).
+   */
+  async principalOfKey(
+    key: string,
+    unchecked: 'none' | 'throw' = 'none',
+  ): Promise<Principal | undefined> {
     if (this.options.adminKey && tokenMatches(key, this.options.adminKey)) return { kind: 'admin' };
     if (!key.startsWith(VIRTUAL_KEY_PREFIX)) {
       return { kind: 'owner', owner: providerKeyOwner(key) };
@@ -205,8 +213,12 @@ export class TeamKeys {
       return name === undefined
         ? undefined
         : { kind: 'owner', owner: virtualKeyOwner(name, sha256(key)) };
-    } catch {
-      return undefined;
+    } catch (error) {
+      if (unchecked === 'none') return undefined;
+      throw new StoreUnavailableError(
+        'STORE_UNAVAILABLE',
+        `the team store cannot be reached to check this key; retry in a moment (${describeError(error)})`,
+      );
     }
   }
 

@@ -72,7 +72,7 @@ export function teamTenancy(keys: TeamKeys, ledgers: Ledgers): Tenancy {
     credentialHint:
       'a team gateway answers this with your key (x-toolmask-token, x-api-key, x-goog-api-key or Authorization: Bearer)',
     async browserCookie(token) {
-      const principal = await keys.principalOfKey(token);
+      const principal = await keys.principalOfKey(token, 'throw');
       return principal ? keys.cookieFor(principal, token) : undefined;
     },
     mayRead: async (principal, conversationId) =>

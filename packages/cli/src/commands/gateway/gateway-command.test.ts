@@ -5,6 +5,7 @@ import { listenGateway } from '@toolmask/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../program.js';
 import { runCliCaptured } from '../../test-data/run-cli.js';
+import { redisAvailable, startRedisServer } from '@toolmask/test-support/redis-server';
 
 let root: string | undefined;
 afterEach(async () => {
@@ -232,3 +233,41 @@ describe('toolmask gateway --settings: checked at start, as the launchers check 
     expect(run.stderr).toContain(`${missing} does not exist (named by --masking-settings)`);
   });
 });
+
+describe.skipIf(!redisAvailable('the team replica start-up test'))(
+  'toolmask gateway --store: bound beyond loopback (issue 33, finding 13)',
+  () => {
+    it('warns at start that it speaks plain HTTP, unless --behind-tls or bound to loopback', async () => {
+      const redis = await startRedisServer();
+      const folder = await stateFolder();
+      let started = 0;
+      try {
+        const start = async (flags: string[]) => {
+          let stderr = '';
+          const code = await runCli(
+            [
+              ...['gateway', '--port', '0', '--state-dir', `${folder}-${started++}`],
+              ...['--store', redis.url, '--allow-second', ...flags],
+            ],
+            {
+              stdout: { write: () => true },
+              stderr: { write: (text: string) => ((stderr += text), true) },
+              env: {},
+              cwd: process.cwd(),
+              shutdownSignal: () => Promise.resolve('SIGTERM'),
+            },
+          );
+          expect(code).toBe(0);
+          return stderr;
+        };
+        const warning =
+          /warning: listening on 0\.0\.0\.0 over plain HTTP, and every request carries a key: put a TLS terminator in front/;
+        expect(await start(['--host', '0.0.0.0'])).toMatch(warning);
+        expect(await start(['--host', '0.0.0.0', '--behind-tls'])).not.toMatch(/plain HTTP/);
+        expect(await start([])).not.toMatch(/plain HTTP/);
+      } finally {
+        await redis.close();
+      }
+    }, 60_000);
+  },
+);

@@ -64,6 +64,14 @@ function withTeamOptions(command: Command): Command {
     .option(
       '--instance <name>',
       "this replica's name: the instance label of its metrics (default HOST:PORT)",
+    )
+    .option(
+      '--public-host <names>',
+      'a replica bound to loopback behind a proxy on its machine: the host names (comma-separated) its clients address, answered besides loopback ones',
+    )
+    .option(
+      '--behind-tls',
+      'a TLS terminator is in front of this replica: no warning when it is bound beyond loopback',
     );
 }
 

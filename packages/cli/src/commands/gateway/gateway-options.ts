@@ -32,6 +32,8 @@ export interface GatewayCommandOptions {
   adminKeyEnv?: string;
   cookieSecretEnv?: string;
   instance?: string;
+  publicHost?: string;
+  behindTls?: boolean;
 }
 
 /** `value` when it is an http:// or https:// URL; bad usage naming `flag` otherwise. */

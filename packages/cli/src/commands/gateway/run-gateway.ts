@@ -14,7 +14,7 @@ import { defaultStateDir } from '../../launch/state-dir.js';
 import { refuseIfRunning } from './already-running.js';
 import { checkUrl, upstreamsFrom, type GatewayCommandOptions } from './gateway-options.js';
 import { holdStateLock } from './state-lock.js';
-import { openTeam } from './team-gateway.js';
+import { openTeam, plainHttpWarning } from './team-gateway.js';
 import { clientSavedOutputs } from '../../launch/clients/index.js';
 
 export async function runGateway(options: GatewayCommandOptions, io: CliIo): Promise<number> {
@@ -64,6 +64,7 @@ async function serveGateway(
       ...(team
         ? { stores: team.stores, team: team.options }
         : { hostOutputRoots: await clientSavedOutputs(io.env) }),
+      ...(team?.allowedHosts.length ? { allowedHosts: team.allowedHosts } : {}),
       host: options.host,
       port: options.port,
       stateDir,
@@ -88,6 +89,8 @@ async function serveGateway(
   }
   io.stdout.write(`listening on ${running.url}\n`);
   if (team) {
+    const warning = plainHttpWarning(options.host, options.behindTls);
+    if (warning) io.stderr.write(warning);
     io.stderr.write(
       `toolmask gateway: a team replica (${team.description}); every request needs a key. Dashboard: ${running.url}/?token=<your key>\n`,
     );

@@ -24,6 +24,8 @@ const READY_WAIT_MS = 5_000;
 export interface OpenedTeam {
   stores: NonNullable<GatewayOptions['stores']>;
   options: TeamOptions;
+  /** Names besides loopback ones a loopback-bound replica answers (`--public-host`). */
+  allowedHosts: string[];
   description: string;
   close(): Promise<void>;
 }
@@ -93,6 +95,8 @@ export async function openTeam(
         ['--provider-key-env', options.providerKeyEnv],
         ['--admin-key-env', options.adminKeyEnv],
         ['--cookie-secret-env', options.cookieSecretEnv],
+        ['--public-host', options.publicHost],
+        ['--behind-tls', options.behindTls],
       ] as const
     ).find(([, value]) => value !== undefined);
     if (teamOnly) throw usageError(`${teamOnly[0]} is for a team gateway: add --store redis://...`);
@@ -132,12 +136,27 @@ export async function openTeam(
       outputs: stores.outputs,
       keys: stores.keys,
       proofs: stores.proofs,
+      ownerOutputs: stores.ownerOutputs,
       ...(providerKeys ? { providerKeys } : {}),
       ...(adminKey ? { adminKey } : {}),
       cookieSecret: async () => cookieSecret,
       instance: options.instance ?? `${os.hostname()}:${options.port}`,
     },
+    allowedHosts: (options.publicHost ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
     description: stores.description,
     close: () => stores.close(),
   };
+}
+
+/**
+ * What a replica bound beyond loopback says at start unless `--behind-tls`: every request it
+ * serves carries a key, and it speaks plain HTTP (docs/team.md, TLS).
+ */
+export function plainHttpWarning(host: string, behindTls: boolean | undefined): string | undefined {
+  const loopback = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);
+  if (behindTls || loopback) return undefined;
+  return `toolmask gateway: warning: listening on ${host} over plain HTTP, and every request carries a key: put a TLS terminator in front and never expose this port (docs/team.md, TLS); --behind-tls once it is there\n`;
 }
