@@ -9,8 +9,9 @@
  * - **Routing.** Each OpenAI-compatible provider of the person's config (`npm:
  *   "@ai-sdk/openai-compatible"` with an `options.baseURL`) gets a gateway route of its own
  *   (`<gateway>/openai/~o<n>`, its base URL the upstream) and the session header in its
- *   `options.headers`. Other providers (opencode's built-in OpenAI, Anthropic, …) speak other
- *   APIs: a model of one of them is refused, exit 2, rather than run unmasked.
+ *   `options.headers`. opencode's built-in `anthropic`, `openai`, `google` and `github-copilot`
+ *   go to the front their SDK speaks (builtin-providers.ts). A model of any other provider
+ *   (Bedrock, Vertex AI, …) is refused, exit 2, rather than run unmasked.
  * - **Read-back.** `mcp.toolmask`: `type: "remote"` at `<gateway>/mcp`, its header naming the
  *   state folder's secret file (`{file:…}`, which opencode reads itself), not the secret: the
  *   layer is in opencode's environment, which the commands the model runs inherit, and what they
