@@ -77,7 +77,7 @@ describe.skipIf(!hasTmux || !existsSync(path.join(BIN, 'claude')))(
       // The pane's raw output is recorded from before the launcher starts.
       const command = `sleep 1; exec env -i ${env.join(' ')} ${process.execPath} ${CLI} claude --state-dir ${state} --masking-settings ${masking}`;
       tmux('new-session', '-d', '-s', 'run', '-x', '160', '-y', '40', '-c', project, command);
-      cleanups.push(() => {
+      cleanups.push(async () => {
         spawnSync('tmux', ['-L', socket, 'kill-server']);
       });
       tmux('pipe-pane', '-o', '-t', 'run', `cat >> ${raw}`);

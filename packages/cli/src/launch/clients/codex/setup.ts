@@ -46,8 +46,7 @@ import type { SetupChange } from '../../setup/setup-changes.js';
 import { checkOpenaiUpstream, openaiRoute, type SetupContext } from '../../setup/setup-context.js';
 import { readSetupFile, SetupError, type SetupFile } from '../../setup/setup-files.js';
 import type { ClientPlan } from '../../setup/setup-plan.js';
-import { codexHome, openaiAuth } from './config.js';
-import { profileWarnings } from './setup-profiles.js';
+import { codexHome, openaiAuth, profileWarnings } from './config.js';
 
 const OPENAI_DEFAULT = 'https://api.openai.com/v1';
 const CHATGPT_API = 'https://chatgpt.com/backend-api/codex';

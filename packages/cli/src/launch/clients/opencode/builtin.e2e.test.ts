@@ -35,7 +35,7 @@ const FINAL = 'FINAL ANSWER: the rows are in, through Anthropic.';
 const cleanups = cleanUpAfterEach();
 const marker = processMarker();
 
-type Block = { type: string; id?: string; name?: string; tool_use_id?: string } & ToolResultBlock;
+type Block = { type: string; id?: string; name?: string } & Partial<Omit<ToolResultBlock, 'type'>>;
 type Body = {
   messages?: Array<{ role: string; content: unknown }>;
   tools?: Array<{ name?: string }>;
@@ -54,8 +54,9 @@ function results(body: Body): Array<{ id: string; name: string; text: string }> 
     for (const block of message.content as Block[]) {
       if (block.type === 'tool_use') names.set(block.id ?? '', block.name ?? '');
       if (block.type === 'tool_result') {
-        const id = block.tool_use_id;
-        found.push({ id, name: names.get(id) ?? '', text: toolResultText(block) });
+        const id = block.tool_use_id ?? '';
+        const text = toolResultText({ ...block, type: 'tool_result', tool_use_id: id });
+        found.push({ id, name: names.get(id) ?? '', text });
       }
     }
   }

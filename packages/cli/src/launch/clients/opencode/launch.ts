@@ -10,7 +10,7 @@
  *   "@ai-sdk/openai-compatible"` with an `options.baseURL`) gets a gateway route of its own
  *   (`<gateway>/openai/~o<n>`, its base URL the upstream) and the session header in its
  *   `options.headers`. opencode's built-in `anthropic`, `openai`, `google` and `github-copilot`
- *   go to the front their SDK speaks (builtin-providers.ts). A model of any other provider
+ *   go to the front their SDK speaks (config.ts). A model of any other provider
  *   (Bedrock, Vertex AI, …) is refused, exit 2, rather than run unmasked.
  * - **Read-back.** `mcp.toolmask`: `type: "remote"` at `<gateway>/mcp`, its header naming the
  *   state folder's secret file (`{file:…}`, which opencode reads itself), not the secret: the
@@ -31,18 +31,16 @@ import { LaunchError } from '../../launch-error.js';
 import { launchBanner, type LaunchRequest, type PlannedLaunch } from '../../run/launch-plan.js';
 import { opencodeModelFlag } from './args.js';
 import {
+  BUILTIN_PROVIDERS,
+  builtinRoutes,
   mergeConfig,
   opencodeDirectory,
+  readOpencodeAuth,
   readOpencodeConfig,
   substituteEnv,
   type OpencodeConfig,
-} from './config.js';
-import {
-  BUILTIN_PROVIDERS,
-  builtinRoutes,
-  readOpencodeAuth,
   type OpencodeRoute,
-} from './builtin-providers.js';
+} from './config.js';
 
 export class OpencodeLaunchError extends LaunchError {}
 
