@@ -180,6 +180,6 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
           `^toolmask: opencode → ${upstream.url} through the gateway at http://127\\.0\\.0\\.1:\\d+`,
         ),
       );
-    }, 90_000);
+    }, 180_000);
   },
 );
