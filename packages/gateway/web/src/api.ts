@@ -35,6 +35,31 @@ async function getJson<T>(path: string): Promise<T> {
   return body as T;
 }
 
+/**
+ * `getJson` answered before it returns (a synchronous request). Only for the first view of a
+ * session page, which the server cannot write into the page (its route is in the address's
+ * fragment): the page is drawn before its load event, so a `chromium --headless --screenshot`
+ * of it shows the session, not "Loading…" (issue 35).
+ */
+function getJsonNow<T>(path: string): T {
+  const request = new XMLHttpRequest();
+  request.open('GET', path, false);
+  request.withCredentials = true;
+  request.setRequestHeader('accept', 'application/json');
+  request.send();
+  let body: unknown;
+  try {
+    body = JSON.parse(request.responseText);
+  } catch {
+    body = undefined;
+  }
+  if (request.status < 200 || request.status >= 300) {
+    const message = (body as { error?: { message?: string } } | undefined)?.error?.message;
+    throw new ApiError(request.status, message ?? `${path}: HTTP ${request.status}`);
+  }
+  return body as T;
+}
+
 const segment = encodeURIComponent;
 
 export const api = {
@@ -45,6 +70,11 @@ export const api = {
     getJson<OutputSlice>(
       `/api/outputs?session=${segment(session)}&file=${segment(file)}&offset=${offset}`,
     ),
+  /** A session's requests and outputs at once, before the page's load event (getJsonNow). */
+  sessionNow: (id: string): [SessionDetail, SessionOutputs] => [
+    getJsonNow<SessionDetail>(`/api/sessions/${segment(id)}`),
+    getJsonNow<SessionOutputs>(`/api/sessions/${segment(id)}/outputs`),
+  ],
   status: () => getJson<DashboardStatus>('/api/status'),
   timeline: () => getJson<Timeline>('/api/timeline'),
 };

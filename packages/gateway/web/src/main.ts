@@ -92,7 +92,10 @@ async function build(route: Route): Promise<() => HTMLElement> {
           h('a', { href: '#/' }, '← All sessions'),
         );
     }
-    const [detail, outputs] = await Promise.all([api.session(route.id), api.outputs(route.id)]);
+    // The first view of a session page is drawn before the page's load event (api.sessionNow).
+    const [detail, outputs] = preloaded
+      ? api.sessionNow(route.id)
+      : await Promise.all([api.session(route.id), api.outputs(route.id)]);
     return () => sessionView({ summary, detail, outputs });
   }
   const timeline = preloaded?.timeline ?? (await api.timeline());

@@ -79,7 +79,7 @@ async function runLauncher(
   planned: PlannedLaunch,
 ): Promise<number> {
   // Loaded when run: the gateway's code costs every other command a second at start.
-  const { launchClient } = await import('../../launch/run/launch-client.js');
+  const { launchClient, titleSequence } = await import('../../launch/run/launch-client.js');
   const stateDir = options.stateDir ?? defaultStateDir(io.env);
   return launchClient({
     client: client.name,
@@ -94,6 +94,9 @@ async function runLauncher(
     gatewaySettingsFile: ready.maskingSettingsFile,
     color: colorEnabled(io.stderr, io.env),
     say: (line) => io.stderr.write(`${line}\n`),
+    ...((io.stdout as { isTTY?: boolean }).isTTY
+      ? { setTitle: (title: string) => io.stdout.write(titleSequence(title)) }
+      : {}),
     ...(client.launcher.resumeCommand ? { resumeCommand: client.launcher.resumeCommand } : {}),
     hostOutputRoots: (await client.savedOutputs?.(io.env)) ?? [],
     setup: (gateway, sessionId) => planned.prepare({ gateway, sessionId, stateDir }),

@@ -41,4 +41,12 @@ describe('servesUpstreams', () => {
       servesUpstreams(QWEN, { openaiNamed: { p0: 'http://other' } }, { openaiNamed: { p0: TEST } }),
     ).toBe(false);
   });
+
+  it("opencode: the Anthropic and Gemini API upstreams its built-in providers name must be the gateway's (issue 35)", () => {
+    const anthropic = 'https://api.anthropic.com';
+    expect(servesUpstreams(QWEN, { anthropic: TEST }, { anthropic })).toBe(false);
+    expect(servesUpstreams(QWEN, {}, { anthropic })).toBe(true);
+    expect(servesUpstreams(QWEN, { gemini: TEST }, { gemini: TEST })).toBe(true);
+    expect(servesUpstreams(QWEN, {}, { gemini: TEST })).toBe(false);
+  });
 });

@@ -10,7 +10,8 @@
  *   `toolmask gemini`. gemini calls the Gemini API, Vertex AI and Code Assist (which one depends
  *   on its auth type, and the launcher routes all three); claude calls the Anthropic Messages API.
  * - `namedRoutes`: it calls only the OpenAI routes its launch names, a base URL and one per
- *   provider (qwen, opencode, codex): those must be the gateway's.
+ *   provider (qwen, opencode, codex): those must be the gateway's, and so must the Anthropic and
+ *   Gemini API upstreams a launch names (opencode's built-in providers).
  *
  * Only the APIs the client can call are compared.
  */
@@ -38,6 +39,10 @@ export function servesUpstreams(
     return reuse.apis.every((api) => gateway[api] === own[api]);
   }
   if (wanted.openai !== undefined && has.openai !== wanted.openai) return false;
+  const gateway = effectiveUpstreams(has);
+  for (const api of ['anthropic', 'gemini'] as const) {
+    if (wanted[api] !== undefined && gateway[api] !== wanted[api]) return false;
+  }
   return Object.entries(wanted.openaiNamed ?? {}).every(
     ([name, url]) => has.openaiNamed?.[name] === url,
   );

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { listenGateway } from '@toolmask/gateway';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
-import { launchClient, type LaunchOptions } from './launch-client.js';
+import { launchClient, titleSequence, type LaunchOptions } from './launch-client.js';
 
 const cleanups = cleanUpAfterEach();
 /** The stand-in clients play gemini: its requests go to the Gemini API, Vertex AI or Code Assist. */
@@ -206,6 +206,38 @@ describe('the run summary when the client exits (issue 24)', () => {
       ]);
     },
   );
+
+  it("sets the terminal title to the run's dashboard: the client's full-screen UI wipes the banner (issue 35)", async () => {
+    const paths = await folder();
+    const go = path.join(paths.root, 'go');
+    await fs.writeFile(go, '');
+    const titles: string[] = [];
+    let url = '';
+    const code = await launchClient({
+      client: 'claude',
+      reuse: GEMINI_REUSE,
+      bin: process.execPath,
+      args: [paths.client, go],
+      env: { PATH: process.env['PATH'] ?? '' },
+      cwd: paths.root,
+      stateDir: paths.stateDir,
+      upstreams: {},
+      gatewaySettingsFile: paths.settingsFile,
+      say: () => undefined,
+      setTitle: (title) => titles.push(title),
+      async setup(gateway) {
+        url = gateway.url;
+        return {
+          env: { PATH: process.env['PATH'] ?? '', GATEWAY_URL: gateway.url },
+          summary: '',
+          cleanup: async () => [],
+        };
+      },
+    });
+    expect(code).toBe(0);
+    expect(titles).toEqual([`toolmask claude · dashboard ${url} (toolmask dashboard opens it)`]);
+    expect(titleSequence('a\u0007b\u001b]c')).toBe('\u001b]0;ab]c\u0007');
+  });
 
   it("the client's own session id: its resume command through toolmask follows (issue 35)", async () => {
     const paths = await folder();

@@ -65,6 +65,22 @@ export interface LaunchOptions {
   hostOutputRoots?: readonly string[];
   /** The client's resume command through toolmask, for its session id (client-adapter.ts). */
   resumeCommand?: (clientSession: string) => string;
+  /**
+   * Sets the terminal's title (stdout a terminal): the banner's gist outlives the client's
+   * full-screen UI there, which wipes the banner itself (issue 35).
+   */
+  setTitle?: (title: string) => void;
+}
+
+/** The terminal title of a run: where its dashboard is (its token is not shown: a title is seen). */
+export function launchTitle(client: string, gatewayUrl: string): string {
+  return `toolmask ${client} · dashboard ${gatewayUrl} (toolmask dashboard opens it)`;
+}
+
+/** The escape sequence that sets a terminal's window and icon title (OSC 0), control characters out. */
+export function titleSequence(title: string): string {
+  // eslint-disable-next-line no-control-regex
+  return `\u001b]0;${title.replace(/[\u0000-\u001f\u007f]/g, '')}\u0007`;
 }
 
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
@@ -145,6 +161,7 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
   try {
     setup = await options.setup(gateway, sessionId);
     options.say(setup.summary);
+    options.setTitle?.(launchTitle(options.client, gateway.url));
     for (const note of setup.notes ?? []) options.say(note);
     signals.hold();
     ran = true;

@@ -143,6 +143,8 @@ describe('prepareClaudeLaunch', () => {
     expect(launch.env['ANTHROPIC_BASE_URL']).toBe(`${GATEWAY.url}/anthropic`);
     expect(launch.env['ANTHROPIC_CUSTOM_HEADERS']).toBe('x-team: blue\nx-toolmask-session: run-1');
     expect(launch.env['ANTHROPIC_API_KEY']).toBe('sk-own');
+    // The launcher's terminal title (the dashboard) is not replaced by Claude Code's (issue 35).
+    expect(launch.env['CLAUDE_CODE_DISABLE_TERMINAL_TITLE']).toBe('1');
     const [settingsArg, mcpArg, allowArg, ...rest] = launch.args;
     expect(rest).toEqual(['-p', 'hi']);
     expect(allowArg).toBe(`--allowedTools=${CLAUDE_READ_BACK_TOOL},${CLAUDE_SEARCH_TOOL}`);

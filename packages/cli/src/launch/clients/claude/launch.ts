@@ -204,6 +204,9 @@ export async function prepareClaudeLaunch(options: {
       ...movedToEnvironment,
       ANTHROPIC_BASE_URL: baseUrl,
       ANTHROPIC_CUSTOM_HEADERS: customHeaders,
+      // Claude Code names the terminal after its conversation: the launcher's title (where the
+      // dashboard is, launch-client.ts) stays unless the person chose otherwise.
+      CLAUDE_CODE_DISABLE_TERMINAL_TITLE: env['CLAUDE_CODE_DISABLE_TERMINAL_TITLE'] ?? '1',
       ...loopbackNoProxy(env),
     },
     // Before the person's arguments: root options are read before a subcommand (`claude mcp list`).

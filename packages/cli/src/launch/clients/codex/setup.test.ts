@@ -65,6 +65,32 @@ describe('toolmask setup codex', () => {
     expect(await snapshot(home)).toEqual(before);
   });
 
+  it("a ChatGPT sign-in is routed as the launcher routes it: codex's own login, to the ChatGPT endpoint (issue 35)", async () => {
+    const { home, stateDir, env } = await folders();
+    const file = path.join(home, '.codex', 'config.toml');
+    await write(file, CODEX_CONFIG);
+    await write(
+      path.join(home, '.codex', 'auth.json'),
+      JSON.stringify({ auth_mode: 'chatgpt', tokens: { access_token: 't' } }),
+    );
+    const before = await snapshot(home);
+    // The gateway must send the OpenAI API where codex sent it: the ChatGPT endpoint.
+    await expect(setup(stateDir, env, { openai: 'https://api.openai.com/v1' })).rejects.toThrow(
+      /https:\/\/chatgpt\.com\/backend-api\/codex \(OpenAI's own provider with your ChatGPT sign-in\)/,
+    );
+    const result = await setup(stateDir, env, {
+      openai: 'https://chatgpt.com/backend-api/codex',
+    });
+    const text = await fs.readFile(file, 'utf8');
+    expect(text).toContain(
+      `\n[model_providers.toolmask]\nname = "OpenAI (ChatGPT) through toolmask"\nbase_url = "${GATEWAY}/openai"\nwire_api = "responses"\nrequires_openai_auth = true\nsupports_websockets = false\n\n[mcp_servers.toolmask]`,
+    );
+    expect(text).not.toContain('env_key');
+    expect(JSON.stringify(result)).toContain('codex keeps its ChatGPT sign-in');
+    await undoClient(codexClient, stateDir);
+    expect(await snapshot(home)).toEqual(before);
+  });
+
   it("a provider of the person's own: its base_url pointed at the gateway in place, put back by --undo", async () => {
     const { home, stateDir, env } = await folders();
     const file = path.join(home, '.codex', 'config.toml');

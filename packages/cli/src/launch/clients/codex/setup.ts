@@ -5,7 +5,9 @@
  *
  * - **Routing.** With OpenAI's own provider (no `model_provider`, or `"openai"`), a provider of
  *   toolmask's is added, `[model_providers.toolmask]` (`base_url` the gateway's OpenAI route,
- *   `env_key = "OPENAI_API_KEY"`, `wire_api = "responses"`), and `model_provider = "toolmask"` set
+ *   `env_key = "OPENAI_API_KEY"`, `wire_api = "responses"`; with a ChatGPT sign-in in
+ *   `auth.json`, as the launcher routes it: codex's own login by `requires_openai_auth = true`,
+ *   upstream https://chatgpt.com/backend-api/codex), and `model_provider = "toolmask"` set
  *   (the line replaced in place, or inserted after the top-level keys). With a provider of the
  *   person's own (`model_provider = "x"` and a `[model_providers.x]` table), that table's
  *   `base_url` is pointed at the gateway instead, in place: their key, headers and wire API stay.
@@ -29,9 +31,7 @@
  * one that sets `model_provider`, `model_providers` or `openai_base_url` can take a run around the
  * gateway. Setup leaves them alone and warns, naming each.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { MAX_SETTINGS_BYTES } from '@toolmask/core/settings';
 import {
   scanToml,
   stringValue,
@@ -42,14 +42,14 @@ import {
 import { fullKey, startsWithPath, tomlProblem, topLevelPair } from '../../files/toml-text.js';
 import { tomlString } from '../../files/toml-values.js';
 import { accessHeaders, shownUrl, type GatewayAccess } from '../../gateway-access.js';
-import { LaunchError } from '../../launch-error.js';
 import type { SetupChange } from '../../setup/setup-changes.js';
 import { checkOpenaiUpstream, openaiRoute, type SetupContext } from '../../setup/setup-context.js';
 import { readSetupFile, SetupError, type SetupFile } from '../../setup/setup-files.js';
 import type { ClientPlan } from '../../setup/setup-plan.js';
-import { codexHome, readTomlFile } from './config.js';
+import { codexHome, openaiAuth, profileWarnings } from './config.js';
 
 const OPENAI_DEFAULT = 'https://api.openai.com/v1';
+const CHATGPT_API = 'https://chatgpt.com/backend-api/codex';
 const PROVIDER = 'toolmask';
 
 function statementPath(statement: TomlStatement): string[] {
@@ -97,45 +97,6 @@ function tables(...lines: string[][]): string {
   return lines.map((table) => table.join('\n') + '\n').join('\n');
 }
 
-/** What a profile file may set that takes `codex --profile` around the gateway. */
-const PROFILE_ROUTING_KEYS = ['model_provider', 'model_providers', 'openai_base_url'];
-
-/**
- * A warning for each profile file (`<home>/<name>.config.toml`) that sets one of
- * `PROFILE_ROUTING_KEYS`, or that cannot be read to tell. Only regular files of at most 1 MB are
- * read (a FIFO there never blocks setup); config.ts reads them as the launcher does.
- */
-async function profileWarnings(home: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = (await fs.readdir(home)).filter((name) => name.endsWith('.config.toml')).sort();
-  } catch {
-    return [];
-  }
-  const warnings: string[] = [];
-  for (const name of names) {
-    const file = path.join(home, name);
-    const profile = name.slice(0, -'.config.toml'.length);
-    const stats = await fs.stat(file).catch(() => undefined);
-    if (!stats?.isFile() || stats.size > MAX_SETTINGS_BYTES) continue;
-    try {
-      const table = await readTomlFile(file);
-      const set = PROFILE_ROUTING_KEYS.filter((key) => table[key] !== undefined);
-      if (set.length > 0) {
-        warnings.push(
-          `Warning: ${file} sets ${set.join(' and ')}: \`codex --profile ${profile}\` may not go through the gateway (that file is read over config.toml). Point it at the gateway yourself (docs/gateway.md), or keep that profile for runs you want unmasked.`,
-        );
-      }
-    } catch (error) {
-      if (!(error instanceof LaunchError)) throw error;
-      warnings.push(
-        `Warning: ${error.message}; setup could not tell whether \`codex --profile ${profile}\` goes through the gateway.`,
-      );
-    }
-  }
-  return warnings;
-}
-
 /** The person's `config.toml` as setup found it: refused when setup cannot follow or edit it. */
 interface FoundConfig {
   file: string;
@@ -181,11 +142,42 @@ interface Routing {
   where: string;
 }
 
+/**
+ * The table of toolmask's provider for OpenAI's own: an API key from `OPENAI_API_KEY`; a ChatGPT
+ * sign-in as the launcher routes it (codex's own login, `requires_openai_auth`, under another name
+ * than "OpenAI", which would have codex compress the body, and no WebSocket attempts).
+ */
+function openaiProviderTable(baseUrl: string, chatgpt: boolean): string[] {
+  const url = `base_url = ${tomlString(baseUrl)}`;
+  if (!chatgpt) {
+    return [
+      `[model_providers.${PROVIDER}]`,
+      'name = "OpenAI through toolmask"',
+      url,
+      'env_key = "OPENAI_API_KEY"',
+      'wire_api = "responses"',
+    ];
+  }
+  return [
+    `[model_providers.${PROVIDER}]`,
+    'name = "OpenAI (ChatGPT) through toolmask"',
+    url,
+    'wire_api = "responses"',
+    'requires_openai_auth = true',
+    'supports_websockets = false',
+  ];
+}
+
 /** OpenAI's own provider: a provider of toolmask's, and `model_provider` naming it. */
-function openaiRouting(found: FoundConfig, gateway: GatewayAccess, providerRaw?: string): Routing {
+function openaiRouting(
+  found: FoundConfig,
+  gateway: GatewayAccess,
+  chatgpt: boolean,
+  providerRaw?: string,
+): Routing {
   const base = topLevelPair(found.statements, 'openai_base_url');
   const baseValue = base && stringValue(found.text.slice(base.valueStart, base.valueEnd));
-  const upstream = baseValue || OPENAI_DEFAULT;
+  const upstream = baseValue || (chatgpt ? CHATGPT_API : OPENAI_DEFAULT);
   return {
     change: {
       kind: 'toml-top',
@@ -193,15 +185,13 @@ function openaiRouting(found: FoundConfig, gateway: GatewayAccess, providerRaw?:
       ...(providerRaw !== undefined ? { before: providerRaw } : {}),
       after: tomlString(PROVIDER),
     },
-    providerTable: [
-      `[model_providers.${PROVIDER}]`,
-      'name = "OpenAI through toolmask"',
-      `base_url = ${tomlString(openaiRoute(gateway.url, upstream))}`,
-      'env_key = "OPENAI_API_KEY"',
-      'wire_api = "responses"',
-    ],
+    providerTable: openaiProviderTable(openaiRoute(gateway.url, upstream), chatgpt),
     upstream,
-    where: baseValue ? `openai_base_url in ${found.file}` : "OpenAI's own provider",
+    where: baseValue
+      ? `openai_base_url in ${found.file}`
+      : chatgpt
+        ? "OpenAI's own provider with your ChatGPT sign-in"
+        : "OpenAI's own provider",
   };
 }
 
@@ -262,9 +252,10 @@ export async function planCodexSetup(context: SetupContext): Promise<ClientPlan>
   if (provider === undefined) {
     throw found.refuse(`model_provider is not a plain string (${providerRaw})`);
   }
+  const chatgpt = provider === 'openai' && (await openaiAuth(context.env)) === 'chatgpt';
   const routing =
     provider === 'openai'
-      ? openaiRouting(found, gateway, providerRaw)
+      ? openaiRouting(found, gateway, chatgpt, providerRaw)
       : ownProviderRouting(found, gateway, provider);
   const checked = checkOpenaiUpstream(context, 'codex', shownUrl(routing.upstream), routing.where);
   if (checked.refusal) throw new SetupError(checked.refusal);
@@ -283,7 +274,9 @@ export async function planCodexSetup(context: SetupContext): Promise<ClientPlan>
   notes.push(...(await profileWarnings(home)));
   if (provider === 'openai') {
     notes.push(
-      'codex now takes its key from OPENAI_API_KEY in the environment (a ChatGPT sign-in is not routed through the gateway).',
+      chatgpt
+        ? `codex keeps its ChatGPT sign-in (${path.join(home, 'auth.json')}); its requests go through the gateway to ${shownUrl(routing.upstream)}.`
+        : 'codex now takes its key from OPENAI_API_KEY in the environment (sign in with ChatGPT, `codex login`, and run setup again to route that instead).',
     );
   }
   // [mcp_servers.toolmask] carries the access secret: the file is left 0600.

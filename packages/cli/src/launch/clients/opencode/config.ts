@@ -90,3 +90,168 @@ export async function readOpencodeConfig(
 export function substituteEnv(value: string, env: Environment): string {
   return value.replace(/\{env:([^}]+)\}/g, (_, name: string) => env[name] ?? '');
 }
+
+/**
+ * OpenCode's own providers and the gateway front each speaks (opencode 1.18.33, read from its
+ * shipped code and measured against loopback fakes). opencode gives a provider's
+ * `options.baseURL` precedence over the models' own URL, so one config layer moves each of them:
+ *
+ * - `anthropic` (`@ai-sdk/anthropic`): `POST {baseURL}/messages`, base URL
+ *   `https://api.anthropic.com/v1` unless `options.baseURL` or `ANTHROPIC_BASE_URL`: the Anthropic
+ *   Messages front, `<gateway>/anthropic/v1`, the upstream that base URL without its `/v1`.
+ * - `openai` (`@ai-sdk/openai`, the Responses API): `POST {baseURL}/responses`, base URL
+ *   `https://api.openai.com/v1` unless `options.baseURL` or `OPENAI_BASE_URL`: a named route of the
+ *   OpenAI front. A ChatGPT sign-in (`opencode auth login`, kept in `auth.json` as `oauth`) sends
+ *   paths holding `/v1/responses` to `https://chatgpt.com/backend-api/codex/responses` itself;
+ *   the gateway's route path holds no `/v1`, so the request reaches the gateway, whose upstream is
+ *   then that ChatGPT endpoint.
+ * - `google` (`@ai-sdk/google`): `POST {baseURL}/models/<model>:streamGenerateContent`, base URL
+ *   `https://generativelanguage.googleapis.com/v1beta`: the Gemini API front.
+ * - `github-copilot` (opencode's own Copilot SDK): chat completions, and the Responses API for
+ *   the models that need it, at `https://api.githubcopilot.com` (an enterprise sign-in:
+ *   `https://copilot-api.<its domain>`): both are OpenAI front protocols, a named route.
+ *
+ * A built-in provider is routed when the run can use it: the chosen model's, one the person's
+ * config names, or one with a key in the environment or a sign-in in opencode's `auth.json`.
+ * Routing every one would make opencode list providers the person cannot use.
+ */
+/** Which gateway front a route goes to, and the path under the gateway opencode's base URL gets. */
+export interface OpencodeRoute {
+  front: 'openai' | 'anthropic' | 'gemini';
+  /** The upstream: where the provider would have sent its requests. */
+  url: string;
+  /** The base URL's path on the gateway (`/openai/~o0`, `/anthropic/v1`, `/gemini/v1beta`). */
+  gatewayPath: string;
+}
+
+interface Builtin {
+  front: OpencodeRoute['front'];
+  defaultUrl: string;
+  baseEnv?: string;
+  keyEnv: readonly string[];
+}
+
+const CHATGPT_API = 'https://chatgpt.com/backend-api/codex';
+
+export const BUILTIN_PROVIDERS: Readonly<Record<string, Builtin>> = {
+  anthropic: {
+    front: 'anthropic',
+    defaultUrl: 'https://api.anthropic.com/v1',
+    baseEnv: 'ANTHROPIC_BASE_URL',
+    keyEnv: ['ANTHROPIC_API_KEY'],
+  },
+  openai: {
+    front: 'openai',
+    defaultUrl: 'https://api.openai.com/v1',
+    baseEnv: 'OPENAI_BASE_URL',
+    keyEnv: ['OPENAI_API_KEY'],
+  },
+  google: {
+    front: 'gemini',
+    defaultUrl: 'https://generativelanguage.googleapis.com/v1beta',
+    keyEnv: ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'],
+  },
+  'github-copilot': {
+    front: 'openai',
+    defaultUrl: 'https://api.githubcopilot.com',
+    keyEnv: ['GITHUB_TOKEN'],
+  },
+};
+
+/** opencode's sign-ins: `$XDG_DATA_HOME/opencode/auth.json` (`~/.local/share/opencode`). */
+export async function readOpencodeAuth(env: Environment): Promise<OpencodeConfig> {
+  const home = env['HOME'] || os.homedir();
+  const data = env['XDG_DATA_HOME'] || path.join(home, '.local', 'share');
+  try {
+    return await readSettingsObject(path.join(data, 'opencode', 'auth.json'));
+  } catch {
+    // An unreadable sign-in file: opencode has no sign-in from it either.
+    return {};
+  }
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** The gateway route of one built-in provider at `base`, or why it has none. */
+function routeAt(front: OpencodeRoute['front'], base: string): OpencodeRoute | string {
+  const url = trimSlash(base);
+  if (front === 'anthropic') {
+    if (!url.endsWith('/v1')) {
+      return `its base URL ${url} does not end in /v1 (the gateway's Anthropic front serves /v1/messages)`;
+    }
+    return { front, url: url.slice(0, -3), gatewayPath: '/anthropic/v1' };
+  }
+  if (front === 'gemini') {
+    const version = /\/(v1[a-z0-9]*)$/.exec(url);
+    if (!version) {
+      return `its base URL ${url} does not end in an API version (/v1beta)`;
+    }
+    return {
+      front,
+      url: url.slice(0, -version[0].length),
+      gatewayPath: `/gemini/${version[1]}`,
+    };
+  }
+  return { front, url, gatewayPath: '' };
+}
+
+/** Whether the person can use a built-in provider in this run (see the module comment). */
+function inUse(
+  id: string,
+  builtin: Builtin,
+  env: Environment,
+  config: OpencodeConfig,
+  auth: OpencodeConfig,
+  chosen?: string,
+): boolean {
+  return (
+    id === chosen ||
+    config[id] !== undefined ||
+    auth[id] !== undefined ||
+    builtin.keyEnv.some((name) => Boolean(env[name]))
+  );
+}
+
+/**
+ * The routes of the built-in providers the run can use, by provider id, and why a provider that
+ * is in use cannot be routed. `providers` is the merged config's `provider` object.
+ */
+export function builtinRoutes(
+  env: Environment,
+  providers: OpencodeConfig,
+  auth: OpencodeConfig,
+  chosen: string | undefined,
+): { routes: Map<string, OpencodeRoute>; unroutable: Map<string, string> } {
+  const routes = new Map<string, OpencodeRoute>();
+  const unroutable = new Map<string, string>();
+  for (const [id, builtin] of Object.entries(BUILTIN_PROVIDERS)) {
+    if (!inUse(id, builtin, env, providers, auth, chosen)) continue;
+    const entry = providers[id];
+    // A provider the config re-declares with another SDK is not the built-in one.
+    if (isPlainObject(entry) && typeof entry['npm'] === 'string') continue;
+    const options = isPlainObject(entry) ? entry['options'] : undefined;
+    const own = isPlainObject(options) ? options['baseURL'] : undefined;
+    const signIn = auth[id];
+    const base =
+      (typeof own === 'string' ? substituteEnv(own, env).trim() : '') ||
+      (builtin.baseEnv ? env[builtin.baseEnv]?.trim() : '') ||
+      defaultBase(id, builtin, signIn);
+    const route = routeAt(builtin.front, base);
+    if (typeof route === 'string') unroutable.set(id, route);
+    else routes.set(id, route);
+  }
+  return { routes, unroutable };
+}
+
+/** A provider's base URL when nothing sets one: a sign-in may choose it. */
+function defaultBase(id: string, builtin: Builtin, signIn: unknown): string {
+  if (!isPlainObject(signIn) || signIn['type'] !== 'oauth') return builtin.defaultUrl;
+  if (id === 'openai') return CHATGPT_API;
+  const enterprise = signIn['enterpriseUrl'];
+  if (id === 'github-copilot' && typeof enterprise === 'string' && enterprise) {
+    return `https://copilot-api.${enterprise.replace(/^https?:\/\//, '').replace(/\/$/, '')}`;
+  }
+  return builtin.defaultUrl;
+}

@@ -15,8 +15,9 @@ Examples:
       opencode's own help
 
 Routes the OpenAI-compatible providers of your opencode config ("npm": "@ai-sdk/openai-compatible"
-with "options": { "baseURL": … }), each base URL the gateway's upstream; a model of another
-provider cannot be routed (exit 2). For the run, opencode gets one extra config layer
+with "options": { "baseURL": … }), each base URL the gateway's upstream, and opencode's own
+anthropic, openai (API key or ChatGPT sign-in), google and github-copilot providers to the
+matching front; a model of another provider cannot be routed (exit 2). For the run, opencode gets one extra config layer
 (OPENCODE_CONFIG_CONTENT) with the routes, a session header and the gateway's MCP server; the model
 reads masked outputs back with toolmask_read_tool_output. opencode's prune (compaction.prune, off by
 default) is left as you set it, and said at launch when it is on.

@@ -57,12 +57,69 @@ describe('planOpencodeLaunch', () => {
   it('refuses a model of a provider it cannot route, and a config with none', async () => {
     const paths = await folders({ project: { provider: { a: compatible('https://a/v1') } } });
     await expect(
-      planOpencodeLaunch(paths.env, paths.project, ['-m', 'anthropic/x']),
-    ).rejects.toThrow(/provider "anthropic"/);
+      planOpencodeLaunch(paths.env, paths.project, ['-m', 'amazon-bedrock/x']),
+    ).rejects.toThrow(/provider "amazon-bedrock"/);
     const empty = await folders();
     await expect(planOpencodeLaunch(empty.env, empty.project, [])).rejects.toThrow(
-      /no OpenAI-compatible provider/,
+      /no provider toolmask can route/,
     );
+  });
+
+  it("routes opencode's own anthropic, openai, google and github-copilot to their fronts (issue 35)", async () => {
+    const paths = await folders();
+    const plan = await planOpencodeLaunch(paths.env, paths.project, [
+      '-m',
+      'anthropic/claude-sonnet-4-5',
+    ]);
+    expect(plan.upstreams).toEqual({ anthropic: 'https://api.anthropic.com' });
+    expect([...plan.routes]).toEqual([
+      [
+        'anthropic',
+        { front: 'anthropic', url: 'https://api.anthropic.com', gatewayPath: '/anthropic/v1' },
+      ],
+    ]);
+    // Keys in the environment, a sign-in in auth.json, a base URL of the person's own.
+    const data = path.join(paths.root, 'data');
+    await fs.mkdir(path.join(data, 'opencode'), { recursive: true });
+    await fs.writeFile(
+      path.join(data, 'opencode', 'auth.json'),
+      JSON.stringify({ 'github-copilot': { type: 'oauth', enterpriseUrl: 'ghe.example.com' } }),
+    );
+    const env = {
+      ...paths.env,
+      XDG_DATA_HOME: data,
+      OPENAI_API_KEY: 'k',
+      OPENAI_BASE_URL: 'https://proxy.example/v1',
+      GEMINI_API_KEY: 'g',
+    };
+    const all = await planOpencodeLaunch(env, paths.project, ['-m', 'google/gemini-2.5-pro']);
+    expect(all.upstreams).toEqual({
+      gemini: 'https://generativelanguage.googleapis.com',
+      openaiNamed: { o0: 'https://proxy.example/v1', o2: 'https://copilot-api.ghe.example.com' },
+    });
+    expect(all.routes.get('google')?.gatewayPath).toBe('/gemini/v1beta');
+  });
+
+  it('routes a ChatGPT sign-in of opencode to the ChatGPT endpoint, and says why a base URL cannot be routed', async () => {
+    const paths = await folders({
+      project: {
+        provider: { anthropic: { options: { baseURL: 'https://proxy.example/claude' } } },
+      },
+    });
+    const data = path.join(paths.root, 'data');
+    await fs.mkdir(path.join(data, 'opencode'), { recursive: true });
+    await fs.writeFile(
+      path.join(data, 'opencode', 'auth.json'),
+      JSON.stringify({ openai: { type: 'oauth', access: 'a', refresh: 'r', expires: 1 } }),
+    );
+    const env = { ...paths.env, XDG_DATA_HOME: data };
+    const plan = await planOpencodeLaunch(env, paths.project, ['-m', 'openai/gpt-5']);
+    expect(plan.upstreams).toEqual({
+      openaiNamed: { o0: 'https://chatgpt.com/backend-api/codex' },
+    });
+    await expect(
+      planOpencodeLaunch(env, paths.project, ['-m', 'anthropic/claude-sonnet-4-5']),
+    ).rejects.toThrow(/"anthropic".*does not end in \/v1/);
   });
 
   it('notes a prune the person turned on, unless OPENCODE_DISABLE_PRUNE', async () => {

@@ -9,8 +9,9 @@
  * - **Routing.** Each OpenAI-compatible provider of the person's config (`npm:
  *   "@ai-sdk/openai-compatible"` with an `options.baseURL`) gets a gateway route of its own
  *   (`<gateway>/openai/~o<n>`, its base URL the upstream) and the session header in its
- *   `options.headers`. Other providers (opencode's built-in OpenAI, Anthropic, …) speak other
- *   APIs: a model of one of them is refused, exit 2, rather than run unmasked.
+ *   `options.headers`. opencode's built-in `anthropic`, `openai`, `google` and `github-copilot`
+ *   go to the front their SDK speaks (config.ts). A model of any other provider
+ *   (Bedrock, Vertex AI, …) is refused, exit 2, rather than run unmasked.
  * - **Read-back.** `mcp.toolmask`: `type: "remote"` at `<gateway>/mcp`, its header naming the
  *   state folder's secret file (`{file:…}`, which opencode reads itself), not the secret: the
  *   layer is in opencode's environment, which the commands the model runs inherit, and what they
@@ -30,11 +31,15 @@ import { LaunchError } from '../../launch-error.js';
 import { launchBanner, type LaunchRequest, type PlannedLaunch } from '../../run/launch-plan.js';
 import { opencodeModelFlag } from './args.js';
 import {
+  BUILTIN_PROVIDERS,
+  builtinRoutes,
   mergeConfig,
   opencodeDirectory,
+  readOpencodeAuth,
   readOpencodeConfig,
   substituteEnv,
   type OpencodeConfig,
+  type OpencodeRoute,
 } from './config.js';
 
 export class OpencodeLaunchError extends LaunchError {}
@@ -51,8 +56,8 @@ const OPENAI_COMPATIBLE = '@ai-sdk/openai-compatible';
 
 export interface OpencodePlan {
   upstreams: Partial<UpstreamUrls>;
-  /** Provider id → its route name and base URL (the upstream). */
-  routes: Map<string, { name: string; url: string }>;
+  /** Provider id → the gateway front and path it is sent to, and its upstream. */
+  routes: Map<string, OpencodeRoute>;
   /** The model opencode will use, when the arguments or the config name one. */
   model?: string;
   /** Whether opencode's prune is on (the person's `compaction.prune: true`). */
@@ -68,6 +73,20 @@ function compatibleBaseUrl(entry: unknown, env: Environment): string | undefined
   return substituteEnv(url, env).trim() || undefined;
 }
 
+/** The gateway's upstreams for `routes`: one named OpenAI route each, Anthropic, Gemini API. */
+function upstreamsOf(routes: Map<string, OpencodeRoute>): Partial<UpstreamUrls> {
+  const upstreams: Partial<UpstreamUrls> = {};
+  const named: Record<string, string> = {};
+  for (const route of routes.values()) {
+    if (route.front === 'anthropic') upstreams.anthropic = route.url;
+    else if (route.front === 'gemini') upstreams.gemini = route.url;
+    else named[route.gatewayPath.slice('/openai/~'.length)] = route.url;
+  }
+  return { ...upstreams, ...(Object.keys(named).length > 0 ? { openaiNamed: named } : {}) };
+}
+
+const ROUTED = `the OpenAI-compatible providers of your opencode config ("npm": "${OPENAI_COMPATIBLE}" with "options": { "baseURL": … }) and opencode's own ${Object.keys(BUILTIN_PROVIDERS).join(', ')}`;
+
 /** Where the person's opencode sends its requests: the gateway's upstreams for this run. */
 export async function planOpencodeLaunch(
   env: Environment,
@@ -77,32 +96,41 @@ export async function planOpencodeLaunch(
   const { merged, managed } = await readOpencodeConfig(env, opencodeDirectory(env, cwd));
   const providers = isPlainObject(merged['provider']) ? merged['provider'] : {};
   const managedProviders = isPlainObject(managed['provider']) ? managed['provider'] : {};
-  const routes = new Map<string, { name: string; url: string }>();
-  for (const [id, entry] of Object.entries(providers)) {
-    const url = compatibleBaseUrl(entry, env);
-    const pinned = valueAt(managedProviders, [id, 'options', 'baseURL']) !== undefined;
-    // A base URL the managed config sets cannot be overridden: that provider stays unrouted.
-    if (url && !pinned) routes.set(id, { name: `o${routes.size}`, url });
-  }
   const configured = merged['model'];
   const model =
     opencodeModelFlag(args) ?? (typeof configured === 'string' ? configured : undefined);
   const chosen = model?.split('/', 1)[0];
+  const found: Array<[string, { url: string } | OpencodeRoute]> = [];
+  for (const [id, entry] of Object.entries(providers)) {
+    const url = compatibleBaseUrl(entry, env);
+    if (url) found.push([id, { url }]);
+  }
+  const builtins = builtinRoutes(env, providers, await readOpencodeAuth(env), chosen);
+  found.push(...builtins.routes);
+  const routes = new Map<string, OpencodeRoute>();
+  for (const [id, route] of found) {
+    // A base URL the managed config sets cannot be overridden: that provider stays unrouted.
+    if (valueAt(managedProviders, [id, 'options', 'baseURL']) !== undefined) continue;
+    const named = !('front' in route) || route.front === 'openai';
+    const gatewayPath = named ? `/openai/~o${routes.size}` : (route as OpencodeRoute).gatewayPath;
+    routes.set(id, { front: 'openai', ...route, gatewayPath });
+  }
   if (chosen !== undefined && !routes.has(chosen)) {
+    const why = builtins.unroutable.get(chosen);
     throw new OpencodeLaunchError(
-      `opencode's model ${model} comes from the provider "${chosen}", which toolmask opencode cannot route: it routes the OpenAI-compatible providers of your opencode config ("npm": "${OPENAI_COMPATIBLE}" with "options": { "baseURL": … }) through the gateway's chat completions front`,
+      why
+        ? `opencode's model ${model} comes from the provider "${chosen}", which toolmask opencode cannot route: ${why}`
+        : `opencode's model ${model} comes from the provider "${chosen}", which toolmask opencode cannot route: it routes ${ROUTED} through the gateway`,
     );
   }
   if (routes.size === 0) {
     throw new OpencodeLaunchError(
-      `opencode has no OpenAI-compatible provider to route: add one to opencode.json ("provider": { "<id>": { "npm": "${OPENAI_COMPATIBLE}", "options": { "baseURL": "https://…/v1" }, "models": { … } } }) and choose it with "model": "<id>/<model>" or -m`,
+      `opencode has no provider toolmask can route: sign in to anthropic, openai, google or github-copilot (opencode auth login), or add an OpenAI-compatible one to opencode.json ("provider": { "<id>": { "npm": "${OPENAI_COMPATIBLE}", "options": { "baseURL": "https://…/v1" }, "models": { … } } }), and choose it with "model": "<id>/<model>" or -m`,
     );
   }
   const compaction = { ...(merged['compaction'] as object), ...(managed['compaction'] as object) };
   return {
-    upstreams: {
-      openaiNamed: Object.fromEntries([...routes.values()].map(({ name, url }) => [name, url])),
-    },
+    upstreams: upstreamsOf(routes),
     routes,
     ...(model ? { model } : {}),
     pruneOn: (compaction as { prune?: unknown }).prune === true && !env['OPENCODE_DISABLE_PRUNE'],
@@ -138,10 +166,10 @@ export function prepareOpencodeLaunch(options: {
 }): OpencodeLaunch {
   const { env, gateway, plan } = options;
   const provider: OpencodeConfig = {};
-  for (const [id, { name }] of plan.routes) {
+  for (const [id, { gatewayPath }] of plan.routes) {
     provider[id] = {
       options: {
-        baseURL: `${gateway.url}/openai/~${name}`,
+        baseURL: `${gateway.url}${gatewayPath}`,
         headers: { [SESSION_HEADER]: options.sessionId },
       },
     };
