@@ -34,6 +34,14 @@ export interface UsageRecord {
    * `cachedTokens`. Absent for providers with no separate write figure (Gemini, OpenAI).
    */
   cacheWriteTokens?: number;
+  /**
+   * What the prompt would have been without masking, as the provider would have reported it
+   * (usage/net-billing.ts): prompt tokens, cache reads and writes; absent when the provider
+   * reported no prompt tokens, or the body could not be measured.
+   */
+  unmaskedPromptTokens?: number;
+  unmaskedCachedTokens?: number;
+  unmaskedCacheWriteTokens?: number;
   /** Masked outputs in the request as sent (earlier decisions re-applied plus new ones). */
   maskedOutputs: number;
   /** Of those, masked by this request's pass. */
