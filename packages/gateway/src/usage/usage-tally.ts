@@ -9,6 +9,7 @@
  * folder), O(1) to read, and gone at a restart, which the answer's `startedAt` and `instanceId` let
  * a reader notice. At most `MAX_SESSIONS` sessions are kept, the least recently used dropped first.
  */
+import { recordNet } from './net-figures.js';
 import { sessionDigestOf } from './session-digest.js';
 import type { UsageRecord } from './usage-record.js';
 
@@ -19,6 +20,15 @@ export interface UsageFigures {
   requestsWithUsage: number;
   promptTokens: number;
   cachedTokens: number;
+  /**
+   * Net figures (net-figures.ts): the requests the provider reported cache figures for, and over
+   * them what was billed and what would have been billed without masking, in input-token
+   * equivalents at the provider's relative prices (reads and writes weighed). Net saved =
+   * `billedWithoutMasking - billed` (negative: masking billed more).
+   */
+  requestsNetMeasured: number;
+  billed: number;
+  billedWithoutMasking: number;
   /** Outputs masked by these requests' passes (each output counted once, when first masked). */
   maskedOutputs: number;
   /** Estimated tokens the masked outputs would have added to these requests whole. */
@@ -57,6 +67,9 @@ export function emptyFigures(): UsageFigures {
     requestsWithUsage: 0,
     promptTokens: 0,
     cachedTokens: 0,
+    requestsNetMeasured: 0,
+    billed: 0,
+    billedWithoutMasking: 0,
     maskedOutputs: 0,
     tokensKeptOut: 0,
     bytesOffloaded: 0,
@@ -71,6 +84,12 @@ function add(figures: UsageFigures, record: UsageRecord): void {
     figures.requestsWithUsage++;
     figures.promptTokens += record.promptTokens;
     figures.cachedTokens += record.cachedTokens ?? 0;
+  }
+  const net = recordNet(record);
+  if (net) {
+    figures.requestsNetMeasured++;
+    figures.billed += net.billed;
+    figures.billedWithoutMasking += net.withoutMasking;
   }
   figures.maskedOutputs += record.newlyMasked;
   figures.tokensKeptOut += record.tokensKeptOut;
