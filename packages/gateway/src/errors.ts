@@ -49,3 +49,9 @@ export type WireErrorCode =
 export class GatewayStartError extends ToolmaskError<
   'PORT_IN_USE' | 'NEEDS_AUTH_TOKEN' | 'LISTEN_FAILED' | 'STATE_UNWRITABLE'
 > {}
+
+/**
+ * A price table (the built-in `prices/model-prices.json`, or a person's `prices.json` in the state
+ * folder) that cannot be read or used: the message names the file and the row or field.
+ */
+export class PriceTableError extends ToolmaskError<'PRICES_UNREADABLE' | 'PRICES_INVALID'> {}

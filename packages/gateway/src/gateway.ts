@@ -41,6 +41,7 @@ import { RequestsInFlight, serveRoutes } from './server/route-table.js';
 import { scheduleStateRetention } from './state/state-retention.js';
 import { DEFAULT_UPSTREAMS, shownUpstreams, type UpstreamUrls } from './upstream/upstreams.js';
 import { createGatewayTelemetry, type GatewayTelemetry } from './usage/gateway-telemetry.js';
+import { builtInPrices, loadPrices, priceOf, type PriceTable } from './usage/model-prices.js';
 import { UsageTally } from './usage/usage-tally.js';
 import { GATEWAY_VERSION } from './version.js';
 import { localWiring } from './wiring/local-wiring.js';
@@ -94,7 +95,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     : localWiring(options, basics);
   const limits = limitsOf(options);
   // The running totals for the terminal (GET /api/summary): every record as it is made.
-  const tally = new UsageTally();
+  const prices = pricesIn(stateDir, log);
+  const tally = new UsageTally((model) => priceOf(model, prices));
   const startedAt = now();
   const conversations = conversationRegistry(options, wiring, { limits, telemetry, now, log });
   const upstreams: UpstreamUrls = { ...DEFAULT_UPSTREAMS, ...options.upstreams };
@@ -149,6 +151,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       retainedBytes: conversations.retainedBytes(),
     }),
   };
+}
+
+/** The price table in force (model-prices.ts); a bad `prices.json` is said, and the built-in one used. */
+function pricesIn(stateDir: string, log: (line: string) => void): PriceTable {
+  try {
+    return loadPrices(stateDir);
+  } catch (error) {
+    log(`[toolmask gateway] ${describeError(error)}; using the built-in prices`);
+    return builtInPrices();
+  }
 }
 
 /** `/mcp`: the read-back, and the search where the wiring can search. */

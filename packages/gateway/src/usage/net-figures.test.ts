@@ -67,6 +67,11 @@ describe('net figures', () => {
       expect(Math.round(masked.figures.billed)).toBe(Math.round(masked.bill.billed));
       expect(Math.round(unmasked.figures.billed)).toBe(Math.round(unmasked.bill.billed));
       expect(unmasked.figures.billedWithoutMasking).toBe(unmasked.figures.billed);
+      // In USD at claude-opus-5-5's prices (the session's model): $0.20 a read, $5 a write per 1M.
+      const usd = (bill: { read: number; write: number }) =>
+        (bill.read * 0.2 + bill.write * 5) / 1e6;
+      expect(masked.figures.cost).toBeCloseTo(usd(masked.bill), 9);
+      expect(masked.figures.requestsUnpriced).toBe(0);
       // Without masking: the unmasked run's own bill, to the token when a token is a character;
       // at 4 a token the fake rounds each request's count, the gateway its calibrated estimate.
       const tolerance = charsPerToken === 1 ? 0 : STEPS + 1;

@@ -6,6 +6,7 @@
  * count): its bill cannot be told apart from what the cache would have saved.
  */
 import { CACHE_ECONOMICS, type CacheEconomics } from '@toolmask/core';
+import { promptCost, type PriceRow } from './model-prices.js';
 import { billedTokens } from './net-billing.js';
 import type { RequestSource, UsageRecord } from './usage-record.js';
 
@@ -31,9 +32,12 @@ export function economicsOf(front: RequestSource): Readonly<CacheEconomics> {
 export interface RecordNet {
   billed: number;
   withoutMasking: number;
+  /** USD at the model's prices, when the table has a row for it. */
+  cost?: number;
+  costWithoutMasking?: number;
 }
 
-export function recordNet(record: UsageRecord): RecordNet | undefined {
+export function recordNet(record: UsageRecord, price?: PriceRow): RecordNet | undefined {
   if (
     record.promptTokens === undefined ||
     record.cachedTokens === undefined ||
@@ -42,27 +46,24 @@ export function recordNet(record: UsageRecord): RecordNet | undefined {
     return undefined;
   }
   const economics = economicsOf(record.front);
+  const actual = {
+    promptTokens: record.promptTokens,
+    cachedTokens: record.cachedTokens,
+    ...(record.cacheWriteTokens !== undefined ? { cacheWriteTokens: record.cacheWriteTokens } : {}),
+  };
+  const unmasked = {
+    promptTokens: record.unmaskedPromptTokens,
+    cachedTokens: record.unmaskedCachedTokens ?? 0,
+    // Without a write figure (OpenAI, Gemini) the provider bills a write as an input token.
+    ...(record.cacheWriteTokens !== undefined
+      ? { cacheWriteTokens: record.unmaskedCacheWriteTokens ?? 0 }
+      : {}),
+  };
   return {
-    billed: billedTokens(
-      {
-        promptTokens: record.promptTokens,
-        cachedTokens: record.cachedTokens,
-        ...(record.cacheWriteTokens !== undefined
-          ? { cacheWriteTokens: record.cacheWriteTokens }
-          : {}),
-      },
-      economics,
-    ),
-    withoutMasking: billedTokens(
-      {
-        promptTokens: record.unmaskedPromptTokens,
-        cachedTokens: record.unmaskedCachedTokens ?? 0,
-        // Without a write figure (OpenAI, Gemini) the provider bills a write as an input token.
-        ...(record.cacheWriteTokens !== undefined
-          ? { cacheWriteTokens: record.unmaskedCacheWriteTokens ?? 0 }
-          : {}),
-      },
-      economics,
-    ),
+    billed: billedTokens(actual, economics),
+    withoutMasking: billedTokens(unmasked, economics),
+    ...(price
+      ? { cost: promptCost(actual, price), costWithoutMasking: promptCost(unmasked, price) }
+      : {}),
   };
 }
