@@ -85,6 +85,22 @@ describe('net billing', () => {
     expect(late.counterfactual?.cacheWriteTokens).toBe(3_100);
   });
 
+  it('takes the provider’s reads as they are for a conversation’s first request seen', () => {
+    const body = shape(['h', 400], ['1', 4_000]);
+    const step = stepNet(undefined, {
+      unmasked: body,
+      sent: body,
+      usage: { promptTokens: 1_100, cachedTokens: 1_000 },
+      at: 0,
+      idleGapMs: GAP,
+    });
+    expect(step.counterfactual).toEqual({
+      promptTokens: 1_100,
+      cachedTokens: 1_000,
+      cacheWriteTokens: 0,
+    });
+  });
+
   it('keeps the state but gives no counterfactual without a usage report', () => {
     const body = shape(['h', 400]);
     const step = stepNet(undefined, {

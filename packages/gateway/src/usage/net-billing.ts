@@ -114,7 +114,8 @@ export function stepNet(
     0,
     promptTokens + Math.round(perChar * (totalChars(step.unmasked) - sentChars)),
   );
-  const warm = state !== undefined && step.at - state.at <= step.idleGapMs && read > 0;
+  // Cold for both when the provider read nothing, or after the idle gap since the last request.
+  const warm = read > 0 && (state === undefined || step.at - state.at <= step.idleGapMs);
   const sharedDelta =
     sharedChars(state?.unmasked, step.unmasked) - sharedChars(state?.sent, step.sent);
   const readUnmasked = warm
