@@ -112,7 +112,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const rules = accessRules(options, wiring, accessSecret);
   const signInPage = wiring.signInPage;
-  const dashboard = createDashboard({ source, rules, signInPage, version: GATEWAY_VERSION, now });
+  const dashboard = createDashboard({
+    ...{ source, rules, signInPage, version: GATEWAY_VERSION, now },
+    prices,
+  });
   const retention = scheduleStateRetention({
     ...{ stateDir, retentionDays: limits.retentionDays, now, log },
     ...{ usage: wiring.stores.usage, conversations: wiring.stores.conversations },

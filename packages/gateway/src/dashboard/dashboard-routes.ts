@@ -15,6 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ACCESS, type AccessRules } from '../server/access.js';
 import type { RequestTarget, Route, RoutedRequest } from '../server/route-table.js';
+import { builtInPrices, type PriceTable } from '../usage/model-prices.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
 import { firstView, handleDashboardApi, type DashboardApiOptions } from './dashboard-api.js';
 import type { DashboardSource } from './dashboard-source.js';
@@ -31,6 +32,8 @@ export interface DashboardOptions {
   signInPage?: string;
   version: string;
   now?: () => number;
+  /** The prices of the money figures. @default the built-in table */
+  prices?: PriceTable;
 }
 
 export interface Dashboard {
@@ -127,6 +130,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     version: options.version,
     startedAt,
     now,
+    prices: options.prices ?? builtInPrices(),
   };
   const { tenancy } = options.rules;
 
