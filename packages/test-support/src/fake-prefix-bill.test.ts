@@ -65,3 +65,13 @@ describe('PrefixCacheBill', () => {
     expect(responsesUsageOf(bill)).toEqual({ input: 10, cached: 6 });
   });
 });
+
+describe('promptSegments with prompt keys', () => {
+  it('keeps only the keys a provider caches on, beside the conversation', () => {
+    const body = { model: 'm', client_metadata: { turn: 3 }, input: [{ a: 1 }] };
+    expect(promptSegments(body, ['input'], ['model', 'tools'])).toEqual([
+      '{"model":"m","input":[]}',
+      '{"a":1}',
+    ]);
+  });
+});

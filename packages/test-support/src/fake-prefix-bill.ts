@@ -28,6 +28,12 @@ export interface PrefixBillOptions {
   arrayPath: readonly string[];
   /** @default 4 */
   charsPerToken?: number;
+  /**
+   * The keys of the body outside its conversation that are part of the prompt (`model`, `tools`,
+   * `instructions`...), as a provider's cache sees them; default: every key (a client whose
+   * bodies carry a per-request value, such as Codex's, then never reads from the cache).
+   */
+  promptKeys?: readonly string[];
   /** The cache's time to live, from the key's last request. @default 5 minutes */
   ttlMs?: number;
   /** For tests: the clock. @default Date.now */
@@ -53,8 +59,17 @@ interface Previous {
 }
 
 /** The segments of a body's prompt (see the module comment). */
-export function promptSegments(body: unknown, arrayPath: readonly string[]): string[] {
-  const copy = structuredClone(body) as Record<string, unknown>;
+export function promptSegments(
+  body: unknown,
+  arrayPath: readonly string[],
+  promptKeys?: readonly string[],
+): string[] {
+  const whole = structuredClone(body) as Record<string, unknown>;
+  const copy = promptKeys
+    ? Object.fromEntries(
+        Object.entries(whole).filter(([key]) => promptKeys.includes(key) || key === arrayPath[0]),
+      )
+    : whole;
   let parent: Record<string, unknown> = copy;
   for (const key of arrayPath.slice(0, -1)) parent = (parent[key] ?? {}) as Record<string, unknown>;
   const last = arrayPath.at(-1)!;
@@ -78,7 +93,7 @@ export class PrefixCacheBill {
 
   /** Bills one request body under `key` (its cache), and adds it to that key's totals. */
   bill(key: string, body: unknown): PromptBill {
-    const segments = promptSegments(body, this.options.arrayPath);
+    const segments = promptSegments(body, this.options.arrayPath, this.options.promptKeys);
     const at = this.now();
     const before = this.previous.get(key);
     const warm = before !== undefined && at - before.at <= this.ttlMs;

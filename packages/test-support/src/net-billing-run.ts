@@ -19,6 +19,8 @@ export interface LaunchRun {
 export interface NetBillingRunOptions {
   rules: BillingRules;
   arrayPath: readonly string[];
+  /** The body's keys that are part of the prompt (fake-prefix-bill.ts); default: all. */
+  promptKeys?: readonly string[];
   /** The fake: answers a request, billing it with `bill` when it is the session's. */
   respond: (bill: PrefixCacheBill) => UpstreamResponder;
   /** Runs the launcher in `root` (a fresh folder) against the fake at `upstreamUrl`. */
@@ -54,7 +56,11 @@ async function once(
   // Names of one length: the prompts hold the working folder.
   const root = path.join(base, masked ? 'run-m' : 'run-u');
   await fs.mkdir(root, { recursive: true });
-  const bill = new PrefixCacheBill({ rules: options.rules, arrayPath: options.arrayPath });
+  const bill = new PrefixCacheBill({
+    rules: options.rules,
+    arrayPath: options.arrayPath,
+    ...(options.promptKeys ? { promptKeys: options.promptKeys } : {}),
+  });
   const upstream = await startFakeUpstream(options.respond(bill));
   try {
     const maskingSettings = path.join(root, 'masking.json');

@@ -9,10 +9,12 @@ const shape = (...segments: Array<[string, number]>): PromptShape => ({
 const GAP = 300_000;
 
 describe('net billing', () => {
-  it('shares leading equal segments only', () => {
+  it('shares leading equal conversation elements, and the rest of the body as it is now', () => {
     const a = shape(['h', 10], ['1', 40], ['2', 40]);
     expect(sharedChars(a, shape(['h', 10], ['1', 40], ['3', 40]))).toBe(50);
-    expect(sharedChars(a, shape(['x', 10], ['1', 40]))).toBe(0);
+    // A per-request value outside the conversation (Codex's metadata) breaks nothing.
+    expect(sharedChars(a, shape(['x', 12], ['1', 40]))).toBe(52);
+    expect(sharedChars(a, shape(['h', 10], ['9', 40], ['2', 40]))).toBe(10);
     expect(sharedChars(undefined, a)).toBe(0);
   });
 

@@ -65,12 +65,18 @@ export function totalChars(shape: PromptShape): number {
   return shape.chars.reduce((sum, chars) => sum + chars, 0);
 }
 
-/** Characters of the leading segments `next` shares with `previous` (none when the first differs). */
+/**
+ * Characters of the leading segments `next` shares with `previous`. The first segment (the body
+ * outside its conversation) counts as shared whatever it holds: clients put per-request values
+ * there (Codex's metadata) that no provider caches on, and it is the same in the request as sent
+ * and unmasked, so it cancels out of the difference the counterfactual takes. Whether the cache
+ * was warm at all is the provider's to say (its reads).
+ */
 export function sharedChars(previous: PromptShape | undefined, next: PromptShape): number {
   if (!previous) return 0;
-  let shared = 0;
+  let shared = next.chars[0] ?? 0;
   const count = Math.min(previous.digests.length, next.digests.length);
-  for (let index = 0; index < count; index++) {
+  for (let index = 1; index < count; index++) {
     if (previous.digests[index] !== next.digests[index]) break;
     shared += next.chars[index]!;
   }

@@ -96,7 +96,7 @@ const COLUMNS: readonly Column[] = [
   count('maskedOutputs', 'Masked'),
   {
     key: 'netSavedTokens',
-    label: 'Billed vs no masking',
+    label: 'Net',
     numeric: true,
     cell: (s) =>
       h(
