@@ -27,13 +27,14 @@ export function netStep(
   const unmasked = promptShape(raw, arrayPath);
   const sent = sentBody === raw ? unmasked : promptShape(sentBody, arrayPath);
   if (!unmasked || !sent) return undefined;
-  const { state, counterfactual } = stepNet(previous?.net, {
+  const { state, counterfactual, estimatedPromptTokens } = stepNet(previous?.net, {
     unmasked,
     sent,
     usage,
     at: record.at,
     idleGapMs: protocol.cache.idleGapMs,
   });
+  if (estimatedPromptTokens !== undefined) record.estimatedPromptTokens = estimatedPromptTokens;
   if (counterfactual) {
     record.unmaskedPromptTokens = counterfactual.promptTokens;
     record.unmaskedCachedTokens = counterfactual.cachedTokens;

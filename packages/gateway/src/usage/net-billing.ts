@@ -99,8 +99,13 @@ function bounded(shape: PromptShape): PromptShape {
 export function stepNet(
   state: NetState | undefined,
   step: NetStep,
-): { state: NetState; counterfactual?: Counterfactual } {
+): { state: NetState; counterfactual?: Counterfactual; estimatedPromptTokens?: number } {
   const sentChars = totalChars(step.sent);
+  // The prompt as the conversation's calibration so far predicts it, before this report.
+  const estimated =
+    state && state.sentChars > 0
+      ? { estimatedPromptTokens: Math.round((state.reportedTokens / state.sentChars) * sentChars) }
+      : {};
   const { promptTokens } = step.usage;
   const reportedTokens = (state?.reportedTokens ?? 0) + (promptTokens ?? 0);
   const allSent = (state?.sentChars ?? 0) + (promptTokens !== undefined ? sentChars : 0);
@@ -111,7 +116,7 @@ export function stepNet(
     reportedTokens,
     sentChars: allSent,
   };
-  if (promptTokens === undefined || allSent === 0) return { state: next };
+  if (promptTokens === undefined || allSent === 0) return { state: next, ...estimated };
   const perChar = reportedTokens / allSent;
   const read = step.usage.cachedTokens ?? 0;
   const written = step.usage.cacheWriteTokens ?? 0;
@@ -129,6 +134,7 @@ export function stepNet(
     : 0;
   return {
     state: next,
+    ...estimated,
     counterfactual: {
       promptTokens: prompt,
       cachedTokens: readUnmasked,

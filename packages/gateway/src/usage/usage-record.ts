@@ -42,6 +42,12 @@ export interface UsageRecord {
   unmaskedPromptTokens?: number;
   unmaskedCachedTokens?: number;
   unmaskedCacheWriteTokens?: number;
+  /**
+   * The prompt's tokens as the conversation's own calibration predicted them before the provider's
+   * report (its tokens per character so far, times the characters sent): how far the measured
+   * rate can be trusted. Absent on a conversation's first request with usage.
+   */
+  estimatedPromptTokens?: number;
   /** Masked outputs in the request as sent (earlier decisions re-applied plus new ones). */
   maskedOutputs: number;
   /** Of those, masked by this request's pass. */
