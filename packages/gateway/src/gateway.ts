@@ -94,9 +94,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     ? teamWiring(options, options.team, basics)
     : localWiring(options, basics);
   const limits = limitsOf(options);
-  // The running totals for the terminal (GET /api/summary): every record as it is made.
-  const prices = pricesIn(stateDir, log);
-  const tally = new UsageTally((model) => priceOf(model, prices));
+  // The running totals for the terminal (GET /api/summary), and the prices of the money figures.
+  const { prices, tally } = usageTotals(stateDir, log);
   const startedAt = now();
   const conversations = conversationRegistry(options, wiring, { limits, telemetry, now, log });
   const upstreams: UpstreamUrls = { ...DEFAULT_UPSTREAMS, ...options.upstreams };
@@ -111,11 +110,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     gatewaySettings: shownSettings(options, limits, upstreams),
   });
   const rules = accessRules(options, wiring, accessSecret);
-  const signInPage = wiring.signInPage;
-  const dashboard = createDashboard({
-    ...{ source, rules, signInPage, version: GATEWAY_VERSION, now },
-    prices,
-  });
+  const dashboard = gatewayDashboard({ source, rules, now, prices }, wiring);
   const retention = scheduleStateRetention({
     ...{ stateDir, retentionDays: limits.retentionDays, now, log },
     ...{ usage: wiring.stores.usage, conversations: wiring.stores.conversations },
@@ -154,6 +149,23 @@ export function createGateway(options: GatewayOptions): Gateway {
       retainedBytes: conversations.retainedBytes(),
     }),
   };
+}
+
+/** The dashboard, with the wiring's sign-in page and the prices of its money figures. */
+function gatewayDashboard(
+  parts: { source: GatewaySource; rules: AccessRules; now: () => number; prices: PriceTable },
+  wiring: Wiring,
+) {
+  return createDashboard({ ...parts, signInPage: wiring.signInPage, version: GATEWAY_VERSION });
+}
+
+/** The running totals for the terminal, priced by the table in force. */
+function usageTotals(
+  stateDir: string,
+  log: (line: string) => void,
+): { prices: PriceTable; tally: UsageTally } {
+  const prices = pricesIn(stateDir, log);
+  return { prices, tally: new UsageTally((model) => priceOf(model, prices)) };
 }
 
 /** The price table in force (model-prices.ts); a bad `prices.json` is said, and the built-in one used. */

@@ -2,8 +2,8 @@
  * The net figures' step of a recorded exchange (usage/net-billing.ts): the body as the client sent
  * it and as it went, measured, and the conversation's state stepped with the provider's usage. Run
  * in the conversation's turn (its state is the previous request's); the counterfactual goes into
- * the usage record, the state into the conversation's meta (saved with it, so a team's replicas
- * share it). A body that cannot be measured (too large, not JSON) leaves the record without one
+ * the usage record, the state into the conversation's meta (saved with it, so every gateway
+ * sharing the conversation store shares it). A body that cannot be measured (too large, not JSON) leaves the record without one
  * and the state forgotten: the next request starts a fresh calibration.
  */
 import type { UsageReport } from '../protocols/protocol.js';
