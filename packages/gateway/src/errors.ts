@@ -56,3 +56,9 @@ export class GatewayStartError extends ToolmaskError<
  * (state/redis/redis-liveness.ts).
  */
 export class StoreUnavailableError extends ToolmaskError<'STORE_UNAVAILABLE'> {}
+
+/**
+ * A price table (the built-in `prices/model-prices.json`, or a person's `prices.json` in the state
+ * folder) that cannot be read or used: the message names the file and the row or field.
+ */
+export class PriceTableError extends ToolmaskError<'PRICES_UNREADABLE' | 'PRICES_INVALID'> {}

@@ -41,6 +41,7 @@ import { RequestsInFlight, serveRoutes } from './server/route-table.js';
 import { scheduleStateRetention } from './state/state-retention.js';
 import { DEFAULT_UPSTREAMS, shownUpstreams, type UpstreamUrls } from './upstream/upstreams.js';
 import { createGatewayTelemetry, type GatewayTelemetry } from './usage/gateway-telemetry.js';
+import { builtInPrices, loadPrices, priceOf, type PriceTable } from './usage/model-prices.js';
 import { UsageTally } from './usage/usage-tally.js';
 import { GATEWAY_VERSION } from './version.js';
 import { localWiring } from './wiring/local-wiring.js';
@@ -94,8 +95,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     ? teamWiring(options, options.team, basics)
     : localWiring(options, basics);
   const limits = limitsOf(options);
-  // The running totals for the terminal (GET /api/summary): every record as it is made.
-  const tally = new UsageTally();
+  // The running totals for the terminal (GET /api/summary), and the prices of the money figures.
+  const { prices, tally } = usageTotals(stateDir, log);
   const startedAt = now();
   const conversations = conversationRegistry(options, wiring, { limits, telemetry, now, log });
   const upstreams: UpstreamUrls = { ...DEFAULT_UPSTREAMS, ...options.upstreams };
@@ -110,8 +111,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     gatewaySettings: shownSettings(options, limits, upstreams),
   });
   const rules = accessRules(options, wiring, accessSecret);
-  const signInPage = wiring.signInPage;
-  const dashboard = createDashboard({ source, rules, signInPage, version: GATEWAY_VERSION, now });
+  const dashboard = gatewayDashboard({ source, rules, now, prices }, wiring);
   const retention = scheduleStateRetention({
     ...{ stateDir, retentionDays: limits.retentionDays, now, log },
     ...{ usage: wiring.stores.usage, conversations: wiring.stores.conversations },
@@ -175,6 +175,33 @@ function closer(parts: Closing): (timeoutMs?: number) => Promise<void> {
     await retention.first;
     await telemetry.shutdown();
   };
+}
+
+/** The dashboard, with the wiring's sign-in page and the prices of its money figures. */
+function gatewayDashboard(
+  parts: { source: GatewaySource; rules: AccessRules; now: () => number; prices: PriceTable },
+  wiring: Wiring,
+) {
+  return createDashboard({ ...parts, signInPage: wiring.signInPage, version: GATEWAY_VERSION });
+}
+
+/** The running totals for the terminal, priced by the table in force. */
+function usageTotals(
+  stateDir: string,
+  log: (line: string) => void,
+): { prices: PriceTable; tally: UsageTally } {
+  const prices = pricesIn(stateDir, log);
+  return { prices, tally: new UsageTally((model) => priceOf(model, prices)) };
+}
+
+/** The price table in force (model-prices.ts); a bad `prices.json` is said, and the built-in one used. */
+function pricesIn(stateDir: string, log: (line: string) => void): PriceTable {
+  try {
+    return loadPrices(stateDir);
+  } catch (error) {
+    log(`[toolmask gateway] ${describeError(error)}; using the built-in prices`);
+    return builtInPrices();
+  }
 }
 
 /** `/mcp`: the read-back, and the search where the wiring can search. */

@@ -2,11 +2,13 @@
  * The JSON the dashboard's API answers, the one contract between the server (dashboard-api.ts)
  * and the page (web/src), which imports these types through the project reference.
  */
+import type { PriceTable } from '../usage/model-prices.js';
 import type { SessionsReport, SessionSummary } from '../usage/sessions.js';
 import type { Timeline, TimelinePoint } from '../usage/timeline.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 
 export type { SessionsReport, SessionSummary, Timeline, TimelinePoint, UsageRecord };
+export type { PriceRow, PriceTable } from '../usage/model-prices.js';
 
 /** Where the figures come from. */
 export type SourceKind = 'gateway' | 'telemetry-outfile';
@@ -72,6 +74,8 @@ export interface DashboardStatus {
   settings: Record<string, Record<string, SettingValue>>;
   /** Sources' own facts (state folder, outfile, memory), for the same panel. */
   details: Record<string, SettingValue>;
+  /** The prices of the money figures, with their date and sources (usage/model-prices.ts). */
+  prices: PriceTable;
 }
 
 /**

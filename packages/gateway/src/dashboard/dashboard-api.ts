@@ -17,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolOutputReadError, type ToolOutputReadErrorCode } from '@toolmask/core/storage';
 import type { UsageQuery } from '../state/stores.js';
 import { sessionOf } from '../usage/session-of.js';
+import { priceOf, type PriceRow, type PriceTable } from '../usage/model-prices.js';
 import { summarizeSessions } from '../usage/sessions.js';
 import { summarizeTimeline } from '../usage/timeline.js';
 import type {
@@ -38,6 +39,8 @@ export interface DashboardApiOptions {
   version: string;
   startedAt: number;
   now: () => number;
+  /** The prices of the money figures (usage/model-prices.ts). */
+  prices: PriceTable;
 }
 
 /** Previews read per listing at most (each is one small read). */
@@ -140,6 +143,7 @@ export async function dashboardStatus(options: DashboardApiOptions): Promise<Das
     startedAt: options.startedAt,
     now,
     uptimeMs: Math.max(0, now - options.startedAt),
+    prices: options.prices,
     ...(await options.source.status()),
   };
 }
@@ -150,7 +154,11 @@ export async function firstView(options: DashboardApiOptions): Promise<FirstView
     dashboardStatus(options),
     options.source.records({}),
   ]);
-  return { status, sessions: summarizeSessions(records), timeline: summarizeTimeline(records) };
+  return {
+    status,
+    sessions: summarizeSessions(records, pricing(options)),
+    timeline: summarizeTimeline(records),
+  };
 }
 
 /**
@@ -177,6 +185,10 @@ async function sessionDetail(
   };
 }
 
+function pricing(options: DashboardApiOptions): (model: string) => PriceRow | undefined {
+  return (model) => priceOf(model, options.prices);
+}
+
 /** Handles a request under `/api/`. */
 export async function handleDashboardApi(
   options: DashboardApiOptions,
@@ -194,7 +206,7 @@ export async function handleDashboardApi(
   const query = Number.isFinite(since) && since > 0 ? { sinceMs: since } : {};
 
   if (pathname === '/api/sessions') {
-    json(response, 200, summarizeSessions(await source.records(query)));
+    json(response, 200, summarizeSessions(await source.records(query), pricing(options)));
     return;
   }
   if (pathname === '/api/events') {

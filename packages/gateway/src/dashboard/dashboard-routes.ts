@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StoreUnavailableError } from '../errors.js';
 import { ACCESS, type AccessRules } from '../server/access.js';
 import type { RequestTarget, Route, RoutedRequest } from '../server/route-table.js';
+import { builtInPrices, type PriceTable } from '../usage/model-prices.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
 import { firstView, handleDashboardApi, type DashboardApiOptions } from './dashboard-api.js';
 import type { DashboardSource } from './dashboard-source.js';
@@ -32,6 +33,8 @@ export interface DashboardOptions {
   signInPage?: string;
   version: string;
   now?: () => number;
+  /** The prices of the money figures. @default the built-in table */
+  prices?: PriceTable;
 }
 
 export interface Dashboard {
@@ -128,6 +131,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     version: options.version,
     startedAt,
     now,
+    prices: options.prices ?? builtInPrices(),
   };
   const { tenancy } = options.rules;
 

@@ -200,7 +200,14 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
         report.totals.promptTokens.toLocaleString('en-US'),
       );
       expect(await page.locator('.session-row').count()).toBe(report.sessions.length);
-      expect(Number(await metricValue(page, '.cards', 'moneySaved'))).toBeGreaterThan(0);
+      // Net billed against no masking, as the server measured it, in money (Gemini 3 Pro's prices).
+      expect(await metricValue(page, '.cards', 'netSaved')).toBeCloseTo(
+        report.totals.costWithoutMasking - report.totals.cost,
+        9,
+      );
+      expect(await page.locator('.cards [data-metric="netSaved"]').textContent()).toMatch(
+        /^\$\d+\.\d+( less| more)?$/,
+      );
       // The chart of tokens over time ends at the totals.
       const chart = page.locator('svg.timeline-chart');
       expect(Number(await chart.getAttribute('data-sent'))).toBe(last.promptTokens);

@@ -14,6 +14,7 @@ import { sideFacts } from '../usage/side-request.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { MaskedBody } from './mask-exchange.js';
 import type { ModelExchange } from './model-exchange.js';
+import { netStep } from './net-step.js';
 
 /** How the answer went. */
 export interface Answered {
@@ -66,8 +67,10 @@ export function recordExchange(
     ...(exchange.owner.name !== undefined ? { owner: exchange.owner.name } : {}),
   };
   // The conversation's state first, as before: its next pass queues behind this `finish`.
-  const state = finishConversation(context, conversation, usage, record);
+  const state = finishConversation(context, { exchange, masked, usage, record });
   const usageWritten = (async () => {
+    // After the conversation's step, which sets the record's net figures.
+    await state;
     // For the dashboard's sessions only (a router call folds into its session).
     Object.assign(
       record,
@@ -86,19 +89,26 @@ export function recordExchange(
 
 async function finishConversation(
   context: GatewayContext,
-  conversation: Conversation,
-  usage: UsageReport,
-  record: UsageRecord,
+  finished: {
+    exchange: ModelExchange;
+    masked: MaskedBody & { conversation: Conversation };
+    usage: UsageReport;
+    record: UsageRecord;
+  },
 ): Promise<void> {
+  const { exchange, masked, usage, record } = finished;
+  const { conversation } = masked;
   try {
     // In turn with the conversation's passes: the next one sees this answer's time and usage.
-    await conversation.exclusive(() =>
-      conversation.finish(usage, {
+    await conversation.exclusive(() => {
+      const net = netStep(exchange, masked.body, conversation.meta, usage, record);
+      return conversation.finish(usage, {
         startedAt: conversation.meta?.startedAt ?? record.at,
         client: record.client,
         model: record.model,
-      }),
-    );
+        ...(net ? { net } : {}),
+      });
+    });
   } catch (error) {
     context.log(
       `[toolmask gateway] could not save the state of conversation ${conversation.id}: ${describeError(error)}`,

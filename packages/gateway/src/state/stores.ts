@@ -13,6 +13,7 @@
  * Both stores forget what is older than the gateway's retention (`retentionDays`,
  * state-retention.ts), so the state folder stays bounded.
  */
+import type { NetState } from '../usage/net-billing.js';
 import { ToolmaskError } from '@toolmask/core/errors';
 import type { UsageRecord } from '../usage/usage-record.js';
 
@@ -70,6 +71,8 @@ export interface ConversationMeta {
   lastCachedTokens?: number;
   client: string;
   model: string;
+  /** What the conversation would have billed without masking, so far (usage/net-billing.ts). */
+  net?: NetState;
 }
 
 export interface StoredConversation {

@@ -175,7 +175,15 @@ const CLAUDE = { client: 'claude-code', model: 'claude-sonnet-4' } as const;
 const REPLICA_A: Traffic = {
   requests: [
     request({ promptTokens: 1_000, outputTokens: 40, gatewayMs: 0.8 }),
-    request({ promptTokens: 3_000, cachedTokens: 1_600, tokensKeptOut: 900, gatewayMs: 12 }),
+    request({
+      promptTokens: 3_000,
+      cachedTokens: 1_600,
+      tokensKeptOut: 900,
+      // The net figures: 900 more tokens without masking, 1,500 more of them read.
+      unmaskedPromptTokens: 3_900,
+      unmaskedCachedTokens: 3_100,
+      gatewayMs: 12,
+    }),
     request({ status: 429, gatewayMs: 0.4 }),
   ],
   passes: [

@@ -18,6 +18,9 @@ const RECORD: UsageRecord = {
   promptTokens: 1_000,
   cachedTokens: 800,
   cacheWriteTokens: 100,
+  unmaskedPromptTokens: 1_300,
+  unmaskedCachedTokens: 1_100,
+  unmaskedCacheWriteTokens: 100,
   outputTokens: 50,
   maskedOutputs: 1,
   newlyMasked: 1,
@@ -76,6 +79,7 @@ const FAMILIES = [
   'toolmask_gateway_cache_write_tokens_total',
   'toolmask_gateway_output_tokens_total',
   'toolmask_gateway_tokens_kept_out_total',
+  'toolmask_gateway_net_saved_tokens',
   'toolmask_gateway_added_latency_bucket',
   'toolmask_gateway_store_failures_total',
   'gemini_cli_tool_output_masking_tokens_saved_total',
@@ -109,6 +113,29 @@ describe('createGatewayTelemetry', () => {
         .map((line) => line.replace(/,?instance="gateway-2"/, '').replace('{,', '{'));
       expect(lines.filter((line) => !line.startsWith('target_info'))).toEqual(withoutName);
     }
+  });
+
+  it('adds net saved tokens per request, which can go negative', async () => {
+    const telemetry = createGatewayTelemetry({ serviceVersion: '0.0.0-test' });
+    opened.push(telemetry);
+    // Billed: 100 plain + 800 × 0.1 + 100 × 1.25 = 305; unmasked: 100 + 1,100 × 0.1 + 100 × 1.25 = 335.
+    telemetry.recordRequest(RECORD);
+    const sample = async () =>
+      samples(await telemetry.metricsText())
+        .find((line) => line.startsWith('toolmask_gateway_net_saved_tokens{'))
+        ?.split(' ')
+        .at(-1);
+    expect(Number(await sample())).toBeCloseTo(30, 6);
+    // A request masking billed more for: 1,000 written instead of 900 read.
+    telemetry.recordRequest({
+      ...RECORD,
+      cachedTokens: 0,
+      cacheWriteTokens: 900,
+      unmaskedCachedTokens: 900,
+      unmaskedCacheWriteTokens: 300,
+    });
+    // 30 + (100 + 900 × 0.1 + 300 × 1.25) − (100 + 900 × 1.25) = 30 + 565 − 1,225.
+    expect(Number(await sample())).toBeCloseTo(-630, 6);
   });
 
   it('counts store failures by store and operation', async () => {

@@ -30,6 +30,7 @@ import { logToolOutputMasking, recordMaskingMetrics } from '@toolmask/core/telem
 import type { UsageRecord } from '../usage/usage-record.js';
 import { lazyOtlpLogExporter, lazyOtlpMetricExporter } from './lazy-otlp-exporters.js';
 import { ModelLabels } from './metric-labels.js';
+import { recordNet } from './net-figures.js';
 
 export const GATEWAY_METER = 'toolmask-gateway';
 export const METRIC_REQUESTS = 'toolmask.gateway.requests';
@@ -38,6 +39,7 @@ export const METRIC_CACHED_TOKENS = 'toolmask.gateway.cached_tokens';
 export const METRIC_CACHE_WRITE_TOKENS = 'toolmask.gateway.cache_write_tokens';
 export const METRIC_OUTPUT_TOKENS = 'toolmask.gateway.output_tokens';
 export const METRIC_TOKENS_KEPT_OUT = 'toolmask.gateway.tokens_kept_out';
+export const METRIC_NET_SAVED_TOKENS = 'toolmask.gateway.net_saved_tokens';
 export const METRIC_ADDED_LATENCY = 'toolmask.gateway.added_latency';
 export const METRIC_STORE_FAILURES = 'toolmask.gateway.store_failures';
 export const METRIC_BUDGET_REFUSALS = 'toolmask.gateway.owner_budget_refusals';
@@ -172,6 +174,12 @@ function gatewayInstruments(
     METRIC_TOKENS_KEPT_OUT,
     'Estimated tokens masking kept out of the requests as sent (the masked outputs whole, minus their snippets).',
   );
+  // Up and down: masking can bill more than no masking (Prometheus: a gauge, no `_total`).
+  const netSaved = meter.createUpDownCounter(METRIC_NET_SAVED_TOKENS, {
+    description:
+      'Prompt tokens billed without masking minus billed, from the provider’s usage (input-token equivalents: reads and writes at the provider’s relative prices); negative when masking billed more.',
+    valueType: ValueType.DOUBLE,
+  });
   const addedLatency = meter.createHistogram(METRIC_ADDED_LATENCY, {
     description:
       'Milliseconds the gateway added before forwarding a request (parse, masking pass, serialize).',
@@ -202,6 +210,8 @@ function gatewayInstruments(
       if (record.cacheWriteTokens) cacheWriteTokens.add(record.cacheWriteTokens, attributes);
       if (record.outputTokens) outputTokens.add(record.outputTokens, attributes);
       if (record.tokensKeptOut) keptOut.add(Math.round(record.tokensKeptOut), attributes);
+      const net = recordNet(record);
+      if (net) netSaved.add(net.withoutMasking - net.billed, attributes);
       addedLatency.record(record.gatewayMs, { front: record.front });
     },
     recordStoreFailure(store, operation) {

@@ -4,6 +4,8 @@
  * (session-of.ts). Tokens are the provider's own counts; `tokensKeptOut` is toolmask's estimate of
  * what the masked outputs would have added whole.
  */
+import type { PriceRow } from './model-prices.js';
+import { recordNet } from './net-figures.js';
 import { sessionOf } from './session-of.js';
 import type { ClientKind, UsageRecord } from './usage-record.js';
 
@@ -33,6 +35,19 @@ export interface SessionSummary {
   cacheHitShare: number;
   maskedOutputs: number;
   tokensKeptOut: number;
+  /**
+   * Net billed against no masking, from the provider's usage (net-figures.ts, as in
+   * `/api/summary`): over the requests with cache figures, billed and billed without masking in
+   * input-token equivalents, and in USD over those whose model has a price.
+   */
+  requestsNetMeasured: number;
+  billed: number;
+  billedWithoutMasking: number;
+  /** `billedWithoutMasking - billed`: what masking saved (negative: what it cost). */
+  netSavedTokens: number;
+  cost: number;
+  costWithoutMasking: number;
+  requestsUnpriced: number;
   bytesOffloaded: number;
   failures: number;
   /** Requests whose upstream could not be reached, and the last such upstream (its origin). */
@@ -58,7 +73,10 @@ export interface SessionsReport {
   sessions: SessionSummary[];
 }
 
-export function summarizeSessions(records: readonly UsageRecord[]): SessionsReport {
+export function summarizeSessions(
+  records: readonly UsageRecord[],
+  priceOf: (model: string) => PriceRow | undefined = () => undefined,
+): SessionsReport {
   const byId = new Map<string, SessionSummary>();
   const ids = sessionOf(records);
   const withMain = new Set(ids.filter((id, index) => !records[index]?.side));
@@ -70,6 +88,7 @@ export function summarizeSessions(records: readonly UsageRecord[]): SessionsRepo
       byId.set(id, session);
     }
     addRecord(session, record, withMain.has(id));
+    addNet(session, record, priceOf(record.model));
   });
   const sessions = [...byId.values()].sort((a, b) => b.lastAt - a.lastAt);
   for (const session of sessions) {
@@ -98,10 +117,59 @@ function emptySession(id: string, first: UsageRecord, sideOnly: boolean): Sessio
     cacheHitShare: 0,
     maskedOutputs: 0,
     tokensKeptOut: 0,
+    ...emptyNet(),
     bytesOffloaded: 0,
     failures: 0,
     unreachable: 0,
   };
+}
+
+type NetFigures = Pick<
+  SessionSummary,
+  | 'requestsNetMeasured'
+  | 'billed'
+  | 'billedWithoutMasking'
+  | 'netSavedTokens'
+  | 'cost'
+  | 'costWithoutMasking'
+  | 'requestsUnpriced'
+>;
+
+function emptyNet(): NetFigures {
+  return {
+    requestsNetMeasured: 0,
+    billed: 0,
+    billedWithoutMasking: 0,
+    netSavedTokens: 0,
+    cost: 0,
+    costWithoutMasking: 0,
+    requestsUnpriced: 0,
+  };
+}
+
+function addNet(net: NetFigures, record: UsageRecord, price: PriceRow | undefined): void {
+  const figures = recordNet(record, price);
+  if (!figures) return;
+  net.requestsNetMeasured++;
+  net.billed += figures.billed;
+  net.billedWithoutMasking += figures.withoutMasking;
+  net.netSavedTokens = net.billedWithoutMasking - net.billed;
+  if (figures.cost === undefined) {
+    net.requestsUnpriced++;
+  } else {
+    net.cost += figures.cost;
+    net.costWithoutMasking += figures.costWithoutMasking ?? 0;
+  }
+}
+
+function sumNet(total: NetFigures, session: NetFigures): void {
+  total.requestsNetMeasured += session.requestsNetMeasured;
+  total.billed += session.billed;
+  total.billedWithoutMasking += session.billedWithoutMasking;
+  total.netSavedTokens = total.billedWithoutMasking - total.billed;
+  total.cost += session.cost;
+  total.costWithoutMasking += session.costWithoutMasking;
+  total.requestsUnpriced += session.requestsUnpriced;
 }
 
 /** One more record of the session (`hasMain`: the session has requests that are not side ones). */
@@ -147,11 +215,13 @@ function totalsOf(sessions: readonly SessionSummary[]): SessionsReport['totals']
     cacheHitShare: 0,
     maskedOutputs: 0,
     tokensKeptOut: 0,
+    ...emptyNet(),
     bytesOffloaded: 0,
     failures: 0,
     unreachable: 0,
   };
   for (const session of sessions) {
+    sumNet(totals, session);
     totals.requests += session.requests;
     totals.sideRequests += session.sideRequests;
     totals.promptTokens += session.promptTokens;

@@ -34,6 +34,20 @@ export interface UsageRecord {
    * `cachedTokens`. Absent for providers with no separate write figure (Gemini, OpenAI).
    */
   cacheWriteTokens?: number;
+  /**
+   * What the prompt would have been without masking, as the provider would have reported it
+   * (usage/net-billing.ts): prompt tokens, cache reads and writes; absent when the provider
+   * reported no prompt tokens, or the body could not be measured.
+   */
+  unmaskedPromptTokens?: number;
+  unmaskedCachedTokens?: number;
+  unmaskedCacheWriteTokens?: number;
+  /**
+   * The prompt's tokens as the conversation's own calibration predicted them before the provider's
+   * report (its tokens per character so far, times the characters sent): how far the measured
+   * rate can be trusted. Absent on a conversation's first request with usage.
+   */
+  estimatedPromptTokens?: number;
   /** Masked outputs in the request as sent (earlier decisions re-applied plus new ones). */
   maskedOutputs: number;
   /** Of those, masked by this request's pass. */

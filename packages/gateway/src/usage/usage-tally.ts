@@ -9,6 +9,8 @@
  * folder), O(1) to read, and gone at a restart, which the answer's `startedAt` and `instanceId` let
  * a reader notice. At most `MAX_SESSIONS` sessions are kept, the least recently used dropped first.
  */
+import type { PriceRow } from './model-prices.js';
+import { recordNet } from './net-figures.js';
 import { sessionDigestOf } from './session-digest.js';
 import type { UsageRecord } from './usage-record.js';
 
@@ -19,6 +21,22 @@ export interface UsageFigures {
   requestsWithUsage: number;
   promptTokens: number;
   cachedTokens: number;
+  /**
+   * Net figures (net-figures.ts): the requests the provider reported cache figures for, and over
+   * them what was billed and what would have been billed without masking, in input-token
+   * equivalents at the provider's relative prices (reads and writes weighed). Net saved =
+   * `billedWithoutMasking - billed` (negative: masking billed more).
+   */
+  requestsNetMeasured: number;
+  billed: number;
+  billedWithoutMasking: number;
+  /**
+   * The same in USD, over the measured requests whose model the price table has
+   * (model-prices.ts); `requestsUnpriced` counts the others.
+   */
+  cost: number;
+  costWithoutMasking: number;
+  requestsUnpriced: number;
   /** Outputs masked by these requests' passes (each output counted once, when first masked). */
   maskedOutputs: number;
   /** Estimated tokens the masked outputs would have added to these requests whole. */
@@ -57,6 +75,12 @@ export function emptyFigures(): UsageFigures {
     requestsWithUsage: 0,
     promptTokens: 0,
     cachedTokens: 0,
+    requestsNetMeasured: 0,
+    billed: 0,
+    billedWithoutMasking: 0,
+    cost: 0,
+    costWithoutMasking: 0,
+    requestsUnpriced: 0,
     maskedOutputs: 0,
     tokensKeptOut: 0,
     bytesOffloaded: 0,
@@ -65,12 +89,24 @@ export function emptyFigures(): UsageFigures {
   };
 }
 
-function add(figures: UsageFigures, record: UsageRecord): void {
+function add(figures: UsageFigures, record: UsageRecord, price: PriceRow | undefined): void {
   figures.requests++;
   if (record.promptTokens !== undefined) {
     figures.requestsWithUsage++;
     figures.promptTokens += record.promptTokens;
     figures.cachedTokens += record.cachedTokens ?? 0;
+  }
+  const net = recordNet(record, price);
+  if (net) {
+    figures.requestsNetMeasured++;
+    figures.billed += net.billed;
+    figures.billedWithoutMasking += net.withoutMasking;
+    if (net.cost !== undefined) {
+      figures.cost += net.cost;
+      figures.costWithoutMasking += net.costWithoutMasking ?? 0;
+    } else {
+      figures.requestsUnpriced++;
+    }
   }
   figures.maskedOutputs += record.newlyMasked;
   figures.tokensKeptOut += record.tokensKeptOut;
@@ -89,14 +125,20 @@ export class UsageTally {
   /** By session digest; a Map keeps insertion order, which `add` turns into recency. */
   private readonly sessions = new Map<string, UsageFigures>();
 
+  /** `priceOf`: a model's prompt prices (model-prices.ts), for the money figures. */
+  constructor(
+    private readonly priceOf: (model: string) => PriceRow | undefined = () => undefined,
+  ) {}
+
   /** Counts one usage record (`clientSession`: the client's own session id). Never throws. */
   add(record: UsageRecord, clientSession?: string): void {
-    add(this.total, record);
+    const price = this.priceOf(record.model);
+    add(this.total, record, price);
     if (record.session === undefined) return;
     const figures = this.sessions.get(record.session) ?? emptyFigures();
     this.sessions.delete(record.session);
     this.sessions.set(record.session, figures);
-    add(figures, record);
+    add(figures, record, price);
     if (clientSession) figures.clientSession = clientSession;
     if (this.sessions.size > MAX_SESSIONS) {
       this.sessions.delete(this.sessions.keys().next().value as string);

@@ -13,7 +13,6 @@ import { api, ApiError, takeFirstView } from './api.js';
 import { byId, h } from './dom.js';
 import { formatDuration } from './format.js';
 import { overviewView } from './overview-view.js';
-import { loadPrices, type PriceRow } from './prices.js';
 import { sessionView } from './session-view.js';
 import type { SortState } from './sessions-table.js';
 import { settingsView } from './settings-view.js';
@@ -21,14 +20,12 @@ import { settingsView } from './settings-view.js';
 type Route = { view: 'overview' } | { view: 'session'; id: string } | { view: 'settings' };
 
 const state: {
-  prices: PriceRow[];
   sort: SortState;
   status?: DashboardStatus;
   statusAt: number;
-  /** Rebuilds the current view from the data it last fetched (a resize, new prices). */
+  /** Rebuilds the current view from the data it last fetched (a resize). */
   redraw?: () => HTMLElement;
 } = {
-  prices: loadPrices(),
   sort: { key: 'startedAt', descending: true },
   statusAt: 0,
 };
@@ -74,11 +71,7 @@ async function build(route: Route): Promise<() => HTMLElement> {
   state.statusAt = Date.now();
   showFooter();
   if (route.view === 'settings') {
-    return () =>
-      settingsView(status, state.prices, (rows) => {
-        state.prices = rows;
-        redraw();
-      });
+    return () => settingsView(status);
   }
   const report = preloaded?.sessions ?? (await api.sessions());
   if (route.view === 'session') {
@@ -104,7 +97,6 @@ async function build(route: Route): Promise<() => HTMLElement> {
       report,
       timeline,
       status,
-      prices: state.prices,
       sort: state.sort,
       onSort: (sort) => {
         state.sort = sort;

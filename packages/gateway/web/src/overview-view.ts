@@ -1,13 +1,13 @@
 /**
  * The overview: the totals of the kept history (requests, the provider's prompt and cached
- * tokens, toolmask's estimate of the tokens kept out and what they would have cost, outputs
- * offloaded, pass failures, requests whose upstream could not be reached), the chart of prompt tokens over time across sessions, then the
+ * tokens, toolmask's estimate of the tokens kept out, net billed against no masking as the server
+ * measured it from the provider's usage (net-billed.ts), outputs offloaded, pass failures, requests whose upstream could not be reached), the chart of prompt tokens over time across sessions, then the
  * sessions table.
  */
 import type { DashboardStatus, SessionsReport, Timeline } from '../../src/dashboard/api-types.js';
 import { h } from './dom.js';
-import { formatInteger, formatMoney, formatShare } from './format.js';
-import { moneySaved, type PriceRow } from './prices.js';
+import { formatInteger, formatShare } from './format.js';
+import { moneySaved, netCell, netNote, priced } from './net-billed.js';
 import { sessionsTable, type SortState } from './sessions-table.js';
 import { statCards, unreachableCards, type StatCard } from './stat-card.js';
 import { timelineChart } from './timeline-chart.js';
@@ -16,7 +16,6 @@ export interface OverviewInput {
   report: SessionsReport;
   timeline: Timeline;
   status?: DashboardStatus;
-  prices: readonly PriceRow[];
   sort: SortState;
   onSort: (sort: SortState) => void;
   onOpen: (id: string) => void;
@@ -79,11 +78,7 @@ function trafficCards(totals: Totals): StatCard[] {
 }
 
 /** What masking did: tokens kept out, their price, outputs offloaded, failures. */
-function maskingCards(
-  totals: Totals,
-  saved: ReturnType<typeof moneySaved>,
-  sessions: SessionsReport['sessions'],
-): StatCard[] {
+function maskingCards(totals: Totals, sessions: SessionsReport['sessions']): StatCard[] {
   return [
     {
       metric: 'tokensKeptOut',
@@ -94,17 +89,12 @@ function maskingCards(
       hint: 'Summed over requests: what the masked outputs would have added to each prompt, minus their snippets.',
     },
     {
-      metric: 'moneySaved',
-      label: 'Saved',
-      value: saved.dollars,
-      shown: formatMoney(saved.dollars),
-      note: h(
-        'a',
-        { href: '#/settings' },
-        saved.unpricedSessions > 0
-          ? `estimate; ${saved.unpricedSessions} session(s) without a price`
-          : 'estimate at the price table',
-      ),
+      metric: 'netSaved',
+      label: 'Billed vs no masking',
+      value: priced(totals) ? moneySaved(totals) : totals.netSavedTokens,
+      shown: totals.requestsNetMeasured === 0 ? '—' : netCell(totals),
+      note: h('a', { href: '#/settings' }, netNote(totals)),
+      hint: "From the provider's reported usage: what was billed, against what the unmasked prompts would have billed with the same cache rules (reads and writes at the provider's prices).",
     },
     {
       metric: 'maskedOutputs',
@@ -129,8 +119,7 @@ function maskingCards(
 
 export function overviewView(input: OverviewInput): HTMLElement {
   const { totals, sessions } = input.report;
-  const saved = moneySaved(sessions, input.prices);
-  const cards = statCards([...trafficCards(totals), ...maskingCards(totals, saved, sessions)]);
+  const cards = statCards([...trafficCards(totals), ...maskingCards(totals, sessions)]);
   return h(
     'div',
     { class: 'overview' },

@@ -1,12 +1,14 @@
 /**
  * The sessions table: client, model, started, requests, context now, peak, cache hit share,
  * cache writes (only when a session of the table has any: Gemini and OpenAI report none, and a
- * column of dashes would tell their reader nothing), masked outputs. A click on a column header sorts by it (again: the other way); a click on a
+ * column of dashes would tell their reader nothing), masked outputs, net billed against no masking
+ * (money where the model has a price; a dash where the provider reported no cache figures). A click on a column header sorts by it (again: the other way); a click on a
  * row, or Enter on it, opens the session.
  */
 import type { SessionSummary } from '../../src/dashboard/api-types.js';
 import { h, type Child } from './dom.js';
 import { formatInteger, formatShare, formatTime } from './format.js';
+import { moneySaved, netCell, netNote, priced } from './net-billed.js';
 
 export type SortKey =
   | 'client'
@@ -17,7 +19,8 @@ export type SortKey =
   | 'peakContextTokens'
   | 'cacheHitShare'
   | 'cacheWriteTokens'
-  | 'maskedOutputs';
+  | 'maskedOutputs'
+  | 'netSavedTokens';
 
 export interface SortState {
   key: SortKey;
@@ -91,6 +94,21 @@ const COLUMNS: readonly Column[] = [
   },
   CACHE_WRITES,
   count('maskedOutputs', 'Masked'),
+  {
+    key: 'netSavedTokens',
+    label: 'Net',
+    numeric: true,
+    cell: (s) =>
+      h(
+        'span',
+        {
+          title: netNote(s),
+          'data-net':
+            s.requestsNetMeasured > 0 ? String(priced(s) ? moneySaved(s) : s.netSavedTokens) : null,
+        },
+        netCell(s),
+      ),
+  },
 ];
 
 /** The columns for these sessions: cache writes only when one of them has some. */

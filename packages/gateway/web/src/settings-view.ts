@@ -1,12 +1,11 @@
 /**
  * The settings panel: what serves this page (version, uptime, source), the settings in force by
- * group, and the price table.
+ * group, and the server's price table (its money figures' prices, with their date and sources;
+ * a person changes them with `prices.json` in the state folder: docs/dashboard.md, Prices).
  */
-import type { DashboardStatus, SettingValue } from '../../src/dashboard/api-types.js';
+import type { DashboardStatus, PriceTable, SettingValue } from '../../src/dashboard/api-types.js';
 import { h } from './dom.js';
 import { formatDuration } from './format.js';
-import { priceEditor } from './price-editor.js';
-import type { PriceRow } from './prices.js';
 
 function shown(value: SettingValue): string {
   if (value === null) return '—';
@@ -28,11 +27,38 @@ function factsTable(entries: Record<string, SettingValue>, id?: string): HTMLEle
   );
 }
 
-export function settingsView(
-  status: DashboardStatus,
-  prices: PriceRow[],
-  onPrices: (rows: PriceRow[]) => void,
-): HTMLElement {
+/** USD per 1M prompt tokens, each model's row (the longest prefix of a model's name prices it). */
+function priceTable(prices: PriceTable): HTMLElement[] {
+  const header = ['Model (prefix)', 'Input', 'Cache read', 'Cache write'];
+  return [
+    h(
+      'p',
+      { class: 'muted' },
+      `USD per 1M prompt tokens, as of ${prices.date}. Sources: ${prices.sources.join('; ')}. Change or add rows with prices.json in the state folder.`,
+    ),
+    h(
+      'table',
+      { class: 'facts', id: 'price-table' },
+      h('thead', {}, h('tr', {}, ...header.map((label) => h('th', {}, label)))),
+      h(
+        'tbody',
+        {},
+        ...prices.models.map((row) =>
+          h(
+            'tr',
+            { class: 'price-row', 'data-model': row.model },
+            h('td', {}, row.model),
+            h('td', { class: 'num' }, `$${row.input}`),
+            h('td', { class: 'num' }, `$${row.cacheRead}`),
+            h('td', { class: 'num' }, `$${row.cacheWrite}`),
+          ),
+        ),
+      ),
+    ),
+  ];
+}
+
+export function settingsView(status: DashboardStatus): HTMLElement {
   const about = {
     version: status.version,
     uptime: formatDuration(status.uptimeMs),
@@ -50,6 +76,6 @@ export function settingsView(
       factsTable(entries, `settings-${group}`),
     ]),
     h('h2', {}, 'Prices'),
-    priceEditor(prices, onPrices),
+    ...priceTable(status.prices),
   );
 }

@@ -1,7 +1,7 @@
 /**
- * The PromQL functions the dashboards call: `rate` and `increase` over a range (one scrape taken
- * as counters that rose from 0 within the range: `increase` = the value, `rate` = the value / the
- * range's seconds), `vector`, `histogram_quantile` and `label_replace` (part of
+ * The PromQL functions the dashboards call: `rate`, `increase` and `delta` (of a gauge) over a
+ * range (one scrape taken as series that rose, or fell, from 0 within the range: `increase` and
+ * `delta` = the value, `rate` = the value / the range's seconds), `vector`, `histogram_quantile` and `label_replace` (part of
  * prometheus-query.ts). Any other throws.
  */
 import { histogramQuantile } from './histogram.js';
@@ -22,7 +22,8 @@ export function callFunction(name: string, args: Value[]): Value {
   };
   switch (name) {
     case 'rate':
-    case 'increase': {
+    case 'increase':
+    case 'delta': {
       const range = args[0];
       if (range?.kind !== 'range') throw new Error(`${name} needs a range selector`);
       const divisor = name === 'rate' ? range.seconds : 1;

@@ -9,8 +9,8 @@ Examples:
   $ toolmask status --state-dir ~/.toolmask/gateway --json
 
 Finds the gateway running for the state folder (toolmask gateway, announced in its gateway.json)
-and prints what it did since it started: requests, outputs masked, tokens kept out (toolmask's
-estimate), cache hits (the provider's own count), and its dashboard's address. A toolmask gemini or
+and prints what it did since it started: requests, outputs masked, net billed against no masking
+(from the provider's usage), cache hits (the provider's own count), and its dashboard's address. A toolmask gemini or
 toolmask qwen run without a toolmask gateway has a private one, which prints the run's figures
 when the client exits.
 Exit codes: 0 printed, 1 no gateway running (or it gave no figures), 2 bad usage.`;
@@ -18,7 +18,7 @@ Exit codes: 0 printed, 1 no gateway running (or it gave no figures), 2 bad usage
 export function createStatusCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('status')
     .description(
-      "Show a running gateway's savings: requests, outputs masked, tokens kept out, cache hits.",
+      "Show a running gateway's savings: requests, outputs masked, net billed against no masking, cache hits.",
     )
     .option('--state-dir <dir>', 'the gateway state folder (default ~/.toolmask/gateway)')
     .option('--json', 'print the figures as JSON')

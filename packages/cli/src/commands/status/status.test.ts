@@ -67,7 +67,7 @@ describe('toolmask status', () => {
     );
     expect(lines[1]).toBe(`upstreams  gemini ${upstream.url} (the others: the public endpoints)`);
     expect(lines[2]).toBe(
-      "since it started: 2 requests, 0 outputs masked, ~0 tokens kept out (estimated), cache hits 75% of 4,000 prompt tokens (provider's count)",
+      "since it started: 2 requests, 0 outputs masked, billed the same as without masking, cache hits 75% of 4,000 prompt tokens (provider's count)",
     );
     expect(lines[3]).toBe(`dashboard  ${gateway.dashboardUrl}`);
 

@@ -201,7 +201,7 @@ describe('the run summary when the client exits (issue 24)', () => {
       expect(run.code).toBe(exit);
       expect(run.said[0]).toBe('banner');
       expect(run.said.slice(1)).toEqual([
-        "toolmask: this run: 3 requests, 0 outputs masked, ~0 tokens kept out (estimated), cache hits 60% of 3,000 prompt tokens (provider's count)",
+        "toolmask: this run: 3 requests, 0 outputs masked, billed the same as without masking, cache hits 60% of 3,000 prompt tokens (provider's count)",
         "toolmask: dashboard: this run's gateway stopped with it; `toolmask gateway` shows its sessions",
       ]);
     },
@@ -269,7 +269,7 @@ describe('the run summary when the client exits (issue 24)', () => {
       paths,
     );
     expect(run.said[1]).toBe(
-      `toolmask: this run: 2 requests, 0 outputs masked, ~0 tokens kept out (estimated), cache hits not reported by the provider, 2 requests could not reach ${dead.url} (the client got 502; gateway.log has each)`,
+      `toolmask: this run: 2 requests, 0 outputs masked, net billed not measured (the provider reported no usage), cache hits not reported by the provider, 2 requests could not reach ${dead.url} (the client got 502; gateway.log has each)`,
     );
     const log = await fs.readFile(path.join(paths.stateDir, 'gateway.log'), 'utf8');
     expect(log).toContain(`the upstream ${dead.url} could not be reached`);
@@ -308,7 +308,7 @@ describe('the run summary when the client exits (issue 24)', () => {
       /^toolmask: using the gateway already running at http:\/\/127\.0\.0\.1:\d+ \(pid \d+\); its own masking settings apply/,
     );
     expect(run.said.slice(2)).toEqual([
-      "toolmask: this run: 2 requests, 0 outputs masked, ~0 tokens kept out (estimated), cache hits 60% of 2,000 prompt tokens (provider's count)",
+      "toolmask: this run: 2 requests, 0 outputs masked, billed the same as without masking, cache hits 60% of 2,000 prompt tokens (provider's count)",
       'toolmask: the gateway also carried 1 request of other clients meanwhile (not counted above)',
       `toolmask: dashboard ${standalone.dashboardUrl}`,
     ]);

@@ -105,15 +105,48 @@ function plural(count: number, one: string, many = `${one}s`): string {
 }
 
 /**
- * The figures in one line: requests, outputs masked, tokens kept out (toolmask's estimate) and
- * the share of prompt tokens the provider reported as cached (its own count, when it sent one).
+ * Net billed against no masking, from the provider's reported usage (the gateway's counterfactual:
+ * gateway/src/usage/net-billing.ts): "billed 12% less than without masking (8,123 tokens, $0.04)",
+ * or more, honestly. Tokens are input-token equivalents (reads and writes at the provider's
+ * relative prices); money only when every measured request's model has a price. Where the provider
+ * reported no cache figures, it says so and shows no money.
+ */
+export function describeNet(figures: UsageFigures, palette: Palette): string {
+  // An older gateway does not measure it (undefined).
+  if (figures.requestsNetMeasured === undefined) return 'net billed not measured by this gateway';
+  if (figures.requestsNetMeasured === 0) {
+    return figures.requestsWithUsage === 0
+      ? 'net billed not measured (the provider reported no usage)'
+      : 'net billed not measured (the provider reported no cache figures)';
+  }
+  const net = figures.billedWithoutMasking - figures.billed;
+  const share =
+    figures.billedWithoutMasking > 0 ? Math.abs(net / figures.billedWithoutMasking) * 100 : 0;
+  const percent = share > 0 && share < 1 ? share.toFixed(1) : String(Math.round(share));
+  const tokens = formatInteger(Math.round(Math.abs(net)));
+  const money =
+    figures.requestsUnpriced === 0
+      ? `, $${Math.abs(figures.costWithoutMasking - figures.cost).toFixed(2)}`
+      : `; no price for the model of ${plural(figures.requestsUnpriced, 'request')}`;
+  const partial =
+    figures.requestsNetMeasured < figures.requests
+      ? ` over the ${formatInteger(figures.requestsNetMeasured)} requests with cache figures`
+      : '';
+  if (Math.round(net) === 0) return `billed the same as without masking${partial}`;
+  const direction = net > 0 ? 'less' : 'more';
+  return `billed ${palette.bold(`${percent}% ${direction}`)} than without masking (${tokens} tokens${money})${partial}`;
+}
+
+/**
+ * The figures in one line: requests, outputs masked, net billed against no masking (from the
+ * provider's usage) and the share of prompt tokens the provider reported as cached.
  */
 export function describeFigures(figures: UsageFigures, palette: Palette): string {
   if (figures.requests === 0) return 'no model request went through the gateway';
   const parts = [
     plural(figures.requests, 'request'),
     `${palette.bold(formatInteger(figures.maskedOutputs))} ${figures.maskedOutputs === 1 ? 'output' : 'outputs'} masked`,
-    `${palette.bold(`~${formatInteger(figures.tokensKeptOut)}`)} tokens kept out (estimated)`,
+    describeNet(figures, palette),
   ];
   if (figures.requestsWithUsage === 0 || figures.promptTokens === 0) {
     parts.push('cache hits not reported by the provider');

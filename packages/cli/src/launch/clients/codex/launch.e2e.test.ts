@@ -238,7 +238,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
       /^toolmask: resume through toolmask: toolmask codex resume [0-9a-f-]{36}$/,
     );
     expect(lines.at(-3)).toMatch(
-      /^toolmask: this run: 7 requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
+      /^toolmask: this run: 7 requests, [1-9]\d* outputs masked, (?:billed \d+(?:\.\d)?% (?:less|more) than without masking \([\d,]+ tokens(?:, \$[\d.]+|; no price for the model of [\d,]+ requests?)\)|billed the same as without masking|net billed not measured \([a-z ]+\))(?: over the [\d,]+ requests with cache figures)?, cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
     );
     expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
     console.log(

@@ -289,7 +289,7 @@ describe('toolmask gemini with the real gemini binary', () => {
     const summary = summaryOf(result.stderr);
     expect(summary).toMatch(
       new RegExp(
-        `^toolmask: this run: ${SHELL_STEPS + 3} requests, [1-9]\\d* outputs masked, ~[1-9][\\d,]* tokens kept out \\(estimated\\), cache hits \\d+% of [\\d,]+ prompt tokens \\(provider's count\\)$`,
+        `^toolmask: this run: ${SHELL_STEPS + 3} requests, [1-9]\\d* outputs masked, (?:billed \\d+(?:\\.\\d)?% (?:less|more) than without masking \\([\\d,]+ tokens(?:, \\$[\\d.]+|; no price for the model of [\\d,]+ requests?)\\)|billed the same as without masking|net billed not measured \\([a-z ]+\\))(?: over the [\\d,]+ requests with cache figures)?, cache hits \\d+% of [\\d,]+ prompt tokens \\(provider's count\\)$`,
       ),
     );
     expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(

@@ -250,7 +250,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
         /^toolmask: resume through toolmask: toolmask opencode -s ses_[0-9A-Za-z]+$/,
       );
       expect(lines.at(-3)).toMatch(
-        /^toolmask: this run: \d+ requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
+        /^toolmask: this run: \d+ requests, [1-9]\d* outputs masked, (?:billed \d+(?:\.\d)?% (?:less|more) than without masking \([\d,]+ tokens(?:, \$[\d.]+|; no price for the model of [\d,]+ requests?)\)|billed the same as without masking|net billed not measured \([a-z ]+\))(?: over the [\d,]+ requests with cache figures)?, cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
       );
       expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
       console.log(`${lines[0]}\n${lines.slice(-3).join('\n')}`);

@@ -240,7 +240,7 @@ describe('toolmask qwen with the real qwen binary', () => {
     // When qwen exits, the run's figures and where its sessions are (issue 24, items 7 and the
     // summary): after everything qwen printed.
     expect(lines.at(-2)).toMatch(
-      /^toolmask: this run: \d+ requests, [1-9]\d* outputs masked, ~[1-9][\d,]* tokens kept out \(estimated\), cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
+      /^toolmask: this run: \d+ requests, [1-9]\d* outputs masked, (?:billed \d+(?:\.\d)?% (?:less|more) than without masking \([\d,]+ tokens(?:, \$[\d.]+|; no price for the model of [\d,]+ requests?)\)|billed the same as without masking|net billed not measured \([a-z ]+\))(?: over the [\d,]+ requests with cache figures)?, cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
     );
     expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
   }, 180_000);
