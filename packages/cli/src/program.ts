@@ -29,7 +29,38 @@ Examples:
 Exit codes: 0 done, 1 failure, 2 bad usage or bad input. A closed pipe (| head) ends output quietly.
 Documentation: ${documentation}`;
 
-export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+type CommandFactory = (io: CliIo, setExitCode: (code: number) => void) => Command;
+
+/** The commands in the order help lists them, by name (the name is the command's own). */
+const COMMANDS: ReadonlyArray<readonly [string, CommandFactory]> = [
+  ['replay', createReplayCommand],
+  ['outputs', createOutputsCommand],
+  ['gateway', createGatewayCommand],
+  ['keys', createKeysCommand],
+  // One launcher per client of the registry, in its order.
+  ...CLIENTS.map(
+    (client) =>
+      [
+        client.name,
+        (io: CliIo, set: (code: number) => void) => createLaunchCommand(client, io, set),
+      ] as const,
+  ),
+  ['setup', createSetupCommand],
+  ['status', createStatusCommand],
+  ['dashboard', createDashboardCommand],
+];
+
+/**
+ * The program. With `only` (the first argument, when it names a command), only that command is
+ * declared: declaring every command's options costs tens of ms of CPU (commander checks each
+ * option against the ones before it, and replay has a flag per setting), which a launcher would
+ * pay before its client starts. Anything else (no command, help, a typo) declares them all.
+ */
+export function createProgram(
+  io: CliIo,
+  setExitCode: (code: number) => void,
+  only?: string,
+): Command {
   const program = new Command('toolmask')
     // Options after a launcher's name (toolmask gemini -m x) belong to the launched command.
     .enablePositionalOptions()
@@ -38,17 +69,11 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     )
     .version(CLI_VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', examples(cliDocumentationPath()))
-    .addCommand(createReplayCommand(io, setExitCode))
-    .addCommand(createOutputsCommand(io, setExitCode))
-    .addCommand(createGatewayCommand(io, setExitCode))
-    .addCommand(createKeysCommand(io, setExitCode));
-  // One launcher per client of the registry, in its order.
-  for (const client of CLIENTS) program.addCommand(createLaunchCommand(client, io, setExitCode));
-  program
-    .addCommand(createSetupCommand(io, setExitCode))
-    .addCommand(createStatusCommand(io, setExitCode))
-    .addCommand(createDashboardCommand(io, setExitCode));
+    .addHelpText('after', examples(cliDocumentationPath()));
+  const named = COMMANDS.some(([name]) => name === only);
+  for (const [name, create] of COMMANDS) {
+    if (!named || name === only) program.addCommand(create(io, setExitCode));
+  }
 
   const configure = (command: Command) => {
     command.exitOverride().configureOutput({
@@ -64,9 +89,13 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
 /** Runs `toolmask` with `args` (without node and script). Resolves to the exit code. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   let exitCode = EXIT_OK;
-  const program = createProgram(io, (code) => {
-    exitCode = code;
-  });
+  const program = createProgram(
+    io,
+    (code) => {
+      exitCode = code;
+    },
+    args[0],
+  );
   try {
     await program.parseAsync([...args], { from: 'user' });
     return exitCode;
