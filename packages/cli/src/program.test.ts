@@ -16,15 +16,15 @@ function captured(): { io: CliIo; stdout: () => string } {
 const ALL = ['replay', 'outputs', 'gateway', 'keys', 'gemini', 'qwen', 'claude', 'opencode'];
 
 describe('the program declares only the command it runs', () => {
-  it('declares one command when the first argument names it, every command otherwise', () => {
+  it('declares one command when the first argument names it, every command otherwise', async () => {
     const { io } = captured();
-    const names = (only?: string) =>
-      createProgram(io, () => undefined, only).commands.map((command) => command.name());
-    expect(names('claude')).toEqual(['claude']);
-    expect(names('replay')).toEqual(['replay']);
-    const all = names();
+    const names = async (only?: string) =>
+      (await createProgram(io, () => undefined, only)).commands.map((command) => command.name());
+    expect(await names('claude')).toEqual(['claude']);
+    expect(await names('replay')).toEqual(['replay']);
+    const all = await names();
     expect(all).toEqual(expect.arrayContaining([...ALL, 'codex', 'setup', 'status', 'dashboard']));
-    for (const other of ['help', '--help', 'clade', '-x']) expect(names(other)).toEqual(all);
+    for (const other of ['help', '--help', 'clade', '-x']) expect(await names(other)).toEqual(all);
   });
 
   it("prints a command's help as it does with every command declared", async () => {

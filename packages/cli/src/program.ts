@@ -6,14 +6,6 @@ import { Command, CommanderError } from 'commander';
 import { MissingPackageError } from '@toolmask/core/errors';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
-import { createDashboardCommand } from './commands/dashboard/dashboard-command.js';
-import { createGatewayCommand } from './commands/gateway/gateway-command.js';
-import { createLaunchCommand } from './commands/launch/launch-command.js';
-import { createSetupCommand } from './commands/setup/setup-command.js';
-import { createStatusCommand } from './commands/status/status-command.js';
-import { createKeysCommand } from './commands/keys/keys-command.js';
-import { createOutputsCommand } from './commands/outputs/outputs-command.js';
-import { createReplayCommand } from './commands/replay/replay-command.js';
 import { cliDocumentationPath } from './docs-location.js';
 import { CLIENTS } from './launch/clients/index.js';
 import { CLI_VERSION } from './version.js';
@@ -31,23 +23,38 @@ Documentation: ${documentation}`;
 
 type CommandFactory = (io: CliIo, setExitCode: (code: number) => void) => Command;
 
-/** The commands in the order help lists them, by name (the name is the command's own). */
-const COMMANDS: ReadonlyArray<readonly [string, CommandFactory]> = [
-  ['replay', createReplayCommand],
-  ['outputs', createOutputsCommand],
-  ['gateway', createGatewayCommand],
-  ['keys', createKeysCommand],
+/**
+ * The commands in the order help lists them, by name (the name is the command's own), each
+ * declaration's module loaded only when the command is declared.
+ */
+const COMMANDS: ReadonlyArray<readonly [string, () => Promise<CommandFactory>]> = [
+  ['replay', async () => (await import('./commands/replay/replay-command.js')).createReplayCommand],
+  [
+    'outputs',
+    async () => (await import('./commands/outputs/outputs-command.js')).createOutputsCommand,
+  ],
+  [
+    'gateway',
+    async () => (await import('./commands/gateway/gateway-command.js')).createGatewayCommand,
+  ],
+  ['keys', async () => (await import('./commands/keys/keys-command.js')).createKeysCommand],
   // One launcher per client of the registry, in its order.
   ...CLIENTS.map(
     (client) =>
       [
         client.name,
-        (io: CliIo, set: (code: number) => void) => createLaunchCommand(client, io, set),
+        async () => {
+          const { createLaunchCommand } = await import('./commands/launch/launch-command.js');
+          return (io: CliIo, set: (code: number) => void) => createLaunchCommand(client, io, set);
+        },
       ] as const,
   ),
-  ['setup', createSetupCommand],
-  ['status', createStatusCommand],
-  ['dashboard', createDashboardCommand],
+  ['setup', async () => (await import('./commands/setup/setup-command.js')).createSetupCommand],
+  ['status', async () => (await import('./commands/status/status-command.js')).createStatusCommand],
+  [
+    'dashboard',
+    async () => (await import('./commands/dashboard/dashboard-command.js')).createDashboardCommand,
+  ],
 ];
 
 /**
@@ -56,11 +63,11 @@ const COMMANDS: ReadonlyArray<readonly [string, CommandFactory]> = [
  * option against the ones before it, and replay has a flag per setting), which a launcher would
  * pay before its client starts. Anything else (no command, help, a typo) declares them all.
  */
-export function createProgram(
+export async function createProgram(
   io: CliIo,
   setExitCode: (code: number) => void,
   only?: string,
-): Command {
+): Promise<Command> {
   const program = new Command('toolmask')
     // Options after a launcher's name (toolmask gemini -m x) belong to the launched command.
     .enablePositionalOptions()
@@ -71,9 +78,9 @@ export function createProgram(
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', examples(cliDocumentationPath()));
   const named = COMMANDS.some(([name]) => name === only);
-  for (const [name, create] of COMMANDS) {
-    if (!named || name === only) program.addCommand(create(io, setExitCode));
-  }
+  const declared = COMMANDS.filter(([name]) => !named || name === only);
+  const factories = await Promise.all(declared.map(([, load]) => load()));
+  for (const create of factories) program.addCommand(create(io, setExitCode));
 
   const configure = (command: Command) => {
     command.exitOverride().configureOutput({
@@ -89,7 +96,7 @@ export function createProgram(
 /** Runs `toolmask` with `args` (without node and script). Resolves to the exit code. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   let exitCode = EXIT_OK;
-  const program = createProgram(
+  const program = await createProgram(
     io,
     (code) => {
       exitCode = code;
