@@ -6,14 +6,6 @@ import { Command, CommanderError } from 'commander';
 import { MissingPackageError } from '@toolmask/core/errors';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
-import { createDashboardCommand } from './commands/dashboard/dashboard-command.js';
-import { createGatewayCommand } from './commands/gateway/gateway-command.js';
-import { createLaunchCommand } from './commands/launch/launch-command.js';
-import { createSetupCommand } from './commands/setup/setup-command.js';
-import { createStatusCommand } from './commands/status/status-command.js';
-import { createKeysCommand } from './commands/keys/keys-command.js';
-import { createOutputsCommand } from './commands/outputs/outputs-command.js';
-import { createReplayCommand } from './commands/replay/replay-command.js';
 import { cliDocumentationPath } from './docs-location.js';
 import { CLIENTS } from './launch/clients/index.js';
 import { CLI_VERSION } from './version.js';
@@ -29,7 +21,53 @@ Examples:
 Exit codes: 0 done, 1 failure, 2 bad usage or bad input. A closed pipe (| head) ends output quietly.
 Documentation: ${documentation}`;
 
-export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+type CommandFactory = (io: CliIo, setExitCode: (code: number) => void) => Command;
+
+/**
+ * The commands in the order help lists them, by name (the name is the command's own), each
+ * declaration's module loaded only when the command is declared.
+ */
+const COMMANDS: ReadonlyArray<readonly [string, () => Promise<CommandFactory>]> = [
+  ['replay', async () => (await import('./commands/replay/replay-command.js')).createReplayCommand],
+  [
+    'outputs',
+    async () => (await import('./commands/outputs/outputs-command.js')).createOutputsCommand,
+  ],
+  [
+    'gateway',
+    async () => (await import('./commands/gateway/gateway-command.js')).createGatewayCommand,
+  ],
+  ['keys', async () => (await import('./commands/keys/keys-command.js')).createKeysCommand],
+  // One launcher per client of the registry, in its order.
+  ...CLIENTS.map(
+    (client) =>
+      [
+        client.name,
+        async () => {
+          const { createLaunchCommand } = await import('./commands/launch/launch-command.js');
+          return (io: CliIo, set: (code: number) => void) => createLaunchCommand(client, io, set);
+        },
+      ] as const,
+  ),
+  ['setup', async () => (await import('./commands/setup/setup-command.js')).createSetupCommand],
+  ['status', async () => (await import('./commands/status/status-command.js')).createStatusCommand],
+  [
+    'dashboard',
+    async () => (await import('./commands/dashboard/dashboard-command.js')).createDashboardCommand,
+  ],
+];
+
+/**
+ * The program. With `only` (the first argument, when it names a command), only that command is
+ * declared: declaring every command's options costs tens of ms of CPU (commander checks each
+ * option against the ones before it, and replay has a flag per setting), which a launcher would
+ * pay before its client starts. Anything else (no command, help, a typo) declares them all.
+ */
+export async function createProgram(
+  io: CliIo,
+  setExitCode: (code: number) => void,
+  only?: string,
+): Promise<Command> {
   const program = new Command('toolmask')
     // Options after a launcher's name (toolmask gemini -m x) belong to the launched command.
     .enablePositionalOptions()
@@ -38,17 +76,11 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     )
     .version(CLI_VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', examples(cliDocumentationPath()))
-    .addCommand(createReplayCommand(io, setExitCode))
-    .addCommand(createOutputsCommand(io, setExitCode))
-    .addCommand(createGatewayCommand(io, setExitCode))
-    .addCommand(createKeysCommand(io, setExitCode));
-  // One launcher per client of the registry, in its order.
-  for (const client of CLIENTS) program.addCommand(createLaunchCommand(client, io, setExitCode));
-  program
-    .addCommand(createSetupCommand(io, setExitCode))
-    .addCommand(createStatusCommand(io, setExitCode))
-    .addCommand(createDashboardCommand(io, setExitCode));
+    .addHelpText('after', examples(cliDocumentationPath()));
+  const named = COMMANDS.some(([name]) => name === only);
+  const declared = COMMANDS.filter(([name]) => !named || name === only);
+  const factories = await Promise.all(declared.map(([, load]) => load()));
+  for (const create of factories) program.addCommand(create(io, setExitCode));
 
   const configure = (command: Command) => {
     command.exitOverride().configureOutput({
@@ -64,9 +96,13 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
 /** Runs `toolmask` with `args` (without node and script). Resolves to the exit code. */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   let exitCode = EXIT_OK;
-  const program = createProgram(io, (code) => {
-    exitCode = code;
-  });
+  const program = await createProgram(
+    io,
+    (code) => {
+      exitCode = code;
+    },
+    args[0],
+  );
   try {
     await program.parseAsync([...args], { from: 'user' });
     return exitCode;

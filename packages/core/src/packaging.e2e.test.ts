@@ -176,6 +176,21 @@ describe('the packed packages in a host that has its own @google/gemini-cli-core
     }
   });
 
+  it('the tarballs ship no source or declaration maps (their sources are not in the package)', () => {
+    for (const name of ['core', 'gateway', 'cli']) {
+      const dist = path.join(host, 'node_modules', '@toolmask', name, 'dist');
+      const files = fs.readdirSync(dist, { recursive: true }) as string[];
+      expect(
+        files.filter((file) => file.endsWith('.map')),
+        name,
+      ).toEqual([]);
+      expect(
+        files.some((file) => file.endsWith('.d.ts')),
+        name,
+      ).toBe(true);
+    }
+  });
+
   it("every tarball carries the LICENSE (the repository's Apache-2.0 text) and a README", () => {
     const license = fs.readFileSync(path.join(repo, 'LICENSE'), 'utf8');
     expect(license).toMatch(/^\s+Apache License\s+Version 2\.0, January 2004/);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   formatAge,
   formatBytes,
@@ -30,5 +30,37 @@ describe('number formats', () => {
     expect(table.replace(ansi, '')).toBe(
       ['               none', 'requests      5,036', 'cache breaks      0'].join('\n'),
     );
+  });
+});
+
+describe('loading the number formats', () => {
+  it('starts no Intl.NumberFormat until a number is formatted (ICU is ~30 ms of start-up)', async () => {
+    const Original = Intl.NumberFormat;
+    let made = 0;
+    const Counting = class extends Original {
+      constructor(...args: ConstructorParameters<typeof Original>) {
+        super(...args);
+        made += 1;
+      }
+    };
+    Object.defineProperty(Intl, 'NumberFormat', {
+      value: Counting,
+      configurable: true,
+      writable: true,
+    });
+    try {
+      vi.resetModules();
+      const fresh = await import('./format.js');
+      expect(made).toBe(0);
+      expect(fresh.formatInteger(1234)).toBe('1,234');
+      expect(fresh.formatInteger(5678)).toBe('5,678');
+      expect(made).toBe(1);
+    } finally {
+      Object.defineProperty(Intl, 'NumberFormat', {
+        value: Original,
+        configurable: true,
+        writable: true,
+      });
+    }
   });
 });
