@@ -37,17 +37,18 @@ import {
 import { BodyBudget, PassSlots } from './pipeline/request-bounds.js';
 import type { AccessRules } from './server/access.js';
 import { createMcpEndpoint } from './server/mcp-endpoint.js';
+import { closer } from './server/gateway-close.js';
 import { RequestsInFlight, serveRoutes } from './server/route-table.js';
 import { scheduleStateRetention } from './state/state-retention.js';
 import { DEFAULT_UPSTREAMS, shownUpstreams, type UpstreamUrls } from './upstream/upstreams.js';
 import { createGatewayTelemetry, type GatewayTelemetry } from './usage/gateway-telemetry.js';
-import { builtInPrices, loadPrices, priceOf, type PriceTable } from './usage/model-prices.js';
-import { UsageTally } from './usage/usage-tally.js';
+import type { PriceTable } from './usage/model-prices.js';
+import { usageTotals } from './usage/prices-in-force.js';
+import type { UsageTally } from './usage/usage-tally.js';
 import { GATEWAY_VERSION } from './version.js';
 import { localWiring } from './wiring/local-wiring.js';
 import { teamWiring } from './wiring/team-wiring.js';
 import type { Wiring } from './wiring/wiring.js';
-import type { QueuedOutputStore } from './state/outputs/queued-output-store.js';
 
 /** The options' bounds and names, their defaults applied. */
 interface Limits {
@@ -145,63 +146,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 }
 
-interface Closing {
-  retention: { stop(): void; first: Promise<unknown> };
-  dashboard: { close(): void };
-  inFlight: RequestsInFlight;
-  queue: QueuedOutputStore | undefined;
-  telemetry: { shutdown(): Promise<void> };
-  log: (line: string) => void;
-}
-
-/**
- * The gateway's `close`: requests in flight first, then the queued outputs, within what is left of
- * the timeout (a disk that hangs must not hold the stop; what is left unwritten is said, and the
- * client's next request to any gateway carries those outputs again), then the telemetry.
- */
-function closer(parts: Closing): (timeoutMs?: number) => Promise<void> {
-  const { retention, dashboard, inFlight, queue, telemetry, log } = parts;
-  return async (timeoutMs = 30_000) => {
-    retention.stop();
-    dashboard.close();
-    const deadline = performance.now() + timeoutMs;
-    await inFlight.settled(timeoutMs);
-    const left = Math.max(0, Math.round(deadline - performance.now()));
-    if (queue && !(await queue.flush(left))) {
-      log(
-        `[toolmask gateway] stopped with ${queue.queuedBytes} bytes of outputs not yet written (the disk did not answer within ${left} ms)`,
-      );
-    }
-    await retention.first;
-    await telemetry.shutdown();
-  };
-}
-
 /** The dashboard, with the wiring's sign-in page and the prices of its money figures. */
 function gatewayDashboard(
   parts: { source: GatewaySource; rules: AccessRules; now: () => number; prices: PriceTable },
   wiring: Wiring,
 ) {
   return createDashboard({ ...parts, signInPage: wiring.signInPage, version: GATEWAY_VERSION });
-}
-
-/** The running totals for the terminal, priced by the table in force. */
-function usageTotals(
-  stateDir: string,
-  log: (line: string) => void,
-): { prices: PriceTable; tally: UsageTally } {
-  const prices = pricesIn(stateDir, log);
-  return { prices, tally: new UsageTally((model) => priceOf(model, prices)) };
-}
-
-/** The price table in force (model-prices.ts); a bad `prices.json` is said, and the built-in one used. */
-function pricesIn(stateDir: string, log: (line: string) => void): PriceTable {
-  try {
-    return loadPrices(stateDir);
-  } catch (error) {
-    log(`[toolmask gateway] ${describeError(error)}; using the built-in prices`);
-    return builtInPrices();
-  }
 }
 
 /** `/mcp`: the read-back, and the search where the wiring can search. */
