@@ -67,10 +67,13 @@ export function recordExchange(
     ...(exchange.owner.name !== undefined ? { owner: exchange.owner.name } : {}),
   };
   // The conversation's state first, as before: its next pass queues behind this `finish`.
-  const state = finishConversation(context, { exchange, masked, usage, record });
+  let netSet: () => void = () => undefined;
+  const netReady = new Promise<void>((resolve) => (netSet = resolve));
+  const state = finishConversation(context, { exchange, masked, usage, record }, netSet);
   const usageWritten = (async () => {
-    // After the conversation's step, which sets the record's net figures.
-    await state;
+    // After the conversation's net step, which sets the record's net figures (not after its save:
+    // the record is written beside the state, as the dashboard expects it by the answer's end).
+    await Promise.race([netReady, state]);
     // For the dashboard's sessions only (a router call folds into its session).
     Object.assign(
       record,
@@ -95,6 +98,7 @@ async function finishConversation(
     usage: UsageReport;
     record: UsageRecord;
   },
+  netSet: () => void,
 ): Promise<void> {
   const { exchange, masked, usage, record } = finished;
   const { conversation } = masked;
@@ -102,6 +106,7 @@ async function finishConversation(
     // In turn with the conversation's passes: the next one sees this answer's time and usage.
     await conversation.exclusive(() => {
       const net = netStep(exchange, masked.body, conversation.meta, usage, record);
+      netSet();
       return conversation.finish(usage, {
         startedAt: conversation.meta?.startedAt ?? record.at,
         client: record.client,
