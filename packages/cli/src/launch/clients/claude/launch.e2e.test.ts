@@ -10,13 +10,13 @@
  * each command prints about 24,500 characters: whole when new, masked later. A second run prints
  * more than that once: the read-back and the search reach the file Claude Code saved it to.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseMaskedSnippet } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
+import { runToolmask } from '@toolmask/test-support/run-toolmask';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { processMarker, processesMarked } from '@toolmask/test-support/marked-processes';
 import {
@@ -31,7 +31,6 @@ import {
 import { CLAUDE_READ_BACK_TOOL, CLAUDE_SEARCH_TOOL } from './launch.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../..');
-const CLI = path.join(repo, 'packages/cli/dist/index.js');
 const BIN = path.join(repo, 'node_modules/.bin');
 const BASH_STEPS = 4;
 const FINAL = 'FINAL ANSWER: the numbers are in.';
@@ -114,20 +113,6 @@ function claudeEnv(home: string, anthropicUrl: string): Record<string, string> {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
   };
-}
-
-async function runToolmask(args: string[], env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout, stderr };
 }
 
 describe.skipIf(!existsSync(path.join(BIN, 'claude')))(

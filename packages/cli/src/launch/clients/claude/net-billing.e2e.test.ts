@@ -5,18 +5,17 @@
  * masked run must bill no more than the unmasked one, and its exit line's net figure must be the
  * fakes' own bills' difference (to the rounding of the two runs' token counts: one per request).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runToolmask } from '@toolmask/test-support/run-toolmask';
 import { anthropicAnswer, toolResultsOf } from '@toolmask/test-support/fake-anthropic';
 import { anthropicUsageOf } from '@toolmask/test-support/fake-prefix-bill';
 import { maskedAndUnmasked, netTokensOf } from '@toolmask/test-support/net-billing-run';
 import { processMarker } from '@toolmask/test-support/marked-processes';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../..');
-const CLI = path.join(repo, 'packages/cli/dist/index.js');
 const BIN = path.join(repo, 'node_modules/.bin');
 const STEPS = 15;
 const FINAL = 'FINAL ANSWER: done.';
@@ -65,30 +64,20 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))('toolmask claude: net bil
           '--masking-settings',
           maskingSettings,
         ];
-        const child = spawn(
-          process.execPath,
-          [CLI, ...args, '-p', 'Print some numbers.', '--allowedTools', 'Bash'],
+        return runToolmask(
+          [...args, '-p', 'Print some numbers.', '--allowedTools', 'Bash'],
           {
-            cwd: project,
-            env: {
-              PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
-              ...marker,
-              HOME: home,
-              NO_COLOR: '1',
-              ANTHROPIC_BASE_URL: upstreamUrl,
-              ANTHROPIC_API_KEY: 'fake-anthropic-key',
-              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-              DISABLE_AUTOUPDATER: '1',
-            },
-            stdio: ['ignore', 'pipe', 'pipe'],
+            PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+            ...marker,
+            HOME: home,
+            NO_COLOR: '1',
+            ANTHROPIC_BASE_URL: upstreamUrl,
+            ANTHROPIC_API_KEY: 'fake-anthropic-key',
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+            DISABLE_AUTOUPDATER: '1',
           },
+          project,
         );
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-        return { code, stdout, stderr };
       },
     });
     for (const { run } of [masked, unmasked]) {

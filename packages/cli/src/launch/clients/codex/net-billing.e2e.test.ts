@@ -6,18 +6,17 @@
  * API reports them (cached tokens only: a write is an input token), within 1% (the real codex
  * does not send the same bodies twice).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runToolmask } from '@toolmask/test-support/run-toolmask';
 import { responsesAnswer, toolOutputsOf } from '@toolmask/test-support/fake-openai-responses';
 import { responsesUsageOf, type BillTotals } from '@toolmask/test-support/fake-prefix-bill';
 import { maskedAndUnmasked, netTokensOf } from '@toolmask/test-support/net-billing-run';
 import { processMarker } from '@toolmask/test-support/marked-processes';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../..');
-const CLI = path.join(repo, 'packages/cli/dist/index.js');
 const BIN = path.join(repo, 'node_modules/.bin');
 const STEPS = 15;
 const FINAL = 'FINAL ANSWER: done.';
@@ -80,27 +79,17 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex: net billi
           '--masking-settings',
           maskingSettings,
         ];
-        const child = spawn(
-          process.execPath,
-          [CLI, ...args, 'exec', '--skip-git-repo-check', 'Print some numbers.'],
+        return runToolmask(
+          [...args, 'exec', '--skip-git-repo-check', 'Print some numbers.'],
           {
-            cwd: project,
-            env: {
-              PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
-              ...marker,
-              HOME: home,
-              FAKE_KEY: 'fake-openai-key',
-              NO_COLOR: '1',
-            },
-            stdio: ['ignore', 'pipe', 'pipe'],
+            PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+            ...marker,
+            HOME: home,
+            FAKE_KEY: 'fake-openai-key',
+            NO_COLOR: '1',
           },
+          project,
         );
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-        return { code, stdout, stderr };
       },
     });
     for (const { run } of [masked, unmasked]) {

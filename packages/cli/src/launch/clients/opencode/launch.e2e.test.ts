@@ -8,13 +8,13 @@
  *
  * opencode keeps the tail of an output over 2,000 lines itself: each command prints 1,500.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseMaskedSnippet } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
+import { runToolmask } from '@toolmask/test-support/run-toolmask';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { processMarker, processesMarked } from '@toolmask/test-support/marked-processes';
 import {
@@ -29,7 +29,6 @@ import { OPENCODE_READ_BACK_TOOL } from './launch.js';
 const OPENCODE_SEARCH_TOOL = 'toolmask_search_tool_outputs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../..');
-const CLI = path.join(repo, 'packages/cli/dist/index.js');
 const BIN = path.join(repo, 'node_modules/.bin');
 const SHELL_STEPS = 4;
 const FINAL = 'FINAL ANSWER: the rows are in.';
@@ -109,20 +108,6 @@ function scripted() {
     }
     return openAiAnswer({ content: FINAL }, usage);
   };
-}
-
-async function runToolmask(args: string[], env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout, stderr };
 }
 
 describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(

@@ -4,13 +4,13 @@
  * the model runs a bulky shell command several times, reads one masked output back through the
  * gateway's MCP tool, then answers.
  */
-import { spawn, type SpawnOptions } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseMaskedSnippet } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
+import { runToolmask } from '@toolmask/test-support/run-toolmask';
 import {
   PrefixCache,
   openAiAnswer,
@@ -21,7 +21,6 @@ import { FINAL_PREFIX, SEARCHED_LINE, nextStep } from '@toolmask/test-support/sc
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../..');
-const CLI = path.join(repo, 'packages/cli/dist/index.js');
 const QWEN = path.join(repo, 'node_modules/@qwen-code/qwen-code/cli-entry.js');
 const SHELL_STEPS = 6;
 const READ_TOOL = 'mcp__toolmask__read_tool_output';
@@ -44,20 +43,8 @@ function textOf(content: unknown): string {
 }
 
 /** Runs the `toolmask` command to its end; its exit code and what it printed. */
-async function runToolmask(
-  args: string[],
-  options: Pick<SpawnOptions, 'cwd' | 'env'>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    ...options,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout, stderr };
+function runToolmaskIn(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  return runToolmask(args, options.env, options.cwd);
 }
 
 /** The main conversation (not a side request such as a summary): qwen's own system prompt. */
@@ -154,7 +141,7 @@ describe('toolmask qwen with the real qwen binary', () => {
       }),
     );
     const upstream = await scriptedQwen();
-    const { code, stdout, stderr } = await runToolmask(
+    const { code, stdout, stderr } = await runToolmaskIn(
       [
         'qwen',
         '--qwen-bin',
@@ -264,7 +251,7 @@ describe('toolmask qwen with the real qwen binary', () => {
     );
     const upstream = await startFakeUpstream(() => openAiAnswer({ content: 'hello' }));
     cleanups.push(() => upstream.close());
-    const { code, stdout, stderr } = await runToolmask(
+    const { code, stdout, stderr } = await runToolmaskIn(
       [
         'qwen',
         '--qwen-bin',
