@@ -16,9 +16,8 @@ import { redisAvailable, startRedisServer } from '@toolmask/test-support/redis-s
 import {
   gatewayFixture,
   post,
-  shellOutput,
+  shellHistory,
   startTestGateway,
-  type ContentLike,
 } from '../test-utils/gemini-client.js';
 import { openTeamStores } from '../state/team-stores.js';
 
@@ -34,30 +33,6 @@ const ALICE = { 'x-goog-api-key': 'alice-provider-key' };
  */
 const PROMISED_MS = 250;
 const SLACK_MS = 1_750;
-
-function history(tag: string, outputs: number): string {
-  const contents: ContentLike[] = [{ role: 'user', parts: [{ text: `build ${tag}` }] }];
-  for (let index = 0; index < outputs; index++) {
-    const id = `${tag}-${index}`;
-    contents.push({
-      role: 'model',
-      parts: [{ functionCall: { id, name: 'run_shell_command', args: {} } }],
-    });
-    contents.push({
-      role: 'user',
-      parts: [
-        {
-          functionResponse: {
-            id,
-            name: 'run_shell_command',
-            response: { output: shellOutput(id, 2_000) },
-          },
-        },
-      ],
-    });
-  }
-  return JSON.stringify({ contents });
-}
 
 async function replicaOnRedis(outputs?: string) {
   const redis = await startRedisServer();
@@ -131,8 +106,12 @@ describe.runIf(runs)('a team replica while Redis is frozen (finding 7)', () => {
       // A key not looked up before the freeze: it cannot be checked.
       const key = await stores.keys.create('bob');
       // Proven by the provider's first answer, then masked: its outputs saved.
-      expect((await post(`${running.url}${GEMINI}`, history('proof', 1), ALICE)).status).toBe(200);
-      expect((await post(`${running.url}${GEMINI}`, history('warm', 12), ALICE)).status).toBe(200);
+      expect((await post(`${running.url}${GEMINI}`, shellHistory('proof', 1), ALICE)).status).toBe(
+        200,
+      );
+      expect((await post(`${running.url}${GEMINI}`, shellHistory('warm', 12), ALICE)).status).toBe(
+        200,
+      );
       const masked = upstream.requests.at(-1)!.raw.toString('utf8');
       const file = JSON.parse(`"${/file=\\"([^\\]+)\\"/.exec(masked)![1]!}"`) as string;
       expect((await readBack(running.url, file)).isError).toBeFalsy();
@@ -140,7 +119,9 @@ describe.runIf(runs)('a team replica while Redis is frozen (finding 7)', () => {
       redis.pause();
       try {
         // The same conversation with 8 outputs more to save.
-        const turn = await timed(() => post(`${running.url}${GEMINI}`, history('warm', 20), ALICE));
+        const turn = await timed(() =>
+          post(`${running.url}${GEMINI}`, shellHistory('warm', 20), ALICE),
+        );
         expect(turn.value.status).toBe(200);
         const read = await timed(() => readBack(running.url, file));
         const signIn = await timed(() =>

@@ -13,9 +13,8 @@ import type { SharedOutputStore } from '../state/stores.js';
 import {
   gatewayFixture,
   post,
-  shellOutput,
+  shellHistory,
   startTestGateway,
-  type ContentLike,
 } from '../test-utils/gemini-client.js';
 import { memoryTeamStores } from '../test-utils/memory-team-stores.js';
 import { READ_BACKS_PER_OWNER } from './read-back-slots.js';
@@ -24,21 +23,6 @@ const cleanups = cleanUpAfterEach();
 const GEMINI = '/v1beta/models/gemini-2.5-flash:generateContent';
 const ALICE = { 'x-goog-api-key': 'alice-provider-key' };
 const BOB = { 'x-goog-api-key': 'bob-provider-key' };
-
-function history(tag: string, outputs: number): string {
-  const contents: ContentLike[] = [{ role: 'user', parts: [{ text: `build ${tag}` }] }];
-  for (let index = 0; index < outputs; index++) {
-    const id = `${tag}-${index}`;
-    const call = { id, name: 'run_shell_command', args: {} };
-    const output = { output: shellOutput(id, 2_000) };
-    contents.push({ role: 'model', parts: [{ functionCall: call }] });
-    contents.push({
-      role: 'user',
-      parts: [{ functionResponse: { id, name: 'run_shell_command', response: output } }],
-    });
-  }
-  return JSON.stringify({ contents });
-}
 
 /**
  * The store's reads under `holding.folder` (once set), kept waiting until `release()`, and
@@ -110,9 +94,11 @@ describe('read-backs on a team replica (finding 8)', () => {
     cleanups.push(() => running.close());
     const fileOf = async (headers: Record<string, string>, tag: string) => {
       expect(
-        (await post(`${running.url}${GEMINI}`, history(`${tag}-proof`, 1), headers)).status,
+        (await post(`${running.url}${GEMINI}`, shellHistory(`${tag}-proof`, 1), headers)).status,
       ).toBe(200);
-      expect((await post(`${running.url}${GEMINI}`, history(tag, 12), headers)).status).toBe(200);
+      expect((await post(`${running.url}${GEMINI}`, shellHistory(tag, 12), headers)).status).toBe(
+        200,
+      );
       const masked = upstream.requests.at(-1)!.raw.toString('utf8');
       return JSON.parse(`"${/file=\\"([^\\]+)\\"/.exec(masked)![1]!}"`) as string;
     };

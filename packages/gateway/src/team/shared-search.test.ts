@@ -13,30 +13,14 @@ import { openTeamStores } from '../state/team-stores.js';
 import {
   gatewayFixture,
   post,
-  shellOutput,
+  shellHistory,
   startTestGateway,
-  type ContentLike,
 } from '../test-utils/gemini-client.js';
 
 const cleanups = cleanUpAfterEach();
 const GEMINI = '/v1beta/models/gemini-2.5-flash:generateContent';
 const ALICE = { 'x-goog-api-key': 'alice-provider-key' };
 const BOB = { 'x-goog-api-key': 'bob-provider-key' };
-
-function history(tag: string, outputs: number): string {
-  const contents: ContentLike[] = [{ role: 'user', parts: [{ text: `build ${tag}` }] }];
-  for (let index = 0; index < outputs; index++) {
-    const id = `${tag}-${index}`;
-    const call = { id, name: 'run_shell_command', args: {} };
-    const output = { output: shellOutput(id, 2_000) };
-    contents.push({ role: 'model', parts: [{ functionCall: call }] });
-    contents.push({
-      role: 'user',
-      parts: [{ functionResponse: { id, name: 'run_shell_command', response: output } }],
-    });
-  }
-  return JSON.stringify({ contents });
-}
 
 type TextResult = { isError?: boolean; content: Array<{ text: string }> };
 
@@ -98,9 +82,11 @@ describe.runIf(redisAvailable('the team search test'))('search on a team gateway
       [BOB, 'bob'],
     ] as const) {
       expect(
-        (await post(`${first.url}${GEMINI}`, history(`${tag}-proof`, 1), headers)).status,
+        (await post(`${first.url}${GEMINI}`, shellHistory(`${tag}-proof`, 1), headers)).status,
       ).toBe(200);
-      expect((await post(`${first.url}${GEMINI}`, history(tag, 12), headers)).status).toBe(200);
+      expect((await post(`${first.url}${GEMINI}`, shellHistory(tag, 12), headers)).status).toBe(
+        200,
+      );
     }
     const masked = upstream.requests.at(-3)!.raw.toString('utf8');
     expect(masked).toContain('tool_output_masked');

@@ -23,6 +23,25 @@ export function shellOutput(tag: string, lines = 400): string {
   return `Output: ${body.join('\n')}\nExit Code: 0`;
 }
 
+/**
+ * A Gemini request body: a prompt, then `outputs` shell calls with their outputs of 2,000 lines
+ * each (`shellOutput`), every call id starting with `tag`.
+ */
+export function shellHistory(tag: string, outputs: number): string {
+  const contents: ContentLike[] = [{ role: 'user', parts: [{ text: `build ${tag}` }] }];
+  for (let index = 0; index < outputs; index++) {
+    const id = `${tag}-${index}`;
+    const call = { id, name: 'run_shell_command', args: {} };
+    const output = { output: shellOutput(id, 2_000) };
+    contents.push({ role: 'model', parts: [{ functionCall: call }] });
+    contents.push({
+      role: 'user',
+      parts: [{ functionResponse: { id, name: 'run_shell_command', response: output } }],
+    });
+  }
+  return JSON.stringify({ contents });
+}
+
 export interface StreamedAnswer {
   status: number;
   /** Parsed `data:` events. */
