@@ -3,7 +3,9 @@
  * a stopped process, a full network buffer) costs a request at most one command's limit, not one
  * limit per command (issue 33, finding 7):
  *
- * - `watchLiveness(client)`: once a command of the client times out, Redis counts as
+ * - `watchLiveness(client)`: once a command of the client times out, a PING confirms it (a command
+ *   also times out when this process's own event loop was busy past its limit, the answer already
+ *   there); when that PING times out too, Redis counts as
  *   unresponsive: every command sent on that client then fails at once with `StoreUnavailableError`
  *   (as commands do while the connection is down: there is no offline queue), and a PING is sent
  *   every `probeEveryMs` until one is answered; then commands go through again.
@@ -99,7 +101,12 @@ export function watchLiveness(
       stream,
     );
     sent.catch((error: unknown) => {
-      if (error instanceof Error && error.message === TIMED_OUT) stopped();
+      if (!(error instanceof Error && error.message === TIMED_OUT)) return;
+      // A PING that times out means Redis stopped answering. Any other command may have timed
+      // out because this process's own event loop was busy (a large body parsed) while its answer
+      // waited, read: a PING sent now confirms, or not, before every command is refused.
+      if (isProbe) stopped();
+      else void liveness.probe();
     });
     return sent;
   }) as SendCommand;
