@@ -75,6 +75,7 @@ export {
 export {
   isReadBackTool,
   parseMaskedSnippet,
+  searchToolNameBeside,
   type ParsedMaskedSnippet,
 } from './services/maskedSnippet.js';
 export { estimateTokenCountSync } from './utils/tokenCalculation.js';

@@ -203,6 +203,7 @@ function conversationRegistry(
       outputs: wiring.stores.outputs,
       ...(wiring.queuedOutputs ? { queuedOutputs: wiring.queuedOutputs } : {}),
       readToolName: shared.limits.readToolName,
+      offersSearch: wiring.searchBack !== undefined,
       ...(options.idleGapMs !== undefined ? { idleGapMs: options.idleGapMs } : {}),
       now,
       telemetry: (event) => telemetry.logEvent(event, { 'session.id': id }),

@@ -141,6 +141,7 @@ class Installation implements ToolOutputMaskingInstallation, ClientHandler {
       restored: new RestoredSnippets(this.service, () => this.host.storage.getProjectTempDir()),
       heartbeat: this.heartbeat,
       shouldMask: (client) => this.shouldMask(client),
+      searchToolName: () => this.readTool.searchToolName,
     });
     this.ready = this.loadCoreSide();
     this.retention =

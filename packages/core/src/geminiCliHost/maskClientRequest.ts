@@ -37,12 +37,19 @@ export async function maskClientRequest(
   signal: AbortSignal,
   /** Sees the history before the pass (the installation records restored snippets). */
   beforePass?: (history: readonly Content[]) => void,
+  /** The search tool the host offers, named in new snippets beside the read-back tool. */
+  searchToolName?: string,
 ): Promise<MaskedClientRequest> {
   const parts = toParts(request);
   const pending: Content = { role: 'user', parts };
   const history = client.getHistory();
   beforePass?.(history);
-  const masked = await middleware.transformRequest({ history, request: pending, signal });
+  const masked = await middleware.transformRequest({
+    history,
+    request: pending,
+    signal,
+    ...(searchToolName ? { searchToolName } : {}),
+  });
   const writeBack = writeBackMaskedHistory(client.getChat(), history, masked.result);
   let finalRequest: PartListUnion = request;
   let requestPartsMasked = 0;

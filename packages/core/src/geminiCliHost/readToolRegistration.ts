@@ -69,6 +69,20 @@ export class ReadToolRegistration {
     }
   }
 
+  /**
+   * `search_tool_outputs` when this registration offers it in the current registry (the snippets
+   * then name it); undefined when another tool owns the name or nothing is registered.
+   */
+  get searchToolName(): string | undefined {
+    const search = this.registration?.searchTool;
+    if (!search) return undefined;
+    try {
+      return this.config.getToolRegistry().getTool(search.name) === search ? search.name : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** A client that sent requests before the tool was (re)registered gets fresh declarations. */
   async refreshClient(client: GeminiClient): Promise<void> {
     if (!this.registration || this.clientGeneration.get(client) === this.generation) return;

@@ -29,6 +29,8 @@ export interface RequestPassesDeps {
   /** Keeps the conversation's folders live for retention in any process. */
   heartbeat: SessionHeartbeat;
   shouldMask: (client: GeminiClient) => Promise<boolean>;
+  /** The search tool the installation offers now, named in new snippets; none: not offered. */
+  searchToolName: () => string | undefined;
 }
 
 export class RequestPasses {
@@ -66,8 +68,13 @@ export class RequestPasses {
   ): Promise<PartListUnion> {
     try {
       if (!(await this.deps.shouldMask(client))) return request;
-      const masked = await maskClientRequest(client, middleware, request, signal, (history) =>
-        this.deps.restored.inspect(client, history),
+      const masked = await maskClientRequest(
+        client,
+        middleware,
+        request,
+        signal,
+        (history) => this.deps.restored.inspect(client, history),
+        this.deps.searchToolName(),
       );
       if (masked.writeBack.refused > 0 || masked.writeBack.missed > 0) {
         this.deps.debug(

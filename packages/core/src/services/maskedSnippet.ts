@@ -46,7 +46,7 @@ export function isReadBackTool(name: string): boolean {
 }
 
 /** The search over saved outputs as the model sees it in-process (storage/searchOutputs.ts). */
-const SEARCH_TOOL_NAME = 'search_tool_outputs';
+export const DEFAULT_SEARCH_TOOL_NAME = 'search_tool_outputs';
 
 /**
  * Our own tools under any client's name for them: the read-back tool (`isReadBackTool`) and the
@@ -54,15 +54,36 @@ const SEARCH_TOOL_NAME = 'search_tool_outputs';
  * just read back or found would loop.
  */
 export function isOwnTool(name: string): boolean {
-  return isReadBackTool(name) || name === SEARCH_TOOL_NAME || name.endsWith(`_${SEARCH_TOOL_NAME}`);
+  return (
+    isReadBackTool(name) ||
+    name === DEFAULT_SEARCH_TOOL_NAME ||
+    name.endsWith(`_${DEFAULT_SEARCH_TOOL_NAME}`)
+  );
+}
+
+/**
+ * The search tool's name beside a read-back tool of this name: the same server gives both the
+ * same prefix (`mcp__toolmask__read_tool_output` → `mcp__toolmask__search_tool_outputs`).
+ * Undefined for a read-back tool named otherwise.
+ */
+export function searchToolNameBeside(readToolName: string): string | undefined {
+  if (!isReadBackTool(readToolName)) return undefined;
+  const prefix = readToolName.slice(0, readToolName.length - DEFAULT_READ_TOOL_NAME.length);
+  return `${prefix}${DEFAULT_SEARCH_TOOL_NAME}`;
 }
 
 /**
  * The last line tells the model how to get the rest back: the read-back tool's call, whose `file`
- * argument is the header's `file` attribute. Paid on every masked output, so kept to ~18 tokens.
+ * argument is the header's `file` attribute, and, where the host offers it, the search over every
+ * saved output. Paid on every masked output, so kept short: 18 tokens, 28 with the search
+ * (the estimator's count, default names; 37 with the gateway's prefixed ones).
  */
-export function readBackHint(readToolName = DEFAULT_READ_TOOL_NAME): string {
-  return `Full output: ${readToolName}(file, offset, limit, pattern).`;
+export function readBackHint(
+  readToolName = DEFAULT_READ_TOOL_NAME,
+  searchToolName?: string,
+): string {
+  const read = `Full output: ${readToolName}(file, offset, limit, pattern)`;
+  return searchToolName ? `${read} or ${searchToolName}(query).` : `${read}.`;
 }
 
 export const READ_BACK_HINT = readBackHint();
@@ -71,11 +92,15 @@ export const READ_BACK_HINT = readBackHint();
  * The snippet. Its preview is made well-formed: a lone surrogate the tool itself wrote becomes
  * U+FFFD there (the full output on disk keeps it), so the snippet never holds one.
  */
-export function formatMaskedSnippet(fields: MaskedSnippetFields, readToolName?: string): string {
+export function formatMaskedSnippet(
+  fields: MaskedSnippetFields,
+  readToolName?: string,
+  searchToolName?: string,
+): string {
   const header = `<${MASKED_TAG} lines="${fields.lines}" bytes="${fields.bytes}" file="${escapeAttribute(fields.filePath)}">`;
   const preview = toWellFormed(fields.preview);
   const note = fields.note ? `${toWellFormed(fields.note.replace(/[\r\n]+/g, ' '))}\n` : '';
-  return `${header}\n${note}${preview}\n${readBackHint(readToolName)}\n</${MASKED_TAG}>`;
+  return `${header}\n${note}${preview}\n${readBackHint(readToolName, searchToolName)}\n</${MASKED_TAG}>`;
 }
 
 const SNIPPET_PATTERN = new RegExp(

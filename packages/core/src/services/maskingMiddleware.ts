@@ -70,6 +70,8 @@ export interface MaskingRequest {
   config?: ToolOutputMaskingConfig;
   /** The read-back tool as this request names it to the model (named in new snippets). */
   readToolName?: string;
+  /** The search tool as this request names it to the model (named in new snippets beside it). */
+  searchToolName?: string;
   /**
    * The cache economics of the provider this request goes to (its idle gap, and the prices the
    * warm trigger weighs). @default the service's (Gemini's)
@@ -157,6 +159,7 @@ export function createMaskingMiddleware(
         ...(input.signal ? { signal: input.signal } : {}),
         ...(input.config ? { config: input.config } : {}),
         ...(input.readToolName ? { readToolName: input.readToolName } : {}),
+        ...(input.searchToolName ? { searchToolName: input.searchToolName } : {}),
         ...(input.cache ? { cache: input.cache } : {}),
       });
       const historyChanged = result.changedIndices.some((index) => index < history.length);

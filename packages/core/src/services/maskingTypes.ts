@@ -46,6 +46,11 @@ export interface MaskOptions {
    * @default the service's `readToolName`
    */
   readToolName?: string;
+  /**
+   * The search tool as this request names it to the model, named in new snippets beside the
+   * read-back tool. @default the service's `searchToolName`
+   */
+  searchToolName?: string;
 }
 
 /** Why a masked output was superseded, and by which later call (superseded/). */

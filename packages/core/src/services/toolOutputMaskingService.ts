@@ -71,6 +71,12 @@ export interface ToolOutputMaskingServiceDeps {
    * @default 'read_tool_output' (the gateway's MCP tool reaches the model under a prefixed name).
    */
   readToolName?: string;
+  /**
+   * The search over saved outputs as the model sees it, named in every snippet beside the
+   * read-back tool, for a host that offers it (`MaskOptions.searchToolName` per call).
+   * @default none: snippets name the read-back tool alone.
+   */
+  searchToolName?: string;
   /** Seams for tests and benchmarks; hosts leave them unset. */
   _internal?: {
     /** Epoch milliseconds (fractional) for `durationMs` and event timestamps. @default performance */
@@ -116,6 +122,7 @@ export class ToolOutputMaskingService {
   private readonly telemetry: (event: ToolOutputMaskingEvent) => void;
   private readonly debug: (message: string) => void;
   private readonly readToolName: string | undefined;
+  private readonly searchToolName: string | undefined;
   private readonly cacheEconomics: Readonly<CacheEconomics>;
   private readonly warmRule: WarmRule;
   /** Per response object: its estimate and whether it is a toolmask snippet. */
@@ -132,6 +139,7 @@ export class ToolOutputMaskingService {
     // A failing debug sink must not fail the pass (it is called from the last line of defence).
     this.debug = safeSink(deps.debug);
     this.readToolName = deps.readToolName;
+    this.searchToolName = deps.searchToolName;
     const tuning = deps._internal?.tuning;
     const estimateResponseTokens = tuning?.estimateResponseTokens ?? estimateFunctionResponseTokens;
     this.responses = new ResponseRecords(estimateResponseTokens);
@@ -235,6 +243,7 @@ export class ToolOutputMaskingService {
     const pass = {
       directory,
       readToolName: options.readToolName ?? this.readToolName,
+      searchToolName: options.searchToolName ?? this.searchToolName,
       signal: options.signal,
       pause,
     };

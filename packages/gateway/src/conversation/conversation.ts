@@ -29,6 +29,7 @@
 import {
   ToolOutputMaskingService,
   createMaskingMiddleware,
+  searchToolNameBeside,
   type Content,
   type MaskingHost,
   type MaskingMiddleware,
@@ -69,6 +70,8 @@ export interface ConversationOptions {
   queuedOutputs?: FailedOutputWrites;
   /** The read-back tool as the client's model sees it, unless its requests declare it (readToolName). */
   readToolName: string;
+  /** `/mcp` offers `search_tool_outputs`: snippets name it beside the read-back tool. */
+  offersSearch?: boolean;
   /**
    * Idle time after which a new prompt counts as cache-cold, for every protocol (the gateway's
    * option). @default each request's protocol's (`PrepareOptions.cache`, prepared-request.ts)
@@ -239,11 +242,14 @@ export class Conversation {
 
     const turns = groupToolRuns(applied, this.toolRuns);
     const last = turns.contents.length - 1;
+    const readName = options.readToolName ?? this.options.readToolName;
+    const searchToolName = this.options.offersSearch ? searchToolNameBeside(readName) : undefined;
     const masked = await this.middleware.transformRequest({
       history: last > 0 ? turns.contents.slice(0, last) : [],
       request: (turns.contents[last] ?? { role: 'user', parts: [] }) as Content,
       config: options.config,
       ...(options.readToolName ? { readToolName: options.readToolName } : {}),
+      ...(searchToolName ? { searchToolName } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.cache ? { cache: options.cache } : {}),
       cacheLikelyCold: providerCacheCold(this.meta),

@@ -3,6 +3,7 @@
  * the same middleware as every other host: the request being sent goes in as the latest turn
  * when it carries tool responses, and the engine's cache-cold flag is the host's cold signal.
  * Snippets name the fixed folder of shown-output-folder.ts; the files go to `projectTempDir`.
+ * They name both tools the in-process host offers, `read_tool_output` and `search_tool_outputs`.
  */
 import {
   ToolOutputMaskingService,
@@ -11,7 +12,7 @@ import {
   type MaskingTuning,
   type ToolOutputMaskingConfig,
 } from '@toolmask/core';
-import { createFileToolOutputStore } from '@toolmask/core/storage';
+import { SEARCH_TOOL_OUTPUTS_TOOL_NAME, createFileToolOutputStore } from '@toolmask/core/storage';
 import type { ReplayStrategy } from '../types.js';
 import { createRelocatedStore, shownProjectTempDir } from './shown-output-folder.js';
 
@@ -55,6 +56,7 @@ export function createToolmaskStrategy(options: ToolmaskStrategyOptions): Replay
       const service = new ToolOutputMaskingService({
         store,
         telemetry: () => {},
+        searchToolName: SEARCH_TOOL_OUTPUTS_TOOL_NAME,
         ...(tuning ? { _internal: { tuning } } : {}),
       });
       const middleware = createMaskingMiddleware(service, {

@@ -48,7 +48,11 @@ export async function maskedForm(
   history: readonly Content[],
   ref: OutputRef,
   output: OutputToMask,
-  target: { directory: string; readToolName: string | undefined },
+  target: {
+    directory: string;
+    readToolName: string | undefined;
+    searchToolName: string | undefined;
+  },
   settings: PreviewSettings,
 ): Promise<MaskedForm> {
   const { toolName, callId, functionResponse, response, text } = output;
@@ -74,6 +78,7 @@ export async function maskedForm(
   const snippet = formatMaskedSnippet(
     { lines, bytes, filePath, preview, ...(note ? { note } : {}) },
     target.readToolName,
+    target.searchToolName,
   );
   return { fileName, filePath, bytes, response: { output: snippet } };
 }

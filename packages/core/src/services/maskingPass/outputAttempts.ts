@@ -28,6 +28,7 @@ import { isWorthMasking } from './worthMasking.js';
 export interface PassTarget {
   directory: string;
   readToolName: string | undefined;
+  searchToolName: string | undefined;
   signal: AbortSignal | undefined;
   /** The pass's turns for the event loop. */
   pause: EventLoopPauser;
