@@ -27,7 +27,8 @@
  */
 import { KINDS, keptPerKind } from './outputKinds.mjs';
 import { addReadBacks, readBacksOver } from './readBacks.mjs';
-import { outOfViewOver, printOutOfView } from './outOfView.mjs';
+import { SCOPES, outOfViewOver, printOutOfView } from './outOfView.mjs';
+import { printSearchReadBacks, searchReadBacksOver } from './searchReadBacks.mjs';
 import {
   DISCOUNTS,
   billed,
@@ -189,6 +190,28 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
       'idle gaps inside tasks': await over(inTask),
     };
   }
+  // What those lines cost to read back, with and without search (issue 32), at task starts.
+  results.searchReadBacks = {};
+  results.searchTotals = {};
+  for (const { folder, sessions } of folders) {
+    results.searchReadBacks[folder] = {};
+    results.searchTotals[folder] = {};
+    for (const name of names) {
+      const entry = costResults.modes.cold.byFolder[folder][name];
+      results.searchTotals[folder][name] = entry.totals;
+      results.searchReadBacks[folder][name] = {};
+      for (const [scope, options] of Object.entries(SCOPES)) {
+        results.searchReadBacks[folder][name][scope] = await searchReadBacksOver(
+          cli,
+          core,
+          sessions,
+          entry,
+          quotesOf,
+          { ...options, discounts: DISCOUNTS },
+        );
+      }
+    }
+  }
   // Effective billed at idle gaps: the read-backs of the lines the snippets hide there.
   results.inTaskCost = {};
   for (const { folder, sessions } of folders) {
@@ -237,6 +260,7 @@ export async function runInformationKeptBench({ cli, core, folders, costResults,
     printResults(cli, results, console.log);
     printInTaskCost(results, console.log);
     printOutOfView(results, console.log);
+    printSearchReadBacks(results, console.log);
     printKinds(results, console.log);
     printIssue25Goals(results, console.log);
   }

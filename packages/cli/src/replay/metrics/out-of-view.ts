@@ -58,7 +58,7 @@ export interface OutOfViewOptions {
   /** Count quotes by later tasks of a chained session too (see the module comment). */
   acrossTasks?: boolean;
   /** Collects the lines found out of view (for examples). */
-  onOutOfView?: (line: string) => void;
+  onOutOfView?: (line: string, moment: MaskingMoment) => void;
 }
 
 export function addOutOfView(a: OutOfView, b: OutOfView): OutOfView {
@@ -214,7 +214,7 @@ export function outOfView(
       if (snippet.includes(line) || readable.includes(line)) counts.linesVisible++;
       else if (!inViewElsewhere(lines, line, moment, sentAt, snippets)) {
         counts.linesOutOfView++;
-        options.onOutOfView?.(line);
+        options.onOutOfView?.(line, moment);
       }
     }
   }
