@@ -98,9 +98,9 @@ describe('the gateway in front of a Gemini API upstream', () => {
     expect(last.at(-1)?.output).toBe(shellOutput('call-11'));
     const masked = last.filter((response) => SNIPPET.test(response.output));
     expect(masked.length).toBeGreaterThan(3);
-    // The snippet names the MCP read-back tool.
+    // The snippet names the MCP read-back tool, and the search /mcp offers beside it.
     expect(masked[0]!.output).toContain(
-      'mcp_toolmask_read_tool_output(file, offset, limit, pattern)',
+      'mcp_toolmask_read_tool_output(file, offset, limit, pattern) or mcp_toolmask_search_tool_outputs(query).',
     );
     // Once masked, an output is the same bytes in every later request.
     const firstSeen = new Map<string, string>();

@@ -152,7 +152,7 @@ afterAll(async () => {
   vi.restoreAllMocks();
 });
 
-test('the tool is declared to the model, and the snippet says how to call it', () => {
+test('the tools are declared to the model, and the snippet names both', () => {
   for (const request of server.modelRequests()) {
     expect(declaredTools(request)).toContain('read_tool_output');
     expect(declaredTools(request)).toContain('search_tool_outputs');
@@ -162,7 +162,7 @@ test('the tool is declared to the model, and the snippet says how to call it', (
   expect(masked.length).toBeGreaterThan(0);
   for (const sent of masked) {
     expect(sent.output).toContain(
-      '\nFull output: read_tool_output(file, offset, limit, pattern).\n',
+      '\nFull output: read_tool_output(file, offset, limit, pattern) or search_tool_outputs(query).\n',
     );
   }
   expect(snippetIndex).toBeGreaterThan(0);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatMaskedSnippet, isMaskedResponse, parseMaskedSnippet } from './maskedSnippet.js';
+import {
+  formatMaskedSnippet,
+  isMaskedResponse,
+  parseMaskedSnippet,
+  readBackHint,
+  searchToolNameBeside,
+} from './maskedSnippet.js';
 
 const fields = {
   lines: 120,
@@ -9,6 +15,31 @@ const fields = {
 };
 
 describe('masked snippets', () => {
+  it('closes with the read-back tool alone, or with the search beside it when the host offers it', () => {
+    expect(formatMaskedSnippet(fields).split('\n').at(-2)).toBe(
+      'Full output: read_tool_output(file, offset, limit, pattern).',
+    );
+    const withSearch = formatMaskedSnippet(fields, 'read_tool_output', 'search_tool_outputs');
+    expect(withSearch.split('\n').at(-2)).toBe(
+      'Full output: read_tool_output(file, offset, limit, pattern) or search_tool_outputs(query).',
+    );
+    expect(parseMaskedSnippet(withSearch)?.filePath).toBe(fields.filePath);
+    expect(
+      readBackHint('mcp__toolmask__read_tool_output', 'mcp__toolmask__search_tool_outputs'),
+    ).toBe(
+      'Full output: mcp__toolmask__read_tool_output(file, offset, limit, pattern) or mcp__toolmask__search_tool_outputs(query).',
+    );
+  });
+
+  it("names the search with the read-back tool's prefix, and none beside a tool named otherwise", () => {
+    expect(searchToolNameBeside('read_tool_output')).toBe('search_tool_outputs');
+    expect(searchToolNameBeside('mcp_toolmask_read_tool_output')).toBe(
+      'mcp_toolmask_search_tool_outputs',
+    );
+    expect(searchToolNameBeside('toolmask_read_tool_output')).toBe('toolmask_search_tool_outputs');
+    expect(searchToolNameBeside('fetch_saved_output')).toBeUndefined();
+  });
+
   it('round-trips the header fields and ends with the closing tag', () => {
     const snippet = formatMaskedSnippet(fields);
     expect(snippet.startsWith('<tool_output_masked lines="120" bytes="4096" file="/tmp/')).toBe(
