@@ -184,6 +184,8 @@ export interface OwnerOutputIndex {
   add(owner: string, relativePath: string): Promise<void>;
   /** The owner's outputs saved last, at most `limit`, newest first. */
   list(owner: string, limit: number): Promise<string[]>;
+  /** Every owner's outputs saved last, at most `limit` in all, newest first (the admin's search). */
+  listAll(limit: number): Promise<string[]>;
 }
 
 export interface SharedOutputStore {

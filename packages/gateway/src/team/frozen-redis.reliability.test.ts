@@ -13,13 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
 import { redisAvailable, startRedisServer } from '@toolmask/test-support/redis-server';
-import {
-  gatewayFixture,
-  post,
-  shellHistory,
-  startTestGateway,
-} from '../test-utils/gemini-client.js';
-import { openTeamStores } from '../state/team-stores.js';
+import { post, shellHistory } from '../test-utils/gemini-client.js';
+import { startTeamReplica } from '../test-utils/team-replica.js';
 
 const cleanups = cleanUpAfterEach();
 const runs = redisAvailable('frozen Redis tests');
@@ -37,33 +32,15 @@ const SLACK_MS = 1_750;
 async function replicaOnRedis(outputs?: string) {
   const redis = await startRedisServer();
   cleanups.push(() => redis.close());
-  const fixture = await gatewayFixture();
-  cleanups.push(fixture.cleanup);
   const upstream = await startFakeUpstream(() => geminiAnswer([{ text: 'ok' }]));
   cleanups.push(() => upstream.close());
-  const stores = await openTeamStores({
-    store: redis.url,
+  const { stores, running } = await startTeamReplica({
+    redisUrl: redis.url,
+    upstreamUrl: upstream.url,
+    cleanups,
     ...(outputs ? { outputs } : {}),
-    retentionDays: 1,
-    log: () => undefined,
+    providerKeys: { gemini: 'team-gemini-key' },
   });
-  cleanups.push(() => stores.close());
-  expect(await stores.ready(5_000)).toBe(true);
-  const running = await startTestGateway({
-    stateDir: fixture.stateDir,
-    settingsFile: fixture.settingsFile,
-    upstreams: { gemini: upstream.url },
-    stores: { conversations: stores.conversations, usage: stores.usage },
-    team: {
-      outputs: stores.outputs,
-      keys: stores.keys,
-      proofs: stores.proofs,
-      cookieSecret: async () => 'team-cookie-secret',
-      adminKey: 'the-admin-key',
-      providerKeys: { gemini: 'team-gemini-key' },
-    },
-  });
-  cleanups.push(() => running.close());
   return { redis, upstream, stores, running };
 }
 

@@ -6,7 +6,8 @@
  * private folder of this replica, the layout a single gateway keeps on its disk, and core's search
  * runs over that folder, in its bounded time; the answer names the snippets' paths, never the
  * copy. A search takes one of the owner's read-back slots (read-back-slots.ts). The admin, who
- * owns no outputs, is told so.
+ * may read any owner's output, searches every owner's within the same bounds (the newest first),
+ * in the admin's own slots.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -28,6 +29,9 @@ export const SEARCH_OUTPUTS = 200;
 /** Bytes of outputs one search copies at most. */
 export const SEARCH_BYTES = 64 * 1024 * 1024;
 
+/** The admin's slots, shared with the admin's reads (shared-read-back.ts). */
+const ADMIN_SLOTS = 'admin';
+
 export interface SharedSearchBackOptions {
   outputs: SharedOutputStore;
   index: OwnerOutputIndex;
@@ -39,6 +43,9 @@ export interface SharedSearchBackOptions {
 
 export function sharedSearchBack(options: SharedSearchBackOptions): SearchBack {
   return async (params: SearchToolOutputsParams, principal) => {
+    if (principal?.kind === 'admin') {
+      return options.slots.run(ADMIN_SLOTS, () => searchOwn(options, undefined, params));
+    }
     if (principal?.kind !== 'owner') {
       throw new ToolOutputReadError(
         'INVALID_PARAMS',
@@ -50,9 +57,10 @@ export function sharedSearchBack(options: SharedSearchBackOptions): SearchBack {
   };
 }
 
+/** `owner`'s outputs; undefined: every owner's (the admin's). */
 async function searchOwn(
   options: SharedSearchBackOptions,
-  owner: string,
+  owner: string | undefined,
   params: SearchToolOutputsParams,
 ): Promise<{ text: string }> {
   const { outputs } = options;
@@ -75,20 +83,26 @@ async function searchOwn(
   }
 }
 
-/** The owner's indexed outputs, newest first, within the bounds, copied under `scratch`. */
+/** The owner's indexed outputs (every owner's: undefined), newest first, within the bounds, copied under `scratch`. */
 async function copyOwnOutputs(
   options: SharedSearchBackOptions,
-  owner: string,
+  owner: string | undefined,
   scratch: string,
 ): Promise<void> {
   const { outputs } = options;
   await fs.mkdir(scratch, { recursive: true, mode: 0o700 });
   let bytes = 0;
-  for (const relative of await options.index.list(owner, SEARCH_OUTPUTS)) {
+  const listed =
+    owner === undefined
+      ? await options.index.listAll(SEARCH_OUTPUTS)
+      : await options.index.list(owner, SEARCH_OUTPUTS);
+  for (const relative of listed) {
     const found = sharedOutputOf(outputs.root, path.posix.join(outputs.root, relative));
     if (!found) continue;
     // The index is the replicas' own writing; the conversation's owner is checked all the same.
-    if ((await options.owners.ownerOf(found.conversationId)) !== owner) continue;
+    if (owner !== undefined && (await options.owners.ownerOf(found.conversationId)) !== owner) {
+      continue;
+    }
     const data = await outputs.read(found.relative);
     if (!data) continue;
     bytes += data.length;

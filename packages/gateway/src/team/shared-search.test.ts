@@ -1,7 +1,8 @@
 /**
  * `search_tool_outputs` on a team gateway (issue 32), on a real `redis-server`: two replicas share
  * it; Alice's outputs, masked through one, are found by her search through the other, and another
- * owner's search finds nothing of hers through either.
+ * owner's search finds nothing of hers through either. The admin's search finds every owner's
+ * through either, as the admin reads any output.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,18 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
 import { redisAvailable, startRedisServer } from '@toolmask/test-support/redis-server';
-import { openTeamStores } from '../state/team-stores.js';
-import {
-  gatewayFixture,
-  post,
-  shellHistory,
-  startTestGateway,
-} from '../test-utils/gemini-client.js';
+import { post, shellHistory } from '../test-utils/gemini-client.js';
+import { ADMIN_KEY, startTeamReplica } from '../test-utils/team-replica.js';
 
 const cleanups = cleanUpAfterEach();
 const GEMINI = '/v1beta/models/gemini-2.5-flash:generateContent';
 const ALICE = { 'x-goog-api-key': 'alice-provider-key' };
 const BOB = { 'x-goog-api-key': 'bob-provider-key' };
+const ADMIN = { authorization: `Bearer ${ADMIN_KEY}` };
 
 type TextResult = { isError?: boolean; content: Array<{ text: string }> };
 
@@ -49,30 +46,12 @@ describe.runIf(redisAvailable('the team search test'))('search on a team gateway
     cleanups.push(() => upstream.close());
     const replicas = [];
     for (let index = 0; index < 2; index++) {
-      const fixture = await gatewayFixture();
-      cleanups.push(fixture.cleanup);
-      const stores = await openTeamStores({
-        store: redis.url,
-        retentionDays: 1,
-        log: () => undefined,
+      const { running } = await startTeamReplica({
+        redisUrl: redis.url,
+        upstreamUrl: upstream.url,
+        cleanups,
+        search: true,
       });
-      cleanups.push(() => stores.close());
-      expect(await stores.ready(5_000)).toBe(true);
-      const running = await startTestGateway({
-        stateDir: fixture.stateDir,
-        settingsFile: fixture.settingsFile,
-        upstreams: { gemini: upstream.url },
-        stores: { conversations: stores.conversations, usage: stores.usage },
-        team: {
-          outputs: stores.outputs,
-          keys: stores.keys,
-          proofs: stores.proofs,
-          ownerOutputs: stores.ownerOutputs,
-          cookieSecret: async () => 'team-cookie-secret',
-          adminKey: 'the-admin-key',
-        },
-      });
-      cleanups.push(() => running.close());
       replicas.push(running);
     }
     const [first, second] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
@@ -119,6 +98,24 @@ describe.runIf(redisAvailable('the team search test'))('search on a team gateway
       expect(bobs.content[0]!.text).not.toMatch(/alice-2 line/);
       // His own are found.
       expect((await search(replica.url, BOB, 'bob-3')).content[0]!.text).toMatch(/bob-3 line/);
+      // The admin, who reads any output, finds both owners' through either replica.
+      const admins = await search(replica.url, ADMIN, 'alice-2');
+      expect(admins.isError).toBeFalsy();
+      expect(admins.content[0]!.text).toMatch(/alice-2 line \d+: compiled/);
+      expect((await search(replica.url, ADMIN, 'bob-3')).content[0]!.text).toMatch(
+        /bob-3 line \d+: compiled/,
+      );
+      // And reads back what it found, by the name it was given.
+      const adminName = /^(session-[0-9a-f]+\/\S+\.txt)$/m.exec(admins.content[0]!.text)![1]!;
+      const adminRead = (await (
+        await mcp(replica.url, ADMIN)
+      ).callTool({
+        name: 'read_tool_output',
+        arguments: { file: adminName, limit: 1 },
+      })) as TextResult;
+      expect(adminRead.isError).toBeFalsy();
     }
+    // The snippets name the search beside the read-back tool (this replica offers it).
+    expect(masked).toContain('or mcp_toolmask_search_tool_outputs(query).');
   }, 60_000);
 });
