@@ -77,7 +77,9 @@ export class ReadToolRegistration {
     const search = this.registration?.searchTool;
     if (!search) return undefined;
     try {
-      return this.config.getToolRegistry().getTool(search.name) === search ? search.name : undefined;
+      return this.config.getToolRegistry().getTool(search.name) === search
+        ? search.name
+        : undefined;
     } catch {
       return undefined;
     }
