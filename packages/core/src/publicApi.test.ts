@@ -27,6 +27,7 @@ const PUBLIC_RUNTIME_NAMES = [
   'parseMaskedSnippet',
   'readToolOutput',
   'resolveToolOutputMaskingConfig',
+  'searchToolNameBeside',
   'validateToolOutputMaskingSettings',
 ];
 
