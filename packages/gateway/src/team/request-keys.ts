@@ -4,6 +4,11 @@
  * exactly one place (issue 33, finding 5): a key given twice (a header and `?key=`, a header
  * repeated, `A, B` in one header) or two credentials is ambiguous, refused before anything is
  * forwarded, since the provider would take whichever it reads first.
+ *
+ * Headers are read as they came on the wire (`rawHeaders`), one line at a time: Node keeps only
+ * the first of two `Authorization` lines in `headers` and joins other repeated headers, so a
+ * second line would be checked by nobody while whatever sits in front of the provider may read
+ * it. Any key header given on two lines is ambiguous, whatever the lines hold.
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -23,10 +28,32 @@ export type RequestKeys =
 
 const HEADER_PLACES = ['x-goog-api-key', 'x-api-key'] as const;
 
-/** The values of a header as they came (Node joins a repeated one with `, `). */
-function headerValues(request: IncomingMessage, name: string): string[] {
-  const value = request.headers[name];
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+const KEY_HEADERS: readonly string[] = [...HEADER_PLACES, 'authorization'];
+
+/**
+ * Every header line as it came, `[name in lower case, value]`: `rawHeaders`, or (a request made
+ * by hand, without them) `headers` with a repeated header's values one per line.
+ */
+function headerLines(request: IncomingMessage): Array<[string, string]> {
+  const lines: Array<[string, string]> = [];
+  const raw = request.rawHeaders as string[] | undefined;
+  if (raw) {
+    for (let index = 0; index + 1 < raw.length; index += 2) {
+      lines.push([raw[index]!.toLowerCase(), raw[index + 1]!]);
+    }
+    return lines;
+  }
+  for (const [name, value] of Object.entries(request.headers)) {
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      lines.push([name, one]);
+    }
+  }
+  return lines;
+}
+
+/** The lines of the key header `name`, each value as it came. */
+function headerValues(lines: Array<[string, string]>, name: string): string[] {
+  return lines.filter(([lineName]) => lineName === name).map(([, value]) => value);
 }
 
 function queryKeys(request: IncomingMessage): string[] {
@@ -36,12 +63,12 @@ function queryKeys(request: IncomingMessage): string[] {
 }
 
 /** Every key the request carries, each where it was (blank values left out). */
-function allKeys(request: IncomingMessage): FoundKey[] {
+function allKeys(lines: Array<[string, string]>, request: IncomingMessage): FoundKey[] {
   const found: FoundKey[] = [];
   for (const place of HEADER_PLACES) {
-    for (const value of headerValues(request, place)) found.push({ key: value.trim(), place });
+    for (const value of headerValues(lines, place)) found.push({ key: value.trim(), place });
   }
-  for (const value of headerValues(request, 'authorization')) {
+  for (const value of headerValues(lines, 'authorization')) {
     const bearer = /^Bearer\s+(.+)$/i.exec(value)?.[1];
     if (bearer !== undefined) found.push({ key: bearer.trim(), place: 'authorization' });
   }
@@ -50,7 +77,12 @@ function allKeys(request: IncomingMessage): FoundKey[] {
 }
 
 export function requestKeys(request: IncomingMessage): RequestKeys {
-  const found = allKeys(request);
+  const lines = headerLines(request);
+  // A key header on two lines, even one that is no key (`Basic …`) or the same key again.
+  for (const name of KEY_HEADERS) {
+    if (headerValues(lines, name).length > 1) return { kind: 'ambiguous' };
+  }
+  const found = allKeys(lines, request);
   const [only] = found;
   if (!only) return { kind: 'none' };
   if (found.length > 1 || /[\s,]/.test(only.key)) return { kind: 'ambiguous' };
@@ -75,11 +107,8 @@ export function carriesAnywhere(
   } catch {
     // Not decodable: searched as it came.
   }
-  const values = [target];
-  for (const value of Object.values(request.headers)) {
-    if (Array.isArray(value)) values.push(...value);
-    else if (value !== undefined) values.push(value);
-  }
+  // Every line as it came: a second `Authorization` line is not in `headers`.
+  const values = [target, ...headerLines(request).map(([, value]) => value)];
   let found = false;
   for (const value of values) {
     for (const word of value.split(/[\s,;&?]+/)) {
