@@ -4,6 +4,7 @@
  * all `ToolmaskError`s with a stable `code` (core's base class).
  */
 import { ToolmaskError } from '@toolmask/core/errors';
+import { ToolOutputReadError } from '@toolmask/core/storage';
 
 /**
  * Codes of the errors a model request can get from the gateway itself, never renamed (clients and
@@ -56,6 +57,13 @@ export class GatewayStartError extends ToolmaskError<
  * (state/redis/redis-liveness.ts).
  */
 export class StoreUnavailableError extends ToolmaskError<'STORE_UNAVAILABLE'> {}
+
+/**
+ * A team replica's reader (an owner, or the admin) has all their read slots taken
+ * (team/read-back-slots.ts): `/mcp` answers the model this error's message, the dashboard's
+ * `/api/outputs` answers 429.
+ */
+export class ReadSlotsFullError extends ToolOutputReadError {}
 
 /**
  * A price table (the built-in `prices/model-prices.json`, or a person's `prices.json` in the state

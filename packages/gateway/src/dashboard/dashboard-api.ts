@@ -15,6 +15,7 @@
 import { describeError } from '@toolmask/core/errors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolOutputReadError, type ToolOutputReadErrorCode } from '@toolmask/core/storage';
+import { ReadSlotsFullError } from '../errors.js';
 import type { UsageQuery } from '../state/stores.js';
 import { sessionOf } from '../usage/session-of.js';
 import { priceOf, type PriceRow, type PriceTable } from '../usage/model-prices.js';
@@ -36,6 +37,8 @@ export interface DashboardApiOptions {
   feed: ChangeFeed;
   /** Whose changes `/api/events` streams (change-feed.ts); unset: everyone's. */
   viewer?: Viewer;
+  /** Whose read slots `/api/outputs` takes (a team's owner, or `admin`). @default 'admin' */
+  reader?: string;
   version: string;
   startedAt: number;
   now: () => number;
@@ -105,15 +108,25 @@ async function readOutput(
   }
   let opened: OpenedOutput | undefined;
   try {
-    opened = await openOutput(options.source, session, file);
+    opened = await openOutput(options.source, session, file, options.reader ?? 'admin');
     if (!opened) {
       fail(response, 404, `no offloaded outputs are known for session ${session}`);
       return;
     }
     const slice = await readOutputSlice(opened.file, opened.access, offset);
+    // Released before the answer: a page that waits for it finds the reader's slot free again.
+    const done = opened;
+    opened = undefined;
+    await done.release();
     // A copy's slice names the output as the session knows it.
     json(response, 200, { ...slice, file });
   } catch (error) {
+    if (error instanceof ReadSlotsFullError) {
+      // The reader's reads in flight are all taken (team/read-back-slots.ts): later, not never.
+      response.setHeader('retry-after', '1');
+      fail(response, 429, error.message);
+      return;
+    }
     if (error instanceof ToolOutputReadError) {
       fail(response, READ_ERROR_STATUS[error.code], error.message);
       return;
@@ -129,8 +142,9 @@ async function openOutput(
   source: DashboardSource,
   session: string,
   file: string,
+  reader: string,
 ): Promise<OpenedOutput | undefined> {
-  if (source.openOutput) return source.openOutput(session, file);
+  if (source.openOutput) return source.openOutput(session, file, reader);
   const access = await source.outputAccess(session);
   return access ? { file, access, release: async () => undefined } : undefined;
 }

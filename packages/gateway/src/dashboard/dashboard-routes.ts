@@ -141,6 +141,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     source: readableSource(options.source, principal, tenancy),
     // Its own changes only (change-feed.ts); whoever reads everything sees all of them.
     viewer: principal?.kind === 'owner' ? { owner: principal.owner } : {},
+    // And its reads of outputs take that owner's read slots (the admin's are one reader's).
+    reader: principal?.kind === 'owner' ? principal.owner : 'admin',
   });
 
   /** `/?token=...`: the cookie that token earns (the tenancy's), a refusal for anything else. */

@@ -34,9 +34,11 @@ export interface DashboardSource {
   /**
    * Where one output of the session can be read, when it is not a file under `outputAccess` (a
    * team gateway's shared store: a copy on this machine's disk, removed by `release`); undefined
-   * when the session has no such output. Absent: `file` is read under `outputAccess`.
+   * when the session has no such output. Absent: `file` is read under `outputAccess`. `reader`
+   * names who reads (a team's owner, or `admin`): a team gateway holds one of their read slots
+   * until `release`, and throws `ReadSlotsFullError` when all are taken.
    */
-  openOutput?(sessionId: string, file: string): Promise<OpenedOutput | undefined>;
+  openOutput?(sessionId: string, file: string, reader: string): Promise<OpenedOutput | undefined>;
   status(): Promise<SourceStatus>;
   /** Figures only this source has for a session, by name. */
   sessionExtras?(sessionId: string): Promise<Record<string, number> | undefined>;

@@ -25,8 +25,8 @@ export function readableSource(
       (await mine(sessionId)) ? source.outputAccess(sessionId) : undefined,
     ...(source.openOutput
       ? {
-          openOutput: async (sessionId: string, file: string) =>
-            (await mine(sessionId)) ? source.openOutput?.(sessionId, file) : undefined,
+          openOutput: async (sessionId: string, file: string, reader: string) =>
+            (await mine(sessionId)) ? source.openOutput?.(sessionId, file, reader) : undefined,
         }
       : {}),
     // The settings that mask their requests and their own counts: no folder, settings path,

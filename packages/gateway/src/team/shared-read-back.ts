@@ -131,13 +131,37 @@ async function readCopy(
   }
 }
 
-/** The dashboard's reads of a team's outputs: a copy of the one asked for, if it is the session's. */
-export function sharedOutputOpener(outputs: SharedOutputStore, scratchDir: string) {
-  return async (sessionId: string, file: string) => {
+/**
+ * The dashboard's reads of a team's outputs: a copy of the one asked for, if it is the session's,
+ * in one of the reader's read-back slots (the ones `/mcp` takes), held until the copy is released.
+ */
+export function sharedOutputOpener(
+  outputs: SharedOutputStore,
+  scratchDir: string,
+  slots: ReadBackSlots,
+) {
+  return async (sessionId: string, file: string, reader: string): Promise<LocalCopy> => {
     const found = sharedOutputOf(outputs.root, file);
     if (!found || found.conversationId !== sessionId) {
       throw new ToolOutputReadError('OUTSIDE', `${file} is not an output of session ${sessionId}`);
     }
-    return copySharedOutput(outputs, scratchDir, found, file);
+    const slot = slots.take(reader);
+    let copy: LocalCopy;
+    try {
+      copy = await copySharedOutput(outputs, scratchDir, found, file);
+    } catch (error) {
+      slot();
+      throw error;
+    }
+    return {
+      ...copy,
+      release: async () => {
+        try {
+          await copy.release();
+        } finally {
+          slot();
+        }
+      },
+    };
   };
 }

@@ -67,7 +67,7 @@ export function teamWiring(
         }
       : {}),
     signInPage: TEAM_KEY_SIGN_IN,
-    openOutput: sharedOutputOpener(outputs, scratchDir),
+    openOutput: sharedOutputOpener(outputs, scratchDir, slots),
     sharedOutputs: [outputs],
   };
 }
