@@ -155,7 +155,7 @@ export async function appendLines(
  */
 export async function writeAtomically(
   file: string,
-  text: string,
+  text: string | Uint8Array,
   options: PrivateWriteOptions = {},
 ): Promise<void> {
   await inPrivateDirectory(file, options, async () => {

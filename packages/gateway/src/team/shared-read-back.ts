@@ -74,7 +74,8 @@ export async function copySharedOutput(
   const copy = path.join(scratch, found.relative);
   const release = () => fs.rm(scratch, { recursive: true, force: true });
   try {
-    await writeAtomically(copy, bytes.toString('utf8'), { root: scratchDir });
+    // The bytes as stored: no string of tens of MB made on the way.
+    await writeAtomically(copy, bytes, { root: scratchDir });
   } catch (error) {
     await release();
     throw error;

@@ -9,7 +9,7 @@ import {
 } from '@toolmask/test-support/redis-server';
 import { describeSharedOutputStore } from '../../test-utils/output-store-contract.js';
 import { closeRedisConnection, openRedisConnection, redisReady } from './redis-connection.js';
-import { createRedisOutputStore } from './redis-output-store.js';
+import { READ_RANGE_BYTES, createRedisOutputStore } from './redis-output-store.js';
 
 const DAY_MS = 86_400_000;
 const ROOT = '/srv/toolmask';
@@ -72,6 +72,26 @@ describe.skipIf(!available)('the Redis output store', () => {
     await store.save(FOLDER, FILE, text);
     const read = await store.read(RELATIVE);
     expect(read?.equals(Buffer.from(text, 'utf8'))).toBe(true);
+  });
+
+  it('reads an output a range per command, whatever its size (finding 8)', async () => {
+    const store = createRedisOutputStore(client, { root: ROOT, retentionDays: 30 });
+    const getranges = async () => {
+      const stats = await raw.info('commandstats');
+      return Number(/cmdstat_getrange:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+    };
+    for (const size of [0, 1, READ_RANGE_BYTES - 1, READ_RANGE_BYTES, 3 * READ_RANGE_BYTES + 7]) {
+      // 'é' is two bytes: ranges cut characters in two, the bytes still come back whole.
+      const text = 'é'.repeat(Math.floor(size / 2)) + (size % 2 ? 'x' : '');
+      await store.save(FOLDER, FILE, text);
+      await raw.config('RESETSTAT');
+      const read = await store.read(RELATIVE);
+      expect(read?.equals(Buffer.from(text, 'utf8')), `${size} bytes`).toBe(true);
+      // No command carries more than a range: a GET of the whole would hold up every read behind.
+      expect(await getranges()).toBe(Math.max(1, Math.ceil(size / READ_RANGE_BYTES)));
+    }
+    await raw.config('RESETSTAT');
+    expect(await store.read(`tool-outputs/session-0123456789abcdef/other.txt`)).toBe(undefined);
   });
 
   it('sets outputs (and the index) to expire retentionDays after their last save', async () => {

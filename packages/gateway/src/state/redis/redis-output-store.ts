@@ -9,9 +9,13 @@
  * saving the same output again (names are content-addressed) rewrites it and starts its time
  * again. `prune` removes what was last saved before a time, through the sorted set.
  *
- * An output is sent and read whole, as one command: the client's command timeout must allow for
- * the largest output (tens of MB), so this store wants a connection with a longer timeout than
- * the conversation store's 250 ms.
+ * An output is saved whole, as one command: the client's command timeout must allow for the
+ * largest output (tens of MB), so this store wants a connection with a longer timeout than the
+ * conversation store's 250 ms. It is read in ranges of `READ_RANGE_BYTES` (GETRANGE), one range
+ * per command, each sent once the one before is in: every read in flight on the connection has at
+ * most one range queued, so a small output's read waits behind a range per read in flight, never
+ * behind whole outputs of tens of MB (issue 33, finding 8: Bob's 4 reads of a 10 MB output made
+ * Alice's read wait for 40 MB, past the connection's limit).
  */
 import * as path from 'node:path';
 import type { Redis } from 'ioredis';
@@ -28,6 +32,8 @@ export interface RedisOutputStoreOptions {
 
 const INDEX = 'outputs:saved';
 const outputKey = (relativePath: string) => `output:${relativePath}`;
+/** Bytes one command of a read carries at most (one GETRANGE). */
+export const READ_RANGE_BYTES = 512 * 1024;
 /** Outputs removed per script run of `prune`. */
 const PRUNE_BATCH = 200;
 
@@ -88,8 +94,7 @@ export function createRedisOutputStore(
     },
 
     async read(relativePath) {
-      const relative = relativePathOf(placeOfRead(relativePath));
-      return (await client.getBuffer(outputKey(relative))) ?? undefined;
+      return readInRanges(client, outputKey(relativePathOf(placeOfRead(relativePath))));
     },
 
     async prune(beforeMs) {
@@ -119,4 +124,33 @@ export function createRedisOutputStore(
     // The connection is the team stores' to close (state/team-stores.ts).
     async close() {},
   };
+}
+
+/**
+ * The output at `key` read range by range, into one buffer of its length; undefined when it is
+ * not there, or went (expired) while it was read. Names are content-addressed: an output saved
+ * again meanwhile holds the same bytes.
+ */
+async function readInRanges(client: Redis, key: string): Promise<Buffer | undefined> {
+  // Its length and first range in one round trip: all of a small output.
+  const replies = await client
+    .multi()
+    .strlen(key)
+    .getrangeBuffer(key, 0, READ_RANGE_BYTES - 1)
+    .exec();
+  if (!replies) throw new Error(`the read of ${key} was not run (MULTI aborted)`);
+  for (const [error] of replies) if (error) throw error;
+  const length = replies[0]?.[1] as number;
+  const first = replies[1]?.[1] as Buffer;
+  if (length === 0) return (await client.exists(key)) ? Buffer.alloc(0) : undefined;
+  if (first.length === length) return first;
+  const whole = Buffer.allocUnsafe(length);
+  first.copy(whole, 0);
+  for (let at = first.length; at < length; at += READ_RANGE_BYTES) {
+    const end = Math.min(at + READ_RANGE_BYTES, length);
+    const range = await client.getrangeBuffer(key, at, end - 1);
+    if (range.length !== end - at) return undefined;
+    range.copy(whole, at);
+  }
+  return whole;
 }
