@@ -20,6 +20,41 @@ export interface SlowLink {
 /** Bytes passed on per tick: small enough that the rate holds within a few milliseconds. */
 const SLICE_BYTES = 64 * 1024;
 
+/**
+ * Passes what `from` sends on to `to` at `bytesPerSecond`, in order, a slice at a time;
+ * `onChunk` sees each chunk as it comes in.
+ */
+function pace(
+  from: net.Socket,
+  to: net.Socket,
+  bytesPerSecond: number,
+  onChunk: (chunk: Buffer) => void,
+): void {
+  const queue: Buffer[] = [];
+  let sending = false;
+  let clock = performance.now();
+  const send = () => {
+    const next = queue.shift();
+    if (!next || to.destroyed) {
+      sending = false;
+      return;
+    }
+    const slice = next.subarray(0, SLICE_BYTES);
+    if (slice.length < next.length) queue.unshift(next.subarray(SLICE_BYTES));
+    to.write(slice);
+    clock = Math.max(clock, performance.now()) + (slice.length / bytesPerSecond) * 1_000;
+    setTimeout(send, Math.max(0, clock - performance.now()));
+  };
+  from.on('data', (chunk: Buffer) => {
+    onChunk(chunk);
+    queue.push(chunk);
+    if (!sending) {
+      sending = true;
+      send();
+    }
+  });
+}
+
 export async function startSlowLink(target: number, bytesPerSecond: number): Promise<SlowLink> {
   const sockets = new Set<net.Socket>();
   let total = 0;
@@ -34,32 +69,11 @@ export async function startSlowLink(target: number, bytesPerSecond: number): Pro
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
     client.pipe(upstream);
-    // Answers queued, then passed on a slice at a time, each when the rate allows it.
-    const queue: Buffer[] = [];
-    let sending = false;
-    let clock = performance.now();
-    const send = () => {
-      const next = queue.shift();
-      if (!next || client.destroyed) {
-        sending = false;
-        return;
-      }
-      const slice = next.subarray(0, SLICE_BYTES);
-      if (slice.length < next.length) queue.unshift(next.subarray(SLICE_BYTES));
-      client.write(slice);
-      clock = Math.max(clock, performance.now()) + (slice.length / bytesPerSecond) * 1_000;
-      setTimeout(send, Math.max(0, clock - performance.now()));
-    };
-    upstream.on('data', (chunk: Buffer) => {
+    pace(upstream, client, bytesPerSecond, (chunk) => {
       total += chunk.length;
       for (const waiter of waiting.filter((one) => one.bytes <= total)) {
         waiting.splice(waiting.indexOf(waiter), 1);
         waiter.resolve();
-      }
-      queue.push(chunk);
-      if (!sending) {
-        sending = true;
-        send();
       }
     });
   });

@@ -35,6 +35,14 @@ type SentCommand = Parameters<SendCommand>[0];
 
 /** ioredis's message for a command that hit `commandTimeout`. */
 const TIMED_OUT = 'Command timed out';
+/**
+ * How far past its limit a PING's timeout may fire and still count: later, this process's event
+ * loop was busy (a large body parsed, an output of tens of MB copied) while the answer may have
+ * been waiting unread, since timers run before sockets are read. Such a PING is sent once more
+ * before Redis counts as not answering (issue 33, finding 8: one person's large reads made the
+ * PING late, and everyone's reads and saves failed).
+ */
+const LATE_MS = 100;
 
 /**
  * Watches `client` (its command limit `commandTimeoutMs`): see the module comment. `what` names
@@ -48,6 +56,7 @@ export function watchLiveness(
   const listeners = new Set<() => void>();
   const message = `${options.what} did not answer within ${options.commandTimeoutMs} ms; retry in a moment`;
   let answering = true;
+  let lateInARow = 0;
   let probing: Promise<boolean> | undefined;
   let timer: NodeJS.Timeout | undefined;
 
@@ -76,7 +85,7 @@ export function watchLiveness(
       probing ??= client
         .ping()
         .then(
-          () => ((answering = true), true),
+          () => ((answering = true), (lateInARow = 0), true),
           () => false,
         )
         .finally(() => {
@@ -100,13 +109,25 @@ export function watchLiveness(
       command,
       stream,
     );
+    const sentAt = performance.now();
     sent.catch((error: unknown) => {
       if (!(error instanceof Error && error.message === TIMED_OUT)) return;
-      // A PING that times out means Redis stopped answering. Any other command may have timed
-      // out because this process's own event loop was busy (a large body parsed) while its answer
-      // waited, read: a PING sent now confirms, or not, before every command is refused.
-      if (isProbe) stopped();
-      else void liveness.probe();
+      // A PING that times out means Redis stopped answering, unless its timeout fired late (then
+      // once more: LATE_MS). Any other command may have timed out because this process's own
+      // event loop was busy (a large body parsed) while its answer waited, unread: a PING sent
+      // now confirms, or not, before every command is refused.
+      if (!isProbe) {
+        void liveness.probe();
+      } else if (
+        performance.now() - sentAt > options.commandTimeoutMs + LATE_MS &&
+        lateInARow++ === 0
+      ) {
+        // After this PING's own handlers (its probe ends), and after the sockets are read.
+        setImmediate(() => void liveness.probe());
+      } else {
+        lateInARow = 0;
+        stopped();
+      }
     });
     return sent;
   }) as SendCommand;
