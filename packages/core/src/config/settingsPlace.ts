@@ -24,7 +24,7 @@ export type SettingsPlaceClient = 'claude' | 'codex' | 'opencode';
 
 /** The precedence rule, as `toolmask status` and the docs say it. */
 export const MASKING_SETTINGS_PRECEDENCE =
-  "--masking-settings FILE (toolmask gateway: --settings FILE) > the client's own toolmask.json > ~/.gemini/settings.json (its experimental.toolOutputMasking block) > the defaults";
+  "--masking-settings FILE (toolmask gateway: --settings FILE) > the client's own file (a toolmask.json beside its config; qwen: ~/.qwen/settings.json) > ~/.gemini/settings.json (its experimental.toolOutputMasking block) > the defaults";
 
 /** A client's own `toolmask.json` (see the module comment). */
 export function clientSettingsPath(

@@ -139,7 +139,7 @@ describe('toolmask status: which masking settings file applies to each client (i
     const result = await run(['status', '--state-dir', paths.stateDir], env);
     expect(result.code).toBe(1); // no gateway runs
     expect(result.stdout.trimEnd().split('\n')).toEqual([
-      "masking settings, first that holds some: --masking-settings FILE (toolmask gateway: --settings FILE) > the client's own toolmask.json > ~/.gemini/settings.json (its experimental.toolOutputMasking block) > the defaults",
+      "masking settings, first that holds some: --masking-settings FILE (toolmask gateway: --settings FILE) > the client's own file (a toolmask.json beside its config; qwen: ~/.qwen/settings.json) > ~/.gemini/settings.json (its experimental.toolOutputMasking block) > the defaults",
       `  gemini    ${gemini} applies (files there: ${gemini})`,
       `  qwen      ${gemini} applies (files there: ${gemini})`,
       `  claude    ${claude} applies (files there: ${claude}, ${gemini})`,
@@ -151,7 +151,7 @@ describe('toolmask status: which masking settings file applies to each client (i
     const json = await run(['status', '--state-dir', paths.stateDir, '--json'], env);
     expect(JSON.parse(json.stdout)).toEqual({
       maskingSettings: {
-        rule: expect.stringContaining("the client's own toolmask.json"),
+        rule: expect.stringContaining("the client's own file"),
         clients: [
           { client: 'gemini', files: [], applies: 'defaults' },
           { client: 'qwen', files: [], applies: 'defaults' },
