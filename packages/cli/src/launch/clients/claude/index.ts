@@ -20,10 +20,10 @@ environment or claude's settings, becomes the gateway's upstream. Bedrock, Verte
 cannot be routed. For the run, claude gets one extra settings layer (--settings), the gateway's MCP
 server (--mcp-config) and the read-back tool allowed (--allowedTools); the model reads masked
 outputs back with mcp__toolmask__read_tool_output. claude's auto-compact is left as you have it.
-Masking settings: ~/.claude/toolmask.json (keys at its top level; $CLAUDE_CONFIG_DIR honoured), else
-experimental.toolOutputMasking in ~/.gemini/settings.json, or --masking-settings FILE; a mistake
-there stops the launch, exit 2 (toolmask status shows which file applies). When claude exits, the run's
-figures are printed; toolmask status shows a running gateway's.
+Masking settings: ~/.claude/toolmask.json (keys at its top level; $CLAUDE_CONFIG_DIR honoured),
+else experimental.toolOutputMasking in ~/.gemini/settings.json, or --masking-settings FILE; a
+mistake there stops the launch, exit 2 (toolmask status shows which file applies). When claude
+exits, the run's figures are printed; toolmask status shows a running gateway's.
 Exit code: claude's own (127 when claude is not installed, 126 when it cannot be run).`;
 
 export const claudeClient = defineClient({

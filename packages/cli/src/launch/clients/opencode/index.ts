@@ -21,10 +21,11 @@ matching front; a model of another provider cannot be routed (exit 2). For the r
 (OPENCODE_CONFIG_CONTENT) with the routes, a session header and the gateway's MCP server; the model
 reads masked outputs back with toolmask_read_tool_output. opencode's prune (compaction.prune, off by
 default) is left as you set it, and said at launch when it is on.
-Masking settings: ~/.config/opencode/toolmask.json (keys at its top level; $OPENCODE_CONFIG_DIR, $XDG_CONFIG_HOME honoured), else
-experimental.toolOutputMasking in ~/.gemini/settings.json, or --masking-settings FILE; a mistake
-there stops the launch, exit 2 (toolmask status shows which file applies). When opencode exits, the run's
-figures are printed; toolmask status shows a running gateway's.
+Masking settings: ~/.config/opencode/toolmask.json (keys at its top level; $OPENCODE_CONFIG_DIR
+and $XDG_CONFIG_HOME honoured), else experimental.toolOutputMasking in ~/.gemini/settings.json, or
+--masking-settings FILE; a mistake there stops the launch, exit 2 (toolmask status shows which
+file applies). When opencode exits, the run's figures are printed; toolmask status shows a running
+gateway's.
 Exit code: opencode's own (127 when opencode is not installed, 126 when it cannot be run).`;
 
 export const opencodeClient = defineClient({
