@@ -6,12 +6,12 @@
  */
 import {
   MASKING_SETTINGS_PRECEDENCE,
-  readToolOutputMaskingSettingsFile,
   userSettingsPath,
   winningSettingsFile,
 } from '@toolmask/core/settings';
 import { CLIENTS } from '../../launch/clients/index.js';
 import type { Environment } from '../../launch/environment.js';
+import { settingsCandidate } from '../../launch/run/masking-settings.js';
 
 export interface ClientMaskingSettings {
   client: string;
@@ -27,27 +27,17 @@ export interface MaskingSettingsStatus {
 }
 
 export async function maskingSettingsStatus(env: Environment): Promise<MaskingSettingsStatus> {
-  const geminiFile = userSettingsPath(env);
-  const gemini = await readToolOutputMaskingSettingsFile(geminiFile);
+  const gemini = await settingsCandidate(userSettingsPath(env));
   const clients = await Promise.all(
     CLIENTS.map(async (client): Promise<ClientMaskingSettings> => {
       const ownFile = await client.maskingSettings?.ownFile(env);
-      const own =
-        ownFile === undefined ? undefined : await readToolOutputMaskingSettingsFile(ownFile);
-      const candidates = [
-        ...(ownFile !== undefined && own ? [{ file: ownFile, ...own }] : []),
-        { file: geminiFile, ...gemini },
-      ];
-      const winner = winningSettingsFile({
-        own: ownFile !== undefined && own ? { file: ownFile, present: own.present } : undefined,
-        gemini: { file: geminiFile, present: gemini.present },
-      });
+      const own = ownFile === undefined ? undefined : await settingsCandidate(ownFile);
+      const winner = winningSettingsFile({ own, gemini });
+      const candidates = own ? [own, gemini] : [gemini];
       const applies = candidates.find((candidate) => candidate.file === winner);
       return {
         client: client.name,
-        files: candidates
-          .filter((candidate) => candidate.exists)
-          .map((candidate) => candidate.file),
+        files: candidates.filter((candidate) => candidate.exists).map(({ file }) => file),
         applies: applies?.present ? winner : 'defaults',
       };
     }),

@@ -29,9 +29,12 @@ import { LaunchError } from '../launch-error.js';
 
 export class MaskingSettingsError extends LaunchError {}
 
-/** A file and whether it holds masking settings (core's `present`: false when there is none). */
-export async function settingsCandidate(file: string): Promise<SettingsCandidate> {
-  return { file, present: (await readToolOutputMaskingSettingsFile(file)).present };
+/** A file, whether it is there, and whether it holds masking settings (core's `present`). */
+export async function settingsCandidate(
+  file: string,
+): Promise<SettingsCandidate & { exists: boolean }> {
+  const { exists, present } = await readToolOutputMaskingSettingsFile(file);
+  return { file, exists, present };
 }
 
 /** The masking settings file of a launch (see the module comment). */
