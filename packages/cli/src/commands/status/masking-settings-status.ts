@@ -24,9 +24,14 @@ export interface ClientMaskingSettings {
 export interface MaskingSettingsStatus {
   rule: string;
   clients: ClientMaskingSettings[];
+  /** The running standalone gateway's `--settings` file, read for every client's requests. */
+  gatewaySettingsFile?: string;
 }
 
-export async function maskingSettingsStatus(env: Environment): Promise<MaskingSettingsStatus> {
+export async function maskingSettingsStatus(
+  env: Environment,
+  gatewaySettingsFile?: string,
+): Promise<MaskingSettingsStatus> {
   const gemini = await settingsCandidate(userSettingsPath(env));
   const clients = await Promise.all(
     CLIENTS.map(async (client): Promise<ClientMaskingSettings> => {
@@ -42,7 +47,11 @@ export async function maskingSettingsStatus(env: Environment): Promise<MaskingSe
       };
     }),
   );
-  return { rule: MASKING_SETTINGS_PRECEDENCE, clients };
+  return {
+    rule: MASKING_SETTINGS_PRECEDENCE,
+    clients,
+    ...(gatewaySettingsFile ? { gatewaySettingsFile } : {}),
+  };
 }
 
 /** The lines `toolmask status` prints. */
@@ -55,5 +64,10 @@ export function describeMaskingSettings(status: MaskingSettingsStatus): string[]
       const there = entry.files.length > 0 ? entry.files.join(', ') : 'none';
       return `  ${entry.client.padEnd(width)}  ${applies} applies (files there: ${there})`;
     }),
+    ...(status.gatewaySettingsFile
+      ? [
+          `  the gateway running here reads ${status.gatewaySettingsFile} for every client (--settings)`,
+        ]
+      : []),
   ];
 }

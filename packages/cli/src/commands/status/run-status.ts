@@ -45,7 +45,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<numb
   const running = await findRunningGateway(stateDir);
   const launches = await findLaunchGateways(stateDir);
   // Which settings file applies to each client is said with or without a gateway running.
-  const maskingSettings = await maskingSettingsStatus(io.env);
+  const maskingSettings = await maskingSettingsStatus(io.env, running?.settingsFile);
   const settingsLines = `${describeMaskingSettings(maskingSettings).join('\n')}\n`;
   if (!running && launches.length > 0) {
     if (options.json) {

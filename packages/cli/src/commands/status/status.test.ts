@@ -70,6 +70,10 @@ describe('toolmask status', () => {
       "since it started: 2 requests, 0 outputs masked, billed the same as without masking, cache hits 75% of 4,000 prompt tokens (provider's count)",
     );
     expect(lines[3]).toBe(`dashboard  ${gateway.dashboardUrl}`);
+    // Started with --settings: that file, for every client's requests.
+    expect(lines.at(-1)).toBe(
+      `  the gateway running here reads ${paths.settingsFile} for every client (--settings)`,
+    );
 
     const json = await run(['status', '--state-dir', paths.stateDir, '--json']);
     expect(json.code).toBe(0);
