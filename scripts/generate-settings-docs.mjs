@@ -8,7 +8,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as path from 'node:path';
-import { SETTINGS, SETTINGS_PATH, BUILT_IN_EXEMPT_TOOLS } from '@toolmask/core/settings';
+import {
+  SETTINGS,
+  SETTINGS_PATH,
+  BUILT_IN_EXEMPT_TOOLS,
+  MASKING_SETTINGS_PRECEDENCE,
+} from '@toolmask/core/settings';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SETTING_DECLARATIONS = Object.entries(SETTINGS).map(([key, declaration]) => ({
@@ -66,6 +71,39 @@ tokenizer that Gemini models share; see [benchmarks](benchmarks.md)).
 }
 \`\`\`
 
+## Claude Code, Codex and OpenCode: a toolmask.json of their own
+
+Claude Code, Codex and OpenCode check their own settings files, so toolmask's keys cannot live
+there. Their users keep the same keys at the top level of a \`toolmask.json\` beside the client's
+own config, with the same types, defaults and checks:
+
+| client | file |
+| --- | --- |
+| \`toolmask claude\` | \`$CLAUDE_CONFIG_DIR/toolmask.json\`, else \`~/.claude/toolmask.json\` |
+| \`toolmask codex\` | \`$CODEX_HOME/toolmask.json\`, else \`~/.codex/toolmask.json\` |
+| \`toolmask opencode\` | \`$OPENCODE_CONFIG_DIR/toolmask.json\`, else \`$XDG_CONFIG_HOME/opencode/toolmask.json\`, else \`~/.config/opencode/toolmask.json\` |
+| \`toolmask qwen\` | the \`${SETTINGS_PATH}\` block of \`~/.qwen/settings.json\` (qwen ignores keys it does not know) |
+
+\`\`\`jsonc
+// ~/.claude/toolmask.json
+{ "toolProtectionThreshold": 20000, "exemptTools": ["Read"] }
+\`\`\`
+
+One precedence rule decides which file a launch, and a \`toolmask gateway\` for each request's
+client (by its user agent), reads; the first that holds masking settings wins whole (keys are not
+merged across files):
+
+${MASKING_SETTINGS_PRECEDENCE.split(' > ')
+  .map((step, index) => `${index + 1}. ${step}`)
+  .join('\n')}
+
+A \`toolmask.json\` holds settings as soon as it exists (an empty one means the defaults); a
+\`settings.json\` when it has the block. A file named \`toolmask.json\` is read at its top level
+wherever it is (\`--masking-settings ~/.codex/toolmask.json\` works); any other file is a
+\`settings.json\`. \`toolmask status\` prints the rule and, for each client, the files there and
+the one that applies (\`--json\`: \`maskingSettings\`); the dashboard's session page names the
+file of the session's client.
+
 ## Invalid values
 
 A value of the wrong type (a string for a number, a negative or fractional number, a list with a
@@ -73,13 +111,15 @@ non-string) is reported with the file, the key and the expected type, for exampl
 
 \`\`\`
 Invalid setting ${SETTINGS_PATH}.toolProtectionThreshold in /home/me/.gemini/settings.json: expected non-negative integer, got the string "50k".
+Invalid setting toolProtectionThreshold in /home/me/.claude/toolmask.json: expected non-negative integer, got the string "50k".
 \`\`\`
 
 That key is then ignored and the rest of the block, the other files and the defaults still apply:
 the agent keeps working. A file that cannot be read or parsed, or a block that is not an object, is
 ignored whole. Unknown keys are ignored, so a newer settings file does not break an older toolmask.
 
-The launchers (\`toolmask claude\`, ...) and \`toolmask gateway\` check the file before they start, and
+The launchers (\`toolmask claude\`, ...) and \`toolmask gateway\` check the file before they start
+(a gateway without \`--settings\`: gemini's file and each client's that applies), and
 refuse the same mistakes with exit 2, naming the file, the key and the expected type: a value of the
 wrong type, a file that cannot be read or parsed, an unknown key close to a known one (a typo:
 \`toolProtectionThresold\`), and a file named by \`--masking-settings\` or \`--settings\` that does not

@@ -12,14 +12,22 @@ import type { VirtualKeyLookup } from './team/team-keys.js';
 import type { OwnerBudget, OwnerProofs } from './team/owner-ledger.js';
 import type { UpstreamName } from './protocols/protocol.js';
 import type { UpstreamUrls } from './upstream/upstreams.js';
+import type { ClientKind } from './usage/usage-record.js';
 import { MCP_SERVER_NAME, MCP_TOOL_NAME } from './server/mcp-endpoint.js';
 
 export interface GatewayOptions {
   /** Where decisions, usage records and offloaded outputs live. */
   stateDir: string;
   upstreams?: Partial<UpstreamUrls>;
-  /** A settings.json to read `experimental.toolOutputMasking` from; default gemini-cli's user file. */
+  /**
+   * The masking settings file read for every request: a settings.json (its
+   * `experimental.toolOutputMasking`) or a `toolmask.json` (keys at its top level). Default:
+   * per request's client, its file in `clientSettingsFiles` when it holds masking settings, else
+   * gemini-cli's user file (pipeline/masking-settings.ts).
+   */
   settingsFile?: string;
+  /** Each client's own masking settings file (`claude-code`: `~/.claude/toolmask.json`, ...). */
+  clientSettingsFiles?: Partial<Record<ClientKind, string>>;
   /** Largest request body accepted. @default 64 MiB */
   maxBodyBytes?: number;
   /**

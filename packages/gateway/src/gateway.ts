@@ -84,7 +84,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // A team's replica is named: the `instance` label of its metrics.
     ...(options.team?.instance ? { instance: options.team.instance } : {}),
   });
-  const settings = createMaskingSettingsSource(options.settingsFile, logged(log), logged(log));
+  const settings = createMaskingSettingsSource(options, logged(log), logged(log));
   // Unset (an embedder's createGateway): a secret nobody was told, but this gateway's handle.
   const accessSecret = options.accessSecret ?? randomBytes(32).toString('hex');
   const basics = {
@@ -246,7 +246,7 @@ function modelContext(
     holdOutputWrites: () => wiring.queuedOutputs?.holdWrites() ?? (() => undefined),
     disableClientMasking: limits.disableClientMasking,
     log,
-    maskingConfig: () => parts.settings.config(),
+    maskingConfig: (client) => parts.settings.config(undefined, client),
     async recordUsage(record, clientSession) {
       tally.add(record, clientSession);
       try {

@@ -111,6 +111,7 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
     instanceId: gateway.instanceId,
     // Never a password: the file says where requests go, not how to get in there.
     ...(options.upstreams ? { upstreams: shownUpstreams(options.upstreams) } : {}),
+    ...(options.settingsFile ? { settingsFile: path.resolve(options.settingsFile) } : {}),
   };
   // The first gateway of a state folder is the one launchers find; a second one (other upstreams)
   // leaves that file alone.

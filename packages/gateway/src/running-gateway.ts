@@ -24,6 +24,8 @@ export interface RunningFile {
   instanceId: string;
   /** The upstreams it was started with (launchers reuse a gateway only if they match). */
   upstreams?: Partial<UpstreamUrls>;
+  /** The masking settings file it reads for every request (`--settings`), when it was given one. */
+  settingsFile?: string;
 }
 
 /** What `GET /healthz` answers. */

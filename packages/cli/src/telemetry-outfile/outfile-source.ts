@@ -85,7 +85,7 @@ export function createOutfileSource(options: OutfileSourceOptions): OutfileSourc
     () => fold.reset(),
   );
   const settings = createMaskingSettingsSource(
-    options.userSettingsFile,
+    { settingsFile: options.userSettingsFile },
     () => undefined,
     () => undefined,
   );

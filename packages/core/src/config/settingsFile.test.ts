@@ -28,22 +28,22 @@ describe('parseToolOutputMaskingSettings', () => {
     }`;
     expect(parseToolOutputMaskingSettings(text, FILE)).toEqual({
       settings: { enabled: true, toolProtectionThreshold: 1000, exemptTools: ['grep_search'] },
+      present: true,
     });
   });
 
   test('no experimental block, no masking block, empty file, BOM: no settings and no error', () => {
-    expect(parseToolOutputMaskingSettings('{ "ui": {} }', FILE)).toEqual({ settings: {} });
-    expect(parseToolOutputMaskingSettings('{ "experimental": {} }', FILE)).toEqual({
-      settings: {},
-    });
-    expect(parseToolOutputMaskingSettings('', FILE)).toEqual({ settings: {} });
-    expect(parseToolOutputMaskingSettings('// only a comment\n', FILE)).toEqual({ settings: {} });
+    const none = { settings: {}, present: false };
+    expect(parseToolOutputMaskingSettings('{ "ui": {} }', FILE)).toEqual(none);
+    expect(parseToolOutputMaskingSettings('{ "experimental": {} }', FILE)).toEqual(none);
+    expect(parseToolOutputMaskingSettings('', FILE)).toEqual(none);
+    expect(parseToolOutputMaskingSettings('// only a comment\n', FILE)).toEqual(none);
     expect(
       parseToolOutputMaskingSettings(
         '\uFEFF{ "experimental": { "toolOutputMasking": { "enabled": false } } }',
         FILE,
       ),
-    ).toEqual({ settings: { enabled: false } });
+    ).toEqual({ settings: { enabled: false }, present: true });
   });
 
   test('malformed JSON: an error naming the file, the block key and the place', () => {
@@ -125,6 +125,7 @@ describe('settings files on disk', () => {
   test('a missing file is not an error; an unreadable one is', async () => {
     expect(await readToolOutputMaskingSettingsFile(path.join(dir, 'nope.json'))).toEqual({
       exists: false,
+      present: false,
       settings: {},
     });
     const result = await readToolOutputMaskingSettingsFile(dir); // a directory
@@ -198,7 +199,7 @@ describe('settings files on disk', () => {
       },
     });
     await expect(files.load()).resolves.toEqual([
-      { scope: 'workspace', file: workspace, settings: {} },
+      { scope: 'workspace', file: workspace, settings: {}, present: true },
     ]);
   });
 });
@@ -219,7 +220,7 @@ describe('settings files that are not what they seem (issue 15, item 5)', () => 
       workspaceSettingsPath: file,
       onSettingsError: (error) => errors.push(error),
     });
-    expect(await files.load()).toEqual([{ scope: 'workspace', file, settings: {} }]);
+    expect(await files.load()).toEqual([{ scope: 'workspace', file, settings: {}, present: true }]);
     expect(errors[0]?.message).toMatch(/it is not a regular file \(a FIFO, socket or device\)/);
     fs.rmSync(file);
     fs.writeFileSync(file, '{ "experimental": { "toolOutputMasking": { "enabled": false } } }');

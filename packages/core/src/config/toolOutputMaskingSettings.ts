@@ -182,9 +182,11 @@ export class ToolOutputMaskingSettingsError extends ToolmaskError<'INVALID_SETTI
     readonly expected: string,
     readonly received: unknown,
     readonly source?: string,
+    /** Where the keys are: `SETTINGS_PATH`, or `''` at a file's top level (a `toolmask.json`). */
+    keysAt: string = SETTINGS_PATH,
   ) {
     const where = source ? ` in ${source}` : '';
-    const dotted = key ? `${SETTINGS_PATH}.${key}` : SETTINGS_PATH;
+    const dotted = [keysAt, key].filter(Boolean).join('.') || 'the top level';
     super(
       'INVALID_SETTING',
       `Invalid setting ${dotted}${where}: expected ${expected}, got ${describeValue(received)}.`,
@@ -213,15 +215,17 @@ export function isValidSettingValue(type: SettingType, value: unknown): boolean 
 
 /**
  * Checks a raw settings block. Throws `ToolOutputMaskingSettingsError` on the first bad key;
- * unknown keys are ignored (a newer settings file must not break an older toolmask).
+ * unknown keys are ignored (a newer settings file must not break an older toolmask). `keysAt`:
+ * where the block is, for the message (`''`: a file's top level).
  */
 export function validateToolOutputMaskingSettings(
   raw: unknown,
   source?: string,
+  keysAt: string = SETTINGS_PATH,
 ): ToolOutputMaskingSettings {
   if (raw === undefined) return {};
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ToolOutputMaskingSettingsError('', 'an object', raw, source);
+    throw new ToolOutputMaskingSettingsError('', 'an object', raw, source, keysAt);
   }
   const block = raw as Record<string, unknown>;
   const settings: Record<string, unknown> = {};
@@ -230,7 +234,7 @@ export function validateToolOutputMaskingSettings(
     if (value === undefined) continue;
     const { type } = SETTINGS[key];
     if (!isValidSettingValue(type, value)) {
-      throw new ToolOutputMaskingSettingsError(key, type, value, source);
+      throw new ToolOutputMaskingSettingsError(key, type, value, source, keysAt);
     }
     settings[key] = value;
   }
@@ -244,12 +248,13 @@ export function validateToolOutputMaskingSettings(
 export function validSettingKeys(
   block: unknown,
   file: string,
+  keysAt: string = SETTINGS_PATH,
 ): { settings: ToolOutputMaskingSettings; bad: ToolOutputMaskingSettingsError[] } {
   const bad: ToolOutputMaskingSettingsError[] = [];
   let rest: unknown = block;
   for (;;) {
     try {
-      return { settings: validateToolOutputMaskingSettings(rest, file), bad };
+      return { settings: validateToolOutputMaskingSettings(rest, file, keysAt), bad };
     } catch (error) {
       if (!(error instanceof ToolOutputMaskingSettingsError)) throw error;
       bad.push(error);

@@ -65,10 +65,18 @@ export function unknownSettingKeys(block: unknown): UnknownSettingKey[] {
     });
 }
 
-/** `Unknown setting experimental.toolOutputMasking.x in FILE (ignored); did you mean y?` */
-export function describeUnknownSettingKey(unknown: UnknownSettingKey, file: string): string {
+/**
+ * `Unknown setting experimental.toolOutputMasking.x in FILE (ignored); did you mean y?` (`keysAt`
+ * `''`: the key at the file's top level, a `toolmask.json`).
+ */
+export function describeUnknownSettingKey(
+  unknown: UnknownSettingKey,
+  file: string,
+  keysAt: string = SETTINGS_PATH,
+): string {
   const hint = unknown.suggestion
     ? `; did you mean ${unknown.suggestion}?`
     : `; known keys: ${SETTING_KEYS.join(', ')}.`;
-  return `Unknown setting ${SETTINGS_PATH}.${unknown.key} in ${file} (ignored)${hint}`;
+  const dotted = keysAt ? `${keysAt}.${unknown.key}` : unknown.key;
+  return `Unknown setting ${dotted} in ${file} (ignored)${hint}`;
 }

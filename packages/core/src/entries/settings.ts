@@ -51,3 +51,13 @@ export {
   type SettingsScope,
 } from '../config/settingsFile.js';
 export { userSettingsPath, workspaceSettingsPath } from '../config/paths.js';
+export {
+  CLIENT_SETTINGS_FILE_NAME,
+  MASKING_SETTINGS_PRECEDENCE,
+  clientSettingsPath,
+  maskingKeysAt,
+  winningSettingsFile,
+  type SettingsCandidate,
+  type SettingsCandidates,
+  type SettingsPlaceClient,
+} from '../config/settingsPlace.js';

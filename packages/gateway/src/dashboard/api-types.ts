@@ -5,7 +5,7 @@
 import type { PriceTable } from '../usage/model-prices.js';
 import type { SessionsReport, SessionSummary } from '../usage/sessions.js';
 import type { Timeline, TimelinePoint } from '../usage/timeline.js';
-import type { UsageRecord } from '../usage/usage-record.js';
+import type { ClientKind, UsageRecord } from '../usage/usage-record.js';
 
 export type { SessionsReport, SessionSummary, Timeline, TimelinePoint, UsageRecord };
 export type { PriceRow, PriceTable } from '../usage/model-prices.js';
@@ -74,6 +74,8 @@ export interface DashboardStatus {
   settings: Record<string, Record<string, SettingValue>>;
   /** Sources' own facts (state folder, outfile, memory), for the same panel. */
   details: Record<string, SettingValue>;
+  /** The masking settings file that applies to each client's sessions now (a gateway's only). */
+  settingsFiles?: Partial<Record<ClientKind, string>>;
   /** The prices of the money figures, with their date and sources (usage/model-prices.ts). */
   prices: PriceTable;
 }

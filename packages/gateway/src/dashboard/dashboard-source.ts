@@ -6,12 +6,13 @@
  */
 import type { ToolOutputAccess } from '@toolmask/core/storage';
 import type { UsageQuery } from '../state/stores.js';
-import type { UsageRecord } from '../usage/usage-record.js';
+import type { ClientKind, UsageRecord } from '../usage/usage-record.js';
 import type { OffloadedOutput, SettingValue, SourceKind } from './api-types.js';
 
 export interface SourceStatus {
   settings: Record<string, Record<string, SettingValue>>;
   details: Record<string, SettingValue>;
+  settingsFiles?: Partial<Record<ClientKind, string>>;
 }
 
 export interface OpenedOutput {

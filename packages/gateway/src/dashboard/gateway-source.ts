@@ -7,6 +7,7 @@
 import type { ConversationRegistry } from '../conversation/conversation-registry.js';
 import type { MaskingSettingsSource } from '../pipeline/masking-settings.js';
 import type { ConversationStore, DecisionRecord, UsageStore } from '../state/stores.js';
+import { CLIENT_KINDS } from '../usage/usage-record.js';
 import type { OffloadedOutput, SettingValue } from './api-types.js';
 import type { DashboardSource } from './dashboard-source.js';
 
@@ -86,6 +87,11 @@ export function createGatewaySource(options: GatewaySourceOptions): GatewaySourc
           conversationsInMemory: options.registry.size,
           retainedBytes: options.registry.retainedBytes(),
         },
+        settingsFiles: Object.fromEntries(
+          await Promise.all(
+            CLIENT_KINDS.map(async (client) => [client, await options.settings.fileFor(client)]),
+          ),
+        ),
       };
     },
     onChange(listener) {

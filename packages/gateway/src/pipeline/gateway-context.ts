@@ -7,7 +7,7 @@ import type { UsageStore } from '../state/stores.js';
 import type { BodyBudget, PassSlots } from './request-bounds.js';
 import type { GatewayTelemetry } from '../usage/gateway-telemetry.js';
 import type { UpstreamUrls } from '../upstream/upstreams.js';
-import type { UsageRecord } from '../usage/usage-record.js';
+import type { ClientKind, UsageRecord } from '../usage/usage-record.js';
 
 export interface GatewayContext {
   upstreams: UpstreamUrls;
@@ -30,8 +30,8 @@ export interface GatewayContext {
    */
   holdOutputWrites(): () => void;
   disableClientMasking: boolean;
-  /** The masking settings now (the file is read again when it changes). */
-  maskingConfig(): Promise<ToolOutputMaskingConfig>;
+  /** The masking settings now for a request of this client (a file is read again when it changes). */
+  maskingConfig(client?: ClientKind): Promise<ToolOutputMaskingConfig>;
   log: (line: string) => void;
   /** Appends a usage record; a failure is logged, never thrown. */
   /**

@@ -23,6 +23,8 @@ import { headBytes } from '../body/element-reading.js';
 import { conversationKey } from '../conversation/conversation-key.js';
 import type { Conversation } from '../conversation/conversation.js';
 import { boundedModel } from '../server/caller-values.js';
+import { firstHeader } from '../server/credentials.js';
+import { clientOf } from '../usage/usage-record.js';
 import type { ConversationHold } from './conversation-hold.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { ExchangeWithBody } from './model-exchange.js';
@@ -53,8 +55,8 @@ export async function maskExchange(
   const pause = eventLoopPauser();
   const head = await headBytes(codec, raw, pause);
   if (exchange.route.action === 'countTokens') return countTokens(context, exchange, head, pause);
-  // Read once for this request: its pass is given these.
-  const config = await context.maskingConfig();
+  // Read once for this request: its pass is given these (its client's file: masking-settings.ts).
+  const config = await context.maskingConfig(clientOf(firstHeader(exchange.request, 'user-agent')));
   if (head) return maskInKnownConversation(context, exchange, hold, { head, config, pause });
   const decoded = await decodeWhole(codec, raw, exchange.route.model, pause);
   if (decoded.kind !== 'conversation') return notAConversation(context, exchange, decoded);

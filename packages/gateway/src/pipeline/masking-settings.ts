@@ -1,46 +1,87 @@
 /**
- * The masking settings the gateway's pass reads: `experimental.toolOutputMasking` of the person's
- * gemini-cli user `settings.json` (the same block the in-process installation reads), or of the
- * file given with `--settings`. Read again when the file changes; a broken file or value, or an
- * unknown key, is reported once per change (the defaults apply to what is broken), so the gateway
- * keeps serving. Reads are shared and bounded in time by core's reader.
+ * The masking settings the gateway's pass reads, by core's one precedence rule
+ * (config/settingsPlace.ts): the file given with `--settings` (or a launcher's choice) for every
+ * request; else, for a request whose client is known (its user agent) and has a file of its own
+ * (`clientSettingsFiles`: `~/.claude/toolmask.json`, ...), that file when it holds masking
+ * settings; else `experimental.toolOutputMasking` of the person's gemini-cli user `settings.json`
+ * (the same block the in-process installation reads). Read again when a file changes; a broken
+ * file or value, or an unknown key, is reported once per change (the defaults apply to what is
+ * broken), so the gateway keeps serving. Reads are shared and bounded in time by core's reader.
  */
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import {
   ToolOutputMaskingSettingsFiles,
   resolveToolOutputMaskingConfigForModel,
   userSettingsPath,
+  winningSettingsFile,
   type SettingsFileError,
   type SettingsFileWarning,
+  type SettingsLayer,
 } from '@toolmask/core/settings';
+import type { ClientKind } from '../usage/usage-record.js';
 
 export interface MaskingSettingsSource {
-  /** The resolved configuration for a model with this context window (unknown: the default). */
-  config(contextWindowTokens?: number): Promise<ToolOutputMaskingConfig>;
-  /** The file read, for /api and the dashboard. */
+  /**
+   * The resolved configuration for a request of this client (unknown: gemini's file) and a model
+   * with this context window (unknown: the default).
+   */
+  config(contextWindowTokens?: number, client?: ClientKind): Promise<ToolOutputMaskingConfig>;
+  /** The file read for every request (`--settings`), else for a client without a file of its own. */
   readonly file: string;
+  /** The file whose settings apply to this client's requests now, for the dashboard. */
+  fileFor(client: ClientKind): Promise<string>;
+}
+
+export interface MaskingSettingsFiles {
+  /** Read for every request; default: gemini's user file, after each client's own. */
+  settingsFile?: string | undefined;
+  /** Each client's own file (ignored when `settingsFile` is given). */
+  clientSettingsFiles?: Partial<Record<ClientKind, string>> | undefined;
 }
 
 export function createMaskingSettingsSource(
-  settingsFile: string | undefined,
+  files: MaskingSettingsFiles,
   onError: (error: SettingsFileError) => void,
   onWarning: (warning: SettingsFileWarning) => void,
 ): MaskingSettingsSource {
-  const file = settingsFile ?? userSettingsPath();
-  const files = new ToolOutputMaskingSettingsFiles({
-    userSettingsPath: file,
-    workspaceSettingsPath: null,
-    onSettingsError: onError,
-    onSettingsWarning: onWarning,
-  });
+  const reader = (file: string) =>
+    new ToolOutputMaskingSettingsFiles({
+      userSettingsPath: file,
+      workspaceSettingsPath: null,
+      onSettingsError: onError,
+      onSettingsWarning: onWarning,
+    });
+  const file = files.settingsFile ?? userSettingsPath();
+  const main = reader(file);
+  const own = new Map(
+    files.settingsFile === undefined
+      ? Object.entries(files.clientSettingsFiles ?? {}).map(([client, ownFile]) => [
+          client,
+          reader(ownFile),
+        ])
+      : [],
+  );
+  /** The layer that applies to this client's requests (none: the defaults). */
+  async function layerFor(client: ClientKind | undefined): Promise<SettingsLayer | undefined> {
+    const [mainLayer] = await main.load();
+    const ownReader = client === undefined ? undefined : own.get(client);
+    if (!ownReader) return mainLayer;
+    const [ownLayer] = await ownReader.load();
+    if (!ownLayer || !mainLayer) return ownLayer ?? mainLayer;
+    const winner = winningSettingsFile({ own: ownLayer, gemini: mainLayer });
+    return winner === ownLayer.file ? ownLayer : mainLayer;
+  }
   return {
     file,
-    async config(contextWindowTokens) {
-      const layers = await files.load();
+    async config(contextWindowTokens, client) {
+      const layer = await layerFor(client);
       return resolveToolOutputMaskingConfigForModel(
         contextWindowTokens,
-        ...layers.map((layer) => layer.settings),
+        ...(layer ? [layer.settings] : []),
       );
+    },
+    async fileFor(client) {
+      return (await layerFor(client))?.file ?? file;
     },
   };
 }

@@ -7,6 +7,16 @@ import type { ProtocolKind } from '../protocols/protocol.js';
 export type ClientKind =
   'gemini-cli' | 'qwen-code' | 'claude-code' | 'codex' | 'opencode' | 'other';
 
+/** Every client kind. */
+export const CLIENT_KINDS: readonly ClientKind[] = [
+  'gemini-cli',
+  'qwen-code',
+  'claude-code',
+  'codex',
+  'opencode',
+  'other',
+];
+
 /**
  * Where a request was seen: through one of the gateway's protocols, or `in-process` (read from the
  * telemetry outfile of an in-process installation by `toolmask dashboard`).

@@ -89,7 +89,8 @@ async function build(route: Route): Promise<() => HTMLElement> {
     const [detail, outputs] = preloaded
       ? api.sessionNow(route.id)
       : await Promise.all([api.session(route.id), api.outputs(route.id)]);
-    return () => sessionView({ summary, detail, outputs });
+    const settingsFile = status.settingsFiles?.[summary.client];
+    return () => sessionView({ summary, detail, outputs, settingsFile });
   }
   const timeline = preloaded?.timeline ?? (await api.timeline());
   return () =>

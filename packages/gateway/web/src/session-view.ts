@@ -17,6 +17,8 @@ export interface SessionInput {
   summary: SessionSummary;
   detail: SessionDetail;
   outputs: SessionOutputs;
+  /** The masking settings file that applies to the session's client (a gateway's only). */
+  settingsFile?: string | undefined;
 }
 
 function extrasTable(extras: Record<string, number>): HTMLElement {
@@ -33,8 +35,8 @@ function extrasTable(extras: Record<string, number>): HTMLElement {
   );
 }
 
-/** Who the session is: its client, model and times. */
-function sessionFacts(summary: SessionSummary): HTMLElement {
+/** Who the session is: its client, model and times, and the settings file its client's requests read. */
+function sessionFacts(summary: SessionSummary, settingsFile: string | undefined): HTMLElement {
   return h(
     'p',
     { class: 'session-facts' },
@@ -43,6 +45,8 @@ function sessionFacts(summary: SessionSummary): HTMLElement {
     h('span', { class: 'model' }, summary.model || '?'),
     summary.sideOnly ? h('span', { class: 'badge' }, 'side requests only') : null,
     ` · started ${formatTime(summary.startedAt)} · last request ${formatTime(summary.lastAt)}`,
+    settingsFile ? ' · masking settings ' : null,
+    settingsFile ? h('code', { class: 'settings-file' }, settingsFile) : null,
   );
 }
 
@@ -136,7 +140,7 @@ export function sessionView(input: SessionInput): HTMLElement {
     { class: 'session', 'data-session': summary.id },
     h('a', { href: '#/', class: 'back' }, '← All sessions'),
     h('h1', {}, 'Session ', h('span', { class: 'session-id' }, summary.id)),
-    sessionFacts(summary),
+    sessionFacts(summary, input.settingsFile),
     statCards(sessionCards(summary)),
     h('h2', {}, 'Prompt tokens per request'),
     promptChart(detail.requests),

@@ -220,6 +220,22 @@ describe('toolmask gateway --settings: checked at start, as the launchers check 
     }
   });
 
+  it("without --settings, a client's own toolmask.json is checked too (issue 35, item 10)", async () => {
+    const home = path.dirname(await stateFolder());
+    const file = path.join(home, 'codex-home', 'toolmask.json');
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, '{ "minPrunableTokensThreshold": true }');
+    const run = await runCliCaptured(['gateway', '--port', '0'], {
+      env: { HOME: home, GEMINI_CLI_HOME: home, CODEX_HOME: path.dirname(file) },
+    });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`the masking settings in ${file} have a mistake; no gateway`);
+    expect(run.stderr).toContain(
+      `Invalid setting minPrunableTokensThreshold in ${file}: expected non-negative integer, got a boolean.`,
+    );
+  });
+
   it('a launcher refuses a --masking-settings file that does not exist', async () => {
     const state = await stateFolder();
     const missing = path.join(path.dirname(state), 'nonexistent.json');

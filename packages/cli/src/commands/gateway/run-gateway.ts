@@ -8,7 +8,6 @@ import * as path from 'node:path';
 import { GatewayStartError, listenGateway, type UpstreamUrls } from '@toolmask/gateway';
 import { EXIT_OK, usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
-import { userSettingsPath } from '@toolmask/core/settings';
 import { checkMaskingSettings, MaskingSettingsError } from '../../launch/run/masking-settings.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
 import { refuseIfRunning } from './already-running.js';
@@ -16,17 +15,22 @@ import { checkUrl, upstreamsFrom, type GatewayCommandOptions } from './gateway-o
 import { holdStateLock } from './state-lock.js';
 import { openTeam, plainHttpWarning } from './team-gateway.js';
 import { clientSavedOutputs } from '../../launch/clients/index.js';
+import { clientSettingsFiles, filesToCheck } from './client-settings.js';
 
 export async function runGateway(options: GatewayCommandOptions, io: CliIo): Promise<number> {
   const authToken = options.authToken ?? io.env['TOOLMASK_GATEWAY_TOKEN'];
   const stateDir = path.resolve(io.cwd, options.stateDir ?? defaultStateDir(io.env));
   const upstreams = upstreamsFrom(options);
-  await checkSettings(options, io);
+  // Without --settings, each request's client reads its own file first (client-settings.ts); a
+  // team replica (--store) serves many people: the clients' files of its own home are no one's.
+  const ownSettings =
+    options.settings === undefined && !options.store ? await clientSettingsFiles(io.env) : {};
+  await checkSettings(options, io, ownSettings);
   if (!options.allowSecond) await refuseIfRunning(stateDir, (io.now ?? Date.now)());
   // Held until the gateway has closed: a second start at the same instant is refused here.
   const release = options.allowSecond ? async () => {} : await holdStateLock(stateDir);
   try {
-    return await serveGateway(options, io, { stateDir, upstreams, authToken });
+    return await serveGateway(options, io, { stateDir, upstreams, authToken, ownSettings });
   } finally {
     await release();
   }
@@ -35,14 +39,23 @@ export async function runGateway(options: GatewayCommandOptions, io: CliIo): Pro
 /**
  * The masking settings checked before anything starts, as the launchers check theirs
  * (launch/run/masking-settings.ts): a mistake is exit 2, naming the file, the key and the type.
+ * Without `--settings`: gemini's file and the one that applies to each client now.
  */
-async function checkSettings(options: GatewayCommandOptions, io: CliIo): Promise<void> {
+async function checkSettings(
+  options: GatewayCommandOptions,
+  io: CliIo,
+  ownSettings: Awaited<ReturnType<typeof clientSettingsFiles>>,
+): Promise<void> {
   const given = options.settings !== undefined;
-  const file = given ? path.resolve(io.cwd, options.settings as string) : userSettingsPath(io.env);
+  const files = given
+    ? [path.resolve(io.cwd, options.settings as string)]
+    : await filesToCheck(io.env, ownSettings);
   try {
     const choice = { flag: '--settings', given, what: 'no gateway' };
-    for (const warning of await checkMaskingSettings(file, choice)) {
-      io.stderr.write(`toolmask gateway: ${warning}\n`);
+    for (const file of files) {
+      for (const warning of await checkMaskingSettings(file, choice)) {
+        io.stderr.write(`toolmask gateway: ${warning}\n`);
+      }
     }
   } catch (error) {
     if (error instanceof MaskingSettingsError) throw usageError(error.message);
@@ -53,9 +66,14 @@ async function checkSettings(options: GatewayCommandOptions, io: CliIo): Promise
 async function serveGateway(
   options: GatewayCommandOptions,
   io: CliIo,
-  resolved: { stateDir: string; upstreams: Partial<UpstreamUrls>; authToken: string | undefined },
+  resolved: {
+    stateDir: string;
+    upstreams: Partial<UpstreamUrls>;
+    authToken: string | undefined;
+    ownSettings: Awaited<ReturnType<typeof clientSettingsFiles>>;
+  },
 ): Promise<number> {
-  const { stateDir, upstreams, authToken } = resolved;
+  const { stateDir, upstreams, authToken, ownSettings } = resolved;
   const team = await openTeam(options, io);
   let running;
   try {
@@ -69,7 +87,9 @@ async function serveGateway(
       port: options.port,
       stateDir,
       upstreams,
-      ...(options.settings ? { settingsFile: options.settings } : {}),
+      ...(options.settings
+        ? { settingsFile: options.settings }
+        : { clientSettingsFiles: ownSettings }),
       ...(authToken ? { authToken } : {}),
       ...(options.otlpEndpoint
         ? { otlpEndpoint: checkUrl('--otlp-endpoint', options.otlpEndpoint) }

@@ -92,6 +92,7 @@ async function runLauncher(
     ...(options.stateDir ? { stateDirOption: options.stateDir } : {}),
     upstreams: planned.upstreams,
     gatewaySettingsFile: ready.maskingSettingsFile,
+    gatewaySettingsGiven: options.maskingSettings !== undefined,
     color: colorEnabled(io.stderr, io.env),
     say: (line) => io.stderr.write(`${line}\n`),
     ...((io.stdout as { isTTY?: boolean }).isTTY

@@ -18,6 +18,7 @@ import { defaultStateDir } from '../../launch/state-dir.js';
 import { describeFigures, fetchUsageSummary } from '../../launch/run/usage-summary.js';
 import { colorEnabled, createPalette } from '../../render/color.js';
 import { formatAge } from '../../render/format.js';
+import { describeMaskingSettings, maskingSettingsStatus } from './masking-settings-status.js';
 
 /** The options of `toolmask status` (status-command.ts declares them). */
 export interface StatusOptions {
@@ -43,14 +44,23 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<numb
   const stateDir = options.stateDir ?? defaultStateDir(io.env);
   const running = await findRunningGateway(stateDir);
   const launches = await findLaunchGateways(stateDir);
+  // Which settings file applies to each client is said with or without a gateway running.
+  const maskingSettings = await maskingSettingsStatus(io.env, running?.settingsFile);
+  const settingsLines = `${describeMaskingSettings(maskingSettings).join('\n')}\n`;
   if (!running && launches.length > 0) {
     if (options.json) {
-      io.stdout.write(`${JSON.stringify({ launches: launches.map(launchJson) }, null, 2)}\n`);
+      const json = { launches: launches.map(launchJson), maskingSettings };
+      io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
       return 0;
     }
-    return sayLaunches(stateDir, launches, io);
+    await sayLaunches(stateDir, launches, io);
+    io.stdout.write(settingsLines);
+    return 0;
   }
   if (!running) {
+    io.stdout.write(
+      options.json ? `${JSON.stringify({ maskingSettings }, null, 2)}\n` : settingsLines,
+    );
     throw failure(
       `no gateway is running for ${stateDir}; start one with \`toolmask gateway${options.stateDir ? ` --state-dir ${options.stateDir}` : ''}\` (a launcher run, toolmask gemini, qwen, claude, codex or opencode, without one has a private gateway, and prints its figures when the client exits)`,
     );
@@ -79,6 +89,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<numb
           sinceStart: summary.gateway,
           dashboard: dashboardLink(access),
           launches: launches.map(launchJson),
+          maskingSettings,
         },
         null,
         2,
@@ -95,6 +106,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<numb
   ];
   io.stdout.write(`${lines.join('\n')}\n`);
   await sayLaunches(stateDir, launches, io);
+  io.stdout.write(settingsLines);
   return 0;
 }
 

@@ -13,6 +13,9 @@ and prints what it did since it started: requests, outputs masked, net billed ag
 (from the provider's usage), cache hits (the provider's own count), and its dashboard's address. A toolmask gemini or
 toolmask qwen run without a toolmask gateway has a private one, which prints the run's figures
 when the client exits.
+It also prints which masking settings file applies to each client (the first that holds some:
+--masking-settings FILE, the client's own toolmask.json, ~/.gemini/settings.json; else the
+defaults), and the files there; in --json, under maskingSettings. Without a gateway, only that.
 Exit codes: 0 printed, 1 no gateway running (or it gave no figures), 2 bad usage.`;
 
 export function createStatusCommand(io: CliIo, setExitCode: (code: number) => void): Command {

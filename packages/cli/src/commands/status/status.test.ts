@@ -14,13 +14,13 @@ import { runCli } from '../../program.js';
 
 const cleanups = cleanUpAfterEach();
 
-async function run(args: string[]) {
+async function run(args: string[], env: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
   const code = await runCli(args, {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
-    env: { PATH: process.env['PATH'] ?? '' },
+    env: { PATH: process.env['PATH'] ?? '', ...env },
     cwd: os.tmpdir(),
   });
   return { code, stdout, stderr };
@@ -70,6 +70,10 @@ describe('toolmask status', () => {
       "since it started: 2 requests, 0 outputs masked, billed the same as without masking, cache hits 75% of 4,000 prompt tokens (provider's count)",
     );
     expect(lines[3]).toBe(`dashboard  ${gateway.dashboardUrl}`);
+    // Started with --settings: that file, for every client's requests.
+    expect(lines.at(-1)).toBe(
+      `  the gateway running here reads ${paths.settingsFile} for every client (--settings)`,
+    );
 
     const json = await run(['status', '--state-dir', paths.stateDir, '--json']);
     expect(json.code).toBe(0);
@@ -83,7 +87,8 @@ describe('toolmask status', () => {
     const paths = await stateDir();
     const result = await run(['status', '--state-dir', paths.stateDir]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
+    // Only the masking settings, said with or without a gateway.
+    expect(result.stdout).toMatch(/^masking settings, first that holds some: /);
     expect(result.stderr).toContain(`toolmask: no gateway is running for ${paths.stateDir}`);
     expect((await run(['status', '--no-such-option'])).code).toBe(2);
   });
@@ -119,5 +124,46 @@ describe("toolmask status during a launcher's run (issue 35, item 4)", () => {
     const after = await run(['status', '--state-dir', paths.stateDir]);
     expect(after.code).toBe(1);
     expect(after.stderr).toContain('no gateway is running');
+  });
+});
+
+describe('toolmask status: which masking settings file applies to each client (issue 35, item 10)', () => {
+  it('prints the rule, and for each client the files there and the one that wins', async () => {
+    const paths = await stateDir();
+    const home = path.join(path.dirname(paths.stateDir), 'home');
+    const gemini = path.join(home, '.gemini', 'settings.json');
+    const claude = path.join(home, '.claude', 'toolmask.json');
+    const codexHome = path.join(home, 'codex-home');
+    await fs.mkdir(path.dirname(gemini), { recursive: true });
+    await fs.mkdir(path.dirname(claude), { recursive: true });
+    await fs.writeFile(gemini, JSON.stringify({ experimental: { toolOutputMasking: {} } }));
+    await fs.writeFile(claude, '{ "toolProtectionThreshold": 1000 }');
+    const env = { HOME: home, GEMINI_CLI_HOME: home, CODEX_HOME: codexHome };
+
+    const result = await run(['status', '--state-dir', paths.stateDir], env);
+    expect(result.code).toBe(1); // no gateway runs
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      "masking settings, first that holds some: --masking-settings FILE (toolmask gateway: --settings FILE) > the client's own file (a toolmask.json beside its config; qwen: ~/.qwen/settings.json) > ~/.gemini/settings.json (its experimental.toolOutputMasking block) > the defaults",
+      `  gemini    ${gemini} applies (files there: ${gemini})`,
+      `  qwen      ${gemini} applies (files there: ${gemini})`,
+      `  claude    ${claude} applies (files there: ${claude}, ${gemini})`,
+      `  codex     ${gemini} applies (files there: ${gemini})`,
+      `  opencode  ${gemini} applies (files there: ${gemini})`,
+    ]);
+
+    await fs.rm(gemini);
+    const json = await run(['status', '--state-dir', paths.stateDir, '--json'], env);
+    expect(JSON.parse(json.stdout)).toEqual({
+      maskingSettings: {
+        rule: expect.stringContaining("the client's own file"),
+        clients: [
+          { client: 'gemini', files: [], applies: 'defaults' },
+          { client: 'qwen', files: [], applies: 'defaults' },
+          { client: 'claude', files: [claude], applies: claude },
+          { client: 'codex', files: [], applies: 'defaults' },
+          { client: 'opencode', files: [], applies: 'defaults' },
+        ],
+      },
+    });
   });
 });

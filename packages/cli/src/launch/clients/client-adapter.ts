@@ -39,9 +39,11 @@ export interface ClientAdapter<Name extends string = string> {
     resumeCommand?: (clientSession: string) => string;
   };
   /**
-   * For a client that ignores keys it does not know in its own user settings file, where the
-   * person's masking settings may live instead of gemini's (qwen): the `--masking-settings` help,
-   * and that file.
+   * Where the person's masking settings may live instead of gemini's, and the
+   * `--masking-settings` help that says so: a `toolmask.json` beside the client's own config
+   * (claude, codex, opencode: core's config/settingsPlace.ts), or, for a client that ignores keys
+   * it does not know, its own user settings file (qwen). It wins over gemini's when it holds
+   * masking settings (launch/run/masking-settings.ts).
    */
   readonly maskingSettings?: { help: string; ownFile(env: Environment): Promise<string> };
   /**

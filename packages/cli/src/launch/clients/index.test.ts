@@ -74,9 +74,9 @@ describe('the clients registry', () => {
     });
   });
 
-  it("qwen's masking settings may live in its own user file; the others' in gemini's", async () => {
+  it("qwen's masking settings may live in its own user file; claude's, codex's and opencode's in a toolmask.json of their own; gemini's in gemini's", async () => {
     const own = CLIENTS.filter((client) => 'maskingSettings' in client);
-    expect(own.map((client) => client.name)).toEqual(['qwen']);
+    expect(own.map((client) => client.name)).toEqual(['qwen', 'claude', 'codex', 'opencode']);
     const qwen = clientNamed('qwen')!;
     expect(await qwen.maskingSettings?.ownFile({ HOME: '/home/me' })).toBe(
       '/home/me/.qwen/settings.json',

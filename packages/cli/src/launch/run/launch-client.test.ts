@@ -303,10 +303,11 @@ describe('the run summary when the client exits (issue 24)', () => {
       other,
     );
     expect(run.code).toBe(0);
-    // Reused: its masking settings are its own, not this launch's file, and it is said.
+    // Reused: its masking settings are its own (its --settings file here), and it is said.
     expect(run.said[0]).toMatch(
       /^toolmask: using the gateway already running at http:\/\/127\.0\.0\.1:\d+ \(pid \d+\); its own masking settings apply/,
     );
+    expect(run.said[0]).toContain(`(its --settings ${path.resolve(paths.settingsFile)})`);
     expect(run.said.slice(2)).toEqual([
       "toolmask: this run: 2 requests, 0 outputs masked, billed the same as without masking, cache hits 60% of 2,000 prompt tokens (provider's count)",
       'toolmask: the gateway also carried 1 request of other clients meanwhile (not counted above)',

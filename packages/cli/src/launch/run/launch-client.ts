@@ -26,7 +26,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { RunningGateway, UpstreamUrls } from '@toolmask/gateway';
+import type { RunningFile, RunningGateway, UpstreamUrls } from '@toolmask/gateway';
 import { bindEarlyListener, findRunningGateway, loadAccessSecret } from '@toolmask/gateway/launch';
 import { describeError } from '@toolmask/core/errors';
 import { ensurePrivateDirectory } from '@toolmask/core/files';
@@ -57,6 +57,8 @@ export interface LaunchOptions {
   say(line: string): void;
   /** The masking settings file a gateway this run starts reads. */
   gatewaySettingsFile?: string;
+  /** Whether `--masking-settings` named that file (a reused gateway does not read it then). */
+  gatewaySettingsGiven?: boolean;
   /** Colours in what is said (stderr is a terminal, NO_COLOR unset). @default false */
   color?: boolean;
   /** The state folder as the person named it, for the hint after a private gateway's run. */
@@ -95,12 +97,28 @@ function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number 
  */
 type LaunchGateway = RunGateway & { start?: () => Promise<RunningGateway | undefined> };
 
+/**
+ * Which masking settings a reused gateway applies to this run: its `--settings` file, else the
+ * same precedence rule per client as this launch (the same file, unless `--masking-settings`
+ * named another, which it does not read).
+ */
+function reusedSettings(existing: RunningFile, options: LaunchOptions): string {
+  const ours = options.gatewaySettingsFile;
+  if (existing.settingsFile) {
+    const not = ours && path.resolve(ours) !== existing.settingsFile ? `, not ${ours}` : '';
+    return `its own masking settings apply (its --settings ${existing.settingsFile})${not}`;
+  }
+  if (!ours) return 'its own masking settings apply';
+  return options.gatewaySettingsGiven
+    ? `its own masking settings apply (each client's by the precedence rule), not ${ours}`
+    : `its masking settings for this client are the same file's, ${ours}`;
+}
+
 async function ensureGateway(options: LaunchOptions): Promise<LaunchGateway> {
   const existing = await findRunningGateway(options.stateDir);
   if (existing && servesUpstreams(options.reuse, existing.upstreams ?? {}, options.upstreams)) {
-    // Its masking settings are the ones it was started with, not this launch's file: say so.
     options.say(
-      `toolmask: using the gateway already running at ${existing.url} (pid ${existing.pid}); its own masking settings apply${options.gatewaySettingsFile ? `, not ${options.gatewaySettingsFile}` : ''}`,
+      `toolmask: using the gateway already running at ${existing.url} (pid ${existing.pid}); ${reusedSettings(existing, options)}`,
     );
     // The gateway of this state folder keeps its secret there (0600): the person can read it.
     return { url: existing.url, accessSecret: await loadAccessSecret(options.stateDir) };

@@ -1,14 +1,13 @@
 /**
- * The masking settings a launch's gateway reads (`experimental.toolOutputMasking`), and their
- * check before anything starts.
+ * The masking settings a launch's gateway reads, and their check before anything starts.
  *
- * Which file: `--masking-settings FILE` when given. Else gemini's user settings
- * (`~/.gemini/settings.json`, where the in-process installation and `toolmask gateway` read them
- * too): claude, codex and opencode validate their own settings files, so toolmask's block stays
- * there. A client that ignores a key it does not know may keep the block in its own user file
- * (its adapter's `ownFile`; qwen: `~/.qwen/settings.json`, since a qwen-only user has no gemini
- * folder), which is then read, unless only gemini's file has the block (where toolmask read it for
- * qwen before).
+ * Which file: core's one precedence rule (config/settingsPlace.ts): `--masking-settings FILE`
+ * when given; else the client's own file (its adapter's `ownFile`) when it holds masking
+ * settings; else gemini's user settings (`~/.gemini/settings.json`, its
+ * `experimental.toolOutputMasking`, where the in-process installation reads them too); else the
+ * defaults. Claude, Codex and OpenCode keep a `toolmask.json` beside their own config (keys at its
+ * top level: they validate their own settings files, so toolmask's keys cannot live there); qwen,
+ * which ignores keys it does not know, its own `~/.qwen/settings.json` (the block there).
  *
  * The check: a gateway that meets a bad value ignores that key and says so in its log only, so
  * the run would go ahead with settings the person did not choose. So a value of the
@@ -20,29 +19,22 @@
  * either (unknownSettingKeys.ts). `toolmask gateway --settings` makes the same check.
  */
 import {
-  readSettingsText,
   readToolOutputMaskingSettingsFile,
-  parseSettingsText,
   userSettingsPath,
+  winningSettingsFile,
+  type SettingsCandidate,
 } from '@toolmask/core/settings';
 import type { Environment } from '../environment.js';
-import { valueAt } from '../files/jsonc-settings.js';
 import { LaunchError } from '../launch-error.js';
 
 export class MaskingSettingsError extends LaunchError {}
 
-/** Whether the file holds an `experimental.toolOutputMasking` block (false when it cannot be read). */
-async function hasMaskingBlock(file: string): Promise<boolean> {
-  try {
-    return (
-      valueAt(parseSettingsText(await readSettingsText(file)), [
-        'experimental',
-        'toolOutputMasking',
-      ]) !== undefined
-    );
-  } catch {
-    return false;
-  }
+/** A file, whether it is there, and whether it holds masking settings (core's `present`). */
+export async function settingsCandidate(
+  file: string,
+): Promise<SettingsCandidate & { exists: boolean }> {
+  const { exists, present } = await readToolOutputMaskingSettingsFile(file);
+  return { file, exists, present };
 }
 
 /** The masking settings file of a launch (see the module comment). */
@@ -51,26 +43,22 @@ export async function maskingSettingsFile(
   options: {
     /** `--masking-settings FILE`. */
     given?: string | undefined;
-    /** The client's own user settings file, when the block may live there. */
+    /** The client's own masking settings file, when it has one. */
     ownFile?: string | undefined;
   },
 ): Promise<string> {
   if (options.given) return options.given;
-  const gemini = userSettingsPath(env);
-  // Without a file of its own, the client's block is in the file every other toolmask command
-  // reads by default (`toolmask gateway --settings`).
-  const own = options.ownFile;
-  if (own === undefined) return gemini;
-  if (!(await hasMaskingBlock(own)) && (await hasMaskingBlock(gemini))) return gemini;
-  return own;
+  const gemini = await settingsCandidate(userSettingsPath(env));
+  const own = options.ownFile === undefined ? undefined : await settingsCandidate(options.ownFile);
+  return winningSettingsFile({ own, gemini });
 }
 
 /** Core's sentence without its tail about ignoring the block: the launch stops instead. */
 function withoutFallback(message: string): string {
   return message
     .replace(/ This file's masking settings are ignored\.$/, '')
-    .replace(/ (That key is|Those keys are) ignored; the rest of the block applies\.$/, '')
-    .replace(/ Its experimental\.toolOutputMasking settings are ignored\.$/, '')
+    .replace(/ (That key is|Those keys are) ignored; the rest of the (block|file) applies\.$/, '')
+    .replace(/ Its (experimental\.toolOutputMasking|masking) settings are ignored\.$/, '')
     .replace(/ \(ignored\);/, ';');
 }
 

@@ -20,9 +20,10 @@ environment or claude's settings, becomes the gateway's upstream. Bedrock, Verte
 cannot be routed. For the run, claude gets one extra settings layer (--settings), the gateway's MCP
 server (--mcp-config) and the read-back tool allowed (--allowedTools); the model reads masked
 outputs back with mcp__toolmask__read_tool_output. claude's auto-compact is left as you have it.
-Masking settings: experimental.toolOutputMasking in ~/.gemini/settings.json (or
---masking-settings FILE); a mistake there stops the launch, exit 2. When claude exits, the run's
-figures are printed; toolmask status shows a running gateway's.
+Masking settings: ~/.claude/toolmask.json (keys at its top level; $CLAUDE_CONFIG_DIR honoured),
+else experimental.toolOutputMasking in ~/.gemini/settings.json, or --masking-settings FILE; a
+mistake there stops the launch, exit 2 (toolmask status shows which file applies). When claude
+exits, the run's figures are printed; toolmask status shows a running gateway's.
 Exit code: claude's own (127 when claude is not installed, 126 when it cannot be run).`;
 
 export const claudeClient = defineClient({
@@ -37,6 +38,10 @@ export const claudeClient = defineClient({
   },
   // Its persisted outputs (a Bash output over 30,000 characters), read back and searched too.
   savedOutputs: async (env) => [(await import('./config.js')).claudeProjectsFolder(env)],
+  maskingSettings: {
+    help: 'a toolmask.json (keys at its top level), or a settings.json (its experimental.toolOutputMasking), a gateway this run starts reads (default ~/.claude/toolmask.json, else ~/.gemini/settings.json)',
+    ownFile: async (env) => (await import('../own-settings.js')).ownSettingsFile('claude', env),
+  },
   reuse: { apis: ['anthropic'] },
   planLaunch: async (request) => (await import('./launch.js')).launchClaude(request),
   setup: {

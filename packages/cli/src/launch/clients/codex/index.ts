@@ -21,9 +21,10 @@ the gateway's upstream. Local (--oss), Bedrock and wire_api = "chat" providers c
 gateway's MCP server with its tools approved) and --no-daemon; the access secret is passed in the
 environment, never on the command line. The model reads masked outputs back with
 mcp__toolmask__read_tool_output. codex's auto-compaction is left as you have it.
-Masking settings: experimental.toolOutputMasking in ~/.gemini/settings.json (or
---masking-settings FILE); a mistake there stops the launch, exit 2. When codex exits, the run's
-figures are printed; toolmask status shows a running gateway's.
+Masking settings: ~/.codex/toolmask.json (keys at its top level; $CODEX_HOME honoured),
+else experimental.toolOutputMasking in ~/.gemini/settings.json, or --masking-settings FILE; a
+mistake there stops the launch, exit 2 (toolmask status shows which file applies). When codex
+exits, the run's figures are printed; toolmask status shows a running gateway's.
 Exit code: codex's own (127 when codex is not installed, 126 when it cannot be run).`;
 
 export const codexClient = defineClient({
@@ -35,6 +36,10 @@ export const codexClient = defineClient({
     examples: EXAMPLES,
     options: [],
     resumeCommand: (session) => `toolmask codex resume ${session}`,
+  },
+  maskingSettings: {
+    help: 'a toolmask.json (keys at its top level), or a settings.json (its experimental.toolOutputMasking), a gateway this run starts reads (default ~/.codex/toolmask.json, else ~/.gemini/settings.json)',
+    ownFile: async (env) => (await import('../own-settings.js')).ownSettingsFile('codex', env),
   },
   reuse: { namedRoutes: true },
   planLaunch: async (request) => (await import('./launch.js')).launchCodex(request),

@@ -21,9 +21,11 @@ matching front; a model of another provider cannot be routed (exit 2). For the r
 (OPENCODE_CONFIG_CONTENT) with the routes, a session header and the gateway's MCP server; the model
 reads masked outputs back with toolmask_read_tool_output. opencode's prune (compaction.prune, off by
 default) is left as you set it, and said at launch when it is on.
-Masking settings: experimental.toolOutputMasking in ~/.gemini/settings.json (or
---masking-settings FILE); a mistake there stops the launch, exit 2. When opencode exits, the run's
-figures are printed; toolmask status shows a running gateway's.
+Masking settings: ~/.config/opencode/toolmask.json (keys at its top level; $OPENCODE_CONFIG_DIR
+and $XDG_CONFIG_HOME honoured), else experimental.toolOutputMasking in ~/.gemini/settings.json, or
+--masking-settings FILE; a mistake there stops the launch, exit 2 (toolmask status shows which
+file applies). When opencode exits, the run's figures are printed; toolmask status shows a running
+gateway's.
 Exit code: opencode's own (127 when opencode is not installed, 126 when it cannot be run).`;
 
 export const opencodeClient = defineClient({
@@ -35,6 +37,10 @@ export const opencodeClient = defineClient({
     examples: EXAMPLES,
     options: [],
     resumeCommand: (session) => `toolmask opencode -s ${session}`,
+  },
+  maskingSettings: {
+    help: 'a toolmask.json (keys at its top level), or a settings.json (its experimental.toolOutputMasking), a gateway this run starts reads (default ~/.config/opencode/toolmask.json, else ~/.gemini/settings.json)',
+    ownFile: async (env) => (await import('../own-settings.js')).ownSettingsFile('opencode', env),
   },
   reuse: { namedRoutes: true },
   planLaunch: async (request) => (await import('./launch.js')).launchOpencode(request),
