@@ -34,10 +34,17 @@ function upstreamsLine(running: RunningFile): string {
           ([name, url]) => `openai/~${name} ${shownUrl(String(url))}`,
         ),
   );
-  return given.length > 0
-    ? `${given.join(', ')} (the others: the public endpoints)`
-    : 'the public endpoints (no --upstream given)';
+  const line =
+    given.length > 0
+      ? `${given.join(', ')} (the others: the public endpoints)`
+      : 'the public endpoints (no --upstream given)';
+  // OpenAI has no public default (a key for another OpenAI-compatible server must not go to
+  // api.openai.com): said, since `toolmask setup codex` refuses such a gateway.
+  return running.upstreams?.openai === undefined ? `${line}; ${NO_OPENAI}` : line;
 }
+
+const NO_OPENAI =
+  'no OpenAI upstream: codex, qwen and opencode need one (`toolmask gateway --openai-upstream URL`)';
 
 export async function runStatus(options: StatusOptions, io: CliIo): Promise<number> {
   const stateDir = options.stateDir ?? defaultStateDir(io.env);
