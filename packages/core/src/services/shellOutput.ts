@@ -79,7 +79,7 @@ function unwrap(text: string): { preamble?: string; wrapper?: string; inner: str
 }
 
 /** qwen-code's `Command:` and `Directory:` lines, and where its `Output:` starts. */
-function leadingSections(text: string): { leading: ShellSection[]; rest: string } {
+export function leadingSections(text: string): { leading: ShellSection[]; rest: string } {
   if (!text.startsWith('Command: ')) return { leading: [], rest: text };
   const directory = text.indexOf('\nDirectory: ');
   if (directory < 0 || directory > HEAD_SEARCH_WINDOW) return { leading: [], rest: text };
