@@ -41,6 +41,25 @@ describe('a shell output saved without its client header', () => {
     expect(preview).toContain('\n151: ERROR: step 151 broke\n');
   });
 
+  it("gemini: the file is without the command's wrapper (and its notice), so its lines are the command's", () => {
+    // As gemini 0.61.0 sends a shell result (measured: the wrapper, the PGID line last).
+    const notice =
+      'Output too large. Showing first 8,000 and last 32,000 characters. For full output see: /x.txt';
+    const body = `Output: ${printed.join('\n')}\nExit Code: 2\nProcess Group PGID: 11418`;
+    const text = `${notice}\n<untrusted_context>\n${body}\n</untrusted_context>\n`;
+    const saved = fullOutputText({ output: text }, 'run_shell_command');
+    expect(saved).toBe(body);
+    expect(saved.split('\n')[150]).toBe('ERROR: step 151 broke');
+    const preview = buildPreview('run_shell_command', { output: text }, saved, undefined, {
+      call: { args: { command: 'node build.js' } },
+    });
+    expect(preview.startsWith(`${notice}\n<untrusted_context>\nExit Code: 2\nOutput:\n`)).toBe(
+      true,
+    );
+    expect(preview).toContain('\n151: ERROR: step 151 broke\n');
+    expect(preview.endsWith('</untrusted_context>')).toBe(true);
+  });
+
   it('leaves every other output whole: another tool, a header of other lines, no header, JSON', () => {
     expect(fullOutputText({ output: codex }, 'read_file')).toBe(codex);
     expect(fullOutputText({ output: codex })).toBe(codex);

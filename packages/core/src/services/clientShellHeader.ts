@@ -5,8 +5,11 @@
  * saw as the command's output. The header stays, whole, in the snippet (toolOutputPreview.ts).
  *
  * - qwen-code (`run_shell_command`): `Command: …` and `Directory: …`, then `Output: <first line>`
- *   (the output keeps that prefix and the trailing sections, as gemini-cli's, whose first line
- *   is already the command's first: shellOutput.ts).
+ *   (the output keeps that prefix and the trailing sections, as gemini-cli-core's, whose first
+ *   line is already the command's first: shellOutput.ts).
+ * - the `gemini` command (0.61.0, `run_shell_command`): a truncation notice when it cut the
+ *   output, then `<untrusted_context>` on its own line before `Output: …`, and
+ *   `</untrusted_context>` after the sections (left out of the saved text too).
  * - Codex (`exec_command` and its other shell tools): `Chunk ID: …`, `Wall time: … seconds`,
  *   `Process exited with code N` (or `Process running with session ID N`), `Original token
  *   count: N`, then `Output:` alone on its line (measured with codex 0.169.0 and 0.171.0); the
@@ -14,10 +17,10 @@
  *
  * Only these tools, and only a header of exactly these lines: any other output is saved whole.
  */
-import { leadingSections } from './shellOutput.js';
+import { leadingSections, unwrap } from './shellOutput.js';
 
 /** The shell tool of gemini-cli and qwen-code. */
-const QWEN_SHELL_TOOL = 'run_shell_command';
+const SHELL_TOOL = 'run_shell_command';
 /** Codex's shell tools, by the function name the model calls. */
 const CODEX_SHELL_TOOLS: ReadonlySet<string> = new Set([
   'exec_command',
@@ -62,8 +65,12 @@ export function splitClientShellHeader(
   text: string,
 ): ClientShellHeader | undefined {
   if (CODEX_SHELL_TOOLS.has(toolName)) return codexHeader(text);
-  if (toolName !== QWEN_SHELL_TOOL) return undefined;
-  const { leading, rest } = leadingSections(text);
-  if (leading.length === 0) return undefined;
-  return { header: text.slice(0, text.length - rest.length - 1), commandOutput: rest };
+  if (toolName !== SHELL_TOOL) return undefined;
+  const { wrapper, inner, innerStart } = unwrap(text);
+  const { leading, rest } = leadingSections(inner);
+  if ((wrapper === undefined && leading.length === 0) || !rest.startsWith('Output:')) {
+    return undefined;
+  }
+  const restStart = innerStart + inner.length - rest.length;
+  return { header: text.slice(0, restStart - 1), commandOutput: rest };
 }
