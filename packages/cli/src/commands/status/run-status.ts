@@ -127,10 +127,18 @@ async function sayLaunches(
     throw failure(`cannot read the access secret of ${stateDir}: ${(error as Error).message}`);
   }
   const now = io.now?.() ?? Date.now();
-  const lines = launches.flatMap((launch) => [
-    `launch     toolmask ${launch.client ?? 'client'}'s own gateway ${launch.url} (pid ${launch.pid}, up ${formatAge(now - launch.startedAt)})`,
-    `dashboard  ${dashboardLink({ url: launch.url, accessSecret: secret })}`,
-  ]);
+  const palette = createPalette(colorEnabled(io.stdout, io.env));
+  const lines: string[] = [];
+  for (const launch of launches) {
+    const access = { url: launch.url, accessSecret: secret };
+    // The run's figures so far, in the words of its exit line; left out when it gives none.
+    const result = await fetchUsageSummary(access);
+    lines.push(
+      `launch     toolmask ${launch.client ?? 'client'}'s own gateway ${launch.url} (pid ${launch.pid}, up ${formatAge(now - launch.startedAt)})`,
+      ...(result.ok ? [`so far: ${describeFigures(result.summary.gateway, palette)}`] : []),
+      `dashboard  ${dashboardLink(access)}`,
+    );
+  }
   io.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

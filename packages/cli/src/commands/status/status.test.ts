@@ -112,6 +112,8 @@ describe("toolmask status during a launcher's run (issue 35, item 4)", () => {
       `launch     toolmask claude's own gateway ${own.url} (pid ${process.pid}`,
     );
     expect(during.stdout).toContain(`dashboard  ${own.dashboardUrl}`);
+    // The run's figures so far, as its exit line will say them (issue 35, the first hour).
+    expect(during.stdout).toContain('\nso far: no model request went through the gateway\n');
     const json = await run(['status', '--state-dir', paths.stateDir, '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({
       launches: [{ client: 'claude', url: own.url, pid: process.pid }],
