@@ -366,7 +366,7 @@ describe('telling the formats apart', () => {
     const error = await loadSessionFile(file).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).message).toBe(
-      `${file}: not a session: expected a Claude Code transcript, a Codex session file or a gemini-cli chat recording (JSON Lines)`,
+      `${file}: not a session: expected a Claude Code transcript, a Codex session file, a qwen-code or gemini-cli chat recording (JSON Lines)`,
     );
     expect((error as InputError).kind).toBe('not-a-session');
   });

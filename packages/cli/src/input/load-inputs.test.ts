@@ -49,7 +49,7 @@ describe('loadInputs: bad input, one reason per file', () => {
   });
   it('a .jsonl file that is not a session of any known format', async () => {
     expect(await reasonFor('other.jsonl', '{"a":1}\n{"b":2}\n')).toBe(
-      'not a session: expected a Claude Code transcript, a Codex session file or a gemini-cli chat recording (JSON Lines)',
+      'not a session: expected a Claude Code transcript, a Codex session file, a qwen-code or gemini-cli chat recording (JSON Lines)',
     );
   });
   it('a chat recording with nothing sent to the model', async () => {

@@ -1,7 +1,7 @@
 /**
  * Reads one session file in any format `toolmask replay` knows, told apart by content (the name
  * only breaks ties): the agents' own session files, streamed line by line (Claude Code
- * transcripts, Codex rollouts), OpenCode's database (one task or more per session in it) and an
+ * transcripts, Codex rollouts, qwen-code chat recordings), OpenCode's database (one task or more per session in it) and an
  * `opencode export` of one session, and the formats of `loadTaskFile` (Content arrays, gemini-cli
  * chat recordings, OpenAI-style transcripts). A file may give several tasks: an agent that
  * compacted its context started a new history there.
@@ -18,10 +18,11 @@ import { JsonLinesError } from './json-lines.js';
 import { loadTaskFile, type LoadedTask } from './load-task-file.js';
 import { openOpencodeDatabase } from './opencode-database.js';
 import { isOpencodeExport, opencodeSessionToHistory } from './opencode-session.js';
+import { isQwenChatRecord, readQwenChat } from './qwen-chat.js';
 
 /** What the loader expects of a JSON Lines file that is none of the formats it knows. */
 const JSONL_EXPECTED =
-  'not a session: expected a Claude Code transcript, a Codex session file or a gemini-cli chat recording (JSON Lines)';
+  'not a session: expected a Claude Code transcript, a Codex session file, a qwen-code or gemini-cli chat recording (JSON Lines)';
 
 /** How an SQLite database starts (OpenCode keeps its sessions in one). */
 const SQLITE_HEADER = 'SQLite format 3\u0000';
@@ -141,6 +142,8 @@ export async function loadSessionFile(file: string): Promise<LoadedTask[]> {
   }
   const first = size > 0 ? await firstLineRecord(file) : undefined;
   if (first && !('projectHash' in first)) {
+    // Before Claude Code's: qwen-code's records have its record types, with a Content inside.
+    if (isQwenChatRecord(first)) return readStreamed(file, 'qwen-code', readQwenChat);
     if (isClaudeTranscriptRecord(first))
       return readStreamed(file, 'claude-code', readClaudeTranscript);
     if (isCodexRolloutRecord(first)) return readStreamed(file, 'codex', readCodexRollout);

@@ -27,7 +27,13 @@ import {
 export interface LoadedTask extends ReplayTask {
   file: string;
   format:
-    'content-array' | 'chat-recording' | 'openai-messages' | 'claude-code' | 'codex' | 'opencode';
+    | 'content-array'
+    | 'chat-recording'
+    | 'openai-messages'
+    | 'claude-code'
+    | 'codex'
+    | 'opencode'
+    | 'qwen-code';
   warnings: string[];
   /** Whose prompt cache the session ran against: the default `--pricing` (load-session-file.ts). */
   provider?: PricingName;

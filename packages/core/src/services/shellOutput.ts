@@ -57,8 +57,16 @@ function lastIndexWithin(text: string, marker: string, window: number): number {
   return found;
 }
 
-/** The text inside a wrapper tag that encloses all of it but a leading notice. */
-function unwrap(text: string): { preamble?: string; wrapper?: string; inner: string } {
+/**
+ * The text inside a wrapper tag that encloses all of it but a leading notice, and where that
+ * inner text starts in `text`.
+ */
+export function unwrap(text: string): {
+  preamble?: string;
+  wrapper?: string;
+  inner: string;
+  innerStart: number;
+} {
   const end = text.endsWith('\n') ? text.length - 1 : text.length;
   for (const tag of WRAPPER_TAGS) {
     const open = `<${tag}>\n`;
@@ -73,13 +81,14 @@ function unwrap(text: string): { preamble?: string; wrapper?: string; inner: str
       ...(preamble ? { preamble } : {}),
       wrapper: tag,
       inner: text.slice(at + open.length, end - close.length),
+      innerStart: at + open.length,
     };
   }
-  return { inner: text };
+  return { inner: text, innerStart: 0 };
 }
 
 /** qwen-code's `Command:` and `Directory:` lines, and where its `Output:` starts. */
-function leadingSections(text: string): { leading: ShellSection[]; rest: string } {
+export function leadingSections(text: string): { leading: ShellSection[]; rest: string } {
   if (!text.startsWith('Command: ')) return { leading: [], rest: text };
   const directory = text.indexOf('\nDirectory: ');
   if (directory < 0 || directory > HEAD_SEARCH_WINDOW) return { leading: [], rest: text };

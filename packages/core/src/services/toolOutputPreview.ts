@@ -12,6 +12,7 @@
  */
 import { headOf, tailOf } from '../utils/codePoints.js';
 import { countLines } from '../utils/textLines.js';
+import { splitClientShellHeader } from './clientShellHeader.js';
 import { splitShellSections, type ShellSections } from './shellOutput.js';
 import { PREVIEW_LIMITS, type PreviewLimits } from './previewLimits.js';
 import { budgetedLines, headTailLines } from './previews/headAndTail.js';
@@ -111,6 +112,7 @@ function shellPreview(
   limits: PreviewLimits,
   kind: OutputKind,
   call: ToolCall | undefined,
+  headerSaved: boolean,
 ): string {
   const parts: string[] = [];
   if (sections.preamble) parts.push(capSection(sections.preamble, limits));
@@ -125,7 +127,9 @@ function shellPreview(
     text: sections.output,
     kind,
     call,
-    firstLine: linesBeforeOutput(sections) + 1,
+    // Saved without qwen's Command and Directory lines (clientShellHeader.ts), the file starts
+    // at Output.
+    firstLine: (headerSaved ? linesBeforeOutput(sections) : 0) + 1,
   };
   body.push(
     `Output:\n${previewLines(output, limits.shellHeadLines, limits.shellTailLines, limits)}`,
@@ -165,12 +169,28 @@ export function buildPreview(
     response !== null && typeof response === 'object' && !Array.isArray(response)
       ? (response as Record<string, unknown>)['output']
       : undefined;
+  // The client's header before a command's output, when the saved text is without it.
+  const header =
+    typeof output === 'string' && fullText !== output
+      ? splitClientShellHeader(toolName, output)
+      : undefined;
+  const headerSaved = header?.commandOutput !== fullText;
   const sections =
     toolName === SHELL_TOOL_NAME && typeof output === 'string'
       ? splitShellSections(output)
       : undefined;
+  if (!sections && !headerSaved && header) {
+    // Codex's header, kept whole; the output previewed as what the command printed.
+    const lines = previewLines(
+      { text: fullText, kind, call, firstLine: 1 },
+      limits.shellHeadLines,
+      limits.shellTailLines,
+      limits,
+    );
+    return [...status, header.header, lines].join('\n');
+  }
   const body = sections
-    ? shellPreview(sections, limits, kind, call)
+    ? shellPreview(sections, limits, kind, call, headerSaved)
     : previewLines(
         { text: fullText, kind, call, firstLine: 1 },
         limits.headLines,

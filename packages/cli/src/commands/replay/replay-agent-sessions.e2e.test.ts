@@ -113,7 +113,7 @@ describe('toolmask replay on the agents’ own session files', () => {
       const run = replay(file);
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(
-        `toolmask: ${file}: not a session: expected a Claude Code transcript, a Codex session file or a gemini-cli chat recording (JSON Lines)`,
+        `toolmask: ${file}: not a session: expected a Claude Code transcript, a Codex session file, a qwen-code or gemini-cli chat recording (JSON Lines)`,
       );
       expect(run.stderr).not.toMatch(/\n\s+at /);
     } finally {

@@ -23,6 +23,8 @@ Examples:
       your last month of Codex (OpenAI's cache rules)
   $ toolmask replay --since 30d ~/.local/share/opencode
       your last month of OpenCode (its database; or an \`opencode export\` file)
+  $ toolmask replay --since 30d ~/.qwen/projects
+      your last month of qwen-code (its chat recordings)
   $ toolmask replay --settings ~/.gemini/settings.json --min-prunable 20000 session.json
       tune settings: file first, flags on top
   $ toolmask replay --compare --json session.json > replay.json

@@ -69,7 +69,7 @@ async function apply(
     gatewayUrl: address.url,
     stateDir,
     env: io.env,
-    ...(running ? { gatewayUpstreams: running.upstreams ?? {} } : {}),
+    ...(running ? { gatewayUpstreams: running.upstreams ?? {}, gatewayPid: running.pid } : {}),
     gatewayLines: describeGatewayAddress(address, probe, stateDir, client.name),
   });
   for (const line of lines) io.stdout.write(`${line}\n`);

@@ -98,7 +98,7 @@ describe('toolmask setup: which gateway address it writes', () => {
       });
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(
-        `claude sends its requests to https://proxy.example (ANTHROPIC_BASE_URL in the environment), but the gateway at ${gateway.url} sends the Anthropic API to https://api.anthropic.com; nothing was changed. Restart that gateway with \`toolmask gateway --port ${new URL(gateway.url).port} --state-dir ${stateDir} --anthropic-upstream https://proxy.example\` and run setup again`,
+        `claude sends its requests to https://proxy.example (ANTHROPIC_BASE_URL in the environment), but the gateway at ${gateway.url} sends the Anthropic API to https://api.anthropic.com; nothing was changed. Stop it (\`kill ${process.pid}\`), start it again with \`toolmask gateway --port ${new URL(gateway.url).port} --state-dir ${stateDir} --anthropic-upstream https://proxy.example\`, then run \`toolmask setup claude\` again`,
       );
       await expect(fs.stat(path.join(home, '.claude.json'))).rejects.toThrow();
       await expect(fs.stat(path.join(home, '.claude'))).rejects.toThrow();
@@ -119,6 +119,26 @@ describe('toolmask setup: which gateway address it writes', () => {
       expect(again.code).toBe(0);
       expect(again.stdout).toBe('toolmask is not set up for claude (nothing to undo)\n');
       expect(again.stderr).toBe('');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('codex after a plain `toolmask gateway`: status and setup agree there is no OpenAI upstream, and setup says the steps that work (issue 35)', async () => {
+    const { stateDir, env } = await folders();
+    const gateway = await listenGateway({ port: 0, stateDir, retentionDays: 0 });
+    try {
+      const status = await runCliCaptured(['status', '--state-dir', stateDir], { env });
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout).toContain(
+        'upstreams  the public endpoints (no --upstream given); no OpenAI upstream: codex, qwen and opencode need one (`toolmask gateway --openai-upstream URL`)\n',
+      );
+      const run = await runCliCaptured(['setup', 'codex', '--state-dir', stateDir], { env });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `codex sends its requests to https://api.openai.com/v1 (OpenAI's own provider), but the gateway at ${gateway.url} has no OpenAI upstream (as \`toolmask status\` says); nothing was changed. Stop it (\`kill ${process.pid}\`), start it again with \`toolmask gateway --port ${gateway.port} --state-dir ${stateDir} --openai-upstream https://api.openai.com/v1\`, then run \`toolmask setup codex\` again`,
+      );
+      await expect(fs.stat(path.join(env.HOME, '.codex'))).rejects.toThrow();
     } finally {
       await gateway.close();
     }

@@ -35,10 +35,17 @@ function upstreamsLine(running: RunningFile): string {
           ([name, url]) => `openai/~${name} ${shownUrl(String(url))}`,
         ),
   );
-  return given.length > 0
-    ? `${given.join(', ')} (the others: the public endpoints)`
-    : 'the public endpoints (no --upstream given)';
+  const line =
+    given.length > 0
+      ? `${given.join(', ')} (the others: the public endpoints)`
+      : 'the public endpoints (no --upstream given)';
+  // OpenAI has no public default (a key for another OpenAI-compatible server must not go to
+  // api.openai.com): said, since `toolmask setup codex` refuses such a gateway.
+  return running.upstreams?.openai === undefined ? `${line}; ${NO_OPENAI}` : line;
 }
+
+const NO_OPENAI =
+  'no OpenAI upstream: codex, qwen and opencode need one (`toolmask gateway --openai-upstream URL`)';
 
 export async function runStatus(options: StatusOptions, io: CliIo): Promise<number> {
   const stateDir = options.stateDir ?? defaultStateDir(io.env);
@@ -132,10 +139,18 @@ async function sayLaunches(
     throw failure(`cannot read the access secret of ${stateDir}: ${(error as Error).message}`);
   }
   const now = io.now?.() ?? Date.now();
-  const lines = launches.flatMap((launch) => [
-    `launch     toolmask ${launch.client ?? 'client'}'s own gateway ${launch.url} (pid ${launch.pid}, up ${formatAge(now - launch.startedAt)})`,
-    `dashboard  ${dashboardLink({ url: launch.url, accessSecret: secret })}`,
-  ]);
+  const palette = createPalette(colorEnabled(io.stdout, io.env));
+  const lines: string[] = [];
+  for (const launch of launches) {
+    const access = { url: launch.url, accessSecret: secret };
+    // The run's figures so far, in the words of its exit line; left out when it gives none.
+    const result = await fetchUsageSummary(access);
+    lines.push(
+      `launch     toolmask ${launch.client ?? 'client'}'s own gateway ${launch.url} (pid ${launch.pid}, up ${formatAge(now - launch.startedAt)})`,
+      ...(result.ok ? [`so far: ${describeFigures(result.summary.gateway, palette)}`] : []),
+      `dashboard  ${dashboardLink(access)}`,
+    );
+  }
   io.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

@@ -65,7 +65,9 @@ describe('toolmask status', () => {
     expect(lines[0]).toMatch(
       new RegExp(`^gateway {4}${gateway.url} \\(pid ${process.pid}, version \\S+, up \\d+s\\)$`),
     );
-    expect(lines[1]).toBe(`upstreams  gemini ${upstream.url} (the others: the public endpoints)`);
+    expect(lines[1]).toBe(
+      `upstreams  gemini ${upstream.url} (the others: the public endpoints); no OpenAI upstream: codex, qwen and opencode need one (\`toolmask gateway --openai-upstream URL\`)`,
+    );
     expect(lines[2]).toBe(
       "since it started: 2 requests, 0 outputs masked, billed the same as without masking, cache hits 75% of 4,000 prompt tokens (provider's count)",
     );
@@ -115,6 +117,8 @@ describe("toolmask status during a launcher's run (issue 35, item 4)", () => {
       `launch     toolmask claude's own gateway ${own.url} (pid ${process.pid}`,
     );
     expect(during.stdout).toContain(`dashboard  ${own.dashboardUrl}`);
+    // The run's figures so far, as its exit line will say them (issue 35, the first hour).
+    expect(during.stdout).toContain('\nso far: no model request went through the gateway\n');
     const json = await run(['status', '--state-dir', paths.stateDir, '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({
       launches: [{ client: 'claude', url: own.url, pid: process.pid }],

@@ -27,6 +27,8 @@ export async function applyClientSetup(options: {
   env: Readonly<Environment>;
   /** The upstreams of the gateway at `gatewayUrl`, when known (the running one's gateway.json). */
   gatewayUpstreams?: Partial<UpstreamUrls>;
+  /** The pid of that gateway, when known (the same file). */
+  gatewayPid?: number;
   /** What the caller found at `gatewayUrl`, said after the changes. */
   gatewayLines?: readonly string[];
 }): Promise<{ lines: string[] }> {
@@ -44,6 +46,7 @@ export async function applyClientSetup(options: {
     stateDir,
     gateway,
     ...(options.gatewayUpstreams ? { gatewayUpstreams: options.gatewayUpstreams } : {}),
+    ...(options.gatewayPid !== undefined ? { gatewayPid: options.gatewayPid } : {}),
   });
   const lines = await applyClientPlan({ client, stateDir, plan });
   lines.push(

@@ -25,6 +25,8 @@ export interface SetupContext {
   gateway(): Promise<GatewayAccess>;
   /** The upstreams of the gateway at `gatewayUrl`; undefined when they are not known. */
   gatewayUpstreams?: Partial<UpstreamUrls>;
+  /** The pid of the gateway at `gatewayUrl`, when it is the one running for the state folder. */
+  gatewayPid?: number;
 }
 
 /**
@@ -53,8 +55,18 @@ export function checkOpenaiUpstream(
   const gatewaySends = context.gatewayUpstreams.openai;
   if (gatewaySends !== undefined && trim(gatewaySends) === trim(upstream)) return {};
   return {
-    refusal: `${client} sends its requests to ${upstream} (${where}), but the gateway at ${context.gatewayUrl} ${gatewaySends ? `sends the OpenAI API to ${gatewaySends}` : 'has no OpenAI upstream'}; nothing was changed. Restart that gateway with \`${command}\` and run setup again`,
+    refusal: `${client} sends its requests to ${upstream} (${where}), but the gateway at ${context.gatewayUrl} ${gatewaySends ? `sends the OpenAI API to ${gatewaySends}` : 'has no OpenAI upstream (as `toolmask status` says)'}; nothing was changed. ${restartSteps(context, client, command)}`,
   };
+}
+
+/**
+ * What to do when the running gateway sends an API elsewhere: started again as it is, the new one
+ * would be refused (one gateway per state folder), so it is stopped first (its pid when known).
+ */
+export function restartSteps(context: SetupContext, client: string, command: string): string {
+  const stop =
+    context.gatewayPid === undefined ? 'Stop it' : `Stop it (\`kill ${context.gatewayPid}\`)`;
+  return `${stop}, start it again with \`${command}\`, then run \`toolmask setup ${client}\` again`;
 }
 
 /** A word as a shell reads it: as it is when plain, else in single quotes. */

@@ -126,7 +126,7 @@ async function attempt(
 
   let text: string;
   try {
-    text = fullOutputText(response);
+    text = fullOutputText(response, toolName);
   } catch (error) {
     return fail('SERIALIZE', describeError(error));
   }

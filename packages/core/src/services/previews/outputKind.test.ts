@@ -20,6 +20,11 @@ describe('classifyOutput', () => {
     expect(shell('ls -R')).toBe('other');
   });
 
+  it("reads Codex's exec_command, whose command is `cmd` (issue 35)", () => {
+    expect(classifyOutput('exec_command', { cmd: 'grep -rn TODO src' }, 'x')).toBe('search');
+    expect(classifyOutput('exec_command', { cmd: 'npm test' }, 'x')).toBe('test or build run');
+  });
+
   it('skips set-up stages and file writes to find the stage that prints', () => {
     expect(shell('cd /testbed && export X=1 && cat a.py')).toBe('source read');
     expect(shell("cat <<'EOF' > fix.py\nimport os\nEOF\npython3 fix.py")).toBe('log');

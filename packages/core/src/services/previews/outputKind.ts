@@ -129,7 +129,9 @@ function sampleOf(text: string): string {
 export function classifyOutput(toolName: string, args: unknown, text: string): OutputKind {
   const record =
     args !== null && typeof args === 'object' ? (args as Record<string, unknown>) : undefined;
-  const command = typeof record?.['command'] === 'string' ? record['command'] : undefined;
+  // gemini-cli, qwen-code, Claude Code and OpenCode call it `command`; Codex's exec_command `cmd`.
+  const given = record?.['command'] ?? record?.['cmd'];
+  const command = typeof given === 'string' ? given : undefined;
   const sample = sampleOf(text);
   if (command === undefined) {
     if (DIFF_TEXT.test(sample)) return 'diff';

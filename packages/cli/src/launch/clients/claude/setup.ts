@@ -27,7 +27,7 @@ import { DEFAULT_UPSTREAMS } from '@toolmask/gateway/launch';
 import { parseSettings, readSettingsObject } from '../../files/jsonc-settings.js';
 import { accessHeaders, shownUrl, type GatewayAccess } from '../../gateway-access.js';
 import { jsonAddItems, jsonSet } from '../../setup/json-changes.js';
-import { gatewayCommand, type SetupContext } from '../../setup/setup-context.js';
+import { gatewayCommand, restartSteps, type SetupContext } from '../../setup/setup-context.js';
 import { readSetupFile, SetupError } from '../../setup/setup-files.js';
 import type { ClientPlan } from '../../setup/setup-plan.js';
 import {
@@ -100,7 +100,7 @@ function upstreamNotes(
     );
     if (gatewaySends !== upstream) {
       throw new SetupError(
-        `claude sends its requests to ${shownUrl(upstream)}${ownUrl ? ` (${where})` : ''}, but the gateway at ${gateway.url} sends the Anthropic API to ${shownUrl(gatewaySends)}; nothing was changed. Restart that gateway with \`${command}\` and run setup again`,
+        `claude sends its requests to ${shownUrl(upstream)}${ownUrl ? ` (${where})` : ''}, but the gateway at ${gateway.url} sends the Anthropic API to ${shownUrl(gatewaySends)}; nothing was changed. ${restartSteps(context, 'claude', command)}`,
       );
     }
     return [];

@@ -193,11 +193,13 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
         firstSeen.set(item.call_id, bytes);
       }
     }
-    // The read-back over MCP returned lines 10-12 of the first saved output.
+    // The read-back over MCP returned lines 10-12 of the first saved output: lines 10-12 of
+    // what the command printed (the file is without codex's header: issue 35).
     const readBack = toolOutputsOf(requests.at(-1)!.json).at(-2)!;
     const saved = await fs.readFile(masked[0]!.filePath, 'utf8');
+    expect(saved.startsWith('100000\n100001\n')).toBe(true);
     const wanted = saved.split('\n').slice(9, 12).join('\n');
-    expect(wanted).toMatch(/^\d+\n\d+\n\d+$/);
+    expect(wanted).toBe('100009\n100010\n100011');
     expect(toolOutputText(readBack)).toContain(
       `Output:\n${wanted}\n[read_tool_output: lines 10-12`,
     );

@@ -212,6 +212,8 @@ describe('toolmask qwen with the real qwen binary', () => {
     // The read-back returned the saved bytes, and qwen printed the answer quoting them.
     const file = parseMaskedSnippet(masked[0]!.text)!.filePath;
     const saved = (await fs.readFile(file, 'utf8')).split('\n').slice(0, 5);
+    // Saved without qwen's Command and Directory lines: line N is the command's (issue 35).
+    expect(saved[0]).toMatch(/^Output: /);
     const readBack = toolMessages(requests.at(-1)!).find((tool) => tool.name === READ_TOOL)!;
     for (const line of saved) expect(readBack.text.split('\n')).toContain(line);
     expect(stdout).toContain(
