@@ -8,7 +8,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as path from 'node:path';
-import { SETTINGS, SETTINGS_PATH, BUILT_IN_EXEMPT_TOOLS } from '@toolmask/core/settings';
+import {
+  SETTINGS,
+  SETTINGS_PATH,
+  BUILT_IN_EXEMPT_TOOLS,
+  expectedSettingValue,
+} from '@toolmask/core/settings';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SETTING_DECLARATIONS = Object.entries(SETTINGS).map(([key, declaration]) => ({
@@ -32,7 +37,7 @@ function formatFlag(declaration) {
 function markdown() {
   const rows = SETTING_DECLARATIONS.map(
     (d) =>
-      `| \`${d.key}\` | ${d.type} | ${d.derivedDefault ? `${d.derivedDefault} (${formatDefault(d.default)})` : formatDefault(d.default)} | ${formatFlag(d)} | ${d.description} |`,
+      `| \`${d.key}\` | ${expectedSettingValue(d)} | ${d.derivedDefault ? `${d.derivedDefault} (${formatDefault(d.default)})` : formatDefault(d.default)} | ${formatFlag(d)} | ${d.description} |`,
   );
   // Derived defaults are left out: copying the example must not pin them.
   const example = Object.fromEntries(
@@ -69,7 +74,8 @@ tokenizer that Gemini models share; see [benchmarks](benchmarks.md)).
 ## Invalid values
 
 A value of the wrong type (a string for a number, a negative or fractional number, a list with a
-non-string) is reported with the file, the key and the expected type, for example:
+non-string, a string that is not one of a setting's values) is reported with the file, the key and
+the expected type or values, for example:
 
 \`\`\`
 Invalid setting ${SETTINGS_PATH}.toolProtectionThreshold in /home/me/.gemini/settings.json: expected non-negative integer, got the string "50k".
@@ -94,10 +100,12 @@ function schema() {
     'non-negative integer': { type: 'integer', minimum: 0 },
     'array of strings': { type: 'array', items: { type: 'string' } },
   };
+  const typeOfDeclaration = (d) =>
+    d.type === 'one of' ? { type: 'string', enum: d.values } : typeOf[d.type];
   const properties = Object.fromEntries(
     SETTING_DECLARATIONS.map((d) => [
       d.key,
-      { ...typeOf[d.type], default: d.default, description: d.description },
+      { ...typeOfDeclaration(d), default: d.default, description: d.description },
     ]),
   );
   return `${JSON.stringify(

@@ -49,7 +49,11 @@ function billSession(
   economics: CacheEconomics,
   rule: WarmRule | undefined,
 ): { billed: number; events: number } {
-  const config = { ...resolveToolOutputMaskingConfig(), maxOutputTokens: 0 };
+  const config = {
+    ...resolveToolOutputMaskingConfig(),
+    maxOutputTokens: 0,
+    ...(rule ? { warmRule: rule } : {}),
+  };
   const history: Content[] = [
     { role: 'user', parts: [{ text: 'Fix the failing tests. '.repeat(400) }] },
   ];
@@ -81,7 +85,6 @@ function billSession(
     if (rule) {
       const plan = planMasking(viewHistory(history, measure, Infinity), config, {
         cache: economics,
-        warmRule: rule,
       });
       if (plan.targets.length > 0) events++;
       for (const target of plan.targets) {

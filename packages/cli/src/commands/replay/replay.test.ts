@@ -426,6 +426,18 @@ describe('toolmask replay inputs and bad input', () => {
     expect(report.settings.geminiCli).toMatchObject({ protectionThresholdTokens: 777 });
   });
 
+  it('--warm-rule sets the warm rule; a value that is none of its values names them, exit 2', async () => {
+    for (const rule of ['floor', 'pay-back']) {
+      const report = await replayJson(['--strategies', 'toolmask', '--warm-rule', rule, SMALL]);
+      expect(report.settings.toolmask).toMatchObject({ warmRule: rule });
+    }
+    const run = await runCliCaptured(['replay', '--warm-rule', 'payback', SMALL]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'experimental.toolOutputMasking.warmRule in the command-line flags: expected one of "floor", "pay-back", got the string "payback"',
+    );
+  });
+
   it('bad usage exits 2', async () => {
     for (const args of [
       ['replay', '--concat', '0', SMALL],
