@@ -35,8 +35,8 @@ describe('validateToolOutputMaskingSettings', () => {
     ['protectLatestTurn', 1, 'boolean'],
     ['exemptTools', 'skill', 'array of strings'],
     ['exemptTools', ['ok', 3], 'array of strings'],
-    ['warmRule', 'payback', 'one of "floor", "pay-back"'],
-    ['warmRule', 1, 'one of "floor", "pay-back"'],
+    ['warmRule', 'payback', 'one of "pay-back", "floor"'],
+    ['warmRule', 1, 'one of "pay-back", "floor"'],
   ])('rejects %s = %j naming the key and the expected type', (key, value, expected) => {
     let caught: unknown;
     try {

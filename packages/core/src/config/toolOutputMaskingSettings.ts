@@ -138,8 +138,8 @@ export const SETTINGS = {
   }),
   warmRule: declare({
     type: 'one of',
-    values: ['floor', 'pay-back'],
-    default: 'floor',
+    values: ['pay-back', 'floor'],
+    default: 'pay-back',
     description:
       "When a pass may break a warm prompt cache. `pay-back`: only for a batch of at least minPrunableTokensThreshold whose saving over the requests the session is likely still to make (as many as it has made) exceeds what re-writing the cache costs, so a short session never bills more than without masking; when the prompt reaches three quarters of the context window, whatever is maskable is masked for room. `floor`: any batch of minPrunableTokensThreshold (scaled by the provider's cache-write premium), however late in the session.",
     flag: {

@@ -36,11 +36,13 @@ function history(...sizes: number[]): Content[] {
   return sizes.flatMap((size, index) => [call(`c${index}`), result(`c${index}`, size)]);
 }
 
+// The planner's window and batch, not the warm rule, are these tests' subject: any batch masks.
 const config = {
   toolProtectionThreshold: 100,
   minPrunableTokensThreshold: 50,
   protectLatestTurn: false,
   maxOutputTokens: 0,
+  warmRule: 'floor' as const,
 };
 
 describe('planMasking', () => {

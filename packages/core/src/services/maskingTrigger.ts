@@ -35,9 +35,9 @@ interface TriggerOptions {
 }
 
 /**
- * `pay-back`: the warm rule and room below (issue 34). `floor`: a warm pass masks once the batch
- * reaches `minPrunableTokensThreshold` × (w − r) / (1 − r) (`warmTriggerThreshold`), with no room
- * rule; still the default, until the hosts' tests are moved to the new rule.
+ * The `warmRule` setting. `pay-back` (the default): the warm rule and room below (issue 34).
+ * `floor`: a warm pass masks once the batch reaches `minPrunableTokensThreshold` × (w − r) /
+ * (1 − r) (`warmTriggerThreshold`), however late in the session, with no room rule.
  */
 export type WarmRule = ToolOutputMaskingConfig['warmRule'];
 
