@@ -257,3 +257,25 @@ describe('planMasking: superseded outputs first', () => {
     expect(oversized.targets.map((target) => target.contentIndex)).toEqual([13]);
   });
 });
+
+describe('planMasking: room under the pay-back warm rule', () => {
+  // Five outputs of 300 (none above maxOutputTokens), 1,260 tokens: a warm break re-sends nearly
+  // all of it and five requests' n̂ cannot pay that back (0.1 × 1,200 × 5 < 0.9 × 1,260).
+  const entries = history(300, 300, 300, 300, 60);
+  const settings = {
+    toolProtectionThreshold: 100,
+    minPrunableTokensThreshold: 50,
+    protectLatestTurn: false,
+    warmRule: 'pay-back' as const,
+  };
+
+  it('masks for room once the prompt reaches three quarters of the window (3 × maxOutputTokens)', () => {
+    const result = plan(entries, { ...settings, maxOutputTokens: 400 });
+    expect(result.trigger).toBe('room');
+    expect(result.targets.length).toBe(4);
+  });
+
+  it('leaves the same history whole while the window has room and the break cannot pay', () => {
+    expect(plan(entries, { ...settings, maxOutputTokens: 1_000 }).targets).toEqual([]);
+  });
+});
