@@ -32,7 +32,7 @@ function sessionBilled(rows, pricing) {
   return billedUnder({ input, cached }, pricing);
 }
 
-/** The warm rules compared: today's floor and issue 34's pay-back (core's `MaskingTuning.warmRule`). */
+/** The warm rules compared: today's floor and issue 34's pay-back (the `warmRule` setting). */
 const RULES = ['floor', 'pay-back'];
 
 /** The goal of issue 34 for chained sessions: toolmask / gemini-cli at reads of 0.1 and 0.25. */
@@ -51,11 +51,15 @@ export async function runSessionsAloneBench({ cli, core, tracesDir, print = true
     aloneFolders.push({ folder, sessions: cli.chainTasks(loaded.tasks, 1) });
     chainedFolders.push({ folder, sessions: cli.chainTasks(loaded.tasks, 8) });
   }
-  const config = core.resolveToolOutputMaskingConfig();
-  const toolmask = (name, tuning) => ({
+  const toolmask = (name, warmRule, tuning) => ({
     name,
     make: (scratchPath) =>
-      cli.createToolmaskStrategy({ config, projectTempDir: scratchPath, name, tuning }),
+      cli.createToolmaskStrategy({
+        config: core.resolveToolOutputMaskingConfig({ warmRule }),
+        projectTempDir: scratchPath,
+        name,
+        ...(tuning ? { tuning } : {}),
+      }),
   });
   const specs = [
     { name: 'none', make: () => cli.createNoneStrategy() },
@@ -65,10 +69,9 @@ export async function runSessionsAloneBench({ cli, core, tracesDir, print = true
     },
   ];
   for (const warmRule of RULES) {
-    specs.push(toolmask(`toolmask ${warmRule}`, { warmRule }));
+    specs.push(toolmask(`toolmask ${warmRule}`, warmRule));
     specs.push(
-      toolmask(`toolmask ${warmRule}, Anthropic economics`, {
-        warmRule,
+      toolmask(`toolmask ${warmRule}, Anthropic economics`, warmRule, {
         cacheEconomics: core.CACHE_ECONOMICS.anthropic,
       }),
     );

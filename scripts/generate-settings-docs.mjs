@@ -13,6 +13,7 @@ import {
   SETTINGS_PATH,
   BUILT_IN_EXEMPT_TOOLS,
   MASKING_SETTINGS_PRECEDENCE,
+  expectedSettingValue,
 } from '@toolmask/core/settings';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,7 +38,7 @@ function formatFlag(declaration) {
 function markdown() {
   const rows = SETTING_DECLARATIONS.map(
     (d) =>
-      `| \`${d.key}\` | ${d.type} | ${d.derivedDefault ? `${d.derivedDefault} (${formatDefault(d.default)})` : formatDefault(d.default)} | ${formatFlag(d)} | ${d.description} |`,
+      `| \`${d.key}\` | ${expectedSettingValue(d)} | ${d.derivedDefault ? `${d.derivedDefault} (${formatDefault(d.default)})` : formatDefault(d.default)} | ${formatFlag(d)} | ${d.description} |`,
   );
   // Derived defaults are left out: copying the example must not pin them.
   const example = Object.fromEntries(
@@ -107,7 +108,8 @@ file of the session's client.
 ## Invalid values
 
 A value of the wrong type (a string for a number, a negative or fractional number, a list with a
-non-string) is reported with the file, the key and the expected type, for example:
+non-string, a string that is not one of a setting's values) is reported with the file, the key and
+the expected type or values, for example:
 
 \`\`\`
 Invalid setting ${SETTINGS_PATH}.toolProtectionThreshold in /home/me/.gemini/settings.json: expected non-negative integer, got the string "50k".
@@ -134,10 +136,12 @@ function schema() {
     'non-negative integer': { type: 'integer', minimum: 0 },
     'array of strings': { type: 'array', items: { type: 'string' } },
   };
+  const typeOfDeclaration = (d) =>
+    d.type === 'one of' ? { type: 'string', enum: d.values } : typeOf[d.type];
   const properties = Object.fromEntries(
     SETTING_DECLARATIONS.map((d) => [
       d.key,
-      { ...typeOf[d.type], default: d.default, description: d.description },
+      { ...typeOfDeclaration(d), default: d.default, description: d.description },
     ]),
   );
   return `${JSON.stringify(

@@ -75,10 +75,14 @@ export function writeSettings(file: string, text: string): void {
 }
 
 /** `contextManagement` params that switch core's own masking pass off (thresholds never reached). */
-/** Small thresholds so a few synthetic outputs are enough to trigger a pass. */
+/**
+ * Small thresholds so a few synthetic outputs are enough to trigger a pass; the `floor` warm rule,
+ * as such short sessions cannot pay a warm break back under `pay-back` (the default).
+ */
 export const SMALL_THRESHOLDS = {
   toolProtectionThreshold: 2_000,
   minPrunableTokensThreshold: 1_000,
+  warmRule: 'floor' as const,
 };
 
 export const CORE_MASKING_OFF: ConfigParameters['contextManagement'] = {

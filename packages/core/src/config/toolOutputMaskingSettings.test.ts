@@ -17,6 +17,7 @@ describe('validateToolOutputMaskingSettings', () => {
       minPrunableTokensThreshold: 0,
       protectLatestTurn: false,
       exemptTools: ['my_tool'],
+      warmRule: 'pay-back',
     };
     expect(validateToolOutputMaskingSettings(block)).toEqual(block);
   });
@@ -34,6 +35,8 @@ describe('validateToolOutputMaskingSettings', () => {
     ['protectLatestTurn', 1, 'boolean'],
     ['exemptTools', 'skill', 'array of strings'],
     ['exemptTools', ['ok', 3], 'array of strings'],
+    ['warmRule', 'payback', 'one of "pay-back", "floor"'],
+    ['warmRule', 1, 'one of "pay-back", "floor"'],
   ])('rejects %s = %j naming the key and the expected type', (key, value, expected) => {
     let caught: unknown;
     try {

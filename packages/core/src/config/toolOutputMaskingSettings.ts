@@ -8,6 +8,21 @@
  */
 import { ToolmaskError } from '../utils/toolmaskError.js';
 import { isPlainObject } from '../utils/safeCall.js';
+import {
+  expectedSettingValue,
+  isValidSettingValue,
+  type SettingDeclaration,
+  type SettingType,
+  type SettingValue,
+} from './settingTypes.js';
+
+export {
+  expectedSettingValue,
+  isValidSettingValue,
+  type SettingDeclaration,
+  type SettingType,
+  type SettingValue,
+} from './settingTypes.js';
 
 /** Tools whose outputs the agent needs verbatim for the rest of the session. Never counted, never masked. */
 export const BUILT_IN_EXEMPT_TOOLS: readonly string[] = [
@@ -49,30 +64,9 @@ export function defaultMaxOutputTokens(contextWindowTokens?: number): number {
   return Math.floor(window * MAX_OUTPUT_CONTEXT_SHARE);
 }
 
-export type SettingType = 'boolean' | 'non-negative integer' | 'array of strings';
-
-/** The value a setting of each type holds. */
-export type SettingValue<T extends SettingType> = T extends 'boolean'
-  ? boolean
-  : T extends 'non-negative integer'
-    ? number
-    : readonly string[];
-
-export interface SettingDeclaration<T extends SettingType = SettingType> {
-  type: T;
-  /** The value used when nothing else is known (for a derived default: its value for core's default model). */
-  default: SettingValue<T>;
-  /** Set when a host derives the default from its model: how (shown in docs/settings.md). */
-  derivedDefault?: string;
-  description: string;
-  /**
-   * The `toolmask replay` option that sets it (without dashes), with its argument name; a
-   * boolean gets `--flag` and `--no-flag`. No `flag`: not settable from the command line.
-   */
-  flag?: { name: string; argument?: string; help: string };
-}
-
-const declare = <T extends SettingType>(declaration: SettingDeclaration<T>) => declaration;
+const declare = <T extends SettingType, const V extends string = string>(
+  declaration: SettingDeclaration<T, V>,
+) => declaration;
 
 /** Every setting, in the order the docs list them. */
 export const SETTINGS = {
@@ -142,6 +136,18 @@ export const SETTINGS = {
       help: 'toolmask: offload any single output above this (0 = off)',
     },
   }),
+  warmRule: declare({
+    type: 'one of',
+    values: ['pay-back', 'floor'],
+    default: 'pay-back',
+    description:
+      "When a pass may break a warm prompt cache. `pay-back`: only for a batch of at least minPrunableTokensThreshold whose saving over the requests the session is likely still to make (as many as it has made) exceeds what re-writing the cache costs, so a short session never bills more than without masking; when the prompt reaches three quarters of the context window, whatever is maskable is masked for room. `floor`: any batch of minPrunableTokensThreshold (scaled by the provider's cache-write premium), however late in the session.",
+    flag: {
+      name: 'warm-rule',
+      argument: 'rule',
+      help: 'toolmask: when a warm cache may be broken: pay-back or floor',
+    },
+  }),
   retentionDays: declare({
     type: 'non-negative integer',
     default: 30,
@@ -161,7 +167,14 @@ export type SettingKey = keyof typeof SETTINGS;
 /** Every key, in declaration order. */
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
 
-type ValueOfKey<K extends SettingKey> = SettingValue<(typeof SETTINGS)[K]['type']>;
+/** A `one of` setting's allowed values; `string` for the other types. */
+type ValuesOfKey<K extends SettingKey> = (typeof SETTINGS)[K] extends {
+  values?: readonly (infer V extends string)[];
+}
+  ? V
+  : string;
+
+type ValueOfKey<K extends SettingKey> = SettingValue<(typeof SETTINGS)[K]['type'], ValuesOfKey<K>>;
 
 /** What a user may write under `experimental.toolOutputMasking` (every key optional). */
 export type ToolOutputMaskingSettings = { [K in SettingKey]?: ValueOfKey<K> };
@@ -202,17 +215,6 @@ function describeValue(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-export function isValidSettingValue(type: SettingType, value: unknown): boolean {
-  switch (type) {
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'non-negative integer':
-      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-    case 'array of strings':
-      return Array.isArray(value) && value.every((item) => typeof item === 'string');
-  }
-}
-
 /**
  * Checks a raw settings block. Throws `ToolOutputMaskingSettingsError` on the first bad key;
  * unknown keys are ignored (a newer settings file must not break an older toolmask). `keysAt`:
@@ -232,9 +234,15 @@ export function validateToolOutputMaskingSettings(
   for (const key of SETTING_KEYS) {
     const value = block[key];
     if (value === undefined) continue;
-    const { type } = SETTINGS[key];
-    if (!isValidSettingValue(type, value)) {
-      throw new ToolOutputMaskingSettingsError(key, type, value, source, keysAt);
+    const declaration: SettingDeclaration = SETTINGS[key];
+    if (!isValidSettingValue(declaration.type, value, declaration.values)) {
+      throw new ToolOutputMaskingSettingsError(
+        key,
+        expectedSettingValue(declaration),
+        value,
+        source,
+        keysAt,
+      );
     }
     settings[key] = value;
   }

@@ -10,6 +10,7 @@ export {
   BUILT_IN_EXEMPT_TOOLS,
   DEFAULT_TOOL_OUTPUT_MASKING_CONFIG,
   defaultMaxOutputTokens,
+  expectedSettingValue,
   isValidSettingValue,
   resolveToolOutputMaskingConfig,
   resolveToolOutputMaskingConfigForModel,

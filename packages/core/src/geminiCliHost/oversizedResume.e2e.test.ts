@@ -228,6 +228,8 @@ describe('resume', () => {
       toolProtectionThreshold: 2_000,
       minPrunableTokensThreshold: 1_000,
       maxOutputTokens: 20_000,
+      // Masks the four older outputs at once (too short a session to pay a break back).
+      warmRule: 'floor' as const,
     };
     const first = install(config, { settings });
     // Four older outputs (masked by the budget), then a big one (masked by the guard, in the request).

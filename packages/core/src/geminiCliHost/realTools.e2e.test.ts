@@ -63,7 +63,12 @@ beforeAll(async () => {
     params: { contextManagement: CORE_MASKING_OFF },
   });
   installToolOutputMasking(config, {
-    settings: { toolProtectionThreshold: 2_000, minPrunableTokensThreshold: 1_000 },
+    // The floor warm rule: masks in this short session (the rule is not the subject).
+    settings: {
+      toolProtectionThreshold: 2_000,
+      minPrunableTokensThreshold: 1_000,
+      warmRule: 'floor',
+    },
     readSettingsFiles: false,
     onPass: (pass) => passes.push(pass),
   });

@@ -34,7 +34,12 @@ beforeAll(async () => {
     install: installToolOutputMasking,
     label: 'toolmask-telemetry',
     rounds: 6,
-    settings: { toolProtectionThreshold: 3_000, minPrunableTokensThreshold: 1_000 },
+    // The floor warm rule: masks in this short session (the rule is not the subject).
+    settings: {
+      toolProtectionThreshold: 3_000,
+      minPrunableTokensThreshold: 1_000,
+      warmRule: 'floor',
+    },
     outputText: (round) => `line of output ${round} ${'y'.repeat(50)}\n`.repeat(200),
   });
   ({ config, passes } = session);

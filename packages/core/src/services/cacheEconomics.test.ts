@@ -35,12 +35,13 @@ const result = (id: string, size: number): Content => ({
 const history = (...sizes: number[]): Content[] =>
   sizes.flatMap((size, index) => [call(`c${index}`), result(`c${index}`, size)]);
 
-// 900 prunable tokens pay for a warm break without a write premium; Anthropic's needs
-// 900 × (1.25 − 0.1) / (1 − 0.1) = 1,150.
+// Under the floor rule, 900 prunable tokens pay for a warm break without a write premium;
+// Anthropic's needs 900 × (1.25 − 0.1) / (1 − 0.1) = 1,150 (warmBreak.test.ts has the pay-back rule).
 const config = {
   toolProtectionThreshold: 1_000,
   minPrunableTokensThreshold: 900,
   protectLatestTurn: false,
+  warmRule: 'floor' as const,
 };
 
 function plan(entries: Content[], options: Parameters<typeof planMasking>[2] = {}) {
@@ -159,12 +160,17 @@ describe('the provider’s economics through the service and the middleware', ()
     // What the pass counts as prunable here, from a pass that masks at any size.
     const measured = setup();
     const probe = await measured.service.mask(session(), measured.host, {
-      config: resolveToolOutputMaskingConfig({ ...settings, minPrunableTokensThreshold: 0 }),
+      config: resolveToolOutputMaskingConfig({
+        warmRule: 'floor',
+        ...settings,
+        minPrunableTokensThreshold: 0,
+      }),
     });
     const prunable = probe.totalPrunableTokens;
     expect(prunable).toBeGreaterThan(5_000);
     // A threshold the batch clears without a premium and not with Anthropic's.
     const config = resolveToolOutputMaskingConfig({
+      warmRule: 'floor',
       ...settings,
       minPrunableTokensThreshold: Math.floor(prunable / 1.1),
     });

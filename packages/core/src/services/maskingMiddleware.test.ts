@@ -33,6 +33,7 @@ function setup(settings = {}) {
     telemetry: () => undefined,
   });
   const config = resolveToolOutputMaskingConfig({
+    warmRule: 'floor',
     toolProtectionThreshold: 2_000,
     minPrunableTokensThreshold: 100_000,
     ...settings,
@@ -117,6 +118,7 @@ describe('createMaskingMiddleware', () => {
     const { middleware } = setup();
     const { history, request } = session();
     const perRequest = resolveToolOutputMaskingConfig({
+      warmRule: 'floor',
       toolProtectionThreshold: 2_000,
       minPrunableTokensThreshold: 0,
     });
@@ -147,6 +149,7 @@ describe('createMaskingMiddleware', () => {
     });
     const { history, request } = session();
     const config = resolveToolOutputMaskingConfig({
+      warmRule: 'floor',
       toolProtectionThreshold: 2_000,
       minPrunableTokensThreshold: 0,
     });

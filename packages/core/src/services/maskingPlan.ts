@@ -29,7 +29,7 @@
 import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { HistoryView } from './historyLedger.js';
 import type { CacheEconomics } from './cacheEconomics.js';
-import { chooseTrigger, type MaskingTrigger, type WarmRule } from './maskingTrigger.js';
+import { chooseTrigger, type MaskingTrigger } from './maskingTrigger.js';
 import { lowerBound } from '../utils/sortedNumbers.js';
 import type { SupersededView, Supersession } from './superseded/supersession.js';
 
@@ -60,7 +60,9 @@ export type PlanConfig = Pick<
   ToolOutputMaskingConfig,
   'toolProtectionThreshold' | 'minPrunableTokensThreshold' | 'protectLatestTurn'
 > &
-  Partial<Pick<ToolOutputMaskingConfig, 'coldCacheProtectionThreshold' | 'maxOutputTokens'>>;
+  Partial<
+    Pick<ToolOutputMaskingConfig, 'coldCacheProtectionThreshold' | 'maxOutputTokens' | 'warmRule'>
+  >;
 
 /** Where the protected window ends: the crossing output and everything before it are prunable. */
 interface Crossing {
@@ -116,8 +118,6 @@ export interface PlanOptions {
   cache?: Pick<CacheEconomics, 'cacheWritePrice' | 'cacheReadPrice' | 'minCachedPromptTokens'>;
   /** Outputs the session has since replaced (superseded/). @default none */
   superseded?: SupersededView;
-  /** The warm rule and room (maskingTrigger.ts). @default 'floor': today's threshold alone */
-  warmRule?: WarmRule;
 }
 
 /**

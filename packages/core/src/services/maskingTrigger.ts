@@ -18,7 +18,7 @@
  */
 import { MAX_OUTPUT_CONTEXT_SHARE } from '../config/toolOutputMaskingSettings.js';
 import { warmBreakPays, warmTriggerThreshold } from './cacheEconomics.js';
-import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
+import { SETTINGS, type ToolOutputMaskingConfig } from '../config/toolOutputMaskingSettings.js';
 import type { CacheEconomics } from './cacheEconomics.js';
 import type { HistoryView } from './historyLedger.js';
 
@@ -26,21 +26,20 @@ export type MaskingTrigger = 'threshold' | 'cold_cache' | 'oversized' | 'room';
 
 /** The settings the trigger reads. */
 type TriggerConfig = Pick<ToolOutputMaskingConfig, 'minPrunableTokensThreshold'> &
-  Partial<Pick<ToolOutputMaskingConfig, 'maxOutputTokens'>>;
+  Partial<Pick<ToolOutputMaskingConfig, 'maxOutputTokens' | 'warmRule'>>;
 
 /** What the trigger is told of the request (maskingPlan.ts's `PlanOptions`). */
 interface TriggerOptions {
   cacheLikelyCold?: boolean;
   cache?: Pick<CacheEconomics, 'cacheWritePrice' | 'cacheReadPrice' | 'minCachedPromptTokens'>;
-  warmRule?: WarmRule;
 }
 
 /**
- * `pay-back`: the warm rule and room below (issue 34). `floor`: a warm pass masks once the batch
- * reaches `minPrunableTokensThreshold` × (w − r) / (1 − r) (`warmTriggerThreshold`), with no room
- * rule; still the default, until the hosts' tests are moved to the new rule.
+ * The `warmRule` setting. `pay-back` (the default): the warm rule and room below (issue 34).
+ * `floor`: a warm pass masks once the batch reaches `minPrunableTokensThreshold` × (w − r) /
+ * (1 − r) (`warmTriggerThreshold`), however late in the session, with no room rule.
  */
-export type WarmRule = 'pay-back' | 'floor';
+export type WarmRule = ToolOutputMaskingConfig['warmRule'];
 
 /** What the plan found it could mask. */
 export interface Maskable {
@@ -69,7 +68,7 @@ export function chooseTrigger(
   if (maskable > 0 && options.cacheLikelyCold) {
     return maskable >= floor ? 'threshold' : 'cold_cache';
   }
-  if (options.warmRule !== 'pay-back') {
+  if ((config.warmRule ?? SETTINGS.warmRule.default) !== 'pay-back') {
     if (maskable > 0 && maskable >= floor) return 'threshold';
     return found.oversized ? 'oversized' : undefined;
   }

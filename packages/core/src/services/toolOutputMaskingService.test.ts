@@ -32,6 +32,7 @@ function setup(settings: ToolOutputMaskingSettings = {}, store?: ToolOutputStore
   const host: MaskingHost = {
     getToolOutputMaskingConfig: async () =>
       resolveToolOutputMaskingConfig({
+        warmRule: 'floor',
         toolProtectionThreshold: 1_000,
         minPrunableTokensThreshold: 500,
         ...settings,
@@ -384,6 +385,7 @@ describe('ToolOutputMaskingService', () => {
       const host: MaskingHost = {
         getToolOutputMaskingConfig: async () =>
           resolveToolOutputMaskingConfig({
+            warmRule: 'floor',
             toolProtectionThreshold: 0,
             minPrunableTokensThreshold: 0,
           }),

@@ -35,7 +35,6 @@ import type {
 } from './maskingTypes.js';
 import type { MaskingPlan } from './maskingPlan.js';
 import { DEFAULT_CACHE_ECONOMICS, type CacheEconomics } from './cacheEconomics.js';
-import type { WarmRule } from './maskingTrigger.js';
 import { DEFAULT_SUPERSEDED_REASONS, type SupersededReason } from './superseded/supersession.js';
 import { PREVIEW_LIMITS, type PreviewLimits } from './previewLimits.js';
 import type { PreviewFamily } from './previews/index.js';
@@ -113,8 +112,6 @@ export interface MaskingTuning {
    * off. Default: `DEFAULT_SUPERSEDED_REASONS` (`rerun` and `read-again`).
    */
   supersededReasons?: readonly SupersededReason[];
-  /** The warm rule (maskingTrigger.ts): `pay-back` (issue 34) or the floor alone. @default 'floor' */
-  warmRule?: WarmRule;
 }
 
 export class ToolOutputMaskingService {
@@ -124,7 +121,6 @@ export class ToolOutputMaskingService {
   private readonly readToolName: string | undefined;
   private readonly searchToolName: string | undefined;
   private readonly cacheEconomics: Readonly<CacheEconomics>;
-  private readonly warmRule: WarmRule;
   /** Per response object: its estimate and whether it is a toolmask snippet. */
   private readonly responses: ResponseRecords;
   /** The store, the knobs and the records each output's attempt uses. */
@@ -154,7 +150,6 @@ export class ToolOutputMaskingService {
       writeConcurrency: Math.max(1, deps.writeConcurrency ?? 4),
     };
     this.cacheEconomics = tuning?.cacheEconomics ?? DEFAULT_CACHE_ECONOMICS;
-    this.warmRule = tuning?.warmRule ?? 'floor';
     const reasons = tuning?.supersededReasons ?? DEFAULT_SUPERSEDED_REASONS;
     this.planning = new PassPlanning(this.responses, reasons, this.debug);
   }
@@ -234,7 +229,6 @@ export class ToolOutputMaskingService {
     const request = {
       cacheLikelyCold: options.cacheLikelyCold,
       cache: options.cache ?? this.cacheEconomics,
-      warmRule: this.warmRule,
     };
     const plan = await this.planning.plan(history, config, request, failures, pause);
     if (plan.targets.length === 0) return this.nothingToMask(history, startedAt, plan, failures);

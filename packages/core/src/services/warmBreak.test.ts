@@ -42,14 +42,21 @@ const logLine = (index: number) =>
 const numericLine = (index: number) =>
   `${(index * 7919) % 100000} ${(index * 104729) % 1000000} ${index * 31}.${index % 97} ${index}`;
 
-/** Billed input of the session, with the planner under `rule` or unmasked (no rule), under `economics`' cache rules. */
+/**
+ * Billed input of the session under `economics`' cache rules: with the planner under `rule` (the
+ * default settings' rule for `'default'`), or unmasked (no rule).
+ */
 function billSession(
   calls: number,
   output: string,
   economics: CacheEconomics,
-  rule: WarmRule | undefined,
+  rule: WarmRule | 'default' | undefined,
 ): { billed: number; events: number } {
-  const config = { ...resolveToolOutputMaskingConfig(), maxOutputTokens: 0 };
+  const config = {
+    ...resolveToolOutputMaskingConfig(),
+    maxOutputTokens: 0,
+    ...(rule && rule !== 'default' ? { warmRule: rule } : {}),
+  };
   const history: Content[] = [
     { role: 'user', parts: [{ text: 'Fix the failing tests. '.repeat(400) }] },
   ];
@@ -81,7 +88,6 @@ function billSession(
     if (rule) {
       const plan = planMasking(viewHistory(history, measure, Infinity), config, {
         cache: economics,
-        warmRule: rule,
       });
       if (plan.targets.length > 0) events++;
       for (const target of plan.targets) {
@@ -127,6 +133,18 @@ describe("issue 34's losing case: a short session under Anthropic's cache rules"
     const masked = billSession(15, output, anthropic, 'pay-back');
     const unmasked = billSession(15, output, anthropic, undefined);
     expect(masked.billed).toBeLessThanOrEqual(unmasked.billed);
+  });
+
+  it('the default settings bill these short sessions no more than unmasked (the default is pay-back)', () => {
+    for (const [calls, output] of [
+      [14, shellText(26_000, logLine)],
+      [15, shellText(26_000, logLine)],
+      [16, shellText(26_000, logLine)],
+      [15, shellText(9_000, numericLine)],
+    ] as const) {
+      const unmasked = billSession(calls, output, anthropic, undefined).billed;
+      expect(billSession(calls, output, anthropic, 'default').billed).toBeLessThanOrEqual(unmasked);
+    }
   });
 
   it('a long session of the same outputs still masks on a warm cache, and bills less', () => {

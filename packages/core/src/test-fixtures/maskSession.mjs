@@ -76,6 +76,8 @@ const service = new ToolOutputMaskingService({ store, telemetry: () => undefined
 const config = resolveToolOutputMaskingConfig({
   toolProtectionThreshold: 0,
   minPrunableTokensThreshold: 0,
+  // Every output masks in one pass (a one-request session cannot pay a warm break back).
+  warmRule: 'floor',
 });
 const host = {
   getToolOutputMaskingConfig: async () => config,

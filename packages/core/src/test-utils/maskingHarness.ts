@@ -94,6 +94,8 @@ export function harness(
   const config = resolveToolOutputMaskingConfig({
     toolProtectionThreshold: 0,
     minPrunableTokensThreshold: 0,
+    // Any batch masks: the harness's toy histories are too short to pay a warm break back.
+    warmRule: 'floor',
     ...settings,
   });
   const host: MaskingHost = {

@@ -98,7 +98,12 @@ async function collectedSoon(collected: () => boolean): Promise<boolean> {
   return collected();
 }
 
-const MASKING_SOON = { toolProtectionThreshold: 2_000, minPrunableTokensThreshold: 1_000 };
+// Any batch masks (the warm rule is not the subject; these sessions cannot pay a break back).
+const MASKING_SOON = {
+  toolProtectionThreshold: 2_000,
+  minPrunableTokensThreshold: 1_000,
+  warmRule: 'floor' as const,
+};
 
 describe('Conversation.releaseHistory', () => {
   it('leaves nothing of the last history reachable', async () => {

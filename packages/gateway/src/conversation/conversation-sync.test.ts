@@ -26,6 +26,8 @@ const config = resolveToolOutputMaskingConfigForModel(undefined, {
   enabled: true,
   toolProtectionThreshold: 2_000,
   minPrunableTokensThreshold: 1_000,
+  // Any batch masks: the warm rule is not the subject, and these sessions are short.
+  warmRule: 'floor',
 });
 
 function replica(store: ConversationStore, sync: ConversationSync, lines: string[] = []) {

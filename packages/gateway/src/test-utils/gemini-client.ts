@@ -130,7 +130,11 @@ export async function runGeminiClient(options: {
   return { history, answers };
 }
 
-/** A state folder and a settings file with small thresholds, removed by `cleanup`. */
+/**
+ * A state folder and a settings file with small thresholds, removed by `cleanup`. The warm rule
+ * is `floor` unless `settings` names one: the gateway's tests are about what a pass does to the
+ * bytes, and their sessions are too short to pay a warm break back under `pay-back`.
+ */
 export async function gatewayFixture(
   settings: Record<string, unknown> = {
     toolProtectionThreshold: 20_000,
@@ -141,7 +145,7 @@ export async function gatewayFixture(
   const settingsFile = path.join(root, 'settings.json');
   await fs.writeFile(
     settingsFile,
-    JSON.stringify({ experimental: { toolOutputMasking: settings } }),
+    JSON.stringify({ experimental: { toolOutputMasking: { warmRule: 'floor', ...settings } } }),
   );
   return {
     root,

@@ -77,7 +77,11 @@ function trafficCards(totals: Totals): StatCard[] {
   ];
 }
 
-/** What masking did: tokens kept out, their price, outputs offloaded, failures. */
+/**
+ * What masking did: the context it kept smaller, the bill against no masking, outputs offloaded,
+ * failures. The first counts prompt size, not money: a short session can keep tokens out of the
+ * context and still bill more (each break re-writes the cache); the second card is the bill.
+ */
 function maskingCards(totals: Totals, sessions: SessionsReport['sessions']): StatCard[] {
   return [
     {
@@ -85,8 +89,8 @@ function maskingCards(totals: Totals, sessions: SessionsReport['sessions']): Sta
       label: 'Kept out of the context',
       value: totals.tokensKeptOut,
       shown: formatInteger(totals.tokensKeptOut),
-      note: 'prompt tokens, estimate',
-      hint: 'Summed over requests: what the masked outputs would have added to each prompt, minus their snippets.',
+      note: 'prompt tokens summed over requests, estimate; context size, not the bill',
+      hint: "Context, not the bill: summed over requests, what the masked outputs would have added to each prompt, minus their snippets. What masking did to the bill, cache writes included, is 'Billed vs no masking'.",
     },
     {
       metric: 'netSaved',

@@ -83,7 +83,12 @@ beforeAll(async () => {
     install: installToolOutputMasking,
     label: 'toolmask-dashboard',
     rounds: 8,
-    settings: { toolProtectionThreshold: 4_000, minPrunableTokensThreshold: 2_000 },
+    // A short session: the floor warm rule masks in it (the rule is not the subject).
+    settings: {
+      toolProtectionThreshold: 4_000,
+      minPrunableTokensThreshold: 2_000,
+      warmRule: 'floor',
+    },
     outputText: (round) => `build step ${round}: compiled unit ${'z'.repeat(40)}\n`.repeat(250),
   });
   ({ server, config, outfile, passes } = session);

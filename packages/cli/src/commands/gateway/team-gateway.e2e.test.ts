@@ -176,7 +176,12 @@ async function teamRoot(): Promise<string> {
     path.join(root, 'settings.json'),
     JSON.stringify({
       experimental: {
-        toolOutputMasking: { toolProtectionThreshold: 8_000, minPrunableTokensThreshold: 8_000 },
+        // A short session: the floor warm rule masks in it (the rule is not the subject).
+        toolOutputMasking: {
+          toolProtectionThreshold: 8_000,
+          minPrunableTokensThreshold: 8_000,
+          warmRule: 'floor',
+        },
       },
     }),
   );

@@ -66,6 +66,8 @@ describe('toolmask replay on the small fixture (hand-computed)', () => {
       '0',
       '--min-prunable',
       '0',
+      '--warm-rule',
+      'floor',
       '--no-protect-latest-turn',
       '--keep',
       keep,
@@ -76,6 +78,7 @@ describe('toolmask replay on the small fixture (hand-computed)', () => {
       toolProtectionThreshold: 0,
       minPrunableTokensThreshold: 0,
       protectLatestTurn: false,
+      warmRule: 'floor',
     });
     expect(toolmask!.summary.outputsMasked).toBeGreaterThan(0);
     expect(toolmask!.summary.peakContextTokens).toBeLessThan(none!.summary.peakContextTokens);
@@ -103,6 +106,8 @@ describe('toolmask replay on the small fixture (hand-computed)', () => {
         '0',
         '--min-prunable',
         '0',
+        '--warm-rule',
+        'floor',
         SMALL,
       ]);
       expect(run.code).toBe(0);
@@ -424,6 +429,18 @@ describe('toolmask replay inputs and bad input', () => {
       toolProtectionThreshold: 42,
     });
     expect(report.settings.geminiCli).toMatchObject({ protectionThresholdTokens: 777 });
+  });
+
+  it('--warm-rule sets the warm rule; a value that is none of its values names them, exit 2', async () => {
+    for (const rule of ['floor', 'pay-back']) {
+      const report = await replayJson(['--strategies', 'toolmask', '--warm-rule', rule, SMALL]);
+      expect(report.settings.toolmask).toMatchObject({ warmRule: rule });
+    }
+    const run = await runCliCaptured(['replay', '--warm-rule', 'payback', SMALL]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'experimental.toolOutputMasking.warmRule in the command-line flags: expected one of "pay-back", "floor", got the string "payback"',
+    );
   });
 
   it('bad usage exits 2', async () => {

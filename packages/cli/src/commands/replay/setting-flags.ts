@@ -18,6 +18,8 @@ const PARSERS: Record<SettingType, ((value: string) => unknown) | undefined> = {
   boolean: undefined,
   'non-negative integer': parseNonNegativeInteger,
   'array of strings': parseNameList,
+  // Checked against the declared values with the rest (settingsFromFlags names them).
+  'one of': undefined,
 };
 
 /** The settings that have a flag, with the commander options that set them. */

@@ -48,6 +48,8 @@ async function maskedCount(threshold: number, economics?: keyof typeof CACHE_ECO
     toolProtectionThreshold: 0,
     minPrunableTokensThreshold: threshold,
     protectLatestTurn: false,
+    // The floor scaled by the write premium is the subject (the pay-back rule: warmBreak.test.ts).
+    warmRule: 'floor',
   });
   const strategy = createToolmaskStrategy({
     config,

@@ -13,7 +13,6 @@ import type { CacheEconomics } from '../cacheEconomics.js';
 import { HistoryLedger } from '../historyLedger.js';
 import { isOwnTool } from '../maskedSnippet.js';
 import { planMasking, type MaskingPlan } from '../maskingPlan.js';
-import type { WarmRule } from '../maskingTrigger.js';
 import type { Content, MaskingFailure, Part } from '../maskingTypes.js';
 import { SupersededOutputs } from '../superseded/supersededOutputs.js';
 import type { SupersededReason } from '../superseded/supersession.js';
@@ -24,7 +23,6 @@ import type { ResponseRecords } from './responseRecords.js';
 export interface PlanRequest {
   cacheLikelyCold: boolean | undefined;
   cache: Readonly<CacheEconomics>;
-  warmRule?: WarmRule;
 }
 
 export class PassPlanning {
@@ -68,7 +66,6 @@ export class PassPlanning {
       return planMasking(view, config, {
         cacheLikelyCold: request.cacheLikelyCold,
         cache: request.cache,
-        ...(request.warmRule ? { warmRule: request.warmRule } : {}),
         ...(superseded ? { superseded } : {}),
       });
     });

@@ -137,6 +137,8 @@ describe.skipIf(!existsSync(path.join(BIN, 'claude')))(
             toolOutputMasking: {
               toolProtectionThreshold: 5_000,
               minPrunableTokensThreshold: 2_000,
+              // A short session: the floor warm rule masks in it (the rule is not the subject).
+              warmRule: 'floor',
             },
           },
         }),

@@ -122,7 +122,12 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex with the r
       maskingSettings,
       JSON.stringify({
         experimental: {
-          toolOutputMasking: { toolProtectionThreshold: 5_000, minPrunableTokensThreshold: 2_000 },
+          toolOutputMasking: {
+            // A short session: the floor warm rule masks in it (the rule is not the subject).
+            toolProtectionThreshold: 5_000,
+            minPrunableTokensThreshold: 2_000,
+            warmRule: 'floor',
+          },
         },
       }),
     );

@@ -127,7 +127,12 @@ describe.skipIf(!existsSync(CODEX))('toolmask setup codex with a ChatGPT sign-in
       maskingSettings,
       JSON.stringify({
         experimental: {
-          toolOutputMasking: { toolProtectionThreshold: 5_000, minPrunableTokensThreshold: 2_000 },
+          toolOutputMasking: {
+            // A short session: the floor warm rule masks in it (the rule is not the subject).
+            toolProtectionThreshold: 5_000,
+            minPrunableTokensThreshold: 2_000,
+            warmRule: 'floor',
+          },
         },
       }),
     );

@@ -71,7 +71,12 @@ async function workspace() {
     maskingSettings,
     JSON.stringify({
       experimental: {
-        toolOutputMasking: { toolProtectionThreshold: 25_000, minPrunableTokensThreshold: 15_000 },
+        toolOutputMasking: {
+          // A short session: the floor warm rule masks in it (the rule is not the subject).
+          toolProtectionThreshold: 25_000,
+          minPrunableTokensThreshold: 15_000,
+          warmRule: 'floor',
+        },
       },
     }),
   );

@@ -148,6 +148,8 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
             toolOutputMasking: {
               toolProtectionThreshold: 5_000,
               minPrunableTokensThreshold: 2_000,
+              // A short session: the floor warm rule masks in it (the rule is not the subject).
+              warmRule: 'floor',
             },
           },
         }),

@@ -136,6 +136,8 @@ describe('toolmask qwen with the real qwen binary', () => {
           toolOutputMasking: {
             toolProtectionThreshold: 25_000,
             minPrunableTokensThreshold: 15_000,
+            // A short session: the floor warm rule masks in it (the rule is not the subject).
+            warmRule: 'floor',
           },
         },
       }),
