@@ -50,6 +50,8 @@ export interface DecodedConversation {
   write(sent: readonly Content[], changed: readonly number[]): Promise<Buffer | string>;
   /** The net figures' segments of the body and of what `write` wrote, when the reader has them. */
   segments?: () => BodySegments | undefined;
+  /** The body without its conversation (the array empty), when the reader has it. */
+  outside?: () => Buffer;
 }
 
 export type DecodedBody =
@@ -135,5 +137,6 @@ export async function decodeBody(
     incremental: true,
     write: (sent) => decoded.write(sent),
     segments: () => decoded.segments(),
+    outside: () => decoded.outside(),
   };
 }

@@ -64,6 +64,8 @@ export interface IncrementalRead {
   write(sent: readonly Content[]): Promise<Buffer>;
   /** Its prompt segments as it came and as written (prompt-segments.ts), once written. */
   segments(): BodySegments | undefined;
+  /** The body without its conversation (the array empty), for what reads only the rest. */
+  outside(): Buffer;
 }
 
 interface Written {
@@ -188,6 +190,7 @@ export class IncrementalBody {
       write: async (sent) =>
         segments.written(await this.write(raw, spans, open, close, sent, pause)),
       segments: () => segments.both(),
+      outside: () => Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]),
     };
   }
 

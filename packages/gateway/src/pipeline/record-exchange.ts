@@ -80,6 +80,7 @@ export function recordExchange(
       await sideFacts({
         protocol: exchange.protocol,
         raw: exchange.raw,
+        ...(masked.outside ? { outside: masked.outside() } : {}),
         session: exchange.session(),
       }),
     );

@@ -30,6 +30,8 @@ export interface MaskedBody {
   failures: number;
   /** The net figures' segments of the body as it came and of `body`, when the reader has them. */
   segments?: () => BodySegments | undefined;
+  /** The body as it came without its conversation (the array empty), when the reader has it. */
+  outside?: () => Buffer;
 }
 
 /** The conversation a pass runs in, and the settings read for its request. */
@@ -108,6 +110,7 @@ export async function runPass(
       model,
       prepared,
       ...(decoded.segments ? { segments: decoded.segments } : {}),
+      ...(decoded.outside ? { outside: decoded.outside } : {}),
       // Tool outputs the protocol cannot read count once, in the request that brings them.
       failures:
         prepared.result.failures.length +
