@@ -291,6 +291,8 @@ export class IncrementalBody {
       const cell = new SegmentCell({ compact });
       this.written[index] = { content, bytes, cell };
       cells.push(cell);
+      // Measured now: its cell would otherwise be the last holder of the client's element.
+      this.cells[index]?.measure();
       this.elements[index] = element;
       this.contents[index] = content;
       pieces.push(bytes);

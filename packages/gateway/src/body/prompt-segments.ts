@@ -6,7 +6,10 @@
  * The incremental reader (incremental-body.ts) gives each element it reads a cell that measures
  * it when first asked, from the value it already parsed, and keeps the figure with the element's
  * bytes: an element resent as the same bytes is measured once for the whole conversation, and no
- * body is parsed again for its figures. A figure is measured from the same compact JSON a whole
+ * body is parsed again for its figures. A cell holds only what the reader holds anyway (the parsed
+ * element), except for an element the pass rewrites: that one is measured when it is written, so
+ * that the client's version (a masked output's whole text) is let go with the request, as the
+ * reader promises. The outside's cell holds the outside's bytes until measured or replaced. A figure is measured from the same compact JSON a whole
  * parse of the body would give (`JSON.stringify` of the parsed element), so it is the same figure.
  */
 import { createHash } from 'node:crypto';
@@ -41,6 +44,11 @@ export class SegmentCell {
 
   constructor(source: CellSource) {
     this.source = source;
+  }
+
+  /** Measures it now (its source let go). */
+  measure(): void {
+    void this.segment;
   }
 
   get segment(): Segment {
