@@ -3,8 +3,10 @@
  * it and as it went, measured, and the conversation's state stepped with the provider's usage. Run
  * in the conversation's turn (its state is the previous request's); the counterfactual goes into
  * the usage record, the state into the conversation's meta (saved with it, so every gateway
- * sharing the conversation store shares it). A body that cannot be measured (too large, not JSON) leaves the record without one
- * and the state forgotten: the next request starts a fresh calibration.
+ * sharing the conversation store shares it). A body that cannot be measured (too large, not JSON)
+ * leaves the record without one and the state forgotten: the next request starts a fresh
+ * calibration. The measures come from the incremental reader (body/prompt-segments.ts: each element
+ * measured once, when first parsed), else from parsing both bodies whole (usage/prompt-shape.ts).
  */
 import type { BodySegments } from '../body/prompt-segments.js';
 import type { UsageReport } from '../protocols/protocol.js';

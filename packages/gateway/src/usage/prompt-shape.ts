@@ -2,7 +2,9 @@
  * A request body's prompt as segments, for the net figures (net-billing.ts): the body without its
  * conversation array (model, system, tools, settings: one segment), then each element of that
  * array, each as its compact JSON's characters and a digest of it. Parsed whole, so a body over
- * `MAX_SHAPED_BYTES` is not measured (undefined), nor one that is not JSON.
+ * `MAX_SHAPED_BYTES` is not measured (undefined), nor one that is not JSON. The incremental reader
+ * gives the same figures without a parse (body/prompt-segments.ts); this is the way for a body it
+ * did not read, and what its test compares it with.
  */
 import { segmentOf } from '../body/prompt-segments.js';
 import type { PromptShape } from './net-billing.js';
