@@ -6,9 +6,12 @@
  * each process used over all the timed requests (`/proc`, user + system), per request. The
  * gateway's added CPU over the bare proxy's is what masking costs the machine.
  *
- *   node bench/incrementalCpu.mjs [--root DIR] [--conversations N]
+ *   node bench/incrementalCpu.mjs [--root DIR] [--conversations N] [--windows FILE]
  *
  * `--root`: another checkout (a scratch copy of main, built) whose gateway is measured.
+ * `--windows`: writes the timed gateway requests' spans (µs of the monotonic clock a V8 profile
+ * uses), for `bench/profileWindows.mjs` to keep only their samples of a gateway profile taken with
+ * `BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"`.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -20,6 +23,8 @@ const rootIndex = process.argv.indexOf('--root');
 const root = rootIndex >= 0 ? path.resolve(process.argv[rootIndex + 1]) : here;
 const countIndex = process.argv.indexOf('--conversations');
 const count = countIndex >= 0 ? Number(process.argv[countIndex + 1]) : 4;
+const windowsIndex = process.argv.indexOf('--windows');
+const windowsFile = windowsIndex >= 0 ? path.resolve(process.argv[windowsIndex + 1]) : undefined;
 const { startFakeUpstream, startGatewayProcess, startListening } = await import(
   pathToFileURL(path.join(root, 'bench/childProcess.mjs')).href
 );
@@ -55,6 +60,7 @@ const gateway = await startGatewayProcess([
 const client = createGatewayClient();
 const cpu = { bare: 0, gateway: 0 };
 const masks = [];
+const windows = [];
 let requests = 0;
 try {
   const servers = [
@@ -66,11 +72,14 @@ try {
     for (let at = 0; at < conversation.ends.length; at++) {
       for (const [name, server] of servers) {
         const before = cpuMsOf(server.pid);
+        const startedUs = process.hrtime.bigint() / 1000n;
         const { phases } = await client.send(server.url, conversation, at);
         await new Promise((resolve) => setTimeout(resolve, 50));
         if (at < WARM_UP) continue;
         cpu[name] += cpuMsOf(server.pid) - before;
-        if (name === 'gateway') masks.push(phases.mask);
+        if (name !== 'gateway') continue;
+        masks.push(phases.mask);
+        windows.push([Number(startedUs), Number(process.hrtime.bigint() / 1000n)]);
       }
       if (at >= WARM_UP) requests++;
     }
@@ -82,6 +91,7 @@ try {
   await upstream.close();
   fs.rmSync(scratch, { recursive: true, force: true });
 }
+if (windowsFile) fs.writeFileSync(windowsFile, JSON.stringify(windows));
 masks.sort((a, b) => a - b);
 const perBare = cpu.bare / requests;
 const perGateway = cpu.gateway / requests;

@@ -17,6 +17,7 @@ import type { Content } from '@toolmask/core';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
 import type { IncrementalBody } from './incremental-body.js';
+import type { BodySegments } from './prompt-segments.js';
 import { checkJson } from './json-check.js';
 import { weighJson } from './json-layout.js';
 import { roundTripsExactly } from './json-safety.js';
@@ -47,6 +48,10 @@ export interface DecodedConversation {
   incremental: boolean;
   /** The body to send, with `sent` in place of its conversation (`changed`: entries that differ). */
   write(sent: readonly Content[], changed: readonly number[]): Promise<Buffer | string>;
+  /** The net figures' segments of the body and of what `write` wrote, when the reader has them. */
+  segments?: () => BodySegments | undefined;
+  /** The body without its conversation (the array empty), when the reader has it. */
+  outside?: () => Buffer;
 }
 
 export type DecodedBody =
@@ -131,5 +136,7 @@ export async function decodeBody(
     unmaskable: decoded.newUnmaskable,
     incremental: true,
     write: (sent) => decoded.write(sent),
+    segments: () => decoded.segments(),
+    outside: () => decoded.outside(),
   };
 }

@@ -58,6 +58,29 @@ export async function hashInSlices(
 }
 
 /**
+ * Each new element's digest (its bytes and the separator before it, from `from`), with `hash`,
+ * the array's running digest, continued over the same bytes.
+ */
+export async function digestElements(
+  raw: Buffer,
+  from: number,
+  spans: ReadonlyArray<[number, number]>,
+  hashes: { hash: Hash; newHash: () => Hash },
+  pause: EventLoopPauser,
+): Promise<Buffer[]> {
+  let previousEnd = from;
+  const digests: Buffer[] = [];
+  for (const [, end] of spans) {
+    const bytes = raw.subarray(previousEnd, end);
+    digests.push((await hashInSlices(hashes.newHash(), bytes, pause)).digest());
+    await hashInSlices(hashes.hash, bytes, pause);
+    previousEnd = end;
+    if (pause.due()) await pause();
+  }
+  return digests;
+}
+
+/**
  * The elements at `spans` parsed, one at a time with turns for the loop between; HEAVY for one
  * too heavy to parse at once (checked to be JSON instead). Undefined when one is not JSON, or
  * holds a number JSON cannot carry exactly (the body is then read whole, which says which).

@@ -38,11 +38,14 @@ import {
   afterElement,
   convertElements,
   describeOutside,
+  digestElements,
   hashInSlices,
   parseElements,
   replaceFrom,
 } from './element-reading.js';
 import { findArray, scanElements } from './json-layout.js';
+import type { BodySegments } from './prompt-segments.js';
+import { OutsideCell, ReadSegments, SegmentCell, cellsOf } from './prompt-segments.js';
 
 export interface IncrementalRead {
   contents: Content[];
@@ -59,11 +62,16 @@ export interface IncrementalRead {
    * when every element is still its own bytes.
    */
   write(sent: readonly Content[]): Promise<Buffer>;
+  /** Its prompt segments as it came and as written (prompt-segments.ts), once written. */
+  segments(): BodySegments | undefined;
+  /** The body without its conversation (the array empty), for what reads only the rest. */
+  outside(): Buffer;
 }
 
 interface Written {
   content: Content;
   bytes: Buffer;
+  cell: SegmentCell;
 }
 
 const COMMA = Buffer.from(',');
@@ -84,6 +92,9 @@ export class IncrementalBody {
   private elements: unknown[] = [];
   private contents: Content[] = [];
   private outsideDigest?: Buffer;
+  /** The net figures' segments: the outside's, and one per element (none for a heavy one). */
+  private outsideCell?: OutsideCell;
+  private cells: Array<SegmentCell | undefined> = [];
   private description?: BodyDescription;
   /** The route's model `description` was made with. */
   private describedFor?: string;
@@ -133,10 +144,10 @@ export class IncrementalBody {
     if (!newElements) return undefined;
     const state = keep === this.elements.length ? this.state : await this.replayState(keep, pause);
     const converted = await convertElements(this.codec, newElements, state, pause);
-
     const outsideHash = await hashInSlices(newHash(), raw.subarray(0, open + 1), pause);
     const outsideDigest = (await hashInSlices(outsideHash, raw.subarray(close), pause)).digest();
     let description = this.description;
+    let outsideCell = this.outsideCell;
     // The route's model (in the URL) goes into the description too: a fallback to another model
     // resends the same body to another route.
     if (
@@ -148,17 +159,9 @@ export class IncrementalBody {
       const outside = Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]);
       description = await describeOutside(this.codec, outside, routeModel, pause);
       if (!description) return undefined;
+      outsideCell = new OutsideCell(outside, open, this.codec.arrayPath);
     }
-
-    let previousEnd = from;
-    const newDigests: Buffer[] = [];
-    for (const [, end] of newSpans) {
-      const bytes = raw.subarray(previousEnd, end);
-      newDigests.push((await hashInSlices(newHash(), bytes, pause)).digest());
-      await hashInSlices(hash, bytes, pause);
-      previousEnd = end;
-      if (pause.due()) await pause();
-    }
+    const newDigests = await digestElements(raw, from, newSpans, { hash, newHash }, pause);
     this.open = open;
     // In place: copying the kept part of a history of 300,000 entries on every request would be
     // most of the cost of one that adds two.
@@ -167,21 +170,27 @@ export class IncrementalBody {
     this.arrayDigest = hash.digest();
     replaceFrom(this.elements, keep, newElements);
     replaceFrom(this.contents, keep, converted.contents);
+    replaceFrom(this.cells, keep, cellsOf(newElements, HEAVY));
     // An element decoded again is bytes the client changed: what was written for its old bytes
     // no longer applies (it is written from the new element if the pass still changes it).
     this.written.length = keep;
     this.outsideDigest = outsideDigest;
+    this.outsideCell = outsideCell;
     this.description = description;
     this.describedFor = routeModel;
     this.bodyBytes = raw.length;
     this.state = state;
     const spans = this.spans;
+    const segments = new ReadSegments(outsideCell as OutsideCell, this.cells.slice());
     return {
       contents: this.contents.slice(),
       description,
       newUnmaskable: converted.unmaskable,
       decoded: newSpans.length,
-      write: (sent) => this.write(raw, spans, open, close, sent, pause),
+      write: async (sent) =>
+        segments.written(await this.write(raw, spans, open, close, sent, pause)),
+      segments: () => segments.both(),
+      outside: () => Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]),
     };
   }
 
@@ -195,6 +204,8 @@ export class IncrementalBody {
     this.contents = [];
     this.written = [];
     this.outsideDigest = undefined;
+    this.outsideCell = undefined;
+    this.cells = [];
     this.description = undefined;
     this.describedFor = undefined;
     this.bodyBytes = 0;
@@ -250,8 +261,9 @@ export class IncrementalBody {
     close: number,
     sent: readonly Content[],
     pause: EventLoopPauser,
-  ): Promise<Buffer> {
+  ): Promise<{ body: Buffer; cells: Array<SegmentCell | undefined> }> {
     const pieces: Buffer[] = [raw.subarray(0, open + 1)];
+    const cells: Array<SegmentCell | undefined> = [];
     let changed = false;
     for (let index = 0; index < sent.length; index++) {
       // Most elements are their own bytes again (no work): the clock is read every so many.
@@ -262,6 +274,7 @@ export class IncrementalBody {
       const before = this.written[index];
       if (before && before.content === content) {
         pieces.push(before.bytes);
+        cells.push(before.cell);
         changed = true;
         continue;
       }
@@ -269,11 +282,17 @@ export class IncrementalBody {
       // placeholder (it holds no output), which may be another request's object.
       if (content === this.contents[index] || this.elements[index] === HEAVY) {
         pieces.push(raw.subarray(start, end));
+        cells.push(this.cells[index]);
         continue;
       }
       const element = this.codec.toElement(content, this.elements[index]);
-      const bytes = Buffer.from(JSON.stringify(element), 'utf8');
-      this.written[index] = { content, bytes };
+      const compact = JSON.stringify(element);
+      const bytes = Buffer.from(compact, 'utf8');
+      const cell = new SegmentCell({ compact });
+      this.written[index] = { content, bytes, cell };
+      cells.push(cell);
+      // Measured now: its cell would otherwise be the last holder of the client's element.
+      this.cells[index]?.measure();
       this.elements[index] = element;
       this.contents[index] = content;
       pieces.push(bytes);
@@ -281,10 +300,10 @@ export class IncrementalBody {
       if (pause.due()) await pause();
     }
     pieces.push(raw.subarray(close));
-    if (!changed) return raw;
+    if (!changed) return { body: raw, cells };
     const body = Buffer.concat(pieces);
     this.bodyBytes = body.length;
-    return body;
+    return { body, cells };
   }
 
   /** The codec's state as it was after the first `keep` elements (the rest changed). */

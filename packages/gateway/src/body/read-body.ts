@@ -61,6 +61,9 @@ export function readBody(
     return Promise.resolve({ kind: 'no-room' });
   }
   return new Promise((resolve, reject) => {
+    // A body that declares its length is copied into one buffer as it comes (room is held for it
+    // already): no chunks kept, no second copy of the whole at its end. A chunked one is joined.
+    let whole = declared !== undefined ? Buffer.allocUnsafe(declared) : undefined;
     const chunks: Buffer[] = [];
     let total = 0;
     const stop = () => {
@@ -73,7 +76,14 @@ export function readBody(
       total += chunk.length;
       const refusal =
         total > limitBytes ? 'too-large' : room.holdUpTo(total) ? undefined : 'no-room';
+      if (!refusal && whole && total <= whole.length) {
+        chunk.copy(whole, total - chunk.length);
+        return;
+      }
       if (!refusal) {
+        // Longer than declared (Node's parser never gives that): joined like a chunked one.
+        if (whole) chunks.push(whole.subarray(0, total - chunk.length));
+        whole = undefined;
         chunks.push(chunk);
         return;
       }
@@ -84,6 +94,10 @@ export function readBody(
     };
     const onEnd = () => {
       stop();
+      if (whole) {
+        resolve({ kind: 'read', body: total === whole.length ? whole : whole.subarray(0, total) });
+        return;
+      }
       joinChunks(chunks, total).then((body) => resolve({ kind: 'read', body }), reject);
     };
     const onError = (error: Error) => {

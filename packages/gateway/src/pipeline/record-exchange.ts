@@ -80,6 +80,7 @@ export function recordExchange(
       await sideFacts({
         protocol: exchange.protocol,
         raw: exchange.raw,
+        ...(masked.outside ? { outside: masked.outside() } : {}),
         session: exchange.session(),
       }),
     );
@@ -105,7 +106,7 @@ async function finishConversation(
   try {
     // In turn with the conversation's passes: the next one sees this answer's time and usage.
     await conversation.exclusive(() => {
-      const net = netStep(exchange, masked.body, conversation.meta, usage, record);
+      const net = netStep(exchange, masked, conversation.meta, usage, record);
       netSet();
       return conversation.finish(usage, {
         startedAt: conversation.meta?.startedAt ?? record.at,

@@ -9,6 +9,7 @@
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import { describeError } from '@toolmask/core/errors';
 import type { DecodedBody, DecodedConversation } from '../body/decode-body.js';
+import type { BodySegments } from '../body/prompt-segments.js';
 import type { StoreLookAhead } from '../conversation/conversation-sync.js';
 import type { Conversation } from '../conversation/conversation.js';
 import type { PreparedRequest } from '../conversation/prepared-request.js';
@@ -27,6 +28,10 @@ export interface MaskedBody {
   prepared?: PreparedRequest;
   /** Outputs left unmasked for a failure (the record counts them). */
   failures: number;
+  /** The net figures' segments of the body as it came and of `body`, when the reader has them. */
+  segments?: () => BodySegments | undefined;
+  /** The body as it came without its conversation (the array empty), when the reader has it. */
+  outside?: () => Buffer;
 }
 
 /** The conversation a pass runs in, and the settings read for its request. */
@@ -104,6 +109,8 @@ export async function runPass(
       conversation,
       model,
       prepared,
+      ...(decoded.segments ? { segments: decoded.segments } : {}),
+      ...(decoded.outside ? { outside: decoded.outside } : {}),
       // Tool outputs the protocol cannot read count once, in the request that brings them.
       failures:
         prepared.result.failures.length +

@@ -3,7 +3,9 @@
  * A side request is a client's one-shot structured call beside its conversation (a model router's
  * check, a session's title): the usage record marks it, and the dashboard folds it into its
  * session. Read from the body as it came, after the answer, with the cheap key scan: nothing here
- * changes what is sent or how it is masked.
+ * changes what is sent or how it is masked. Every rule reads keys outside the conversation array,
+ * so it is given the body without that array when the incremental reader has it (no walk over the
+ * conversation).
  *
  * Not every client's is seen: OpenCode (1.18.33) names a session with a plain chat call (a "title
  * generator" system message, no tools, no schema), which nothing structured tells from a main turn

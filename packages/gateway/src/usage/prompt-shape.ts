@@ -2,17 +2,15 @@
  * A request body's prompt as segments, for the net figures (net-billing.ts): the body without its
  * conversation array (model, system, tools, settings: one segment), then each element of that
  * array, each as its compact JSON's characters and a digest of it. Parsed whole, so a body over
- * `MAX_SHAPED_BYTES` is not measured (undefined), nor one that is not JSON.
+ * `MAX_SHAPED_BYTES` is not measured (undefined), nor one that is not JSON. The incremental reader
+ * gives the same figures without a parse (body/prompt-segments.ts); this is the way for a body it
+ * did not read, and what its test compares it with.
  */
-import { createHash } from 'node:crypto';
+import { segmentOf } from '../body/prompt-segments.js';
 import type { PromptShape } from './net-billing.js';
 
 /** Parsing and measuring a body holds the event loop: about 20 ms a MiB (bench: event-loop.reliability.test.ts). */
 export const MAX_SHAPED_BYTES = 2 * 1024 * 1024;
-
-function digest(text: string): string {
-  return createHash('sha1').update(text).digest('base64').slice(0, 12);
-}
 
 /** The segments' texts (the body-without-array first), or undefined when `body` has no such array. */
 export function segmentsOf(body: unknown, arrayPath: readonly string[]): string[] | undefined {
@@ -49,5 +47,9 @@ export function promptShape(
   }
   const segments = segmentsOf(body, arrayPath);
   if (!segments) return undefined;
-  return { digests: segments.map(digest), chars: segments.map((segment) => segment.length) };
+  const measured = segments.map(segmentOf);
+  return {
+    digests: measured.map((segment) => segment.digest),
+    chars: measured.map((segment) => segment.chars),
+  };
 }

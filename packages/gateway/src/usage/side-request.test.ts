@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProtocolKind } from '../protocols/protocol.js';
 import { PROTOCOLS } from '../protocols/protocols.js';
 import { sessionSignal } from '../protocols/session-signal.js';
+import { IncrementalBody } from '../body/incremental-body.js';
 import { sideFacts, type SideFactsOf } from './side-request.js';
 
 /** A request of `kind` as the pipeline gives it: its body, and its session signal read the same way. */
@@ -22,43 +23,57 @@ function exchange(
   return { protocol, raw, session: sessionSignal(protocol, headers, raw) };
 }
 
+/**
+ * The facts of a request as the pipeline reads them: from the body without its conversation, as
+ * the incremental reader gives it; the same as from the whole body (checked here).
+ */
+async function facts(
+  kind: ProtocolKind,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Awaited<ReturnType<typeof sideFacts>>> {
+  const whole = exchange(kind, body, headers);
+  const read = await new IncrementalBody(whole.protocol.codec).read(whole.raw!, 'm');
+  const outside = read!.outside();
+  expect(outside.length).toBeLessThan(whole.raw!.length);
+  const fromOutside = await sideFacts({ ...exchange(kind, body, headers), outside });
+  expect(fromOutside).toEqual(await sideFacts(whole));
+  return fromOutside;
+}
+
 const contents = [{ role: 'user', parts: [{ text: 'hi' }] }];
 const jsonAnswer = { responseJsonSchema: { type: 'object' }, responseMimeType: 'application/json' };
 
 describe('sideFacts', () => {
   it('gemini-cli: a JSON-schema answer is a side request, a main turn is not', async () => {
-    expect(
-      await sideFacts(exchange('gemini-api', { contents, generationConfig: jsonAnswer })),
-    ).toEqual({
+    expect(await facts('gemini-api', { contents, generationConfig: jsonAnswer })).toEqual({
       side: true,
     });
-    expect(
-      await sideFacts(exchange('gemini-api', { contents, generationConfig: { temperature: 0 } })),
-    ).toEqual({});
+    expect(await facts('gemini-api', { contents, generationConfig: { temperature: 0 } })).toEqual(
+      {},
+    );
     const codeAssist = {
       model: 'm',
       user_prompt_id: 'abc########1',
       request: { contents, generationConfig: jsonAnswer },
     };
-    const facts = await sideFacts(exchange('code-assist', codeAssist));
-    expect(facts.side).toBe(true);
-    expect(facts.session).toMatch(/^[0-9a-f]{16}$/);
+    const codeAssistFacts = await facts('code-assist', codeAssist);
+    expect(codeAssistFacts.side).toBe(true);
+    expect(codeAssistFacts.session).toMatch(/^[0-9a-f]{16}$/);
   });
 
   it("qwen-code: a required respond_in_schema tool is a side request; the launcher's header is digested", async () => {
     const messages = [{ role: 'user', content: 'hi' }];
     const tools = [{ type: 'function', function: { name: 'respond_in_schema', parameters: {} } }];
-    const side = await sideFacts(
-      exchange(
-        'openai',
-        { messages, tools, tool_choice: 'required' },
-        { 'x-toolmask-session': 'run-1' },
-      ),
+    const side = await facts(
+      'openai',
+      { messages, tools, tool_choice: 'required' },
+      { 'x-toolmask-session': 'run-1' },
     );
     expect(side.side).toBe(true);
     expect(side.session).toMatch(/^[0-9a-f]{16}$/);
     expect(side.session).not.toContain('run-1');
-    expect(await sideFacts(exchange('openai', { messages, tools }))).toEqual({});
+    expect(await facts('openai', { messages, tools })).toEqual({});
   });
 
   it('claude-code: the title call (a json_schema format, tools: []) is a side request; a main turn is not', async () => {
@@ -85,16 +100,16 @@ describe('sideFacts', () => {
       },
       stream: true,
     };
-    expect((await sideFacts(exchange('anthropic', title))).side).toBe(true);
+    expect((await facts('anthropic', title)).side).toBe(true);
     const main = {
       ...title,
       tools: [{ name: 'Bash', input_schema: { type: 'object' } }],
       output_config: { effort: 'medium' },
     };
-    expect((await sideFacts(exchange('anthropic', main))).side).toBeUndefined();
+    expect((await facts('anthropic', main)).side).toBeUndefined();
     // A schema with the agent's tools is a turn of the conversation, not a one-shot call.
     const structuredTurn = { ...main, output_config: title.output_config };
-    expect((await sideFacts(exchange('anthropic', structuredTurn))).side).toBeUndefined();
+    expect((await facts('anthropic', structuredTurn)).side).toBeUndefined();
   });
 
   it('codex: the title call (text.format json_schema, tools: []) is a side request; exec --output-schema turns are not', async () => {
@@ -117,12 +132,10 @@ describe('sideFacts', () => {
       tool_choice: 'auto',
       text: schema,
     };
-    expect((await sideFacts(exchange('openai-responses', title))).side).toBe(true);
+    expect((await facts('openai-responses', title)).side).toBe(true);
     const tools = [{ type: 'function', name: 'exec_command', parameters: {} }];
     const main = { model: 'gpt-5-codex', stream: true, input, tools, tool_choice: 'auto' };
-    expect((await sideFacts(exchange('openai-responses', main))).side).toBeUndefined();
-    expect(
-      (await sideFacts(exchange('openai-responses', { ...main, text: schema }))).side,
-    ).toBeUndefined();
+    expect((await facts('openai-responses', main)).side).toBeUndefined();
+    expect((await facts('openai-responses', { ...main, text: schema })).side).toBeUndefined();
   });
 });

@@ -13,6 +13,11 @@ export interface SideFactsOf {
   protocol: Protocol;
   /** The body as it came (none for a GET). */
   raw: Buffer | undefined;
+  /**
+   * The same without its conversation (the array empty), when the reader has it: every rule
+   * reads keys outside the conversation, so it reads the same there without walking the array.
+   */
+  outside?: Buffer;
   /** Its session signal (protocols/session-signal.ts), as the conversation key read it. */
   session: Promise<string | undefined>;
 }
@@ -29,7 +34,7 @@ export async function sideFacts(
 ): Promise<Pick<UsageRecord, 'side' | 'session'>> {
   try {
     const [side, session] = await Promise.all([
-      request.raw ? request.protocol.isSideRequest(request.raw) : false,
+      request.raw ? request.protocol.isSideRequest(request.outside ?? request.raw) : false,
       sessionDigest(request.session),
     ]);
     return { ...(side ? { side: true as const } : {}), ...(session ? { session } : {}) };
