@@ -104,12 +104,14 @@ function packagesOf(files: readonly string[]): string[] {
 }
 
 // What no launcher needs before its client runs: the gateway itself and core's masking and store
-// (loaded once the client has started), the run's closing figures (after it exits).
+// (loaded once the client has started; the settings' paths need only the outputs folder's name,
+// not the layout), the run's closing figures (after it exits).
 const LATER = [
   'packages/gateway/dist/index.js',
   'packages/gateway/dist/listen-gateway.js',
   'packages/core/dist/index.js',
   'packages/core/dist/entries/storage.js',
+  'packages/core/dist/storage/outputLayout.js',
   'packages/cli/dist/launch/run/run-figures.js',
   'packages/cli/dist/launch/run/usage-summary.js',
   'packages/cli/dist/render/format.js',
