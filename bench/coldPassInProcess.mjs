@@ -9,6 +9,9 @@
  *   node --cpu-prof --cpu-prof-dir=DIR bench/coldPassInProcess.mjs [--traces DIR] [--gateway DIST]
  *
  * `--gateway DIST`: another build's packages/gateway/dist (a scratch copy of main), to compare.
+ * `--rounds N`: the chains sent again to N - 1 more fresh gateways (new state folders) in this
+ *   process, one after the other: each round's conversations are unseen, but the code has run
+ *   before, so the rounds tell JIT warm-up (and the heap's growth) apart from the pass's own work.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -55,8 +58,37 @@ fs.writeFileSync(
   settings,
   JSON.stringify({ experimental: { toolOutputMasking: { enabled: true } } }),
 );
+const roundsIndex = process.argv.indexOf('--rounds');
+const rounds = roundsIndex >= 0 ? Number(process.argv[roundsIndex + 1]) : 1;
 const upstream = await startFakeUpstream();
 const client = createGatewayClient();
+const roundMedians = [];
+
+/** The chains once more, to a fresh gateway in this process: the CPU p50 per request. */
+async function extraRound(round) {
+  const fresh = await listenGateway({
+    stateDir: path.join(scratch, `state-${round}`),
+    settingsFile: settings,
+    upstreams: { gemini: upstream.url },
+    port: 0,
+    announce: false,
+    log: () => {},
+  });
+  const cpus = [];
+  try {
+    for (const chain of chains) {
+      await settle();
+      const since = process.cpuUsage();
+      await client.send(fresh.url, chain, 0);
+      await settle();
+      cpus.push(cpuMs(since));
+    }
+  } finally {
+    await fresh.close();
+  }
+  return percentile(cpus, 0.5);
+}
+
 const gateway = await listenGateway({
   stateDir: path.join(scratch, 'state'),
   settingsFile: settings,
@@ -78,6 +110,7 @@ try {
     await settle();
     rows.push({ name: chain.name, mask: phases.mask, cpu: cpuMs(since), steps: steps?.take() });
   }
+  for (let round = 2; round <= rounds; round++) roundMedians.push(await extraRound(round));
   for (const [index, chain] of chains.entries()) rows[index].parse = parseAndSerialiseCpu(chain);
 } finally {
   client.close();
@@ -116,3 +149,12 @@ console.log(
     1,
   )} ms`,
 );
+if (roundMedians.length > 0) {
+  const first = percentile(
+    rows.map((row) => row.cpu),
+    0.5,
+  );
+  console.log(
+    `cpu p50 by round (fresh gateways, this process): ${[first, ...roundMedians].map((ms) => fmt(ms, 1)).join(', ')} ms`,
+  );
+}

@@ -1,9 +1,7 @@
 import { ToolmaskError } from '@toolmask/core/errors';
+import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 
-/** Exit codes: 0 done, 1 failure, 2 bad usage or bad input. */
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
+export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 
 /**
  * An error a command reports as one line on stderr, with its exit code. Code `BAD_USAGE` (exit

@@ -6,7 +6,7 @@
  * through `toolmask outputs ls | head` do not fail. Any other write error (a full disk behind a
  * redirection) also stops the output, and is reported on stderr with exit code 1.
  */
-import { EXIT_FAILURE } from './cli-error.js';
+import { EXIT_FAILURE } from './exit-codes.js';
 import type { OutputStream } from './cli-io.js';
 
 export interface GuardedOutput extends OutputStream {

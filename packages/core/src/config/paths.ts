@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { TOOL_OUTPUTS_DIR } from '../storage/outputLayout.js';
+import { TOOL_OUTPUTS_DIR } from '../storage/outputFolderName.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 

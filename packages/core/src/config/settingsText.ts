@@ -12,7 +12,9 @@
  *   key, the last of duplicate keys wins).
  */
 import * as nodeFs from 'node:fs';
-import { createScanner, parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { createRequire } from 'node:module';
+import type * as JsoncParser from 'jsonc-parser';
+import type { ParseError } from 'jsonc-parser';
 import { readUpTo } from '../utils/boundedRead.js';
 import { describeError } from '../utils/safeCall.js';
 import { ToolmaskError } from '../utils/toolmaskError.js';
@@ -21,6 +23,17 @@ import { ToolmaskError } from '../utils/toolmaskError.js';
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
 
 export type SettingsFileSystem = Pick<typeof nodeFs, 'promises'>;
+
+let jsoncParser: typeof JsoncParser | undefined;
+
+/**
+ * jsonc-parser, loaded on the first parse: every `toolmask` launcher imports this module before
+ * its client starts, and most find no settings file to parse (issue 30: its UMD build is ~10 ms
+ * of CPU to load, paid once per installed copy).
+ */
+function jsonc(): typeof JsoncParser {
+  return (jsoncParser ??= createRequire(import.meta.url)('jsonc-parser') as typeof JsoncParser);
+}
 
 // jsonc-parser's `SyntaxKind` is a const enum of its typings: its values, spelled out.
 const LINE_COMMENT = 12;
@@ -32,7 +45,7 @@ const END_OF_FILE = 17;
  * own `stripComments` with a replacement character takes ~0.3 s per MB of comment.)
  */
 function blankComments(text: string): string {
-  const scanner = createScanner(text, false);
+  const scanner = jsonc().createScanner(text, false);
   const parts: string[] = [];
   let copied = 0;
   for (let kind = scanner.scan(); kind !== END_OF_FILE; kind = scanner.scan()) {
@@ -63,7 +76,11 @@ function lineAndColumn(text: string, offset: number): string {
  */
 export function parseSettingsText(text: string): unknown {
   const source = text.replace(/^\uFEFF/, '');
+  // No settings (what the parse below makes of it too), and no parser to load: the launchers
+  // parse '' for each of a client's settings files that does not exist.
+  if (source.trim() === '') return undefined;
   const errors: ParseError[] = [];
+  const { parse, printParseErrorCode } = jsonc();
   try {
     parse(source, errors, {
       allowTrailingComma: false,

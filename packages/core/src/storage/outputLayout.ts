@@ -17,8 +17,9 @@ import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { eventLoopPauser } from '../utils/eventLoop.js';
 import { UTF8_CHUNK_UNITS, utf8Chunks } from '../utils/utf8Chunks.js';
+import { TOOL_OUTPUTS_DIR } from './outputFolderName.js';
 
-export const TOOL_OUTPUTS_DIR = 'tool-outputs';
+export { TOOL_OUTPUTS_DIR };
 export const SESSION_FOLDER_PREFIX = 'session-';
 /** Beside a session folder, `session-<id>.live`: refreshed while its session runs (sessionActivity.ts). */
 export const LIVE_MARKER_SUFFIX = '.live';

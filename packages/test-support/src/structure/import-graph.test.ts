@@ -47,6 +47,13 @@ describe("the repository's import graph", () => {
     expect(loaded).toEqual([]);
   });
 
+  it('answers `toolmask --version` loading no package (index.ts before the program)', () => {
+    const loaded = [...eagerBareImports(tree, 'packages/cli/src/index.ts')]
+      .filter(([specifier]) => !specifier.startsWith('node:'))
+      .map(([specifier, chain]) => `${specifier} (${chain.join(' -> ')})`);
+    expect(loaded).toEqual([]);
+  });
+
   it("starts a launcher's client before loading the gateway or core's store", () => {
     const launchFiles = tree.files.filter(
       (file) =>

@@ -74,6 +74,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     'docs-location.ts',
     'version.ts',
     'cli-error.ts',
+    'exit-codes.ts',
     'cli-io.ts',
   ],
   // Helpers for tests: one layer (the import-graph test still finds its cycles).

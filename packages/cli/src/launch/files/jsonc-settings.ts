@@ -6,15 +6,19 @@
  * of the original text (jsonc-parser, the parser VS Code uses; linear time).
  */
 import { parseSettingsText, readSettingsText, SettingsReadError } from '@toolmask/core/settings';
-import {
-  applyEdits,
-  createScanner,
-  findNodeAtLocation,
-  modify,
-  parseTree,
-  SyntaxKind,
-} from 'jsonc-parser';
+import { createRequire } from 'node:module';
+import type * as JsoncParser from 'jsonc-parser';
 import { LaunchError } from '../launch-error.js';
+
+let jsoncParser: typeof JsoncParser | undefined;
+
+/**
+ * jsonc-parser, loaded on the first edit: a launcher imports this module before its client starts
+ * and edits no file there (issue 30: the parser is ~10 ms of CPU to load).
+ */
+function jsonc(): typeof JsoncParser {
+  return (jsoncParser ??= createRequire(import.meta.url)('jsonc-parser') as typeof JsoncParser);
+}
 
 export type JsonPath = Array<string | number>;
 
@@ -78,6 +82,7 @@ export function valueAt(settings: unknown, path: JsonPath): unknown {
  * has one of its own). Undefined when that does not apply.
  */
 function removeFirstProperty(text: string, path: JsonPath): string | undefined {
+  const { createScanner, findNodeAtLocation, parseTree, SyntaxKind } = jsonc();
   const root = parseTree(text);
   const property = root ? findNodeAtLocation(root, path)?.parent : undefined;
   const object = property?.parent;
@@ -107,6 +112,7 @@ export function setInText(text: string, path: JsonPath, value: unknown): string 
     const removed = removeFirstProperty(text, path);
     if (removed !== undefined) return removed;
   }
+  const { applyEdits, modify } = jsonc();
   const base = text.trim() === '' ? '{}\n' : text;
   const edits = modify(base, path, value, {
     formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' },

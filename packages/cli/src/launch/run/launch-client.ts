@@ -34,9 +34,8 @@ import type { Environment } from '../environment.js';
 import type { GatewayAccess } from '../gateway-access.js';
 import { servesUpstreams, type UpstreamReuse } from './gateway-reuse.js';
 import type { ClientSetup } from './launch-plan.js';
-import { runFigures, sayRunSummary, type RunGateway } from './run-figures.js';
+import type { RunGateway } from './run-figures.js';
 import { SignalGuard } from './signal-guard.js';
-import { fetchUsageSummary } from './usage-summary.js';
 
 export interface LaunchOptions {
   /** The client's name, for messages: `gemini`, `qwen`, ... */
@@ -172,7 +171,11 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
   const gateway = await ensureGateway(options);
   const sessionId = randomUUID();
   // A standalone gateway's totals before the run: what else it carries meanwhile is not this run's.
-  const before = gateway.start ? undefined : await fetchUsageSummary(gateway);
+  // The figures' code (run-figures.ts, usage-summary.ts) loads after the client has started,
+  // except here, where a reused gateway's totals are read first (issue 30: start-up CPU).
+  const before = gateway.start
+    ? undefined
+    : await (await import('./usage-summary.js')).fetchUsageSummary(gateway);
   let setup: ClientSetup | undefined;
   const signals = new SignalGuard();
   let ran = false;
@@ -192,10 +195,11 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
     try {
       const running = await gateway.start?.();
       if (running) gateway.running = running;
-      const after = ran ? await runFigures(gateway, sessionId) : undefined;
+      const figures = ran ? await import('./run-figures.js') : undefined;
+      const after = await figures?.runFigures(gateway, sessionId);
       for (const warning of (await setup?.cleanup()) ?? []) options.say(`toolmask: ${warning}`);
       await gateway.running?.close();
-      if (ran) sayRunSummary(options, gateway, before?.ok ? before.summary : undefined, after);
+      figures?.sayRunSummary(options, gateway, before?.ok ? before.summary : undefined, after);
     } finally {
       signals.release();
     }
