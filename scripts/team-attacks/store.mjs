@@ -102,7 +102,7 @@ const LAYOUT = [
   /^toolmask:output:tool-outputs\/session-[0-9a-f]+\/[\x21-\x7e]+\.txt$/,
   /^toolmask:outputs:saved$/,
 ];
-const inLayout = (key) => LAYOUT.some((shape) => shape.test(key));
+export const inLayout = (key) => LAYOUT.some((shape) => shape.test(key));
 
 const keyLayout = {
   title: 'the layout and expiry of every key in Redis after the attacks so far',

@@ -43,9 +43,10 @@ export async function checkStillServes(world, replica, evidence, ms = 3_000) {
   );
 }
 
+/** `/metrics` of `replica` as `key` (the admin's by default; `null` for none). */
 export async function metricsText(replica, key = ADMIN_KEY) {
   return call(`${replica.url}/metrics`, {
-    headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
+    headers: key === null ? {} : { authorization: `Bearer ${key}` },
   });
 }
 

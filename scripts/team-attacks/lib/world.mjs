@@ -104,7 +104,9 @@ export async function startReplica(world, name, options = {}) {
     peakRssMb: 0,
     exit: undefined,
     alive: () => replica.exit === undefined && rssMb(child.pid) !== undefined,
+    stoppedOnPurpose: false,
     async stop(signal = 'SIGTERM') {
+      replica.stoppedOnPurpose = true;
       if (replica.exit !== undefined) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill(signal);
