@@ -153,6 +153,7 @@ const revokedAndRotated = {
     );
     await keys(world.store, 'revoke', 'carol');
     const carol2 = (await keys(world.store, 'create', 'carol')).stdout;
+    world.keys.carolAgain = carol2;
     // A replica with the admin key rotated, signing with the same secret as before (so only the
     // key checks can refuse the old cookies).
     const secret = createHmac('sha256', ADMIN_KEY)
