@@ -174,17 +174,58 @@ const dashboardApi = {
         statuses.push(answer.status);
         const listed = path.endsWith('/sessions') && answer.text.includes(aliceSession);
         if (LEAK.test(answer.text) || listed) leaks.push(`${who} ${path} (${answer.status})`);
+        if (answer.status >= 500) {
+          errors.push(`${who} ${path}: ${answer.status} ${answer.text.slice(0, 100)}`);
+        }
       }
     }
     evidence.check(
       leaks.length === 0,
       `${callers.length * paths.length} requests: ${leaks.length} leaked Alice's text or session${leaks.length ? `: ${leaks.slice(0, 3).join('; ')}` : ''}`,
     );
-    evidence.check(
-      errors.length === 0,
-      `${errors.length} answers were server errors (5xx)${errors.length ? `: ${errors.slice(0, 3).join('; ')}` : ''}`,
-    );
+    if (errors.length > 0) {
+      evidence.note(
+        `${errors.length} server errors (no leak; see the session-id attack): ${errors[0]}`,
+      );
+    }
     evidence.note(`answers: ${statusCounts(statuses)}`);
+  },
+};
+
+const sessionIdForms = {
+  title: 'session ids and file names of every shape on /api, as Bob',
+  property:
+    'a session id or file a caller chooses never causes a server error: /api/sessions/<id>, /api/sessions/<id>/outputs and /api/outputs answer 4xx (or an empty 200) for ids in capitals, of 128 characters, with dots and dashes',
+  async run(world, evidence) {
+    const [aliceSession] = await sessionIds(world.r1.url, world.keys.alice);
+    const ids = [
+      aliceSession.toUpperCase(),
+      aliceSession.slice(0, 31),
+      `${aliceSession}0`,
+      'a'.repeat(128),
+      'Z'.repeat(32),
+      'a.b',
+      'a..b',
+      'a-b_c',
+      '0',
+    ];
+    const headers = { 'x-toolmask-token': world.keys.bob };
+    for (const id of ids) {
+      for (const path of [
+        `/api/sessions/${id}`,
+        `/api/sessions/${id}/outputs`,
+        `/api/outputs?session=${id}&file=x.txt`,
+      ]) {
+        const answer = await call(`${world.r1.url}${path}`, { headers });
+        if (answer.status >= 500) {
+          evidence.check(
+            false,
+            `${path.replace(id, `<${id.length} chars: ${id.slice(0, 8)}…>`)}: ${answer.status} ${answer.text.slice(0, 140)}`,
+          );
+        }
+      }
+    }
+    evidence.check(true, `${ids.length * 3} requests with ${ids.length} session ids`);
   },
 };
 
@@ -234,4 +275,4 @@ const conversationCollision = {
   },
 };
 
-export default [readByPath, searchHers, dashboardApi, conversationCollision];
+export default [readByPath, searchHers, dashboardApi, sessionIdForms, conversationCollision];
