@@ -36,6 +36,8 @@ const mcpFlood = {
     const aliceAnswer = await alice;
     const refused = answers.filter((answer) => TOO_MANY.test(answer.text)).length;
     const read = answers.filter((answer) => answer.ok).length;
+    const other = answers.find((answer) => !answer.ok && !TOO_MANY.test(answer.text));
+    if (other) evidence.note(`an answer neither read nor refused: ${other.text.slice(0, 120)}`);
     evidence.check(
       refused >= 36,
       `Bob's 40 reads of his ${megabytes} MB output: ${read} read, ${refused} refused at once, ${40 - read - refused} other`,
@@ -159,4 +161,33 @@ const dashboardFlood = {
   },
 };
 
-export default [mcpFlood, fourBigReads, patternReads, dashboardFlood];
+const recovery = {
+  title: 'after the read floods: how soon each replica serves Alice again',
+  property:
+    "a replica recovers from another owner's read flood: within 30 s after the floods end, Alice's read-back and her /api/status answer (without error) on r1 and r2",
+  async run(world, evidence) {
+    const started = Date.now();
+    for (const replica of [world.r1, world.r2]) {
+      let last = '';
+      let recovered = false;
+      while (Date.now() - started < 30_000) {
+        const read = await aliceReads(world, replica, 0);
+        const status = await call(`${replica.url}/api/status`, {
+          headers: { 'x-toolmask-token': world.keys.alice },
+        });
+        last = `read ${read.ok ? 'answered' : read.text.slice(0, 70)}, /api/status ${status.status}`;
+        if (read.ok && status.status === 200) {
+          recovered = true;
+          break;
+        }
+        await sleep(1_000);
+      }
+      evidence.check(
+        recovered,
+        `${replica.name}: ${recovered ? 'serves Alice' : 'still fails'} ${((Date.now() - started) / 1000).toFixed(1)} s after the floods (${last})`,
+      );
+    }
+  },
+};
+
+export default [mcpFlood, fourBigReads, patternReads, dashboardFlood, recovery];

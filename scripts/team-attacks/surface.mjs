@@ -145,6 +145,12 @@ const metricsAndStatus = {
         headers: { 'x-toolmask-token': key },
       });
       const shown = leaks.filter((leak) => status.text.includes(leak));
+      if (who === 'Alice' || who === 'Bob') {
+        evidence.check(
+          status.status === 200,
+          `/api/status answers ${who}: ${status.status} ${status.status === 200 ? '' : status.text.slice(0, 100)}`,
+        );
+      }
       evidence.check(
         shown.length === 0,
         `/api/status as ${who}: ${status.status}${shown.length ? `, shows ${shown.join(', ')}` : ', nothing of the replica'}`,
