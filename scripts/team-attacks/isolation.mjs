@@ -94,7 +94,7 @@ const readByPath = {
 const searchHers = {
   title: "Bob and strangers search for Alice's outputs (search_tool_outputs)",
   property: "Bob cannot find Alice's outputs by search: no search answer holds her text",
-  async run(world, evidence) {
+  async run(world, evidence, { quick }) {
     const queries = [
       { query: SECRET },
       { query: 'ALICE.*line', regex: true },
@@ -104,7 +104,8 @@ const searchHers = {
     ];
     let attempts = 0;
     const leaks = [];
-    for (const target of [world.r1, world.r2, world.haproxy]) {
+    const targets = quick ? [world.haproxy] : [world.r1, world.r2, world.haproxy];
+    for (const target of targets) {
       for (const [who, key] of others(world)) {
         for (const args of queries) {
           const answer = await tool(target.url, key, 'search_tool_outputs', args);

@@ -40,7 +40,7 @@ async function filesUnder(root) {
   return found;
 }
 
-function hostileHistory(index) {
+function hostileHistory(index, lines = 2_000) {
   const name = HOSTILE[index % HOSTILE.length];
   const contents = [{ role: 'user', parts: [{ text: 'build the project' }] }];
   for (let output = 0; output < 6; output++) {
@@ -57,7 +57,7 @@ function hostileHistory(index) {
           functionResponse: {
             id,
             name: tool,
-            response: { output: toolText(`HANK-${index}-${output}`) },
+            response: { output: toolText(`HANK-${index}-${output}`, lines) },
           },
         },
       ],
@@ -70,7 +70,9 @@ const traversal = {
   title: 'path traversal in tool names, call ids, session and model names, and read-back paths',
   property:
     'no name a caller chooses leaves its place: nothing is written outside the outputs folder, every Redis key keeps its layout, no read-back or dashboard read reaches a file outside the outputs (/etc/passwd)',
-  async run(world, evidence) {
+  async run(world, evidence, { quick }) {
+    const names = quick ? 5 : HOSTILE.length;
+    const lines = quick ? 800 : 2_000;
     const outputs = path.join(world.root, 'shared-outputs');
     await fs.mkdir(outputs, { recursive: true });
     const store = `${world.redis.url}/2`;
@@ -82,9 +84,9 @@ const traversal = {
     const before = new Set(await filesUnder(world.root));
     const statuses = [];
     try {
-      for (let index = 0; index < HOSTILE.length; index++) {
+      for (let index = 0; index < names; index++) {
         for (let turn = 0; turn < 2; turn++) {
-          const sent = await sendAs(world, replica, hank, hostileHistory(index), {
+          const sent = await sendAs(world, replica, hank, hostileHistory(index, lines), {
             'x-toolmask-session': HOSTILE[index].replace('\n', '').replace('\u0000', ''),
           });
           statuses.push(sent.status);
@@ -94,7 +96,7 @@ const traversal = {
         const answer = await call(`${replica.url}/gemini/v1beta/models/${model}:generateContent`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-goog-api-key': hank },
-          body: hostileHistory(0),
+          body: hostileHistory(0, lines),
         });
         statuses.push(answer.status);
       }
