@@ -20,13 +20,27 @@ async function aliceReads(world, replica, delayMs) {
 
 const TOO_MANY = /too many reads/;
 
+/**
+ * Bob's big output: 28 MB (the review's size) in a full run, 10 MB quick. On a loaded machine a
+ * 28 MB save can fail every time (the outputs' connection has 5 s); then the 10 MB one is
+ * attacked, and the evidence says so.
+ */
+async function bigOutput(world, evidence, quick) {
+  if (quick) return { file: await bobBigOutput(world, 10), megabytes: 10 };
+  try {
+    return { file: await bobBigOutput(world, 28), megabytes: 28 };
+  } catch (error) {
+    evidence.note(`${error.message}: attacked with his 10 MB output instead`);
+    return { file: await bobBigOutput(world, 10), megabytes: 10 };
+  }
+}
+
 const mcpFlood = {
   title: "Bob's 40 parallel /mcp reads of his own big output, Alice reading meanwhile",
   property:
     "read-back floods do not starve another owner: at most 4 of Bob's reads go through at once (the rest refused at once), and Alice's read answers within 5 s",
   async run(world, evidence, { quick }) {
-    const megabytes = quick ? 10 : 28;
-    const file = await bobBigOutput(world, megabytes);
+    const { file, megabytes } = await bigOutput(world, evidence, quick);
     const replica = world.r1;
     const bob = Array.from({ length: 40 }, () =>
       readOutput(replica.url, world.keys.bob, { file, limit: 5 }, { timeoutMs: 60_000 }),
@@ -122,8 +136,7 @@ const dashboardFlood = {
   property:
     "the dashboard's /api/outputs is under the same per-owner read slots: at most 4 of Bob's reads go through at once, and Alice's read answers within 5 s",
   async run(world, evidence, { quick }) {
-    const megabytes = quick ? 10 : 28;
-    const file = await bobBigOutput(world, megabytes);
+    const { file } = await bigOutput(world, evidence, quick);
     const replica = world.r2;
     const token = { 'x-toolmask-token': world.keys.bob };
     let found;
