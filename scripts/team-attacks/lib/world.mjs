@@ -120,6 +120,8 @@ export async function startReplica(world, name, options = {}) {
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   child.once('exit', (code, signal) => (replica.exit = signal ?? code));
+  // However the run ends (an attack that throws, Ctrl-C), no replica outlives it.
+  process.once('exit', () => child.kill('SIGKILL'));
   world.replicas.push(replica);
   const deadline = Date.now() + 30_000;
   while (!replica.log.includes('listening on')) {
