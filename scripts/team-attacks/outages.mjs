@@ -4,7 +4,7 @@
  * made-up virtual keys just before Redis goes away. Each attack has its own Redis and replica.
  */
 import * as net from 'node:net';
-import { startRedisServer } from '../../packages/test-support/dist/redis-server.js';
+import { startRedisServer } from '@toolmask/test-support/dist/redis-server.js';
 import { call, readOutput } from './lib/http.mjs';
 import { sendAs } from './lib/probes.mjs';
 import { statusCounts } from './lib/verdict.mjs';

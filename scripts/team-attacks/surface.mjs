@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as net from 'node:net';
-import { startRedisServer } from '../../packages/test-support/dist/redis-server.js';
+import { startRedisServer } from '@toolmask/test-support/dist/redis-server.js';
 import { call, raw } from './lib/http.mjs';
 import { metricsText, providerSince, served } from './lib/probes.mjs';
 import { sleep, statusCounts } from './lib/verdict.mjs';

@@ -12,9 +12,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { startRedisServer } from '../../../packages/test-support/dist/redis-server.js';
-import { startHaproxy } from '../../../packages/test-support/dist/haproxy.js';
-import { freePort } from '../../../packages/test-support/dist/loopback-servers.js';
+import { startRedisServer } from '@toolmask/test-support/dist/redis-server.js';
+import { startHaproxy } from '@toolmask/test-support/dist/haproxy.js';
+import { freePort } from '@toolmask/test-support/dist/loopback-servers.js';
 import { startProvider } from './provider.mjs';
 import { aliceHistory } from './histories.mjs';
 

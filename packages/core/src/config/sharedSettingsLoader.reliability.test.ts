@@ -8,7 +8,12 @@ import { sharedSettingsLoader } from './sharedSettingsLoader.js';
 import type { SettingsLayer } from './settingsFile.js';
 
 const layer = (threshold: number): SettingsLayer[] => [
-  { scope: 'user', file: '/u/settings.json', settings: { toolProtectionThreshold: threshold } },
+  {
+    scope: 'user',
+    file: '/u/settings.json',
+    present: true,
+    settings: { toolProtectionThreshold: threshold },
+  },
 ];
 
 /** A load the test finishes by hand. */

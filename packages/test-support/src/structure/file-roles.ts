@@ -13,8 +13,12 @@ export interface PackagePath {
 
 /** Test suffixes: `*.test.ts` of every lane (`.e2e.test.ts`, ...) ends the same way. */
 const TEST_FILE = /\.test\.[cm]?[jt]s$/;
-/** Folders of test helpers that stay beside their package's tests (test-support's README). */
-const TEST_HELPER_FOLDERS = ['test-utils', 'test-fixtures', 'test-data'];
+/**
+ * Folders of test helpers that stay beside their package's tests (test-support's README), and
+ * `team-attacks`: the adversarial runner of scripts/, a test program run by hand (it loads
+ * test-support's build through `@toolmask/test-support/dist/*`).
+ */
+const TEST_HELPER_FOLDERS = ['test-utils', 'test-fixtures', 'test-data', 'team-attacks'];
 /** The programs outside the packages: they may use the packages only through `exports`. */
 const OUTSIDE_PROGRAMS = ['bench/', 'scripts/', 'examples/'];
 

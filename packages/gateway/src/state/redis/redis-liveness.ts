@@ -52,7 +52,6 @@ export function watchLiveness(
   client: Redis,
   options: { commandTimeoutMs: number; what: string },
 ): RedisLiveness {
-  const send: SendCommand = client.sendCommand.bind(client);
   const listeners = new Set<() => void>();
   const message = `${options.what} did not answer within ${options.commandTimeoutMs} ms; retry in a moment`;
   let answering = true;
@@ -99,19 +98,11 @@ export function watchLiveness(
     },
   };
 
-  client.sendCommand = ((command: SentCommand, stream?: unknown) => {
-    const isProbe = command.name.toLowerCase() === 'ping';
-    if (!answering && !isProbe) {
-      command.reject(new StoreUnavailableError('STORE_UNAVAILABLE', message));
-      return command.promise;
-    }
-    const sent = (send as (command: SentCommand, stream?: unknown) => Promise<unknown>)(
-      command,
-      stream,
-    );
-    const sentAt = performance.now();
-    sent.catch((error: unknown) => {
-      if (!(error instanceof Error && error.message === TIMED_OUT)) return;
+  guardCommands(
+    client,
+    () => answering,
+    message,
+    (isProbe, sentAt) => {
       // A PING that times out means Redis stopped answering, unless its timeout fired late (then
       // once more: LATE_MS). Any other command may have timed out because this process's own
       // event loop was busy (a large body parsed) while its answer waited, unread: a PING sent
@@ -128,10 +119,38 @@ export function watchLiveness(
         lateInARow = 0;
         stopped();
       }
+    },
+  );
+  return liveness;
+}
+
+/**
+ * Refuses `client`'s commands at once (but PINGs) while `isAnswering()` is false, and tells
+ * `onTimeout` of each command that timed out, with when it was sent.
+ */
+function guardCommands(
+  client: Redis,
+  isAnswering: () => boolean,
+  message: string,
+  onTimeout: (isProbe: boolean, sentAt: number) => void,
+): void {
+  const send = client.sendCommand.bind(client) as (
+    command: SentCommand,
+    stream?: unknown,
+  ) => Promise<unknown>;
+  client.sendCommand = ((command: SentCommand, stream?: unknown) => {
+    const isProbe = command.name.toLowerCase() === 'ping';
+    if (!isAnswering() && !isProbe) {
+      command.reject(new StoreUnavailableError('STORE_UNAVAILABLE', message));
+      return command.promise;
+    }
+    const sent = send(command, stream);
+    const sentAt = performance.now();
+    sent.catch((error: unknown) => {
+      if (error instanceof Error && error.message === TIMED_OUT) onTimeout(isProbe, sentAt);
     });
     return sent;
   }) as SendCommand;
-  return liveness;
 }
 
 /** `work`'s result, or `StoreUnavailableError` as soon as `liveness` finds Redis not answering. */
