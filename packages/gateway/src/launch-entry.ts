@@ -7,7 +7,7 @@
 export { findRunningGateway, type RunningFile } from './running-gateway.js';
 export { loadAccessSecret } from './state/access-secret.js';
 export { bindEarlyListener, type EarlyListener } from './server/early-listener.js';
-export { SESSION_HEADER } from './protocols/session-signal.js';
+export { CLIENT_SESSION_HEADER, SESSION_HEADER } from './protocols/session-signal.js';
 export { CLIENT_MASKING_OFF_FLAGS } from './protocols/gemini/client-masking.js';
 export { DEFAULT_UPSTREAMS, withoutCredentials, type UpstreamUrls } from './upstream/upstreams.js';
 export { ACCESS_SECRET_FILE } from './state/access-secret.js';

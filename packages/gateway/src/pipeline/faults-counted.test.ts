@@ -79,6 +79,10 @@ describe('faults counted', () => {
     expect(sessions.sessions[0]).toMatchObject({ unreachable: 3, unreachableUpstream: dead });
     const said = log.filter((line) => line.includes(`the upstream ${dead} could not be reached`));
     expect(said).toHaveLength(3);
+    // Named by the request the client sent, not the route's inner action ("mask request").
+    expect(said[0]).toMatch(
+      /^\[toolmask gateway\] POST \/openai\/v1\/chat\/completions: the upstream .*; the client got 502$/,
+    );
   });
 
   it('a client gone while the answer was awaited (Ctrl-C mid-turn): the request is counted', async () => {

@@ -50,7 +50,9 @@ export async function forwardExchange(
     onUnreachable: (error) => {
       const message = `the upstream ${new URL(outbound.url).origin} could not be reached (${String((error as Error)?.cause ?? (error as Error)?.message ?? error)})`;
       // Said in the log too (a launcher's gateway.log): the client may retry for minutes.
-      context.log(`[toolmask gateway] ${route.action} request: ${message}`);
+      // Named by what the client sent (`POST /anthropic/v1/messages`), not the route's action.
+      const sent = `${request.method ?? 'POST'} ${(request.url ?? '').split('?')[0]}`;
+      context.log(`[toolmask gateway] ${sent}: ${message}; the client got 502`);
       replyError(response, protocol, { status: 502, code: 'UPSTREAM_UNREACHABLE', message });
     },
     beforeEnd: (answered) => {

@@ -16,6 +16,13 @@ export const SESSION_HEADER = 'x-toolmask-session';
  */
 export const OPENCODE_SESSION_HEADER = 'x-session-affinity';
 
+/**
+ * The client's own session id, as a launcher has a client send it whose requests carry none
+ * (qwen-code 0.24.4: `${session_id}` in a custom header): what its resume command takes. Like
+ * every `x-toolmask-*` header, never forwarded upstream.
+ */
+export const CLIENT_SESSION_HEADER = 'x-toolmask-client-session';
+
 /** The first value of a header. */
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -38,7 +45,8 @@ export async function sessionSignal(
 
 /**
  * The client's own session id, the launcher's header aside: what its resume command takes
- * (`claude --resume <id>`, `codex resume <id>`, `opencode -s <id>`); bounded like the signal.
+ * (`claude --resume <id>`, `codex resume <id>`, `opencode -s <id>`, `qwen --resume <id>`);
+ * bounded like the signal.
  */
 export async function clientSessionSignal(
   protocol: Protocol,
@@ -48,6 +56,7 @@ export async function clientSessionSignal(
   return boundedSession(
     (protocol.sessionHeader ? headerValue(headers, protocol.sessionHeader) : undefined) ??
       headerValue(headers, OPENCODE_SESSION_HEADER) ??
+      headerValue(headers, CLIENT_SESSION_HEADER) ??
       (raw ? await protocol.codec.session?.(raw) : undefined),
   );
 }

@@ -34,6 +34,7 @@ export const qwenClient = defineClient({
       'Run your own qwen (qwen-code) through the local gateway (masking, read-back over MCP, real usage).',
     examples: EXAMPLES,
     options: QWEN_OPTIONS,
+    resumeCommand: (session) => `toolmask qwen --resume ${session}`,
   },
   maskingSettings: {
     help: "settings.json whose experimental.toolOutputMasking a gateway this run starts reads (default qwen's own ~/.qwen/settings.json; ~/.gemini/settings.json when only that one has the block)",

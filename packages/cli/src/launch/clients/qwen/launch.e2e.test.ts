@@ -230,8 +230,16 @@ describe('toolmask qwen with the real qwen binary', () => {
     expect(lines.filter((line) => line.startsWith('toolmask: note: qwen cuts'))).toHaveLength(1);
     // When qwen exits, the run's figures and where its sessions are (issue 24, items 7 and the
     // summary): after everything qwen printed.
-    expect(lines.at(-2)).toMatch(
+    expect(lines.at(-3)).toMatch(
       /^toolmask: this run: \d+ requests, [1-9]\d* outputs masked, (?:billed \d+(?:\.\d)?% (?:less|more) than without masking \([\d,]+ tokens(?:, \$[\d.]+|; no price for the model of [\d,]+ requests?)\)|billed the same as without masking|net billed not measured \([a-z ]+\))(?: over the [\d,]+ requests with cache figures)?, cache hits \d+% of [\d,]+ prompt tokens \(provider's count\)$/,
+    );
+    // qwen's own hint (`qwen --resume <id>`) would skip masking: the command through toolmask,
+    // with qwen's session id (its chat recording's name) (issue 35, the first hour).
+    const chats = path.join(home, '.qwen', 'projects');
+    const [folder] = await fs.readdir(chats);
+    const [recording] = await fs.readdir(path.join(chats, folder!, 'chats'));
+    expect(lines.at(-2)).toBe(
+      `toolmask: resume through toolmask: toolmask qwen --resume ${recording!.replace(/\.jsonl$/, '')}`,
     );
     expect(lines.at(-1)).toContain("toolmask: dashboard: this run's gateway stopped with it");
   }, 180_000);

@@ -22,7 +22,7 @@
 import { existsSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway/launch';
+import { CLIENT_SESSION_HEADER, SESSION_HEADER, type UpstreamUrls } from '@toolmask/gateway/launch';
 import { ensurePrivateDirectory } from '@toolmask/core/files';
 import { loopbackNoProxy, type Environment } from '../../environment.js';
 import { readDotEnv } from '../../files/dotenv.js';
@@ -176,9 +176,15 @@ function systemLayer(
   sessionId: string,
   keepMicrocompaction: boolean,
 ): Record<string, unknown> {
-  const headers = { [SESSION_HEADER]: sessionId };
+  // qwen's own session id too (it fills in `${session_id}` only with dynamic values allowed),
+  // for the resume command said at exit: its requests carry none of their own.
+  const headers = { [SESSION_HEADER]: sessionId, [CLIENT_SESSION_HEADER]: '${session_id}' };
   const layer: Record<string, unknown> = structuredClone(plan.layers.system);
   layer['$version'] = 4;
+  layer['outboundCorrelation'] = {
+    ...(layer['outboundCorrelation'] as object | undefined),
+    allowDynamicHeaderValues: true,
+  };
   layer['mcpServers'] = {
     ...(layer['mcpServers'] as object | undefined),
     toolmask: qwenMcpServer(gateway),
