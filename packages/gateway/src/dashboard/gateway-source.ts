@@ -9,6 +9,7 @@ import type { MaskingSettingsSource } from '../pipeline/masking-settings.js';
 import type { ConversationStore, DecisionRecord, UsageStore } from '../state/stores.js';
 import type { OffloadedOutput, SettingValue } from './api-types.js';
 import type { DashboardSource } from './dashboard-source.js';
+import { readToolNames } from './read-back-names.js';
 
 export interface GatewaySourceOptions {
   stateDir: string;
@@ -18,6 +19,8 @@ export interface GatewaySourceOptions {
   settings: MaskingSettingsSource;
   /** The gateway's own settings in force, as shown. */
   gatewaySettings: Record<string, SettingValue>;
+  /** The read-back tool's name the gateway gives gemini-cli (`readToolName`). */
+  readToolName?: string;
   /** Resolves once the outputs queued for writing are written (a single gateway's queue). */
   outputsWritten?: () => Promise<unknown>;
   /** A team gateway: its outputs are in the shared store (DashboardSource.openOutput). */
@@ -86,6 +89,7 @@ export function createGatewaySource(options: GatewaySourceOptions): GatewaySourc
           conversationsInMemory: options.registry.size,
           retainedBytes: options.registry.retainedBytes(),
         },
+        ...(options.readToolName ? { readToolNames: readToolNames(options.readToolName) } : {}),
       };
     },
     onChange(listener) {

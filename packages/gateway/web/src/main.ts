@@ -89,7 +89,9 @@ async function build(route: Route): Promise<() => HTMLElement> {
     const [detail, outputs] = preloaded
       ? api.sessionNow(route.id)
       : await Promise.all([api.session(route.id), api.outputs(route.id)]);
-    return () => sessionView({ summary, detail, outputs });
+    const readToolName = status.readToolNames?.[summary.client];
+    return () =>
+      sessionView({ summary, detail, outputs, ...(readToolName ? { readToolName } : {}) });
   }
   const timeline = preloaded?.timeline ?? (await api.timeline());
   return () =>

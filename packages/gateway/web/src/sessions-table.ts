@@ -1,5 +1,6 @@
 /**
- * The sessions table: client, model, started, requests, context now, peak, cache hit share,
+ * The sessions table: the session (its short id, the person's first prompt and the working
+ * folder, as its first request named them), client, model, started, requests, context now, peak, cache hit share,
  * cache writes (only when a session of the table has any: Gemini and OpenAI report none, and a
  * column of dashes would tell their reader nothing), masked outputs, net billed against no masking
  * (money where the model has a price; a dash where the provider reported no cache figures). A click on a column header sorts by it (again: the other way); a click on a
@@ -11,6 +12,7 @@ import { formatInteger, formatShare, formatTime } from './format.js';
 import { moneySaved, netCell, netNote, priced } from './net-billed.js';
 
 export type SortKey =
+  | 'prompt'
   | 'client'
   | 'model'
   | 'startedAt'
@@ -43,6 +45,33 @@ function started(session: SessionSummary): HTMLElement {
     h('span', { class: 'nowrap' }, day),
     ' ',
     h('span', { class: 'nowrap' }, clock),
+  );
+}
+
+/** The short id shown for a session (the whole id is in the session view and its address). */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
+/**
+ * Which session it is: the first prompt (whole in its tooltip), and under it the short id and the
+ * folder. Each line is cut with an ellipsis rather than wrapped: the table stays a list.
+ */
+function named(session: SessionSummary): HTMLElement {
+  return h(
+    'div',
+    { class: 'session-name' },
+    h(
+      'span',
+      { class: 'session-prompt', title: session.prompt ?? null },
+      session.prompt ?? (session.sideOnly ? '(side requests)' : '—'),
+    ),
+    h(
+      'span',
+      { class: 'session-where', title: session.folder ?? null },
+      h('span', { class: 'session-short-id' }, shortId(session.id)),
+      session.folder ? h('span', { class: 'session-folder' }, ` · ${session.folder}`) : null,
+    ),
   );
 }
 
@@ -80,6 +109,7 @@ const CACHE_WRITES: Column = {
 };
 
 const COLUMNS: readonly Column[] = [
+  { key: 'prompt', label: 'Session', numeric: false, cell: named },
   { key: 'client', label: 'Client', numeric: false, cell: client },
   { key: 'model', label: 'Model', numeric: false, cell: (s) => s.model || '?' },
   { key: 'startedAt', label: 'Started', numeric: false, cell: started },
@@ -120,8 +150,8 @@ function columnsFor(sessions: readonly SessionSummary[]): readonly Column[] {
 function sorted(sessions: readonly SessionSummary[], sort: SortState): SessionSummary[] {
   const direction = sort.descending ? -1 : 1;
   return [...sessions].sort((a, b) => {
-    const left = a[sort.key];
-    const right = b[sort.key];
+    const left = a[sort.key] ?? '';
+    const right = b[sort.key] ?? '';
     const order =
       typeof left === 'number' && typeof right === 'number'
         ? left - right

@@ -1,0 +1,127 @@
+/**
+ * What the dashboard names a session by, read from a request's body after the answer (off the
+ * client's path; nothing here changes what is sent): the person's first prompt, the working folder
+ * the client tells its model, and whether the request is OpenCode's title call.
+ *
+ * Only the start of a body is read: the conversation's first `MAX_ELEMENTS` elements and the
+ * system prompt (`system`, `instructions`, `systemInstruction`), each parsed only under
+ * `MAX_PARSED_BYTES`. What is kept is bounded (`MAX_PROMPT_CHARS`, `MAX_FOLDER_CHARS`).
+ *
+ * - The prompt: the first text of a user message that is not the client's own context (Codex's
+ *   `<environment_context>`, Claude Code's `<system-reminder>`, gemini-cli's and qwen-code's "This
+ *   is the … We are setting up the context" message, an `AGENTS.md` preamble).
+ * - The folder: Codex's `<cwd>`, Claude Code's and OpenCode's `Working directory:`, gemini-cli's
+ *   and qwen-code's "I'm currently working in the directory:".
+ * - OpenCode (1.18.33) names a session with a plain chat whose system prompt starts "You are a
+ *   title generator": no tools, no schema, so only that text tells it from a main turn.
+ */
+import { isPlainObject } from '@toolmask/core/utils';
+import { eventLoopPauser } from '@toolmask/core/utils';
+import { findArray, scanElements, valueSpanAt } from '../body/json-layout.js';
+import type { Protocol, ProtocolKind } from '../protocols/protocol.js';
+
+export const MAX_PROMPT_CHARS = 200;
+export const MAX_FOLDER_CHARS = 200;
+const MAX_ELEMENTS = 8;
+const MAX_PARSED_BYTES = 512 * 1024;
+
+export interface RequestFacts {
+  prompt?: string;
+  folder?: string;
+  /** OpenCode's title call (a side request). */
+  titleRequest?: true;
+}
+
+/** Where each protocol keeps its system prompt outside the conversation. */
+const SYSTEM_PATHS: Record<ProtocolKind, readonly string[]> = {
+  anthropic: ['system'],
+  'openai-responses': ['instructions'],
+  openai: ['system'], // chat completions keep it in `messages`: absent, a cheap miss
+  'gemini-api': ['systemInstruction'],
+  vertex: ['systemInstruction'],
+  'code-assist': ['request', 'systemInstruction'],
+};
+
+const TEXT_TYPES = new Set(['text', 'input_text', 'output_text']);
+
+/** The texts of a message, a content list or a part (tool calls and results have none here). */
+export function textsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(textsOf);
+  if (!isPlainObject(value)) return [];
+  const type = value['type'];
+  if (typeof value['text'] === 'string' && (type === undefined || TEXT_TYPES.has(type as string))) {
+    return [value['text']];
+  }
+  if (type !== undefined && type !== 'message') return [];
+  return [...textsOf(value['content']), ...textsOf(value['parts'])];
+}
+
+const CLIENT_CONTEXT = [
+  /^\s*</, // <environment_context>, <system-reminder>, <user_instructions>
+  /^\s*#\s*AGENTS\.md/i,
+  /^This is the .{1,60}? We are setting up the context/s,
+];
+
+const FOLDER_PATTERNS = [
+  /<cwd>([^<\n]+)<\/cwd>/,
+  /^\s*Working directory: *(\S[^\n]*)$/m,
+  /I'm currently working in the directory: *(\S[^\n]*)$/m,
+];
+
+export const TITLE_SYSTEM_PROMPT = /^\s*You are a title generator\b/;
+
+function bounded(text: string, max: number, keep: 'head' | 'tail'): string {
+  if (text.length <= max) return text;
+  return keep === 'head' ? `${text.slice(0, max - 1)}…` : `…${text.slice(text.length - max + 1)}`;
+}
+
+/** The facts of a system prompt and the conversation's first elements, parsed. */
+export function factsOf(system: unknown, elements: readonly unknown[]): RequestFacts {
+  const systemTexts = textsOf(system);
+  const facts: RequestFacts = {};
+  const roleOf = (element: unknown) => (isPlainObject(element) ? element['role'] : undefined);
+  for (const element of elements) {
+    const role = roleOf(element);
+    if (role === 'system' || role === 'developer') systemTexts.push(...textsOf(element));
+  }
+  if (systemTexts.some((text) => TITLE_SYSTEM_PROMPT.test(text))) facts.titleRequest = true;
+  const userTexts = elements.filter((element) => roleOf(element) === 'user').flatMap(textsOf);
+  const prompt = userTexts.find(
+    (text) => text.trim() !== '' && !CLIENT_CONTEXT.some((context) => context.test(text)),
+  );
+  if (prompt) facts.prompt = bounded(prompt.replace(/\s+/g, ' ').trim(), MAX_PROMPT_CHARS, 'head');
+  for (const text of [...systemTexts, ...userTexts]) {
+    const folder = FOLDER_PATTERNS.map((pattern) => pattern.exec(text)?.[1]?.trim()).find(
+      (found) => found,
+    );
+    if (folder) {
+      facts.folder = bounded(folder, MAX_FOLDER_CHARS, 'tail');
+      break;
+    }
+  }
+  return facts;
+}
+
+function parsed(raw: Buffer, [start, end]: [number, number]): unknown {
+  if (end - start > MAX_PARSED_BYTES) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8', start, end));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The facts of a raw request body; never throws (empty when the body is not what was expected). */
+export async function requestFacts(protocol: Protocol, raw: Buffer): Promise<RequestFacts> {
+  try {
+    const pause = eventLoopPauser();
+    const at = await findArray(raw, protocol.codec.arrayPath, pause);
+    const spans = at >= 0 ? await scanElements(raw, at + 1, pause, MAX_ELEMENTS) : undefined;
+    const elements = (spans?.elements ?? []).map((span) => parsed(raw, span));
+    const systemSpan = await valueSpanAt(raw, SYSTEM_PATHS[protocol.kind], pause);
+    return factsOf(systemSpan ? parsed(raw, systemSpan) : undefined, elements);
+  } catch {
+    return {};
+  }
+}
