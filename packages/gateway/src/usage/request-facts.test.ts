@@ -102,6 +102,11 @@ describe('requestFacts', () => {
     const expected = { prompt: 'why does the test fail?', folder: '/home/me/site' };
     expect(await facts('gemini-api', { contents })).toEqual(expected);
     expect(await facts('code-assist', { model: 'm', request: { contents } })).toEqual(expected);
+    // A prompt of the person's that starts with a tag of its own is theirs.
+    const task = [{ role: 'user', parts: [{ text: '<pr_description>\nOptimize delete()' }] }];
+    expect(await facts('gemini-api', { contents: task })).toEqual({
+      prompt: '<pr_description> Optimize delete()',
+    });
   });
 
   it('keeps them bounded: the prompt its start, the folder its end', async () => {

@@ -8,8 +8,8 @@
  * `MAX_PARSED_BYTES`. What is kept is bounded (`MAX_PROMPT_CHARS`, `MAX_FOLDER_CHARS`).
  *
  * - The prompt: the first text of a user message that is not the client's own context (Codex's
- *   `<environment_context>`, Claude Code's `<system-reminder>`, gemini-cli's and qwen-code's "This
- *   is the … We are setting up the context" message, an `AGENTS.md` preamble).
+ *   `<environment_context>`, Claude Code's `<system-reminder>`: `CLIENT_TAGS`; gemini-cli's and
+ *   qwen-code's "This is the … We are setting up the context" message, an `AGENTS.md` preamble).
  * - The folder: Codex's `<cwd>`, Claude Code's and OpenCode's `Working directory:`, gemini-cli's
  *   and qwen-code's "I'm currently working in the directory:".
  * - OpenCode (1.18.33) names a session with a plain chat whose system prompt starts "You are a
@@ -57,8 +57,12 @@ export function textsOf(value: unknown): string[] {
   return [...textsOf(value['content']), ...textsOf(value['parts'])];
 }
 
+/** The clients' own context blocks (a prompt of the person's may start with a tag too). */
+const CLIENT_TAGS =
+  'environment_context|system-reminder|user_instructions|permissions instructions|collaboration_mode|command-name|command-message|local-command-stdout|local-command-caveat';
+
 const CLIENT_CONTEXT = [
-  /^\s*</, // <environment_context>, <system-reminder>, <user_instructions>
+  new RegExp(`^\\s*<(?:${CLIENT_TAGS})[\\s>]`),
   /^\s*#\s*AGENTS\.md/i,
   /^This is the .{1,60}? We are setting up the context/s,
 ];

@@ -1,6 +1,7 @@
 /**
- * The sessions table: the session (its short id, the person's first prompt and the working
- * folder, as its first request named them), client, model, started, requests, context now, peak, cache hit share,
+ * The sessions table, two rows a session: its name across the whole width (the person's first
+ * prompt, its short id and the working folder, as its first request named them: a column of its
+ * own would squeeze the figures off a 900 px window), then its figures: client, model, started, requests, context now, peak, cache hit share,
  * cache writes (only when a session of the table has any: Gemini and OpenAI report none, and a
  * column of dashes would tell their reader nothing), masked outputs, net billed against no masking
  * (money where the model has a price; a dash where the provider reported no cache figures). A click on a column header sorts by it (again: the other way); a click on a
@@ -12,7 +13,6 @@ import { formatInteger, formatShare, formatTime } from './format.js';
 import { moneySaved, netCell, netNote, priced } from './net-billed.js';
 
 export type SortKey =
-  | 'prompt'
   | 'client'
   | 'model'
   | 'startedAt'
@@ -54,23 +54,27 @@ export function shortId(id: string): string {
 }
 
 /**
- * Which session it is: the first prompt (whole in its tooltip), and under it the short id and the
- * folder. Each line is cut with an ellipsis rather than wrapped: the table stays a list.
+ * Which session it is, on one line cut with an ellipsis (whole in its tooltip): the first prompt,
+ * the short id and the folder.
  */
-function named(session: SessionSummary): HTMLElement {
+function nameRow(session: SessionSummary, span: number): HTMLTableRowElement {
+  const prompt = session.prompt ?? (session.sideOnly ? '(side requests)' : '—');
   return h(
-    'div',
-    { class: 'session-name' },
+    'tr',
+    { class: 'session-name-row' },
     h(
-      'span',
-      { class: 'session-prompt', title: session.prompt ?? null },
-      session.prompt ?? (session.sideOnly ? '(side requests)' : '—'),
-    ),
-    h(
-      'span',
-      { class: 'session-where', title: session.folder ?? null },
-      h('span', { class: 'session-short-id' }, shortId(session.id)),
-      session.folder ? h('span', { class: 'session-folder' }, ` · ${session.folder}`) : null,
+      'td',
+      { colspan: span },
+      h(
+        'div',
+        {
+          class: 'session-name',
+          title: [prompt, session.id, session.folder].filter(Boolean).join('\n'),
+        },
+        h('span', { class: 'session-prompt' }, prompt),
+        h('span', { class: 'session-short-id' }, shortId(session.id)),
+        session.folder ? h('span', { class: 'session-folder' }, session.folder) : null,
+      ),
     ),
   );
 }
@@ -109,7 +113,6 @@ const CACHE_WRITES: Column = {
 };
 
 const COLUMNS: readonly Column[] = [
-  { key: 'prompt', label: 'Session', numeric: false, cell: named },
   { key: 'client', label: 'Client', numeric: false, cell: client },
   { key: 'model', label: 'Model', numeric: false, cell: (s) => s.model || '?' },
   { key: 'startedAt', label: 'Started', numeric: false, cell: started },
@@ -150,8 +153,8 @@ function columnsFor(sessions: readonly SessionSummary[]): readonly Column[] {
 function sorted(sessions: readonly SessionSummary[], sort: SortState): SessionSummary[] {
   const direction = sort.descending ? -1 : 1;
   return [...sessions].sort((a, b) => {
-    const left = a[sort.key] ?? '';
-    const right = b[sort.key] ?? '';
+    const left = a[sort.key];
+    const right = b[sort.key];
     const order =
       typeof left === 'number' && typeof right === 'number'
         ? left - right
@@ -210,16 +213,18 @@ export function sessionsTable(
         ),
       ),
     );
-    row.addEventListener('click', () => onOpen(session.id));
     row.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') onOpen(session.id);
     });
-    return row;
+    // One group a session: its name row and its figures, opened by a click on either.
+    const group = h(
+      'tbody',
+      { class: 'session-group', 'data-session': session.id },
+      nameRow(session, columns.length),
+      row,
+    );
+    group.addEventListener('click', () => onOpen(session.id));
+    return group;
   });
-  return h(
-    'table',
-    { class: 'sessions', id: 'sessions-table' },
-    h('thead', {}, header),
-    h('tbody', {}, ...rows),
-  );
+  return h('table', { class: 'sessions', id: 'sessions-table' }, h('thead', {}, header), ...rows);
 }
