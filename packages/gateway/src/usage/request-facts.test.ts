@@ -122,6 +122,19 @@ describe('requestFacts', () => {
     expect(result.folder?.endsWith('/deep/leaf')).toBe(true);
   });
 
+  it('reads only the first megabyte: what starts there, never a value cut by its end', async () => {
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    const body = {
+      messages: [
+        { role: 'user', content: 'summarise the log' },
+        { role: 'assistant', content: big },
+        { role: 'user', content: 'and now?' },
+      ],
+      system: 'Working directory: /late',
+    };
+    expect(await facts('anthropic', body)).toEqual({ prompt: 'summarise the log' });
+  });
+
   it('a body that is not the shape expected gives nothing', async () => {
     expect(await requestFacts(PROTOCOLS.anthropic, Buffer.from('{"messages": [1, '))).toEqual({});
     expect(await facts('anthropic', { messages: 'no' })).toEqual({});

@@ -3,9 +3,11 @@
  * client's path; nothing here changes what is sent): the person's first prompt, the working folder
  * the client tells its model, and whether the request is OpenCode's title call.
  *
- * Only the start of a body is read: the conversation's first `MAX_ELEMENTS` elements and the
- * system prompt (`system`, `instructions`, `systemInstruction`), each parsed only under
- * `MAX_PARSED_BYTES`. What is kept is bounded (`MAX_PROMPT_CHARS`, `MAX_FOLDER_CHARS`).
+ * Only the start of a body is read, its first `SCAN_BYTES`: the conversation's first
+ * `MAX_ELEMENTS` elements and the system prompt (`system`, `instructions`, `systemInstruction`)
+ * found there, each parsed only under `MAX_PARSED_BYTES`; what starts past it is not seen (a
+ * resumed conversation's first request may then name no folder). What is kept is bounded
+ * (`MAX_PROMPT_CHARS`, `MAX_FOLDER_CHARS`).
  *
  * - The prompt: the first text of a user message that is not the client's own context (Codex's
  *   `<environment_context>`, Claude Code's `<system-reminder>`: `CLIENT_TAGS`; gemini-cli's and
@@ -16,7 +18,7 @@
  *   title generator": no tools, no schema, so only that text tells it from a main turn.
  */
 import { isPlainObject } from '@toolmask/core/utils';
-import { eventLoopPauser } from '@toolmask/core/utils';
+import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import { findArray, scanElements, valueSpanAt } from '../body/json-layout.js';
 import type { Protocol, ProtocolKind } from '../protocols/protocol.js';
 
@@ -24,6 +26,7 @@ export const MAX_PROMPT_CHARS = 200;
 export const MAX_FOLDER_CHARS = 200;
 const MAX_ELEMENTS = 8;
 const MAX_PARSED_BYTES = 512 * 1024;
+const SCAN_BYTES = 1024 * 1024;
 
 export interface RequestFacts {
   prompt?: string;
@@ -73,7 +76,7 @@ const FOLDER_PATTERNS = [
   /I'm currently working in the directory: *(\S[^\n]*)$/m,
 ];
 
-export const TITLE_SYSTEM_PROMPT = /^\s*You are a title generator\b/;
+export const TITLE_SYSTEM_PROMPT = /^\s*You are a title generator\b/m;
 
 function bounded(text: string, max: number, keep: 'head' | 'tail'): string {
   if (text.length <= max) return text;
@@ -116,15 +119,37 @@ function parsed(raw: Buffer, [start, end]: [number, number]): unknown {
   }
 }
 
+/** The spans of an array's first elements from `position` (just after its `[`) that `head` holds whole. */
+async function firstElements(
+  head: Buffer,
+  position: number,
+  pause: EventLoopPauser,
+): Promise<Array<[number, number]>> {
+  const spans: Array<[number, number]> = [];
+  let at = position;
+  while (spans.length < MAX_ELEMENTS) {
+    const scanned = await scanElements(head, at, pause, 1);
+    const span = scanned?.elements[0];
+    if (!scanned || !span) break;
+    spans.push(span);
+    if (scanned.close !== undefined) break;
+    at = head.indexOf(',', span[1]) + 1; // past the comma after it
+    if (at === 0) break;
+  }
+  return spans;
+}
+
 /** The facts of a raw request body; never throws (empty when the body is not what was expected). */
 export async function requestFacts(protocol: Protocol, raw: Buffer): Promise<RequestFacts> {
   try {
     const pause = eventLoopPauser();
-    const at = await findArray(raw, protocol.codec.arrayPath, pause);
-    const spans = at >= 0 ? await scanElements(raw, at + 1, pause, MAX_ELEMENTS) : undefined;
-    const elements = (spans?.elements ?? []).map((span) => parsed(raw, span));
-    const systemSpan = await valueSpanAt(raw, SYSTEM_PATHS[protocol.kind], pause);
-    return factsOf(systemSpan ? parsed(raw, systemSpan) : undefined, elements);
+    // A value cut by the end of `head` is not found (its walk fails): never a partial one.
+    const head = raw.length > SCAN_BYTES ? raw.subarray(0, SCAN_BYTES) : raw;
+    const at = await findArray(head, protocol.codec.arrayPath, pause);
+    const spans = at >= 0 ? await firstElements(head, at + 1, pause) : [];
+    const elements = spans.map((span) => parsed(head, span));
+    const systemSpan = await valueSpanAt(head, SYSTEM_PATHS[protocol.kind], pause);
+    return factsOf(systemSpan ? parsed(head, systemSpan) : undefined, elements);
   } catch {
     return {};
   }
