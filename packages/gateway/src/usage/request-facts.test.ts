@@ -79,7 +79,7 @@ describe('requestFacts', () => {
       model: 'm',
       messages: [
         { role: 'system', content: 'You are opencode.\n<env>\n  Working directory: /p/q\n</env>' },
-        { role: 'user', content: [{ type: 'text', text: 'list the files' }] },
+        { role: 'user', content: [{ type: 'text', text: '"list the files"' }] },
       ],
       tools: [{ type: 'function', function: { name: 'bash' } }],
     };

@@ -83,6 +83,11 @@ function bounded(text: string, max: number, keep: 'head' | 'tail'): string {
   return keep === 'head' ? `${text.slice(0, max - 1)}…` : `…${text.slice(text.length - max + 1)}`;
 }
 
+/** A prompt without the one pair of quotes around it all (`opencode run` quotes its words). */
+function unquoted(prompt: string): string {
+  return /^"[^"]*"$/.test(prompt) ? prompt.slice(1, -1) : prompt;
+}
+
 /** The facts of a system prompt and the conversation's first elements, parsed. */
 export function factsOf(system: unknown, elements: readonly unknown[]): RequestFacts {
   const systemTexts = textsOf(system);
@@ -97,7 +102,8 @@ export function factsOf(system: unknown, elements: readonly unknown[]): RequestF
   const prompt = userTexts.find(
     (text) => text.trim() !== '' && !CLIENT_CONTEXT.some((context) => context.test(text)),
   );
-  if (prompt) facts.prompt = bounded(prompt.replace(/\s+/g, ' ').trim(), MAX_PROMPT_CHARS, 'head');
+  if (prompt)
+    facts.prompt = bounded(unquoted(prompt.replace(/\s+/g, ' ').trim()), MAX_PROMPT_CHARS, 'head');
   for (const text of [...systemTexts, ...userTexts]) {
     const folder = FOLDER_PATTERNS.map((pattern) => pattern.exec(text)?.[1]?.trim()).find(
       (found) => found,
