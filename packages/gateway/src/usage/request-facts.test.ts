@@ -63,6 +63,19 @@ describe('requestFacts', () => {
       prompt: 'add a test for parse()',
       folder: '/srv/repo',
     });
+    // 2.1.3xx: the environment in a system message of its own, among the messages.
+    const environment = {
+      role: 'system',
+      content: [
+        {
+          type: 'text',
+          text: '# Environment\nYou have been invoked in the following environment: \n - Primary working directory: /home/me/api\n - Is a git repository: false',
+        },
+      ],
+    };
+    expect(
+      await facts('anthropic', { ...body, messages: [...body.messages, environment], system: [] }),
+    ).toEqual({ prompt: 'add a test for parse()', folder: '/home/me/api' });
   });
 
   it("OpenCode: its title call is marked; a main turn's prompt and folder are read", async () => {

@@ -12,7 +12,9 @@
  * - The prompt: the first text of a user message that is not the client's own context (Codex's
  *   `<environment_context>`, Claude Code's `<system-reminder>`: `CLIENT_TAGS`; gemini-cli's and
  *   qwen-code's "This is the … We are setting up the context" message, an `AGENTS.md` preamble).
- * - The folder: Codex's `<cwd>`, Claude Code's and OpenCode's `Working directory:`, gemini-cli's
+ * - The folder: Codex's `<cwd>`, Claude Code's `Primary working directory:` (2.1.3xx, in a system
+ *   message of its own among the messages; `Working directory:` before) and OpenCode's
+ *   `Working directory:`, gemini-cli's
  *   and qwen-code's "I'm currently working in the directory:".
  * - OpenCode (1.18.33) names a session with a plain chat whose system prompt starts "You are a
  *   title generator": no tools, no schema, so only that text tells it from a main turn.
@@ -72,7 +74,7 @@ const CLIENT_CONTEXT = [
 
 const FOLDER_PATTERNS = [
   /<cwd>([^<\n]+)<\/cwd>/,
-  /^\s*Working directory: *(\S[^\n]*)$/m,
+  /^\s*(?:- )?(?:Primary )?[Ww]orking directory: *(\S[^\n]*)$/m,
   /I'm currently working in the directory: *(\S[^\n]*)$/m,
 ];
 
