@@ -115,6 +115,19 @@ describe('requestFacts', () => {
     const expected = { prompt: 'why does the test fail?', folder: '/home/me/site' };
     expect(await facts('gemini-api', { contents })).toEqual(expected);
     expect(await facts('code-assist', { model: 'm', request: { contents } })).toEqual(expected);
+    // gemini-cli 0.61: its context in <session_context>, the folders as workspace directories.
+    const session = [
+      {
+        role: 'user',
+        parts: [
+          {
+            text: '<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n- **Workspace Directories:**\n  - /home/me/site\n  - /home/me/lib\n</session_context>',
+          },
+        ],
+      },
+      { role: 'user', parts: [{ text: 'why does the test fail?' }] },
+    ];
+    expect(await facts('gemini-api', { contents: session })).toEqual(expected);
     // A prompt of the person's that starts with a tag of its own is theirs.
     const task = [{ role: 'user', parts: [{ text: '<pr_description>\nOptimize delete()' }] }];
     expect(await facts('gemini-api', { contents: task })).toEqual({

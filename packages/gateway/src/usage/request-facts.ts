@@ -15,7 +15,8 @@
  * - The folder: Codex's `<cwd>`, Claude Code's `Primary working directory:` (2.1.3xx, in a system
  *   message of its own among the messages; `Working directory:` before) and OpenCode's
  *   `Working directory:`, gemini-cli's
- *   and qwen-code's "I'm currently working in the directory:".
+ *   and qwen-code's "I'm currently working in the directory:" (gemini-cli 0.61: its
+ *   `<session_context>`'s first "Workspace Directories").
  * - OpenCode (1.18.33) names a session with a plain chat whose system prompt starts "You are a
  *   title generator": no tools, no schema, so only that text tells it from a main turn.
  */
@@ -64,7 +65,7 @@ export function textsOf(value: unknown): string[] {
 
 /** The clients' own context blocks (a prompt of the person's may start with a tag too). */
 const CLIENT_TAGS =
-  'environment_context|system-reminder|user_instructions|permissions instructions|collaboration_mode|command-name|command-message|local-command-stdout|local-command-caveat';
+  'environment_context|session_context|system-reminder|user_instructions|permissions instructions|collaboration_mode|command-name|command-message|local-command-stdout|local-command-caveat';
 
 const CLIENT_CONTEXT = [
   new RegExp(`^\\s*<(?:${CLIENT_TAGS})[\\s>]`),
@@ -76,6 +77,7 @@ const FOLDER_PATTERNS = [
   /<cwd>([^<\n]+)<\/cwd>/,
   /^\s*(?:- )?(?:Primary )?[Ww]orking directory: *(\S[^\n]*)$/m,
   /I'm currently working in the directory: *(\S[^\n]*)$/m,
+  /\*\*Workspace Directories:\*\*\n\s*- (\S[^\n]*)$/m,
 ];
 
 export const TITLE_SYSTEM_PROMPT = /^\s*You are a title generator\b/m;
@@ -127,7 +129,7 @@ function parsed(raw: Buffer, [start, end]: [number, number]): unknown {
   }
 }
 
-/** The spans of an array's first elements from `position` (just after its `[`) that `head` holds whole. */
+/** The spans of the first elements from `position` (just after the `[`) that `head` holds whole. */
 async function firstElements(
   head: Buffer,
   position: number,

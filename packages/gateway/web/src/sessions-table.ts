@@ -1,7 +1,8 @@
 /**
  * The sessions table, two rows a session: its name across the whole width (the person's first
  * prompt, its short id and the working folder, as its first request named them: a column of its
- * own would squeeze the figures off a 900 px window), then its figures: client, model, started, requests, context now, peak, cache hit share,
+ * own would squeeze the figures off a 900 px window), then its figures: client, model, started,
+ * requests, context now, peak, cache hit share,
  * cache writes (only when a session of the table has any: Gemini and OpenAI report none, and a
  * column of dashes would tell their reader nothing), masked outputs, net billed against no masking
  * (money where the model has a price; a dash where the provider reported no cache figures). A click on a column header sorts by it (again: the other way); a click on a
