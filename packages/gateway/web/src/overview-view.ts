@@ -128,7 +128,8 @@ function failedCards(failed: number): StatCard[] {
       label: 'Failed requests',
       value: failed,
       shown: formatInteger(failed),
-      note: h('a', { href: '#failed-requests' }, 'unreachable, refused or aborted: listed below'),
+      // Plain text: a `#…` link would go through the page's hash router, not scroll.
+      note: 'unreachable, refused or aborted: listed under the sessions',
     },
   ];
 }
