@@ -110,6 +110,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     registry: conversations,
     settings,
     gatewaySettings: shownSettings(options, limits, upstreams),
+    readToolName: limits.readToolName,
   });
   const rules = accessRules(options, wiring, accessSecret);
   const dashboard = gatewayDashboard({ source, rules, now, prices }, wiring);

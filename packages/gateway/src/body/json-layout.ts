@@ -107,6 +107,18 @@ export async function stringAt(
   }
 }
 
+/** [start, end) of the value at `keyPath` (any JSON value), or undefined when absent. */
+export async function valueSpanAt(
+  buffer: Buffer,
+  keyPath: readonly string[],
+  pause: EventLoopPauser = eventLoopPauser(),
+): Promise<[number, number] | undefined> {
+  const at = await valueAt(buffer, keyPath, pause);
+  if (at < 0) return undefined;
+  const { end } = await walkInSlices(buffer, at, pause);
+  return end > at ? [at, end] : undefined;
+}
+
 export interface ElementSpans {
   /** [start, end) of each element scanned. */
   elements: Array<[number, number]>;

@@ -2,12 +2,21 @@
  * The JSON the dashboard's API answers, the one contract between the server (dashboard-api.ts)
  * and the page (web/src), which imports these types through the project reference.
  */
+import type { FailedRequest } from '../usage/failed-requests.js';
 import type { PriceTable } from '../usage/model-prices.js';
 import type { SessionsReport, SessionSummary } from '../usage/sessions.js';
 import type { Timeline, TimelinePoint } from '../usage/timeline.js';
 import type { ClientKind, UsageRecord } from '../usage/usage-record.js';
 
-export type { SessionsReport, SessionSummary, Timeline, TimelinePoint, UsageRecord };
+export type {
+  ClientKind,
+  FailedRequest,
+  SessionsReport,
+  SessionSummary,
+  Timeline,
+  TimelinePoint,
+  UsageRecord,
+};
 export type { PriceRow, PriceTable } from '../usage/model-prices.js';
 
 /** Where the figures come from. */
@@ -20,6 +29,8 @@ export interface SessionDetail {
   requests: UsageRecord[];
   /** Side requests shown in this session (router calls, next-speaker checks), when there are any. */
   sideRequests?: UsageRecord[];
+  /** Its requests without a whole answer (unreachable, 4xx/5xx, left by the client), newest first. */
+  failedRequests?: FailedRequest[];
   /** Figures only some sources have (the outfile's metric exports), by name. */
   extras?: Record<string, number>;
 }
@@ -78,6 +89,11 @@ export interface DashboardStatus {
   settingsFiles?: Partial<Record<ClientKind, string>>;
   /** The prices of the money figures, with their date and sources (usage/model-prices.ts). */
   prices: PriceTable;
+  /**
+   * The read-back tool's name as each client's model sees it (read-back-names.ts), where the
+   * source knows it: the session view names the one of its client.
+   */
+  readToolNames?: Partial<Record<ClientKind, string>>;
 }
 
 /**

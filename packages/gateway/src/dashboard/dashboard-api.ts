@@ -17,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolOutputReadError, type ToolOutputReadErrorCode } from '@toolmask/core/storage';
 import { ReadSlotsFullError } from '../errors.js';
 import type { UsageQuery } from '../state/stores.js';
+import { failedRequests } from '../usage/failed-requests.js';
 import { sessionOf } from '../usage/session-of.js';
 import { priceOf, type PriceRow, type PriceTable } from '../usage/model-prices.js';
 import { summarizeSessions } from '../usage/sessions.js';
@@ -30,7 +31,12 @@ import type {
 } from './api-types.js';
 import type { ChangeFeed, Viewer } from './change-feed.js';
 import { SESSION_ID, type DashboardSource, type OpenedOutput } from './dashboard-source.js';
-import { readOutputPreview, readOutputSlice } from './output-text.js';
+import {
+  clientHeaderEnd,
+  readOutputPreview,
+  readOutputSlice,
+  withoutClientHeader,
+} from './output-text.js';
 
 export interface DashboardApiOptions {
   source: DashboardSource;
@@ -75,20 +81,33 @@ function fail(response: ServerResponse, status: number, message: string): void {
   json(response, status, { error: { code: status, message: `toolmask dashboard: ${message}` } });
 }
 
+/**
+ * The outputs with a preview that shows what the tool printed: the file's first lines where the
+ * source left it empty, or where the snippet's preview starts with Codex's header (chunk id, wall
+ * time, exit code, token count: output-text.ts), which would leave little else in the card.
+ */
 async function withPreviews(
   source: DashboardSource,
   id: string,
   outputs: OffloadedOutput[],
 ): Promise<OffloadedOutput[]> {
-  const missing = outputs.filter((output) => output.preview === '').slice(0, MAX_PREVIEWS);
+  const headed = (output: OffloadedOutput) => clientHeaderEnd(output.preview.split('\n')) > 0;
+  const missing = outputs
+    .filter((output) => output.preview === '' || headed(output))
+    .slice(0, MAX_PREVIEWS);
   if (missing.length === 0) return outputs;
-  const access = await source.outputAccess(id);
-  if (!access) return outputs;
+  const access = await source.outputAccess(id).catch(() => undefined);
   for (const output of missing) {
+    const fallback = withoutClientHeader(output.preview);
+    if (!access) {
+      output.preview = fallback;
+      continue;
+    }
     try {
       output.preview = await readOutputPreview(output.file, access);
     } catch {
-      output.preview = '(not readable: removed by retention, or outside the session folder)';
+      output.preview =
+        fallback || '(not readable: removed by retention, or outside the session folder)';
     }
   }
   return outputs;
@@ -188,6 +207,10 @@ async function sessionDetail(
   const ids = sessionOf(records);
   const mine = records.filter((_, index) => ids[index] === id);
   if (mine.length === 0) return undefined;
+  const failed = failedRequests(
+    mine,
+    mine.map(() => id),
+  );
   const own = mine.filter((record) => !record.side);
   const side = mine.filter((record) => record.side);
   const extras = await source.sessionExtras?.(id);
@@ -195,6 +218,7 @@ async function sessionDetail(
     id,
     requests: own.length > 0 ? own : side,
     ...(own.length > 0 && side.length > 0 ? { sideRequests: side } : {}),
+    ...(failed.length > 0 ? { failedRequests: failed } : {}),
     ...(extras ? { extras } : {}),
   };
 }

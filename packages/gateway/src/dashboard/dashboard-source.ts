@@ -7,12 +7,14 @@
 import type { ToolOutputAccess } from '@toolmask/core/storage';
 import type { UsageQuery } from '../state/stores.js';
 import type { ClientKind, UsageRecord } from '../usage/usage-record.js';
-import type { OffloadedOutput, SettingValue, SourceKind } from './api-types.js';
+import type { DashboardStatus, OffloadedOutput, SettingValue, SourceKind } from './api-types.js';
 
 export interface SourceStatus {
   settings: Record<string, Record<string, SettingValue>>;
   details: Record<string, SettingValue>;
   settingsFiles?: Partial<Record<ClientKind, string>>;
+  /** DashboardStatus.readToolNames. */
+  readToolNames?: DashboardStatus['readToolNames'];
 }
 
 export interface OpenedOutput {

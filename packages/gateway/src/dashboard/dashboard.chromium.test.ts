@@ -200,6 +200,10 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
         report.totals.promptTokens.toLocaleString('en-US'),
       );
       expect(await page.locator('.session-row').count()).toBe(report.sessions.length);
+      // Each session is named by its task, the prompt in the body (not a dash).
+      for (const prompt of await page.locator('.session-prompt').allTextContents()) {
+        expect(prompt).toMatch(/^<pr_description> Consider the following PR description/);
+      }
       // Net billed against no masking, as the server measured it, in money (Gemini 3 Pro's prices).
       expect(await metricValue(page, '.cards', 'netSaved')).toBeCloseTo(
         report.totals.costWithoutMasking - report.totals.cost,

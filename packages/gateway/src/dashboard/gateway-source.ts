@@ -10,6 +10,7 @@ import type { ConversationStore, DecisionRecord, UsageStore } from '../state/sto
 import { CLIENT_KINDS } from '../usage/usage-record.js';
 import type { OffloadedOutput, SettingValue } from './api-types.js';
 import type { DashboardSource } from './dashboard-source.js';
+import { readToolNames } from './read-back-names.js';
 
 export interface GatewaySourceOptions {
   stateDir: string;
@@ -19,6 +20,8 @@ export interface GatewaySourceOptions {
   settings: MaskingSettingsSource;
   /** The gateway's own settings in force, as shown. */
   gatewaySettings: Record<string, SettingValue>;
+  /** The read-back tool's name the gateway gives gemini-cli (`readToolName`). */
+  readToolName?: string;
   /** Resolves once the outputs queued for writing are written (a single gateway's queue). */
   outputsWritten?: () => Promise<unknown>;
   /** A team gateway: its outputs are in the shared store (DashboardSource.openOutput). */
@@ -92,6 +95,7 @@ export function createGatewaySource(options: GatewaySourceOptions): GatewaySourc
             CLIENT_KINDS.map(async (client) => [client, await options.settings.fileFor(client)]),
           ),
         ),
+        ...(options.readToolName ? { readToolNames: readToolNames(options.readToolName) } : {}),
       };
     },
     onChange(listener) {

@@ -12,9 +12,33 @@ import type { OutputSlice } from './api-types.js';
 /** Bytes per slice. */
 export const OUTPUT_SLICE_BYTES = 1024 * 1024;
 
-/** Bytes read for a preview, and lines kept of them. */
+/** Bytes read for a preview, and lines kept of them (past a client's header: `clientHeaderEnd`). */
 const PREVIEW_BYTES = 600;
 const PREVIEW_LINES = 6;
+/** Room for the header Codex puts before a command's output. */
+const HEADER_BYTES = 400;
+
+/**
+ * The header lines Codex (0.169 to 0.171) puts before a shell command's output: `Chunk ID: …`,
+ * `Wall time: … seconds`, `Process exited with code N` (or `Exit code: N`), `Original token
+ * count: N`, then `Output:`. A preview of them tells a person nothing about the command.
+ */
+const CLIENT_HEADER_LINE =
+  /^(?:Chunk ID: \S+|Wall time: [\d.]+ seconds|Process exited with code -?\d+|Exit code: -?\d+|Original token count: \d+|Process running with session ID \S+)$/;
+
+/** The number of leading lines of `text` that are such a header (with its `Output:` line), or 0. */
+export function clientHeaderEnd(lines: readonly string[]): number {
+  let count = 0;
+  while (count < lines.length && CLIENT_HEADER_LINE.test(lines[count] as string)) count++;
+  if (count === 0) return 0;
+  return lines[count] === 'Output:' ? count + 1 : count;
+}
+
+/** `text` without a client's header before the output (clientHeaderEnd). */
+export function withoutClientHeader(text: string): string {
+  const lines = text.split('\n');
+  return lines.slice(clientHeaderEnd(lines)).join('\n');
+}
 
 async function openConfined(file: string, access: ToolOutputAccess) {
   const handle = await openToolOutputFile(file, access);
@@ -75,8 +99,9 @@ export async function readOutputSlice(
   }
 }
 
-/** The first lines of `file`, for a list. */
+/** The first lines of `file`, for a list: a client's header before them is left out. */
 export async function readOutputPreview(file: string, access: ToolOutputAccess): Promise<string> {
-  const slice = await readOutputSlice(file, access, 0, PREVIEW_BYTES);
-  return slice.text.split('\n').slice(0, PREVIEW_LINES).join('\n');
+  const slice = await readOutputSlice(file, access, 0, PREVIEW_BYTES + HEADER_BYTES);
+  const lines = slice.text.split('\n');
+  return lines.slice(clientHeaderEnd(lines)).slice(0, PREVIEW_LINES).join('\n');
 }

@@ -5,6 +5,7 @@
  * when the answer's last byte is written.
  */
 import { forward, type ForwardResult } from '../upstream/forward.js';
+import { AnswerHead } from '../usage/failure-reason.js';
 import { UsageTap } from '../usage/usage-tap.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { MaskedBody } from './mask-exchange.js';
@@ -20,13 +21,15 @@ export async function forwardExchange(
   const { request, response, route, protocol, outbound } = exchange;
   const gatewayMs = performance.now() - exchange.startedMs;
   const tap = new UsageTap((event) => protocol.usage(event));
+  // The start of the answer: an error's message, for the dashboard's failed requests.
+  const head = new AnswerHead();
   const rewrite = context.disableClientMasking
     ? protocol.clientMaskingOff(route.action)
     : undefined;
   const { conversation } = masked;
   const recordAnswer = (result: ForwardResult): Recording | undefined => {
     if (route.action !== 'mask' || !conversation) return undefined;
-    const answered = { result, usage: tap.end() ?? {}, gatewayMs };
+    const answered = { result, usage: tap.end() ?? {}, gatewayMs, head: head.text() };
     return recordExchange(context, exchange, { ...masked, conversation }, answered);
   };
   // Started when the answer's last byte is written, before its end reaches the client, and
@@ -43,7 +46,10 @@ export async function forwardExchange(
     response,
     signal: exchange.signal,
     ...(context.dispatcher ? { dispatcher: context.dispatcher } : {}),
-    onChunk: (chunk) => tap.feed(chunk),
+    onChunk: (chunk) => {
+      tap.feed(chunk);
+      head.feed(chunk);
+    },
     // Where the gateway's time went, for whoever measures it (bench/gatewayBench.mjs).
     timings: { read: exchange.readMs, mask: gatewayMs - exchange.readMs },
     ...(rewrite ? { rewriteJson: rewrite } : {}),

@@ -10,6 +10,7 @@ import { boundedModel } from '../server/caller-values.js';
 import { firstHeader } from '../server/credentials.js';
 import type { ForwardResult } from '../upstream/forward.js';
 import { clientOf, type UsageRecord } from '../usage/usage-record.js';
+import { upstreamErrorMessage } from '../usage/failure-reason.js';
 import { sideFacts } from '../usage/side-request.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { MaskedBody } from './mask-exchange.js';
@@ -22,6 +23,8 @@ export interface Answered {
   usage: UsageReport;
   /** Milliseconds the gateway added before forwarding. */
   gatewayMs: number;
+  /** The start of the answer (failure-reason.ts): an error's message. */
+  head?: string;
 }
 
 /** The two writes of a recorded exchange. */
@@ -41,6 +44,9 @@ export function recordExchange(
   const { conversation, prepared } = masked;
   const { result, usage, gatewayMs } = answered;
   const pass = prepared?.result;
+  const error = result.status >= 400 ? upstreamErrorMessage(answered.head ?? '') : undefined;
+  // Read before the answer's state is saved: a conversation's first request names its session.
+  const named = conversation.meta === undefined;
   const record: UsageRecord = {
     at: exchange.arrivedAt,
     conversationId: conversation.id,
@@ -51,6 +57,8 @@ export function recordExchange(
     ...(result.outcome === 'unreachable'
       ? { unreachable: new URL(exchange.outbound.url).origin }
       : {}),
+    ...(result.outcome === 'client-gone' ? { aborted: true as const } : {}),
+    ...(error !== undefined ? { error } : {}),
     ...(usage.promptTokens !== undefined ? { promptTokens: usage.promptTokens } : {}),
     ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}),
     ...(usage.outputTokens !== undefined ? { outputTokens: usage.outputTokens } : {}),
@@ -82,6 +90,7 @@ export function recordExchange(
         raw: exchange.raw,
         ...(masked.outside ? { outside: masked.outside() } : {}),
         session: exchange.session(),
+        named,
       }),
     );
     context.telemetry.recordRequest(record);

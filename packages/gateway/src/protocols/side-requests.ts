@@ -7,10 +7,9 @@
  * so it is given the body without that array when the incremental reader has it (no walk over the
  * conversation).
  *
- * Not every client's is seen: OpenCode (1.18.33) names a session with a plain chat call (a "title
- * generator" system message, no tools, no schema), which nothing structured tells from a main turn
- * of a model configured without tools, so it is left a conversation of its own rather than
- * guessed at.
+ * Not every client's is structured: OpenCode (1.18.33) names a session with a plain chat call (no
+ * tools, no schema) told from a main turn only by its system prompt, "You are a title generator":
+ * that text rule is the usage record's (usage/request-facts.ts), beside these.
  */
 import { findArray, scanElements } from '../body/json-layout.js';
 

@@ -4,6 +4,7 @@
  * (session-of.ts). Tokens are the provider's own counts; `tokensKeptOut` is toolmask's estimate of
  * what the masked outputs would have added whole.
  */
+import { failedRequests, failureOf, type FailedRequest } from './failed-requests.js';
 import type { PriceRow } from './model-prices.js';
 import { recordNet } from './net-figures.js';
 import { sessionOf } from './session-of.js';
@@ -15,6 +16,12 @@ export interface SessionSummary {
   model: string;
   startedAt: number;
   lastAt: number;
+  /**
+   * The person's first prompt and the working folder, as the session's first request named them
+   * (request-facts.ts; a side request's only when the session has nothing else).
+   */
+  prompt?: string;
+  folder?: string;
   /** Every request, side requests included. */
   requests: number;
   /** Of those, side requests (a router call, a next-speaker check, a title): counted, not charted. */
@@ -53,6 +60,8 @@ export interface SessionSummary {
   /** Requests whose upstream could not be reached, and the last such upstream (its origin). */
   unreachable: number;
   unreachableUpstream?: string;
+  /** Requests without a whole answer: unreachable, 4xx/5xx, left by the client (failed-requests.ts). */
+  failed: number;
 }
 
 export interface SessionsReport {
@@ -67,10 +76,14 @@ export interface SessionsReport {
     | 'peakContextTokens'
     | 'sideOnly'
     | 'unreachableUpstream'
+    | 'prompt'
+    | 'folder'
   > & {
     sessions: number;
   };
   sessions: SessionSummary[];
+  /** The newest failed requests (failed-requests.ts), newest first. */
+  failedRequests: FailedRequest[];
 }
 
 export function summarizeSessions(
@@ -95,7 +108,7 @@ export function summarizeSessions(
     session.cacheHitShare =
       session.promptTokens > 0 ? session.cachedTokens / session.promptTokens : 0;
   }
-  return { totals: totalsOf(sessions), sessions };
+  return { totals: totalsOf(sessions), sessions, failedRequests: failedRequests(records, ids) };
 }
 
 /** A session as its first record starts it. */
@@ -121,6 +134,7 @@ function emptySession(id: string, first: UsageRecord, sideOnly: boolean): Sessio
     bytesOffloaded: 0,
     failures: 0,
     unreachable: 0,
+    failed: 0,
   };
 }
 
@@ -181,6 +195,9 @@ function addRecord(session: SessionSummary, record: UsageRecord, hasMain: boolea
   // The session's model and context are its own requests': a router's prompt is not the
   // session's context. A session of side requests alone has nothing else to show.
   if (!record.side || !hasMain) {
+    // The first request that names them (a conversation's first request).
+    if (session.prompt === undefined && record.prompt) session.prompt = record.prompt;
+    if (session.folder === undefined && record.folder) session.folder = record.folder;
     session.client = record.client;
     session.model = record.model || session.model;
     if (record.promptTokens !== undefined) {
@@ -201,6 +218,7 @@ function addRecord(session: SessionSummary, record: UsageRecord, hasMain: boolea
     session.unreachable++;
     session.unreachableUpstream = record.unreachable;
   }
+  if (failureOf(record)) session.failed++;
 }
 
 /** The sums over every session. */
@@ -219,6 +237,7 @@ function totalsOf(sessions: readonly SessionSummary[]): SessionsReport['totals']
     bytesOffloaded: 0,
     failures: 0,
     unreachable: 0,
+    failed: 0,
   };
   for (const session of sessions) {
     sumNet(totals, session);
@@ -232,6 +251,7 @@ function totalsOf(sessions: readonly SessionSummary[]): SessionsReport['totals']
     totals.bytesOffloaded += session.bytesOffloaded;
     totals.failures += session.failures;
     totals.unreachable += session.unreachable;
+    totals.failed += session.failed;
   }
   totals.cacheHitShare = totals.promptTokens > 0 ? totals.cachedTokens / totals.promptTokens : 0;
   return totals;

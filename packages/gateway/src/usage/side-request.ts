@@ -1,10 +1,12 @@
 /**
  * What the usage record says about a request beside its figures, for the dashboard's sessions:
- * whether it is a side request (its protocol's rule: protocols/side-requests.ts), and a digest of
- * its session signal. Read from the body as it came, after the answer (off the client's path):
- * nothing here changes what is sent or how it is masked.
+ * whether it is a side request (its protocol's rule: protocols/side-requests.ts; or OpenCode's
+ * title call, request-facts.ts), a digest of its session signal, and on a conversation's first
+ * request the prompt and folder it names. Read from the body as it came, after the answer (off
+ * the client's path): nothing here changes what is sent or how it is masked.
  */
 import type { Protocol } from '../protocols/protocol.js';
+import { requestFacts, type RequestFacts } from './request-facts.js';
 import { sessionDigestOf } from './session-digest.js';
 import type { UsageRecord } from './usage-record.js';
 
@@ -20,6 +22,8 @@ export interface SideFactsOf {
   outside?: Buffer;
   /** Its session signal (protocols/session-signal.ts), as the conversation key read it. */
   session: Promise<string | undefined>;
+  /** Keep the prompt and folder the body names (a conversation's first request). */
+  named?: boolean;
 }
 
 /** The session signal as the conversation key reads it, digested (the record never holds it raw). */
@@ -28,16 +32,23 @@ async function sessionDigest(session: Promise<string | undefined>): Promise<stri
   return signal ? sessionDigestOf(signal) : undefined;
 }
 
-/** The record's `side` and `session` fields (absent when false or unknown); never throws. */
+/** The record's `side`, `session`, `prompt` and `folder` fields (absent when unknown); never throws. */
 export async function sideFacts(
   request: SideFactsOf,
-): Promise<Pick<UsageRecord, 'side' | 'session'>> {
+): Promise<Pick<UsageRecord, 'side' | 'session' | 'prompt' | 'folder'>> {
   try {
-    const [side, session] = await Promise.all([
+    const [structured, session, facts] = await Promise.all([
       request.raw ? request.protocol.isSideRequest(request.outside ?? request.raw) : false,
       sessionDigest(request.session),
+      request.raw ? requestFacts(request.protocol, request.raw) : ({} as RequestFacts),
     ]);
-    return { ...(side ? { side: true as const } : {}), ...(session ? { session } : {}) };
+    const side = structured || facts.titleRequest === true;
+    return {
+      ...(side ? { side: true as const } : {}),
+      ...(session ? { session } : {}),
+      ...(request.named && facts.prompt ? { prompt: facts.prompt } : {}),
+      ...(request.named && facts.folder ? { folder: facts.folder } : {}),
+    };
   } catch {
     return {}; // a figure for the dashboard only: never a reason to lose the record
   }

@@ -34,6 +34,10 @@ export interface UsageRecord {
   status: number;
   /** The upstream's origin, when it could not be reached (status 0). */
   unreachable?: string;
+  /** The client went away before the answer ended (after the request went upstream). */
+  aborted?: true;
+  /** The upstream's own error message, when it answered 4xx or 5xx (bounded: failure-reason.ts). */
+  error?: string;
   /** From the provider's usage report; undefined when it sent none. */
   promptTokens?: number;
   cachedTokens?: number;
@@ -77,7 +81,7 @@ export interface UsageRecord {
   /**
    * A side request: a one-shot structured call of the client beside its conversation (gemini-cli's
    * model router and next-speaker check, qwen-code's `respond_in_schema` checks, Claude Code's and
-   * Codex's session titles: side-request.ts). The dashboard
+   * Codex's session titles, OpenCode's title call: side-request.ts). The dashboard
    * folds it into the session it belongs to (sessions.ts); nothing else reads it.
    */
   side?: true;
@@ -88,6 +92,12 @@ export interface UsageRecord {
   owner?: string;
   /** A digest of the request's session signal (the launcher's session header, or the body's), when it had one. */
   session?: string;
+  /**
+   * On a conversation's first request: the person's first prompt and the working folder the body
+   * names (request-facts.ts, bounded), which the dashboard names the session by.
+   */
+  prompt?: string;
+  folder?: string;
 }
 
 /**

@@ -23,6 +23,45 @@ export function niceMax(value: number): number {
   return step * power;
 }
 
+/** The least room a request number under the chart gets, in px (four digits at 12 px fit in 32). */
+export const X_LABEL_GAP = 48;
+
+/** The smallest step of 1, 2, 5 × a power of ten at or above `value`. */
+function roundStep(value: number): number {
+  const power = 10 ** Math.floor(Math.log10(Math.max(1, value)));
+  return ([1, 2, 5, 10].find((factor) => factor * power >= value) ?? 10) * power;
+}
+
+/**
+ * Which of `count` evenly spaced requests get their number under the plot (`plotWidth` px wide):
+ * the first, every round step (5, 10, 15 … as numbers) and the last, never two closer than
+ * `X_LABEL_GAP` px: the last one replaces the step before it when they would touch.
+ */
+export function xLabelIndexes(count: number, plotWidth: number): number[] {
+  if (count <= 0) return [];
+  const spacing = plotWidth / count;
+  const step = roundStep(Math.ceil(X_LABEL_GAP / Math.max(spacing, 1e-6)));
+  const candidates = [0];
+  for (let number = step; number <= count; number += step) {
+    if (number - 1 > 0) candidates.push(number - 1);
+  }
+  const kept: number[] = [];
+  for (const index of candidates) {
+    const previous = kept[kept.length - 1];
+    if (previous === undefined || (index - previous) * spacing >= X_LABEL_GAP) kept.push(index);
+  }
+  const last = count - 1;
+  if (kept[kept.length - 1] !== last) {
+    while (kept.length > 1 && (last - (kept[kept.length - 1] as number)) * spacing < X_LABEL_GAP) {
+      kept.pop();
+    }
+    if (kept.length === 0 || (last - (kept[kept.length - 1] as number)) * spacing >= X_LABEL_GAP) {
+      kept.push(last);
+    }
+  }
+  return kept;
+}
+
 /** Five horizontal grid lines from 0 to `top`, labelled on the left. */
 export function yGrid(top: number, y: (value: number) => number, plotWidth: number): SVGGElement[] {
   return [0, 0.25, 0.5, 0.75, 1].map((fraction) =>

@@ -90,7 +90,15 @@ async function build(route: Route): Promise<() => HTMLElement> {
       ? api.sessionNow(route.id)
       : await Promise.all([api.session(route.id), api.outputs(route.id)]);
     const settingsFile = status.settingsFiles?.[summary.client];
-    return () => sessionView({ summary, detail, outputs, settingsFile });
+    const readToolName = status.readToolNames?.[summary.client];
+    return () =>
+      sessionView({
+        summary,
+        detail,
+        outputs,
+        settingsFile,
+        ...(readToolName ? { readToolName } : {}),
+      });
   }
   const timeline = preloaded?.timeline ?? (await api.timeline());
   return () =>

@@ -6,6 +6,7 @@
  */
 import type { DashboardStatus, SessionsReport, Timeline } from '../../src/dashboard/api-types.js';
 import { h } from './dom.js';
+import { failedRequestsList } from './failed-requests.js';
 import { formatInteger, formatShare } from './format.js';
 import { moneySaved, netCell, netNote, priced } from './net-billed.js';
 import { sessionsTable, type SortState } from './sessions-table.js';
@@ -113,11 +114,27 @@ function maskingCards(totals: Totals, sessions: SessionsReport['sessions']): Sta
       shown: formatInteger(totals.failures),
       note: totals.failures > 0 ? 'outputs left whole after an error' : 'none',
     },
+    ...failedCards(totals.failed),
     // The newest session's unreachable upstream names it (sessions come newest first).
     ...unreachableCards(
       totals.unreachable,
       sessions.find((session) => session.unreachableUpstream)?.unreachableUpstream,
     ),
+  ];
+}
+
+/** Requests without a whole answer, listed under the sessions; no card when there were none. */
+function failedCards(failed: number): StatCard[] {
+  if (!(failed > 0)) return [];
+  return [
+    {
+      metric: 'failed',
+      label: 'Failed requests',
+      value: failed,
+      shown: formatInteger(failed),
+      // Plain text: a `#…` link would go through the page's hash router, not scroll.
+      note: 'unreachable, refused or aborted: listed under the sessions',
+    },
   ];
 }
 
@@ -146,5 +163,6 @@ export function overviewView(input: OverviewInput): HTMLElement {
       { class: 'table-box' },
       sessionsTable(sessions, input.sort, input.onSort, input.onOpen),
     ),
+    ...failedRequestsList(input.report.failedRequests, { total: totals.failed, withSession: true }),
   );
 }

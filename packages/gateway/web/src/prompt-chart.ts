@@ -9,6 +9,7 @@
 import type { UsageRecord } from '../../src/dashboard/api-types.js';
 import {
   axisTitles,
+  xLabelIndexes,
   CHART_HEIGHT as HEIGHT,
   CHART_MARGIN as MARGIN,
   legendItem,
@@ -79,21 +80,18 @@ function scaleOf(count: number, top: number, width: number): Scale {
 
 /** Request numbers under the plot, as many as fit. */
 function xLabels(count: number, scale: Scale): SVGElement[] {
-  const labelEvery = Math.max(1, Math.ceil(count / Math.max(1, scale.plotWidth / 48)));
-  return Array.from({ length: count }, (_, index) => index)
-    .filter((index) => index % labelEvery === 0 || index === count - 1)
-    .map((index) =>
-      svg(
-        'text',
-        {
-          class: 'x-label',
-          x: scale.x(index),
-          y: MARGIN.top + scale.plotHeight + 16,
-          'text-anchor': 'middle',
-        },
-        index + 1,
-      ),
-    );
+  return xLabelIndexes(count, scale.plotWidth).map((index) =>
+    svg(
+      'text',
+      {
+        class: 'x-label',
+        x: scale.x(index),
+        y: MARGIN.top + scale.plotHeight + 16,
+        'text-anchor': 'middle',
+      },
+      index + 1,
+    ),
+  );
 }
 
 /** The cached part of each prompt, and above it the part written to the cache (if reported). */

@@ -8,6 +8,7 @@ import type {
   SessionSummary,
 } from '../../src/dashboard/api-types.js';
 import { h } from './dom.js';
+import { failedRequestsList } from './failed-requests.js';
 import { formatInteger, formatShare, formatTime } from './format.js';
 import { outputsList } from './outputs-list.js';
 import { promptChart } from './prompt-chart.js';
@@ -19,6 +20,8 @@ export interface SessionInput {
   outputs: SessionOutputs;
   /** The masking settings file that applies to the session's client (a gateway's only). */
   settingsFile?: string | undefined;
+  /** The read-back tool's name as this session's client sees it, where the server knows it. */
+  readToolName?: string;
 }
 
 function extrasTable(extras: Record<string, number>): HTMLElement {
@@ -35,19 +38,43 @@ function extrasTable(extras: Record<string, number>): HTMLElement {
   );
 }
 
-/** Who the session is: its client, model and times, and the settings file its client's requests read. */
-function sessionFacts(summary: SessionSummary, settingsFile: string | undefined): HTMLElement {
-  return h(
-    'p',
-    { class: 'session-facts' },
-    h('span', { class: 'client' }, summary.client),
-    ' · ',
-    h('span', { class: 'model' }, summary.model || '?'),
-    summary.sideOnly ? h('span', { class: 'badge' }, 'side requests only') : null,
-    ` · started ${formatTime(summary.startedAt)} · last request ${formatTime(summary.lastAt)}`,
-    settingsFile ? ' · masking settings ' : null,
-    settingsFile ? h('code', { class: 'settings-file' }, settingsFile) : null,
-  );
+/**
+ * Who the session is: its client, model and times, the settings file its client's requests read;
+ * what it was asked, where, and how it reads back.
+ */
+function sessionFacts(
+  summary: SessionSummary,
+  readToolName: string | undefined,
+  settingsFile: string | undefined,
+): HTMLElement[] {
+  const named = [
+    summary.prompt ? h('p', { class: 'session-prompt-line' }, `“${summary.prompt}”`) : null,
+    summary.folder || readToolName
+      ? h(
+          'p',
+          { class: 'session-where-line muted' },
+          summary.folder ? 'in ' : null,
+          summary.folder ? h('span', { class: 'session-folder' }, summary.folder) : null,
+          summary.folder && readToolName ? ' · ' : null,
+          readToolName ? 'reads outputs back with ' : null,
+          readToolName ? h('code', { class: 'read-tool-name' }, readToolName) : null,
+        )
+      : null,
+  ];
+  return [
+    h(
+      'p',
+      { class: 'session-facts' },
+      h('span', { class: 'client' }, summary.client),
+      ' · ',
+      h('span', { class: 'model' }, summary.model || '?'),
+      summary.sideOnly ? h('span', { class: 'badge' }, 'side requests only') : null,
+      ` · started ${formatTime(summary.startedAt)} · last request ${formatTime(summary.lastAt)}`,
+      settingsFile ? ' · masking settings ' : null,
+      settingsFile ? h('code', { class: 'settings-file' }, settingsFile) : null,
+    ),
+    ...named.filter((line): line is HTMLParagraphElement => line !== null),
+  ];
 }
 
 function sessionCards(summary: SessionSummary): StatCard[] {
@@ -112,6 +139,17 @@ function sessionCards(summary: SessionSummary): StatCard[] {
       value: summary.failures,
       shown: formatInteger(summary.failures),
     },
+    ...(summary.failed > 0
+      ? [
+          {
+            metric: 'failed',
+            label: 'Failed requests',
+            value: summary.failed,
+            shown: formatInteger(summary.failed),
+            note: 'listed below the chart',
+          },
+        ]
+      : []),
     ...unreachableCards(summary.unreachable, summary.unreachableUpstream),
   ];
 }
@@ -140,11 +178,12 @@ export function sessionView(input: SessionInput): HTMLElement {
     { class: 'session', 'data-session': summary.id },
     h('a', { href: '#/', class: 'back' }, '← All sessions'),
     h('h1', {}, 'Session ', h('span', { class: 'session-id' }, summary.id)),
-    sessionFacts(summary, input.settingsFile),
+    ...sessionFacts(summary, input.readToolName, input.settingsFile),
     statCards(sessionCards(summary)),
     h('h2', {}, 'Prompt tokens per request'),
     promptChart(detail.requests),
     sideRequestsNote(detail),
+    ...failedRequestsList(detail.failedRequests, { withSession: false }),
     detail.extras ? h('h2', {}, 'From the metric exports') : null,
     detail.extras ? extrasTable(detail.extras) : null,
     h('h2', {}, `Offloaded outputs (${formatInteger(outputs.outputs.length)})`),

@@ -1,5 +1,8 @@
 /**
- * The sessions table: client, model, started, requests, context now, peak, cache hit share,
+ * The sessions table, two rows a session: its name across the whole width (the person's first
+ * prompt, its short id and the working folder, as its first request named them: a column of its
+ * own would squeeze the figures off a 900 px window), then its figures: client, model, started,
+ * requests, context now, peak, cache hit share,
  * cache writes (only when a session of the table has any: Gemini and OpenAI report none, and a
  * column of dashes would tell their reader nothing), masked outputs, net billed against no masking
  * (money where the model has a price; a dash where the provider reported no cache figures). A click on a column header sorts by it (again: the other way); a click on a
@@ -43,6 +46,37 @@ function started(session: SessionSummary): HTMLElement {
     h('span', { class: 'nowrap' }, day),
     ' ',
     h('span', { class: 'nowrap' }, clock),
+  );
+}
+
+/** The short id shown for a session (the whole id is in the session view and its address). */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
+/**
+ * Which session it is, on one line cut with an ellipsis (whole in its tooltip): the first prompt,
+ * the short id and the folder.
+ */
+function nameRow(session: SessionSummary, span: number): HTMLTableRowElement {
+  const prompt = session.prompt ?? (session.sideOnly ? '(side requests)' : '—');
+  return h(
+    'tr',
+    { class: 'session-name-row' },
+    h(
+      'td',
+      { colspan: span },
+      h(
+        'div',
+        {
+          class: 'session-name',
+          title: [prompt, session.id, session.folder].filter(Boolean).join('\n'),
+        },
+        h('span', { class: 'session-prompt' }, prompt),
+        h('span', { class: 'session-short-id' }, shortId(session.id)),
+        session.folder ? h('span', { class: 'session-folder' }, session.folder) : null,
+      ),
+    ),
   );
 }
 
@@ -180,16 +214,18 @@ export function sessionsTable(
         ),
       ),
     );
-    row.addEventListener('click', () => onOpen(session.id));
     row.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') onOpen(session.id);
     });
-    return row;
+    // One group a session: its name row and its figures, opened by a click on either.
+    const group = h(
+      'tbody',
+      { class: 'session-group', 'data-session': session.id },
+      nameRow(session, columns.length),
+      row,
+    );
+    group.addEventListener('click', () => onOpen(session.id));
+    return group;
   });
-  return h(
-    'table',
-    { class: 'sessions', id: 'sessions-table' },
-    h('thead', {}, header),
-    h('tbody', {}, ...rows),
-  );
+  return h('table', { class: 'sessions', id: 'sessions-table' }, h('thead', {}, header), ...rows);
 }

@@ -1,6 +1,7 @@
 /**
  * The settings panel: what serves this page (version, uptime, source), the settings in force by
- * group, and the server's price table (its money figures' prices, with their date and sources;
+ * group, the read-back tool's name per client (each prefixes an MCP tool its own way), and the
+ * server's price table (its money figures' prices, with their date and sources;
  * a person changes them with `prices.json` in the state folder: docs/dashboard.md, Prices).
  */
 import type { DashboardStatus, PriceTable, SettingValue } from '../../src/dashboard/api-types.js';
@@ -75,6 +76,12 @@ export function settingsView(status: DashboardStatus): HTMLElement {
       h('h2', {}, `Settings in force: ${group}`),
       factsTable(entries, `settings-${group}`),
     ]),
+    ...(status.readToolNames
+      ? [
+          h('h2', {}, "The read-back tool, as each client's model sees it"),
+          factsTable(status.readToolNames as Record<string, SettingValue>, 'read-tool-names'),
+        ]
+      : []),
     h('h2', {}, 'Prices'),
     ...priceTable(status.prices),
   );

@@ -163,10 +163,15 @@ describe.skipIf(!existsSync(CLAUDE))('the real claude through the Anthropic fron
 
     await settled(running);
     const sessions = (await (await ownerFetch(running, `${running.url}/api/sessions`)).json()) as {
-      sessions: Array<{ requests: number; cachedTokens: number }>;
+      sessions: Array<{ requests: number; cachedTokens: number; prompt?: string; folder?: string }>;
     };
     expect(sessions.sessions).toHaveLength(1);
     expect(sessions.sessions[0]!.requests).toBe(requests.length);
     expect(sessions.sessions[0]!.cachedTokens).toBeGreaterThan(0);
+    // Named as the dashboard shows it: the prompt and the folder claude tells its model.
+    expect(sessions.sessions[0]).toMatchObject({
+      prompt: 'Print some numbers, then read one output back.',
+      folder: home,
+    });
   });
 });

@@ -189,10 +189,27 @@ describe.skipIf(!existsSync(CODEX))('the real codex through the Responses front'
 
     await settled(running);
     const sessions = (await (await ownerFetch(running, `${running.url}/api/sessions`)).json()) as {
-      sessions: Array<{ requests: number; cachedTokens: number }>;
+      sessions: Array<{
+        id: string;
+        requests: number;
+        cachedTokens: number;
+        prompt?: string;
+        folder?: string;
+      }>;
     };
     expect(sessions.sessions).toHaveLength(1);
     expect(sessions.sessions[0]!.requests).toBe(requests.length);
     expect(sessions.sessions[0]!.cachedTokens).toBeGreaterThan(0);
+    // Named as the dashboard shows it: the prompt and the folder codex tells its model.
+    expect(sessions.sessions[0]).toMatchObject({
+      prompt: 'Print some numbers, then read one output back.',
+      folder: home,
+    });
+    // The output cards preview the command's own lines, not Codex's header before them.
+    const outputs = (await (
+      await ownerFetch(running, `${running.url}/api/sessions/${sessions.sessions[0]!.id}/outputs`)
+    ).json()) as { outputs: Array<{ preview: string }> };
+    expect(outputs.outputs.length).toBeGreaterThan(0);
+    for (const output of outputs.outputs) expect(output.preview).toMatch(/^\d+\n\d+\n/);
   });
 });
