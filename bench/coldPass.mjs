@@ -18,7 +18,10 @@
  * Goals (issue 30): cold `mask` p50 ≤ 4x parse+serialise, max ≤ 8x; incremental masking-on added
  * p50 ≤ the bare proxy's + 1.5 ms. Needs `npm run build`.
  *
- *   node bench/coldPass.mjs [--traces DIR] [--quick]
+ *   node bench/coldPass.mjs [--traces DIR] [--quick] [--warm-up synthetic]
+ *
+ * `--warm-up synthetic`: after the example, a made-up shell session (bench/syntheticShellSession.mjs,
+ * ~740 KB, 240 shell outputs) sent once, whole: what a warm-up at gateway start would take off.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -31,6 +34,7 @@ import {
   startListening,
 } from './childProcess.mjs';
 import { WARM_UP, createGatewayClient, fmt, growingConversation } from './gatewayClient.mjs';
+import { syntheticShellSession } from './syntheticShellSession.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EXAMPLE = path.join(root, 'packages/cli/examples/long-session.json');
@@ -57,6 +61,12 @@ export function traceChains(tracesDir) {
     chains.push({ name: files[first], bytes: head, ends: [head.length] });
   }
   return chains;
+}
+
+/** `contents` as one request's body, as `traceChains` gives it. */
+function asBody(contents) {
+  const head = Buffer.from(`{"contents":[${contents.map((c) => JSON.stringify(c)).join(',')}`);
+  return { name: 'synthetic', bytes: head, ends: [head.length] };
 }
 
 /**
@@ -96,11 +106,12 @@ async function startGateway(upstreamUrl, scratch) {
 }
 
 /** The cold figures: one fresh gateway, warmed on the example, each chain sent once. */
-async function coldPass(client, upstreamUrl, scratch, chains, example) {
+async function coldPass(client, upstreamUrl, scratch, chains, example, warmUp) {
   const gateway = await startGateway(upstreamUrl, scratch);
   try {
     const warm = growingConversation(example, 300_000, 3, 'cold-pass warm-up');
     await client.sendEach(gateway.url, warm);
+    if (warmUp === 'synthetic') await client.send(gateway.url, asBody(syntheticShellSession()), 0);
     const rows = [];
     for (const chain of chains) {
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -143,7 +154,7 @@ async function incremental(client, upstreamUrl, scratch, example, quick) {
   }
 }
 
-export async function runColdPassBench({ tracesDir, quick = false } = {}) {
+export async function runColdPassBench({ tracesDir, quick = false, warmUp } = {}) {
   tracesDir ??= path.resolve(root, '..', 'shared', 'traces');
   if (!fs.existsSync(path.join(tracesDir, FOLDER))) {
     console.log(`\n### Cold pass: skipped (no ${path.join(tracesDir, FOLDER)})`);
@@ -157,7 +168,7 @@ export async function runColdPassBench({ tracesDir, quick = false } = {}) {
   let cold;
   let steps;
   try {
-    cold = await coldPass(client, upstream.url, scratch, chains, example);
+    cold = await coldPass(client, upstream.url, scratch, chains, example, warmUp);
     steps = await incremental(client, upstream.url, scratch, example, quick);
   } finally {
     client.close();
@@ -213,5 +224,6 @@ if (isMain) {
   await runColdPassBench({
     tracesDir: index >= 0 ? path.resolve(process.argv[index + 1]) : undefined,
     quick: process.argv.includes('--quick'),
+    warmUp: process.argv.includes('--warm-up') ? 'synthetic' : undefined,
   });
 }

@@ -12,6 +12,9 @@
  * `--rounds N`: the chains sent again to N - 1 more fresh gateways (new state folders) in this
  *   process, one after the other: each round's conversations are unseen, but the code has run
  *   before, so the rounds tell JIT warm-up (and the heap's growth) apart from the pass's own work.
+ * `--warm-up synthetic`: before the first gateway, a made-up shell session
+ *   (bench/syntheticShellSession.mjs) sent once, whole, to a throwaway gateway in this process: a
+ *   warm-up at gateway start, on other text. The first chain's CPU is printed on its own.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -21,6 +24,7 @@ import { percentile, startFakeUpstream } from './childProcess.mjs';
 import { createGatewayClient, fmt, growingConversation } from './gatewayClient.mjs';
 import { traceChains } from './coldPass.mjs';
 import { instrumentSteps } from './coldPassSteps.mjs';
+import { syntheticShellSession } from './syntheticShellSession.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EXAMPLE = path.join(root, 'packages/cli/examples/long-session.json');
@@ -89,6 +93,24 @@ async function extraRound(round) {
   return percentile(cpus, 0.5);
 }
 
+let warmUpCpu;
+if (process.argv.includes('--warm-up')) {
+  const since = process.cpuUsage();
+  const throwaway = await listenGateway({
+    stateDir: path.join(scratch, 'state-warm-up'),
+    settingsFile: settings,
+    upstreams: { gemini: upstream.url },
+    port: 0,
+    announce: false,
+    log: () => {},
+  });
+  const contents = syntheticShellSession();
+  const head = Buffer.from(`{"contents":[${contents.map((c) => JSON.stringify(c)).join(',')}`);
+  await client.send(throwaway.url, { bytes: head, ends: [head.length] }, 0);
+  await settle();
+  await throwaway.close();
+  warmUpCpu = cpuMs(since);
+}
 const gateway = await listenGateway({
   stateDir: path.join(scratch, 'state'),
   settingsFile: settings,
@@ -148,6 +170,9 @@ console.log(
     ),
     1,
   )} ms`,
+);
+console.log(
+  `first chain: cpu ${fmt(rows[0].cpu, 1)} ms, mask ${fmt(rows[0].mask, 1)} ms${warmUpCpu === undefined ? '' : `; warm-up (synthetic) cpu ${fmt(warmUpCpu, 1)} ms`}`,
 );
 if (roundMedians.length > 0) {
   const first = percentile(
