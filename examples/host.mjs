@@ -81,6 +81,14 @@ async function startFakeWorld() {
   fs.mkdirSync(workspace);
   // Read lazily by core: set before the Config exists so nothing touches your ~/.gemini.
   process.env.GEMINI_CLI_HOME = home;
+  // Five requests: the default warm rule (pay-back) keeps a warm cache whole this early, since
+  // breaking it would cost more than the session has left to save. The floor rule masks, to show
+  // what masking does (docs/settings.md, warmRule).
+  fs.mkdirSync(path.join(home, '.gemini'));
+  fs.writeFileSync(
+    path.join(home, '.gemini', 'settings.json'),
+    JSON.stringify({ experimental: { toolOutputMasking: { warmRule: 'floor' } } }),
+  );
   const log = Array.from(
     { length: 3000 },
     (_, i) =>

@@ -102,7 +102,12 @@ describe.skipIf(!existsSync(path.join(REPO_BIN, 'claude')))(
       );
       await fs.writeFile(
         path.join(own.home, '.claude', 'toolmask.json'),
-        JSON.stringify({ toolProtectionThreshold: 2_000, minPrunableTokensThreshold: 1_000 }),
+        // A short session: the floor warm rule masks in it (read from this file too).
+        JSON.stringify({
+          toolProtectionThreshold: 2_000,
+          minPrunableTokensThreshold: 1_000,
+          warmRule: 'floor',
+        }),
       );
       const masked = await own.run();
       expect(masked.code, masked.stderr).toBe(0);
