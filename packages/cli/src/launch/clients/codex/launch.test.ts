@@ -162,7 +162,7 @@ describe('prepareCodexLaunch', () => {
       '-c',
       `model_providers.mine.env_http_headers.x-toolmask-session="${CODEX_SESSION_VARIABLE}"`,
       '-c',
-      `mcp_servers.toolmask={ "url" = "http://127.0.0.1:4321/mcp", "env_http_headers" = { "x-toolmask-token" = "${CODEX_TOKEN_VARIABLE}" }, "default_tools_approval_mode" = "approve" }`,
+      `mcp_servers.toolmask={ "url" = "http://127.0.0.1:4321/mcp", "env_http_headers" = { "x-toolmask-token" = "${CODEX_TOKEN_VARIABLE}" }, "default_tools_approval_mode" = "approve", "required" = true }`,
       '-c',
       'shell_environment_policy.exclude=["TOOLMASK_*"]',
       'exec',

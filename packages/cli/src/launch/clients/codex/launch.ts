@@ -18,7 +18,9 @@
  *   `env_http_headers` (`TOOLMASK_CODEX_MCP_TOKEN`; `shell_environment_policy.exclude` gains
  *   `TOOLMASK_*`, so the commands the model runs do not inherit it: codex 0.169.0 excludes no
  *   name by default, and a command's output goes upstream) and
- *   `default_tools_approval_mode = "approve"` (`codex exec` refuses an unapproved MCP call). No
+ *   `default_tools_approval_mode = "approve"` (`codex exec` refuses an unapproved MCP call), and
+ *   `required = true`: the first request then carries the read-back tool (otherwise, when the
+ *   gateway's tools/list answers late, the tool joins a later request and breaks its cache). No
  *   secret is on the command line, which any local account can read.
  * - **`--no-daemon`.** Codex's TUI otherwise runs sessions in a shared background server, which
  *   one started for the run would outlive it (with the run's gateway gone), and one already running
@@ -182,6 +184,10 @@ export function codexOverrides(plan: CodexPlan, gatewayUrl: string): string[] {
         url: tomlString(`${gatewayUrl}/mcp`),
         env_http_headers: inlineTable({ 'x-toolmask-token': tomlString(CODEX_TOKEN_VARIABLE) }),
         default_tools_approval_mode: tomlString('approve'),
+        // Codex 0.169.0 sends its first request without an optional MCP server's tools when that
+        // server has not listed them yet; they join a later request, which changes the tools
+        // block and re-bills the whole prompt. A required server is waited for.
+        required: 'true',
       }),
     ],
     // The secret is in codex's environment, which the commands the model runs inherit (0.169.0

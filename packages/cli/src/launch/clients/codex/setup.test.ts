@@ -58,7 +58,7 @@ describe('toolmask setup codex', () => {
     expect(text).toContain(
       `\n[model_providers.toolmask]\nname = "OpenAI through toolmask"\nbase_url = "${GATEWAY}/openai/v1"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n\n[mcp_servers.toolmask]\nurl = "${GATEWAY}/mcp"\nhttp_headers = { "x-toolmask-token" = "`,
     );
-    expect(text).toMatch(/default_tools_approval_mode = "approve"\n$/);
+    expect(text).toMatch(/default_tools_approval_mode = "approve"\nrequired = true\n$/);
     expect(() => scanToml(text)).not.toThrow();
     await expect(setup(stateDir, env)).rejects.toThrow(/already/);
     await undoClient(codexClient, stateDir);

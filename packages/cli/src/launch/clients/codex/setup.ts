@@ -12,7 +12,8 @@
  *   person's own (`model_provider = "x"` and a `[model_providers.x]` table), that table's
  *   `base_url` is pointed at the gateway instead, in place: their key, headers and wire API stay.
  * - **Read-back.** `[mcp_servers.toolmask]`: `url`, `http_headers` with the access secret, and
- *   `default_tools_approval_mode = "approve"` (`codex exec` refuses an MCP call without it). The
+ *   `default_tools_approval_mode = "approve"` (`codex exec` refuses an MCP call without it), and
+ *   `required = true` (codex waits for the tool before its first request, see launch.ts). The
  *   secret in it: the file is left 0600.
  *
  * The upstream is the provider's `base_url`, or for OpenAI's own `openai_base_url`, else
@@ -238,6 +239,9 @@ function mcpTable(gateway: GatewayAccess): string[] {
     `url = ${tomlString(`${gateway.url}/mcp`)}`,
     `http_headers = { ${headers} }`,
     'default_tools_approval_mode = "approve"',
+    // Codex does not wait for an optional MCP server: the tool would join a later request and
+    // re-bill the whole prompt (launch.ts).
+    'required = true',
   ];
 }
 
