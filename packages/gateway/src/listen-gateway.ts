@@ -102,11 +102,7 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   // The OTLP exporters are optional packages: one missing is said now, before the port is taken.
   if (options.otlpEndpoint) await loadOtlpExporters();
   const gateway = createGateway({ loopbackOnly, ...options, accessSecret });
-  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const headersTimeout =
-    options.headersTimeoutMs ??
-    (options.team ? TEAM_HEADERS_TIMEOUT_MS : DEFAULT_HEADERS_TIMEOUT_MS);
-  const server = httpServer(gateway, requestTimeout, Math.min(headersTimeout, requestTimeout));
+  const server = httpServer(gateway, options);
   let bound: { port: number; url: string };
   try {
     bound = options.listener
@@ -166,7 +162,13 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
 }
 
 /** The gateway's HTTP server, with its bound on a request's time. */
-function httpServer(gateway: Gateway, requestTimeout: number, headersTimeout: number): Server {
+function httpServer(gateway: Gateway, options: ListenOptions): Server {
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const headersTimeout = Math.min(
+    requestTimeout,
+    options.headersTimeoutMs ??
+      (options.team ? TEAM_HEADERS_TIMEOUT_MS : DEFAULT_HEADERS_TIMEOUT_MS),
+  );
   return createServer(
     {
       requestTimeout,

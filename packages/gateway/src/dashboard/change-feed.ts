@@ -37,6 +37,19 @@ export const MAX_STREAMS_PER_VIEWER = 4;
 /** Streams all viewers who proved nothing may hold together, out of `MAX_CLIENTS`. */
 export const MAX_UNPROVEN_STREAMS = 64;
 
+/** Whether `viewer` may open no more streams: the feed's, their own or the unproven pool's. */
+function full(streams: Map<ServerResponse, Viewer>, viewer: Viewer): boolean {
+  if (streams.size >= MAX_CLIENTS) return true;
+  let theirs = 0;
+  let unproven = 0;
+  for (const held of streams.values()) {
+    if (held.owner === viewer.owner) theirs += 1;
+    if (held.proven === false) unproven += 1;
+  }
+  if (theirs >= MAX_STREAMS_PER_VIEWER) return true;
+  return viewer.proven === false && unproven >= MAX_UNPROVEN_STREAMS;
+}
+
 export function createChangeFeed(options: { minIntervalMs?: number } = {}): ChangeFeed {
   const minIntervalMs = options.minIntervalMs ?? 500;
   const streams = new Map<ServerResponse, Viewer>();
@@ -62,20 +75,6 @@ export function createChangeFeed(options: { minIntervalMs?: number } = {}): Chan
       (viewer) => all || viewer.owner === undefined || owners.has(viewer.owner),
     );
   }
-  function heldBy(viewer: Viewer): number {
-    let count = 0;
-    for (const held of streams.values()) if (held.owner === viewer.owner) count += 1;
-    return count;
-  }
-  function unprovenHeld(): number {
-    let count = 0;
-    for (const held of streams.values()) if (held.proven === false) count += 1;
-    return count;
-  }
-  function full(viewer: Viewer): boolean {
-    if (streams.size >= MAX_CLIENTS || heldBy(viewer) >= MAX_STREAMS_PER_VIEWER) return true;
-    return viewer.proven === false && unprovenHeld() >= MAX_UNPROVEN_STREAMS;
-  }
   function stopHeartbeatWhenIdle() {
     if (streams.size === 0 && heartbeat) {
       clearInterval(heartbeat);
@@ -88,7 +87,7 @@ export function createChangeFeed(options: { minIntervalMs?: number } = {}): Chan
       return streams.size;
     },
     attach(response, viewer = {}) {
-      if (full(viewer)) {
+      if (full(streams, viewer)) {
         response
           .writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' })
           .end('too many dashboard streams\n');
