@@ -277,6 +277,7 @@ const slowLoris = {
     const count = quick ? 150 : 400;
     const seconds = quick ? 4 : 10;
     const timers = [];
+    const opened = Date.now();
     const headers = await openSockets(replica.port, count, (socket) => {
       socket.write('POST /gemini/v1beta/models/m:generateContent HTTP/1.1\r\nHost: 127.0.0.1\r\n');
       let n = 0;
@@ -302,8 +303,12 @@ const slowLoris = {
         `Alice during ${count * 2} slow connections: ${answer.status} in ${answer.ms} ms`,
       );
     }
+    // A team replica lets a connection go 10 s after it began when its headers are not all in
+    // (headersTimeout, checked every second); a slow body has the 5-minute request limit.
+    const deadline = opened + 16_000;
+    while (headers.closedByServer() < count && Date.now() < deadline) await sleep(250);
     evidence.note(
-      `after ${seconds + 1} s the replica had closed ${headers.closedByServer()} slow-header and ${bodies.closedByServer()} slow-body connections (Node's headersTimeout is 60 s, the gateway's request limit 5 min)`,
+      `${((Date.now() - opened) / 1000).toFixed(1)} s after they were opened the replica had closed ${headers.closedByServer()} of ${count} slow-header and ${bodies.closedByServer()} slow-body connections (headers limit 10 s; request limit 5 min)`,
     );
     timers.forEach(clearInterval);
     headers.end();

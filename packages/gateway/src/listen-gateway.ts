@@ -51,6 +51,13 @@ export interface ListenOptions extends GatewayOptions {
    */
   requestTimeoutMs?: number;
   /**
+   * Longest time a client may take to send a request's headers (a few hundred bytes, sent at
+   * once by every client); then 408 and the connection is closed, so connections that trickle
+   * header lines (a slow-loris) are let go. Never more than `requestTimeoutMs`.
+   * @default 10 s on a team replica (anyone who reaches it may open connections), 60 s otherwise
+   */
+  headersTimeoutMs?: number;
+  /**
    * A port bound already (`bindEarlyListener`, by a launcher that started its client before
    * loading the gateway): the gateway takes its connections instead of listening itself; `host`
    * and `port` are the listener's.
@@ -60,6 +67,10 @@ export interface ListenOptions extends GatewayOptions {
 
 /** A 64 MiB body still fits at 0.2 MB/s; a client that trickles bytes does not hold a socket for ever. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5 * 60 * 1000;
+/** A team replica's `headersTimeoutMs` (docs/team.md, "Slow clients"). */
+export const TEAM_HEADERS_TIMEOUT_MS = 10_000;
+/** Node's own `headersTimeout`, kept for a person's gateway. */
+const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
 
 export interface RunningGateway {
   /** `http://host:port` */
@@ -91,7 +102,7 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
   // The OTLP exporters are optional packages: one missing is said now, before the port is taken.
   if (options.otlpEndpoint) await loadOtlpExporters();
   const gateway = createGateway({ loopbackOnly, ...options, accessSecret });
-  const server = httpServer(gateway, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  const server = httpServer(gateway, options);
   let bound: { port: number; url: string };
   try {
     bound = options.listener
@@ -151,13 +162,20 @@ export async function listenGateway(options: ListenOptions): Promise<RunningGate
 }
 
 /** The gateway's HTTP server, with its bound on a request's time. */
-function httpServer(gateway: Gateway, requestTimeout: number): Server {
+function httpServer(gateway: Gateway, options: ListenOptions): Server {
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const headersTimeout = Math.min(
+    requestTimeout,
+    options.headersTimeoutMs ??
+      (options.team ? TEAM_HEADERS_TIMEOUT_MS : DEFAULT_HEADERS_TIMEOUT_MS),
+  );
   return createServer(
     {
       requestTimeout,
-      headersTimeout: Math.min(60_000, requestTimeout),
-      // How often Node looks for requests past their time: often enough for the bound to hold.
-      connectionsCheckingInterval: Math.min(30_000, Math.max(100, requestTimeout / 4)),
+      headersTimeout,
+      // How often Node looks for requests past their time: often enough for the bound to hold
+      // (within a tenth of it; a look goes over the open connections, a few thousand at most).
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, headersTimeout / 10)),
     },
     (request, response) => gateway.handle(request, response),
   );

@@ -1,9 +1,10 @@
 /**
  * A TCP link on loopback that carries a server's answers at a fixed rate per connection, as a
- * network between a gateway and its Redis would: what a client sends goes through at once, what
- * the server sends back reaches the client at `bytesPerSecond`, in order. Each connection has its
- * own rate (one connection's large answers never slow another's), so a test sees what a large
- * answer queued on one connection costs the commands behind it, whatever the machine's load.
+ * network between a gateway and its Redis would: what a client sends goes through at once (or at
+ * `sendBytesPerSecond`), what the server sends back reaches the client at `bytesPerSecond`, in
+ * order. Each connection has its own rate (one connection's large answers never slow another's),
+ * so a test sees what a large answer queued on one connection costs the commands behind it,
+ * whatever the machine's load.
  */
 import * as net from 'node:net';
 
@@ -55,7 +56,19 @@ function pace(
   });
 }
 
-export async function startSlowLink(target: number, bytesPerSecond: number): Promise<SlowLink> {
+export interface SlowLinkOptions {
+  /**
+   * What a client sends reaches the server at this rate too, per connection (a large command, a
+   * SET of tens of MB, holds its connection while it goes). @default at once
+   */
+  sendBytesPerSecond?: number;
+}
+
+export async function startSlowLink(
+  target: number,
+  bytesPerSecond: number,
+  options: SlowLinkOptions = {},
+): Promise<SlowLink> {
   const sockets = new Set<net.Socket>();
   let total = 0;
   const waiting: Array<{ bytes: number; resolve: () => void }> = [];
@@ -68,7 +81,8 @@ export async function startSlowLink(target: number, bytesPerSecond: number): Pro
     }
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
-    client.pipe(upstream);
+    if (options.sendBytesPerSecond) pace(client, upstream, options.sendBytesPerSecond, () => {});
+    else client.pipe(upstream);
     pace(upstream, client, bytesPerSecond, (chunk) => {
       total += chunk.length;
       for (const waiter of waiting.filter((one) => one.bytes <= total)) {

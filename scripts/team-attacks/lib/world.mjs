@@ -27,9 +27,17 @@ export const ADMIN_KEY = 'admin-key-7d1e55b0c2';
 export const ALICE_PROVIDER_KEY = 'alice-own-provider-key-91';
 export const BOB_PROVIDER_KEY = 'bob-own-provider-key-42';
 
+/**
+ * Low thresholds, and `warmRule: 'floor'`: Alice's session is two turns, and the default rule
+ * (`pay-back`, since 2026-12-03) masks nothing that early in a session.
+ */
 const SETTINGS = {
   experimental: {
-    toolOutputMasking: { toolProtectionThreshold: 8_000, minPrunableTokensThreshold: 8_000 },
+    toolOutputMasking: {
+      warmRule: 'floor',
+      toolProtectionThreshold: 8_000,
+      minPrunableTokensThreshold: 8_000,
+    },
   },
 };
 

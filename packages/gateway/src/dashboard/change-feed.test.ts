@@ -5,7 +5,12 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createChangeFeed, MAX_STREAMS_PER_VIEWER } from './change-feed.js';
+import {
+  createChangeFeed,
+  MAX_CLIENTS,
+  MAX_STREAMS_PER_VIEWER,
+  MAX_UNPROVEN_STREAMS,
+} from './change-feed.js';
 
 /** A response that keeps what is written to it. */
 function stream() {
@@ -63,6 +68,27 @@ describe('the dashboard change feed', () => {
     const alice = stream();
     feed.attach(asResponse(alice), { owner: 'user:alice#1234abcd' });
     expect(alice.status).toBe(200);
+    feed.closeAll();
+  });
+
+  it('strangers who proved nothing fill a pool of their own, never the streams of a proven owner', () => {
+    const feed = createChangeFeed();
+    // 130 made-up keys × 4 streams: more than the whole feed holds (attack A31).
+    const strangers = Math.ceil((MAX_CLIENTS + 1) / MAX_STREAMS_PER_VIEWER);
+    const statuses: number[] = [];
+    for (let index = 0; index < strangers; index++) {
+      for (let tab = 0; tab < MAX_STREAMS_PER_VIEWER; tab++) {
+        const fake = stream();
+        feed.attach(asResponse(fake), { owner: `key:made-up-${index}`, proven: false });
+        statuses.push(fake.status);
+      }
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(MAX_UNPROVEN_STREAMS);
+    for (const owner of ['user:alice#1234abcd', 'key:bob-proven']) {
+      const fake = stream();
+      feed.attach(asResponse(fake), { owner, proven: true });
+      expect(fake.status, owner).toBe(200);
+    }
     feed.closeAll();
   });
 });

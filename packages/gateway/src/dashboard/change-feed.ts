@@ -7,12 +7,18 @@
  *
  * Each stream is its viewer's (issue 33, finding 11): a change of an owner's figures reaches the
  * streams of that owner and of whoever reads everything, nobody else's; and each viewer holds at
- * most `MAX_STREAMS_PER_VIEWER` streams, so strangers opening streams cannot take another's place.
+ * most `MAX_STREAMS_PER_VIEWER` streams. A viewer who proved nothing (a team's provider key the
+ * provider never accepted: anyone can make one up) takes streams from a pool of its own,
+ * `MAX_UNPROVEN_STREAMS` for all of them, so strangers with made-up keys cannot take the place of
+ * a person who proved who they are.
  */
 import type { ServerResponse } from 'node:http';
 
-/** Who watches a stream: an owner, or undefined for whoever reads everything. */
-export type Viewer = { owner?: string };
+/**
+ * Who watches a stream: an owner, or undefined for whoever reads everything; `proven: false` for
+ * an owner who proved nothing yet (server/tenancy.ts, `Tenancy.proven`).
+ */
+export type Viewer = { owner?: string; proven?: boolean };
 
 export interface ChangeFeed {
   /** Takes over the response as an event stream of `viewer`'s changes. */
@@ -25,9 +31,24 @@ export interface ChangeFeed {
 
 const HEARTBEAT_MS = 15_000;
 /** Upper bound of open streams (each is one socket). */
-const MAX_CLIENTS = 512;
+export const MAX_CLIENTS = 512;
 /** Streams one viewer may hold (a few browser tabs). */
 export const MAX_STREAMS_PER_VIEWER = 4;
+/** Streams all viewers who proved nothing may hold together, out of `MAX_CLIENTS`. */
+export const MAX_UNPROVEN_STREAMS = 64;
+
+/** Whether `viewer` may open no more streams: the feed's, their own or the unproven pool's. */
+function full(streams: Map<ServerResponse, Viewer>, viewer: Viewer): boolean {
+  if (streams.size >= MAX_CLIENTS) return true;
+  let theirs = 0;
+  let unproven = 0;
+  for (const held of streams.values()) {
+    if (held.owner === viewer.owner) theirs += 1;
+    if (held.proven === false) unproven += 1;
+  }
+  if (theirs >= MAX_STREAMS_PER_VIEWER) return true;
+  return viewer.proven === false && unproven >= MAX_UNPROVEN_STREAMS;
+}
 
 export function createChangeFeed(options: { minIntervalMs?: number } = {}): ChangeFeed {
   const minIntervalMs = options.minIntervalMs ?? 500;
@@ -54,11 +75,6 @@ export function createChangeFeed(options: { minIntervalMs?: number } = {}): Chan
       (viewer) => all || viewer.owner === undefined || owners.has(viewer.owner),
     );
   }
-  function heldBy(viewer: Viewer): number {
-    let count = 0;
-    for (const held of streams.values()) if (held.owner === viewer.owner) count += 1;
-    return count;
-  }
   function stopHeartbeatWhenIdle() {
     if (streams.size === 0 && heartbeat) {
       clearInterval(heartbeat);
@@ -71,7 +87,7 @@ export function createChangeFeed(options: { minIntervalMs?: number } = {}): Chan
       return streams.size;
     },
     attach(response, viewer = {}) {
-      if (streams.size >= MAX_CLIENTS || heldBy(viewer) >= MAX_STREAMS_PER_VIEWER) {
+      if (full(streams, viewer)) {
         response
           .writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' })
           .end('too many dashboard streams\n');

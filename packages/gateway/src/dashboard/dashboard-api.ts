@@ -41,8 +41,8 @@ import {
 export interface DashboardApiOptions {
   source: DashboardSource;
   feed: ChangeFeed;
-  /** Whose changes `/api/events` streams (change-feed.ts); unset: everyone's. */
-  viewer?: Viewer;
+  /** Whose changes `/api/events` streams (change-feed.ts), asked when one opens; unset: everyone's. */
+  viewer?: () => Promise<Viewer>;
   /** Whose read slots `/api/outputs` takes (a team's owner, or `admin`). @default 'admin' */
   reader?: string;
   version: string;
@@ -248,7 +248,7 @@ export async function handleDashboardApi(
     return;
   }
   if (pathname === '/api/events') {
-    options.feed.attach(response, options.viewer);
+    options.feed.attach(response, await options.viewer?.());
     return;
   }
   if (pathname === '/api/outputs') {

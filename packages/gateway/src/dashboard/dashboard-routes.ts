@@ -139,8 +139,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const apiFor = ({ principal }: RoutedRequest): DashboardApiOptions => ({
     ...api,
     source: readableSource(options.source, principal, tenancy),
-    // Its own changes only (change-feed.ts); whoever reads everything sees all of them.
-    viewer: principal?.kind === 'owner' ? { owner: principal.owner } : {},
+    // Its own changes only (change-feed.ts); whoever reads everything sees all of them. An owner
+    // who proved nothing takes a stream from the strangers' pool.
+    viewer: async () =>
+      principal?.kind === 'owner'
+        ? { owner: principal.owner, proven: (await tenancy.proven?.(principal.owner)) ?? true }
+        : {},
     // And its reads of outputs take that owner's read slots (the admin's are one reader's).
     reader: principal?.kind === 'owner' ? principal.owner : 'admin',
   });

@@ -38,9 +38,23 @@ export interface AccessRules {
   allowedHosts?: readonly string[];
 }
 
-/** The host name of a Host header (`127.0.0.1:8787` → `127.0.0.1`, `[::1]:8787` → `[::1]`). */
+/**
+ * The host name of a Host header (`127.0.0.1:8787` → `127.0.0.1`, `[::1]:8787` → `[::1]`); empty
+ * for a header that is not `name[:port]` whole (`[::1].evil` names no loopback host).
+ */
 export function hostName(header: string | undefined): string {
-  return /^(\[[^\]]*\]|[^:]*)/.exec(header ?? '')?.[1] ?? '';
+  return /^(\[[0-9A-Fa-f:.]*\]|[^:[\]]*)(?::\d*)?$/.exec(header ?? '')?.[1] ?? '';
+}
+
+/** Host lines as they came: Node keeps the first of two, which a proxy may not (RFC 9112: 400). */
+function hostLines(request: IncomingMessage): number {
+  const raw = request.rawHeaders as string[] | undefined;
+  if (!raw) return request.headers.host === undefined ? 0 : 1;
+  let count = 0;
+  for (let index = 0; index < raw.length; index += 2) {
+    if (raw[index]!.toLowerCase() === 'host') count++;
+  }
+  return count;
 }
 
 /** Who may reach a route: the Host it is addressed to, and how its token may come. */
@@ -100,6 +114,10 @@ export async function admits(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<Admitted | undefined> {
+  if (hostLines(request) > 1) {
+    refuse(response, 400, 'more than one Host header');
+    return undefined;
+  }
   if (access.loopbackHost) {
     const refusal = !hostAllowed(request, rules)
       ? 'not a loopback Host'

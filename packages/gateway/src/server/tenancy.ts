@@ -83,6 +83,12 @@ export interface Tenancy {
   ): Promise<{ name: string; value: string; maxAgeSeconds?: number } | undefined>;
   /** Whether `principal` may read the conversation's outputs and state. */
   mayRead(principal: Principal | undefined, conversationId: string): Promise<boolean>;
+  /**
+   * Whether an owner proved who they are (a team's virtual key that exists, or a provider key its
+   * provider accepted), so scarce shared things (the live feed's streams) go to them before
+   * strangers. Absent: every owner has.
+   */
+  proven?(owner: string): Promise<boolean>;
 }
 
 /** Whether `principal` may read everyone's state (a gateway's totals). */

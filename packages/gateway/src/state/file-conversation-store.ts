@@ -23,6 +23,7 @@ import {
   writeAtomically,
 } from '@toolmask/core/storage';
 import {
+  CONVERSATION_ID,
   DecisionConflictError,
   checkCount,
   isDecision,
@@ -32,8 +33,6 @@ import {
   type DecisionRecord,
   type StoredConversation,
 } from './stores.js';
-
-const SAFE_ID = /^[0-9a-f]{8,64}$/;
 
 /** Newest modification time of a conversation folder and its files (links not followed). */
 async function newestModification(conversation: string): Promise<number | undefined> {
@@ -139,7 +138,8 @@ class FileConversationStore implements ConversationStore {
     if (entries.length > 0) await ensurePrivateDirectory(root, { root: this.stateDir });
     let removed = 0;
     for (const entry of entries) {
-      if (!entry.isDirectory() || !SAFE_ID.test(entry.name) || keep.has(entry.name)) continue;
+      if (!entry.isDirectory() || !CONVERSATION_ID.test(entry.name) || keep.has(entry.name))
+        continue;
       const conversation = path.join(root, entry.name);
       const lastActive = await newestModification(conversation);
       if (lastActive === undefined || lastActive >= beforeMs) continue;
@@ -150,7 +150,7 @@ class FileConversationStore implements ConversationStore {
   }
 
   private folder(id: string): string {
-    if (!SAFE_ID.test(id)) throw new Error(`not a conversation id: ${JSON.stringify(id)}`);
+    if (!CONVERSATION_ID.test(id)) throw new Error(`not a conversation id: ${JSON.stringify(id)}`);
     return path.join(this.stateDir, 'conversations', id);
   }
 

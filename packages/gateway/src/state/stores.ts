@@ -106,6 +106,9 @@ export class DecisionConflictError extends ToolmaskError<'DECISION_CONFLICT'> {
   }
 }
 
+/** What every store takes for a conversation id (a hex digest); the stores refuse any other. */
+export const CONVERSATION_ID = /^[0-9a-f]{8,64}$/;
+
 /**
  * One contract for every conversation store, whoever else writes it: the file store (one gateway
  * writes it) and the shared stores (Redis; several replicas write them) implement every method,

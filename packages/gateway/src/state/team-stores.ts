@@ -140,7 +140,7 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
   const { retentionDays } = options;
   let outputs: SharedOutputStore;
   let outputsPlace: string;
-  let outputsClient: Redis | undefined;
+  const outputsClients: Redis[] = [];
   if (outputsOption?.kind === 's3') {
     const { createS3OutputStore } = await loadOptionalPackage(
       AWS_S3,
@@ -159,15 +159,17 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
     outputs = createDirOutputStore(outputsOption.path);
     outputsPlace = outputsOption.path;
   } else {
-    outputsClient = openRedis(
-      redis,
-      options.store,
-      options.log,
-      OUTPUT_COMMAND_TIMEOUT_MS,
-      'toolmask-gateway-outputs',
-    );
+    // Saves and reads each on a connection of their own: a read never waits behind a save's MBs.
+    const [saves, reads] = ['toolmask-gateway-outputs', 'toolmask-gateway-output-reads'].map(
+      (name) => openRedis(redis, options.store, options.log, OUTPUT_COMMAND_TIMEOUT_MS, name),
+    ) as [Redis, Redis];
+    outputsClients.push(saves, reads);
     outputs = whileRedisAnswers(
-      redis.createRedisOutputStore(outputsClient, { root: TEAM_OUTPUTS_ROOT, retentionDays }),
+      redis.createRedisOutputStore(saves, {
+        root: TEAM_OUTPUTS_ROOT,
+        retentionDays,
+        readClient: reads,
+      }),
       liveness,
       redis.whileAnswering,
     );
@@ -189,7 +191,7 @@ export async function openTeamStores(options: TeamStoreOptions): Promise<TeamSto
       await Promise.allSettled([
         outputs.close(),
         redis.closeRedisConnection(client),
-        ...(outputsClient ? [redis.closeRedisConnection(outputsClient)] : []),
+        ...outputsClients.map((one) => redis.closeRedisConnection(one)),
       ]);
     },
   };

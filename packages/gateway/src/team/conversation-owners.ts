@@ -3,7 +3,7 @@
  * and never changed after (the store keeps the first claim: state/stores.ts), so a replica
  * remembers the owners it has seen (at most `KNOWN_OWNERS`) and asks the store only for the others.
  */
-import type { ConversationStore } from '../state/stores.js';
+import { CONVERSATION_ID, type ConversationStore } from '../state/stores.js';
 
 /** Conversations whose owner this replica knows (they never change owner), at most this many. */
 const KNOWN_OWNERS = 100_000;
@@ -39,8 +39,12 @@ export class ConversationOwners {
     }
   }
 
-  /** The conversation's owner, undefined when none was recorded. */
+  /**
+   * The conversation's owner, undefined when none was recorded, or when `id` (a caller's choice,
+   * on `/api`) is no conversation id at all: a session that does not exist, not a store error.
+   */
   async ownerOf(id: string): Promise<string | undefined> {
+    if (!CONVERSATION_ID.test(id)) return undefined;
     const known = this.owners.get(id);
     if (known !== undefined) return known;
     const owner = await this.conversations.ownerOf(id);

@@ -77,6 +77,14 @@ export class OwnerLedger {
     this.account(owner).proven = true;
   }
 
+  /** Whether `owner` proved who they are, here or on another replica (a failed check: no). */
+  async proven(owner: string): Promise<boolean> {
+    if (this.accounts.get(owner)?.proven) return true;
+    if (!(await this.provenElsewhere(owner))) return false;
+    this.account(owner).proven = true;
+    return true;
+  }
+
   /** Whether anything may be kept for a request of `owner` now. */
   async mayStore(owner: string): Promise<boolean> {
     let account = this.accounts.get(owner);

@@ -6,6 +6,7 @@
  * never the state folder, the settings path, the upstreams or anyone else's counts.
  */
 import * as http from 'node:http';
+import * as net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { openAiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
@@ -63,6 +64,20 @@ function request(
   });
 }
 
+/** Header lines written on a socket exactly as given (Node's client would not send two Hosts). */
+function rawRequest(url: string, head: string[], body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0)));
+    socket.on('error', reject);
+    const lines = [...head, `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
+    // Written, not ended: a client that half-closes counts as gone.
+    socket.write(`POST /v1/chat/completions HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
+  });
+}
+
 const chat = JSON.stringify({ model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] });
 const BEARER = (key: string) => ({ authorization: `Bearer ${key}` });
 
@@ -95,6 +110,32 @@ describe('a team replica bound to loopback (finding 13)', () => {
       expect(answered.status, String(host)).toBe(200);
     }
     expect(upstream.requests).toHaveLength(3);
+  });
+
+  it('refuses two Host lines (400) and a name that only starts as a loopback one', async () => {
+    const { running, upstream } = await teamReplica();
+    const json = ['content-type: application/json', 'authorization: Bearer sk-anyone'];
+    for (const hosts of [
+      ['127.0.0.1', 'attacker.example'],
+      ['attacker.example', '127.0.0.1'],
+      ['localhost', 'localhost'],
+    ]) {
+      const status = await rawRequest(
+        running.url,
+        [...hosts.map((h) => `Host: ${h}`), ...json],
+        chat,
+      );
+      expect(status, hosts.join(' then ')).toBe(400);
+    }
+    for (const host of ['[::1].evil', '[::1]evil:80', '[::1]:8787.evil', 'localhost:x', '']) {
+      const status = await rawRequest(running.url, [`Host: ${host}`, ...json], chat);
+      expect(status, host).toBe(403);
+    }
+    expect(upstream.requests).toHaveLength(0);
+    for (const host of ['[::1]', '[::1]:8787', 'LOCALHOST:8787', '127.0.0.1', '127.0.0.1:']) {
+      const status = await rawRequest(running.url, [`Host: ${host}`, ...json], chat);
+      expect(status, host).toBe(200);
+    }
   });
 
   it('shows a non-admin only their own counts at /api/status', async () => {

@@ -77,5 +77,8 @@ export function teamTenancy(keys: TeamKeys, ledgers: Ledgers): Tenancy {
     },
     mayRead: async (principal, conversationId) =>
       mayRead(principal, await owners.ownerOf(conversationId)),
+    // A `user:` owner is named by a virtual key that exists (team-keys.ts); a `key:` one proves
+    // itself by a provider's 2xx.
+    proven: async (owner) => owner.startsWith('user:') || (await ledger.proven(owner)),
   };
 }

@@ -20,6 +20,7 @@
 import type { Redis } from 'ioredis';
 import { DAY_MS } from '@toolmask/core/storage';
 import {
+  CONVERSATION_ID,
   DecisionConflictError,
   checkCount,
   isDecision,
@@ -37,7 +38,6 @@ export interface RedisConversationStoreOptions {
   onWarning?: (message: string) => void;
 }
 
-const SAFE_ID = /^[0-9a-f]{8,64}$/;
 /** RPUSH arguments per call inside a script (Lua's `unpack` has a stack limit of ~8000). */
 const PUSH_BATCH = 1_000;
 
@@ -216,7 +216,7 @@ class RedisConversationStore implements ConversationStore {
 
 /** The conversation's three keys (one hash slot), or an error for an id that is no digest. */
 function keysOf(id: string): [decisions: string, meta: string, owner: string] {
-  if (!SAFE_ID.test(id)) throw new Error(`not a conversation id: ${JSON.stringify(id)}`);
+  if (!CONVERSATION_ID.test(id)) throw new Error(`not a conversation id: ${JSON.stringify(id)}`);
   const base = `conversation:{${id}}`;
   return [`${base}:decisions`, `${base}:meta`, `${base}:owner`];
 }

@@ -15,7 +15,9 @@
  * per command, each sent once the one before is in: every read in flight on the connection has at
  * most one range queued, so a small output's read waits behind a range per read in flight, never
  * behind whole outputs of tens of MB (issue 33, finding 8: Bob's 4 reads of a 10 MB output made
- * Alice's read wait for 40 MB, past the connection's limit).
+ * Alice's read wait for 40 MB, past the connection's limit). Reads go on a connection of their own
+ * (`readClient`): on the saves' one, a read waited behind every save queued there (Bob's three
+ * 10 MB saves held Alice's read for 4 s over an 8 MB/s link).
  */
 import * as path from 'node:path';
 import type { Redis } from 'ioredis';
@@ -28,6 +30,12 @@ export interface RedisOutputStoreOptions {
   root: string;
   /** Days an output is kept after its last save; 0 keeps it until `prune` removes it. */
   retentionDays: number;
+  /**
+   * The connection reads go on, apart from saves: a save is one SET of up to tens of MB, and a
+   * read queued behind saves on their connection would wait for all their bytes. @default the
+   * saves' connection
+   */
+  readClient?: Redis;
 }
 
 const INDEX = 'outputs:saved';
@@ -94,7 +102,8 @@ export function createRedisOutputStore(
     },
 
     async read(relativePath) {
-      return readInRanges(client, outputKey(relativePathOf(placeOfRead(relativePath))));
+      const key = outputKey(relativePathOf(placeOfRead(relativePath)));
+      return readInRanges(options.readClient ?? client, key);
     },
 
     async prune(beforeMs) {
