@@ -8,15 +8,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
-import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
 import type { SharedOutputStore } from '../state/stores.js';
-import {
-  gatewayFixture,
-  post,
-  shellHistory,
-  startTestGateway,
-} from '../test-utils/gemini-client.js';
-import { memoryTeamStores } from '../test-utils/memory-team-stores.js';
+import { post, shellHistory } from '../test-utils/gemini-client.js';
+import { startMemoryTeamReplica } from '../test-utils/team-replica.js';
 import { READ_BACKS_PER_OWNER } from './read-back-slots.js';
 
 const cleanups = cleanUpAfterEach();
@@ -76,27 +70,13 @@ const read = (client: Client, file: string) =>
 
 /** A team replica whose store holds reads of `held.holding.folder` until released. */
 async function replicaWithHeldReads() {
-  const fixture = await gatewayFixture();
-  cleanups.push(fixture.cleanup);
-  const upstream = await startFakeUpstream(() => geminiAnswer([{ text: 'ok' }]));
-  cleanups.push(() => upstream.close());
-  const stores = memoryTeamStores();
-  const held = heldReads(stores.outputs);
-  const running = await startTestGateway({
-    stateDir: fixture.stateDir,
-    settingsFile: fixture.settingsFile,
-    upstreams: { gemini: upstream.url },
-    stores: { conversations: stores.conversations, usage: stores.usage },
-    team: {
-      outputs: held.store,
-      proofs: stores.proofs,
-      cookieSecret: async () => 'team-cookie-secret',
-      adminKey: 'the-admin-key',
-    },
+  let held: ReturnType<typeof heldReads> | undefined;
+  const { running, upstream } = await startMemoryTeamReplica(cleanups, (stores) => {
+    held = heldReads(stores.outputs);
+    return { outputs: held.store };
   });
-  cleanups.push(() => running.close());
   // Reads still held when a test fails end, so the gateway can close.
-  cleanups.push(async () => held.release());
+  cleanups.push(async () => held!.release());
   /** The file of one of the outputs `headers`' owner had masked (proven by a first answer). */
   const fileOf = async (headers: Record<string, string>, tag: string) => {
     expect(
@@ -108,7 +88,7 @@ async function replicaWithHeldReads() {
     const masked = upstream.requests.at(-1)!.raw.toString('utf8');
     return JSON.parse(`"${/file=\\"([^\\]+)\\"/.exec(masked)![1]!}"`) as string;
   };
-  return { running, held, fileOf };
+  return { running, held: held!, fileOf };
 }
 
 describe('read-backs on a team replica (finding 8)', () => {

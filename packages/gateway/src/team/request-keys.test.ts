@@ -8,9 +8,7 @@ import { createServer, request as httpRequest, type IncomingMessage } from 'node
 import { connect, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
-import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
-import { gatewayFixture, startTestGateway } from '../test-utils/gemini-client.js';
-import { memoryTeamStores } from '../test-utils/memory-team-stores.js';
+import { startMemoryTeamReplica } from '../test-utils/team-replica.js';
 import { carriesAnywhere, requestKeys, type RequestKeys } from './request-keys.js';
 
 const cleanups = cleanUpAfterEach();
@@ -130,26 +128,10 @@ describe('the key of a request, from its header lines', () => {
 
 describe('a replica given a key header twice', () => {
   it('answers 400 AMBIGUOUS_KEY and forwards nothing', async () => {
-    const fixture = await gatewayFixture();
-    cleanups.push(fixture.cleanup);
-    const upstream = await startFakeUpstream(() => geminiAnswer([{ text: 'ok' }]));
-    cleanups.push(() => upstream.close());
-    const stores = memoryTeamStores();
-    const running = await startTestGateway({
-      stateDir: fixture.stateDir,
-      settingsFile: fixture.settingsFile,
-      upstreams: { gemini: upstream.url },
-      stores: { conversations: stores.conversations, usage: stores.usage },
-      team: {
-        outputs: stores.outputs,
-        proofs: stores.proofs,
-        cookieSecret: async () => 'team-cookie-secret',
-        adminKey: 'the-admin-key',
-        keys: { lookup: async (raw) => (raw === 'tmk_alice' ? { name: 'alice' } : undefined) },
-        providerKeys: { gemini: 'team-gemini-key' },
-      },
-    });
-    cleanups.push(() => running.close());
+    const { running, upstream } = await startMemoryTeamReplica(cleanups, () => ({
+      keys: { lookup: async (raw) => (raw === 'tmk_alice' ? { name: 'alice' } : undefined) },
+      providerKeys: { gemini: 'team-gemini-key' },
+    }));
     const path = '/v1beta/models/gemini-2.5-flash:generateContent';
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hello' }] }] });
     const json: Lines = [['content-type', 'application/json']];

@@ -6,9 +6,7 @@
 import * as net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
-import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
-import { gatewayFixture, startTestGateway } from '../test-utils/gemini-client.js';
-import { memoryTeamStores } from '../test-utils/memory-team-stores.js';
+import { startMemoryTeamReplica } from '../test-utils/team-replica.js';
 import { TEAM_HEADERS_TIMEOUT_MS } from '../listen-gateway.js';
 
 const cleanups = cleanUpAfterEach();
@@ -19,24 +17,7 @@ const SLICE = 64 * 1024;
 
 describe('a slow upload to a team replica', () => {
   it('a 64 MiB body sent for longer than the headers limit is answered', async () => {
-    const fixture = await gatewayFixture();
-    cleanups.push(fixture.cleanup);
-    const upstream = await startFakeUpstream(() => geminiAnswer([{ text: 'ok' }]));
-    cleanups.push(() => upstream.close());
-    const stores = memoryTeamStores();
-    const running = await startTestGateway({
-      stateDir: fixture.stateDir,
-      settingsFile: fixture.settingsFile,
-      upstreams: { gemini: upstream.url },
-      stores: { conversations: stores.conversations, usage: stores.usage },
-      team: {
-        outputs: stores.outputs,
-        cookieSecret: async () => 'team-cookie-secret',
-        proofs: stores.proofs,
-        adminKey: 'the-admin-key',
-      },
-    });
-    cleanups.push(() => running.close());
+    const { running } = await startMemoryTeamReplica(cleanups);
     // One user text of BODY_BYTES in all: what the replica reads, whole, before it answers.
     const head = '{"contents":[{"role":"user","parts":[{"text":"';
     const tail = '"}]}]}';

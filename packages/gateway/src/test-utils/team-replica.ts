@@ -4,9 +4,11 @@
  * them, an admin key and a cookie secret. What it starts is taken down by `cleanups`.
  */
 import { expect } from 'vitest';
+import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
 import { openTeamStores, type TeamStores } from '../state/team-stores.js';
-import type { RunningGateway } from '../listen-gateway.js';
+import type { ListenOptions, RunningGateway } from '../listen-gateway.js';
 import { gatewayFixture, startTestGateway } from './gemini-client.js';
+import { memoryTeamStores, type MemoryTeamStores } from './memory-team-stores.js';
 
 export const ADMIN_KEY = 'the-admin-key';
 
@@ -53,4 +55,37 @@ export async function startTeamReplica(
   });
   cleanups.push(() => running.close());
   return { stores, running };
+}
+
+type TeamParts = NonNullable<ListenOptions['team']>;
+
+/**
+ * A team replica on in-memory stores, in front of a fake Gemini upstream that answers "ok", with
+ * the admin key and a cookie secret; `team` replaces parts (keys, provider keys, an outputs store
+ * that holds reads). What it starts is taken down by `cleanups`.
+ */
+export async function startMemoryTeamReplica(
+  cleanups: Array<() => Promise<void>>,
+  team: (stores: MemoryTeamStores) => Partial<TeamParts> = () => ({}),
+) {
+  const fixture = await gatewayFixture();
+  cleanups.push(fixture.cleanup);
+  const upstream = await startFakeUpstream(() => geminiAnswer([{ text: 'ok' }]));
+  cleanups.push(() => upstream.close());
+  const stores = memoryTeamStores();
+  const running = await startTestGateway({
+    stateDir: fixture.stateDir,
+    settingsFile: fixture.settingsFile,
+    upstreams: { gemini: upstream.url },
+    stores: { conversations: stores.conversations, usage: stores.usage },
+    team: {
+      outputs: stores.outputs,
+      proofs: stores.proofs,
+      cookieSecret: async () => 'team-cookie-secret',
+      adminKey: ADMIN_KEY,
+      ...team(stores),
+    },
+  });
+  cleanups.push(() => running.close());
+  return { running, upstream, stores };
 }
