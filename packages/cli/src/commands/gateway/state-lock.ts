@@ -10,9 +10,11 @@
  *   name (a link fails when the name exists, atomically, like `O_EXCL`).
  * - **Two takeovers of one stale lock.** Removing a stale lock and creating a new one are two
  *   steps: a second gateway that saw the same stale lock could remove the first one's new lock.
- *   So a takeover first holds `gateway.lock.takeover` (created `O_EXCL`), reads the lock again
- *   under it, and removes it only if it is still the stale one. A takeover file left by a process
- *   killed mid-takeover is removed once older than `TAKEOVER_STALE_MS`.
+ *   So a takeover first holds `gateway.lock.takeover` (created `O_EXCL`), looks at the lock again
+ *   under it, and removes it only if it is still the same file (device, inode, change time and
+ *   pid) that was seen stale. A lock that is missing is never "taken over": its name may be linked by another gateway
+ *   at any moment, so the next attempt simply creates it. A takeover file left by a process killed
+ *   mid-takeover is removed once older than `TAKEOVER_STALE_MS`.
  */
 import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
@@ -31,10 +33,37 @@ const RETRY_MS = 20;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** One lock file as seen: which file it is, and the pid it names (none when not a pid). */
+interface SeenLock {
+  identity: string;
+  holder: number | undefined;
+}
+
+/** The lock as it is now; undefined when there is none. Read through one handle, so the pid and
+ * the identity belong to the same file. */
+async function seeLock(file: string): Promise<SeenLock | undefined> {
+  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (!handle) return undefined;
+  try {
+    const stats = await handle.stat({ bigint: true });
+    const holder = Number((await handle.readFile('utf8')).trim());
+    return {
+      // The inode of a removed lock may be reused at once by the next one: its change time (ns)
+      // and its pid (a live one, where the stale lock's was not) tell them apart.
+      identity: `${stats.dev}:${stats.ino}:${stats.ctimeNs}:${holder}`,
+      holder: Number.isSafeInteger(holder) && holder > 0 ? holder : undefined,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The pid a lock names; undefined when it names none (missing, or not a pid). */
 async function holderOf(file: string): Promise<number | undefined> {
-  const holder = Number((await fs.readFile(file, 'utf8').catch(() => '')).trim());
-  return Number.isSafeInteger(holder) && holder > 0 ? holder : undefined;
+  return (await seeLock(file))?.holder;
 }
 
 /** Creates the lock with this pid in it, or returns false when it exists. */
@@ -54,10 +83,10 @@ async function createLock(file: string): Promise<boolean> {
 }
 
 /**
- * Removes the lock if it still names `stale`, under the takeover file; false when another
+ * Removes the lock if it is still the `stale` file, under the takeover file; false when another
  * takeover is under way (try again).
  */
-async function takeOver(file: string, stale: number | undefined): Promise<boolean> {
+async function takeOver(file: string, stale: SeenLock): Promise<boolean> {
   const takeover = `${file}${TAKEOVER_SUFFIX}`;
   try {
     const handle = await fs.open(
@@ -76,7 +105,9 @@ async function takeOver(file: string, stale: number | undefined): Promise<boolea
     return false;
   }
   try {
-    if ((await holderOf(file)) === stale) await fs.rm(file, { force: true });
+    // Only a takeover removes another's lock, and we hold the takeover: a file with the same
+    // identity now is still the stale one.
+    if ((await seeLock(file))?.identity === stale.identity) await fs.rm(file, { force: true });
     return true;
   } finally {
     await fs.rm(takeover, { force: true });
@@ -94,7 +125,10 @@ export async function holdStateLock(stateDir: string): Promise<() => Promise<voi
         if ((await holderOf(file)) === process.pid) await fs.rm(file, { force: true });
       };
     }
-    const holder = await holderOf(file);
+    const seen = await seeLock(file);
+    // Gone since the link failed (released, or taken over): try to create it again at once.
+    if (!seen) continue;
+    const holder = seen.holder;
     if (holder !== undefined && isProcessAlive(holder)) {
       throw failure(
         `a gateway is already running (or starting) for ${stateDir}: pid ${holder} holds ${file}.\n` +
@@ -102,7 +136,7 @@ export async function holdStateLock(stateDir: string): Promise<() => Promise<voi
       );
     }
     // Its holder is gone (or it names none): the lock is stale.
-    if (!(await takeOver(file, holder))) await pause(RETRY_MS);
+    if (!(await takeOver(file, seen))) await pause(RETRY_MS);
   }
   throw failure(`could not take ${file}: other gateways kept taking it over meanwhile`);
 }
