@@ -24,12 +24,42 @@ export interface TeamReplicaOptions {
   providerKeys?: { gemini: string };
 }
 
+type TeamParts = NonNullable<ListenOptions['team']>;
+type ReplicaStores = Pick<TeamStores, 'conversations' | 'usage' | 'outputs' | 'proofs'>;
+
+/**
+ * A gateway on `stores` in front of `upstreamUrl`, with the admin key and a cookie secret; `team`
+ * adds or replaces parts. The one setup both replicas below share.
+ */
+async function startReplicaOn(
+  cleanups: Array<() => Promise<void>>,
+  upstreamUrl: string,
+  stores: ReplicaStores,
+  team: Partial<TeamParts>,
+): Promise<RunningGateway> {
+  const fixture = await gatewayFixture();
+  cleanups.push(fixture.cleanup);
+  const running = await startTestGateway({
+    stateDir: fixture.stateDir,
+    settingsFile: fixture.settingsFile,
+    upstreams: { gemini: upstreamUrl },
+    stores: { conversations: stores.conversations, usage: stores.usage },
+    team: {
+      outputs: stores.outputs,
+      proofs: stores.proofs,
+      cookieSecret: async () => 'team-cookie-secret',
+      adminKey: ADMIN_KEY,
+      ...team,
+    },
+  });
+  cleanups.push(() => running.close());
+  return running;
+}
+
 export async function startTeamReplica(
   options: TeamReplicaOptions,
 ): Promise<{ stores: TeamStores; running: RunningGateway }> {
   const { cleanups } = options;
-  const fixture = await gatewayFixture();
-  cleanups.push(fixture.cleanup);
   const stores = await openTeamStores({
     store: options.redisUrl,
     ...(options.outputs ? { outputs: options.outputs } : {}),
@@ -38,26 +68,13 @@ export async function startTeamReplica(
   });
   cleanups.push(() => stores.close());
   expect(await stores.ready(5_000)).toBe(true);
-  const running = await startTestGateway({
-    stateDir: fixture.stateDir,
-    settingsFile: fixture.settingsFile,
-    upstreams: { gemini: options.upstreamUrl },
-    stores: { conversations: stores.conversations, usage: stores.usage },
-    team: {
-      outputs: stores.outputs,
-      keys: stores.keys,
-      proofs: stores.proofs,
-      ...(options.search ? { ownerOutputs: stores.ownerOutputs } : {}),
-      cookieSecret: async () => 'team-cookie-secret',
-      adminKey: ADMIN_KEY,
-      ...(options.providerKeys ? { providerKeys: options.providerKeys } : {}),
-    },
+  const running = await startReplicaOn(cleanups, options.upstreamUrl, stores, {
+    keys: stores.keys,
+    ...(options.search ? { ownerOutputs: stores.ownerOutputs } : {}),
+    ...(options.providerKeys ? { providerKeys: options.providerKeys } : {}),
   });
-  cleanups.push(() => running.close());
   return { stores, running };
 }
-
-type TeamParts = NonNullable<ListenOptions['team']>;
 
 /**
  * A team replica on in-memory stores, in front of a fake Gemini upstream that answers "ok", with
@@ -68,24 +85,9 @@ export async function startMemoryTeamReplica(
   cleanups: Array<() => Promise<void>>,
   team: (stores: MemoryTeamStores) => Partial<TeamParts> = () => ({}),
 ) {
-  const fixture = await gatewayFixture();
-  cleanups.push(fixture.cleanup);
   const upstream = await startFakeUpstream(() => geminiAnswer([{ text: 'ok' }]));
   cleanups.push(() => upstream.close());
   const stores = memoryTeamStores();
-  const running = await startTestGateway({
-    stateDir: fixture.stateDir,
-    settingsFile: fixture.settingsFile,
-    upstreams: { gemini: upstream.url },
-    stores: { conversations: stores.conversations, usage: stores.usage },
-    team: {
-      outputs: stores.outputs,
-      proofs: stores.proofs,
-      cookieSecret: async () => 'team-cookie-secret',
-      adminKey: ADMIN_KEY,
-      ...team(stores),
-    },
-  });
-  cleanups.push(() => running.close());
+  const running = await startReplicaOn(cleanups, upstream.url, stores, team(stores));
   return { running, upstream, stores };
 }
