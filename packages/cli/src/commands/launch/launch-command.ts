@@ -99,6 +99,8 @@ async function runLauncher(
       ? { setTitle: (title: string) => io.stdout.write(titleSequence(title)) }
       : {}),
     ...(client.launcher.resumeCommand ? { resumeCommand: client.launcher.resumeCommand } : {}),
+    // Nothing full-screen is drawn on stderr: a fault may be said there as it happens.
+    headless: client.launcher.headless?.(args) === true || io.stderr.isTTY !== true,
     hostOutputRoots: (await client.savedOutputs?.(io.env)) ?? [],
     setup: (gateway, sessionId) => planned.prepare({ gateway, sessionId, stateDir }),
   });

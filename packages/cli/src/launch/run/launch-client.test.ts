@@ -133,6 +133,11 @@ for (let index = 0; index < count; index++) {
   await answer.text();
 }
 if (process.argv[3] === 'kill') process.kill(process.pid, 'SIGKILL');
+// 'wait FILE': the client keeps running (as a client retrying would) until FILE exists.
+const { existsSync } = await import('node:fs');
+while (process.argv[3] === 'wait' && !existsSync(process.argv[4])) {
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
 `;
 
 async function summaryRun(
@@ -274,6 +279,55 @@ describe('the run summary when the client exits (issue 24)', () => {
     const log = await fs.readFile(path.join(paths.stateDir, 'gateway.log'), 'utf8');
     expect(log).toContain(`the upstream ${dead.url} could not be reached`);
   });
+
+  it.each([
+    ['headless: one line on stderr', true],
+    ['a full-screen UI: the terminal title', false],
+  ])(
+    'an unreachable upstream is said while the client still runs, %s (issue 35)',
+    async (_name, headless) => {
+      const paths = await folder();
+      const dead = await startFakeUpstream(() => ({ json: {} }));
+      await dead.close();
+      const client = path.join(paths.root, 'requesting-client.mjs');
+      await fs.writeFile(client, REQUESTING_CLIENT);
+      // The client runs on until the notice came: it cannot have come from the exit line.
+      const noticed = path.join(paths.root, 'noticed');
+      const said: string[] = [];
+      const titles: string[] = [];
+      const note = (into: string[]) => (line: string) => {
+        into.push(line);
+        if (line.includes('could not be reached') || line.includes('unreachable')) {
+          void fs.writeFile(noticed, '');
+        }
+      };
+      let url = '';
+      const code = await launchClient({
+        client: 'claude',
+        reuse: GEMINI_REUSE,
+        bin: process.execPath,
+        args: [client, '2', 'wait', noticed],
+        env: { PATH: process.env['PATH'] ?? '' },
+        cwd: paths.root,
+        stateDir: paths.stateDir,
+        upstreams: { gemini: dead.url },
+        gatewaySettingsFile: paths.settingsFile,
+        say: note(said),
+        setTitle: note(titles),
+        headless,
+        async setup(gateway, sessionId) {
+          url = gateway.url;
+          const env = { PATH: process.env['PATH'] ?? '', GATEWAY_URL: url, SESSION: sessionId };
+          return { env, summary: 'banner', cleanup: async () => [] };
+        },
+      });
+      expect(code).toBe(0);
+      const line = `toolmask: the upstream ${dead.url} could not be reached: claude got 502 and may retry on its own for minutes (gateway.log has each failure; Ctrl-C stops the run)`;
+      const title = `toolmask claude · upstream ${dead.url} unreachable · dashboard ${url}`;
+      expect(said.includes(line)).toBe(headless);
+      expect(titles.includes(title)).toBe(!headless);
+    },
+  );
 
   it("a standalone gateway's run counts its own requests, and says what other clients sent", async () => {
     const paths = await folder();

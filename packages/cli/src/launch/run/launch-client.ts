@@ -71,6 +71,11 @@ export interface LaunchOptions {
    * full-screen UI there, which wipes the banner itself (issue 35).
    */
   setTitle?: (title: string) => void;
+  /**
+   * The client draws no full-screen UI (its arguments say so, or stderr is no terminal): a fault
+   * is said on stderr as it happens, else in the terminal title (unreachable-notice.ts).
+   */
+  headless?: boolean;
 }
 
 /** The terminal title of a run: where its dashboard is (its token is not shown: a title is seen). */
@@ -189,7 +194,12 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
     // The client is spawned before this returns; only then does the gateway's code load.
     const exited = runChild(options, setup.env, setup.args ?? options.args, signals);
     void gateway.start?.();
-    return await exited;
+    const watching = watchFaults(options, gateway, sessionId);
+    try {
+      return await exited;
+    } finally {
+      (await watching)();
+    }
   } finally {
     signals.childGone();
     try {
@@ -204,6 +214,25 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
       signals.release();
     }
   }
+}
+
+/** Says an unreachable upstream while the client runs; resolves to the function that stops. */
+async function watchFaults(
+  options: LaunchOptions,
+  gateway: LaunchGateway,
+  sessionId: string,
+): Promise<() => void> {
+  // Loaded once the client has started, as the figures' code (start-up CPU, issue 30).
+  const notices = await import('./unreachable-notice.js');
+  return notices.watchUnreachable({
+    gateway,
+    sessionId,
+    privateGateway: gateway.start !== undefined,
+    notice: (upstream) => {
+      if (options.headless) options.say(notices.unreachableLine(options.client, upstream));
+      else options.setTitle?.(notices.unreachableTitle(options.client, upstream, gateway.url));
+    },
+  });
 }
 
 function runChild(
