@@ -7,10 +7,10 @@
  *
  * - headless (`claude -p`, `codex exec`, stderr not a terminal): one line on stderr, where only
  *   the client's own output goes;
- * - a full-screen UI: the terminal title, since a line would be drawn over. Claude's title is the
- *   launcher's (claude/launch.ts turns claude's own off); codex and gemini set theirs, but their
- *   screens show their retries themselves. The exit line, `toolmask status`, the dashboard and
- *   gateway.log name the upstream in every case.
+ * - a full-screen UI: the terminal title, since a line would be drawn over. The title is the
+ *   launcher's for the run (each client's own is turned off, but OpenCode's: docs/cli.md), and
+ *   the clients' screens show their retries themselves. The exit line, `toolmask status`, the
+ *   dashboard and gateway.log name the upstream in every case.
  */
 import { fetchUsageSummary } from './usage-summary.js';
 import type { RunGateway } from './run-figures.js';
