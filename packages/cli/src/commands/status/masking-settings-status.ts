@@ -72,7 +72,7 @@ export function describeMaskingSettings(status: MaskingSettingsStatus): string[]
       const name = `  ${entry.client.padEnd(width)}  `;
       if (entry.refused) {
         return [
-          `${name}${entry.applies} is refused: toolmask ${entry.client} stops with exit 2 until it is fixed ${there}`,
+          `${name}${entry.applies} is refused: toolmask ${entry.client} and toolmask gateway stop with exit 2 until it is fixed ${there}`,
           ...entry.refused.map((problem) => `${' '.repeat(name.length)}${problem}`),
         ];
       }

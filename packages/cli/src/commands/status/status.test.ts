@@ -182,7 +182,7 @@ describe('toolmask status: which masking settings file applies to each client (i
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[1]).toBe('  gemini    the defaults apply (files there: none)');
     expect(lines.slice(3, 6)).toEqual([
-      `  claude    ${claude} is refused: toolmask claude stops with exit 2 until it is fixed (files there: ${claude})`,
+      `  claude    ${claude} is refused: toolmask claude and toolmask gateway stop with exit 2 until it is fixed (files there: ${claude})`,
       `            Invalid setting toolProtectionThreshold in ${claude}: expected non-negative integer, got the string "50k".`,
       '  codex     the defaults apply (files there: none)',
     ]);
