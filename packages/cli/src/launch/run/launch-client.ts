@@ -36,6 +36,9 @@ import { servesUpstreams, type UpstreamReuse } from './gateway-reuse.js';
 import type { ClientSetup } from './launch-plan.js';
 import type { RunGateway } from './run-figures.js';
 import { SignalGuard } from './signal-guard.js';
+import { launchTitle } from './terminal-title.js';
+
+export { launchTitle, titleSequence } from './terminal-title.js';
 
 export interface LaunchOptions {
   /** The client's name, for messages: `gemini`, `qwen`, ... */
@@ -71,22 +74,13 @@ export interface LaunchOptions {
    * full-screen UI there, which wipes the banner itself (issue 35).
    */
   setTitle?: (title: string) => void;
+  /** Puts the terminal's title from before the run back, once the run's summary is said. */
+  restoreTitle?: () => void;
   /**
    * The client draws no full-screen UI (its arguments say so, or stderr is no terminal): a fault
    * is said on stderr as it happens, else in the terminal title (unreachable-notice.ts).
    */
   headless?: boolean;
-}
-
-/** The terminal title of a run: where its dashboard is (its token is not shown: a title is seen). */
-export function launchTitle(client: string, gatewayUrl: string): string {
-  return `toolmask ${client} · dashboard ${gatewayUrl} (toolmask dashboard opens it)`;
-}
-
-/** The escape sequence that sets a terminal's window and icon title (OSC 0), control characters out. */
-export function titleSequence(title: string): string {
-  // eslint-disable-next-line no-control-regex
-  return `\u001b]0;${title.replace(/[\u0000-\u001f\u007f]/g, '')}\u0007`;
 }
 
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
@@ -210,6 +204,8 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
       for (const warning of (await setup?.cleanup()) ?? []) options.say(`toolmask: ${warning}`);
       await gateway.running?.close();
       figures?.sayRunSummary(options, gateway, before?.ok ? before.summary : undefined, after);
+      // The title named a gateway that stopped with the run (or the run's end).
+      options.restoreTitle?.();
     } finally {
       signals.release();
     }
