@@ -111,6 +111,45 @@ describe('launchClient', () => {
     expect(await run.gateway).toBe(standalone.url);
     expect((await fetch(`${standalone.url}/healthz`)).status).toBe(200);
   });
+
+  it("says which masking settings a reused gateway applies: the defaults when the launch's file holds none (issue 35)", async () => {
+    const paths = await folder();
+    const standalone = await listenGateway({ port: 0, stateDir: paths.stateDir });
+    cleanups.push(() => standalone.close());
+    const go = path.join(paths.root, 'go');
+    await fs.writeFile(go, '');
+    const said = async (settingsFile: string) => {
+      const lines: string[] = [];
+      await launchClient({
+        client: 'codex',
+        reuse: GEMINI_REUSE,
+        bin: process.execPath,
+        args: [paths.client, go],
+        env: { PATH: process.env['PATH'] ?? '' },
+        cwd: paths.root,
+        stateDir: paths.stateDir,
+        upstreams: {},
+        gatewaySettingsFile: settingsFile,
+        say: (line) => lines.push(line),
+        setup: async (gateway) => ({
+          env: { PATH: process.env['PATH'] ?? '', GATEWAY_URL: gateway.url },
+          summary: '',
+          cleanup: async () => [],
+        }),
+      });
+      return lines[0];
+    };
+    const using = `toolmask: using the gateway already running at ${standalone.url} (pid ${process.pid}); `;
+    const missing = path.join(paths.root, 'no-such-toolmask.json');
+    expect(await said(missing)).toBe(
+      `${using}its masking settings for this client are the defaults, as for this launch (no settings file holds any)`,
+    );
+    const own = path.join(paths.root, 'toolmask.json');
+    await fs.writeFile(own, '{ "toolProtectionThreshold": 1000 }');
+    expect(await said(own)).toBe(
+      `${using}its masking settings for this client are the same file's, ${own}`,
+    );
+  });
 });
 
 /**

@@ -100,23 +100,28 @@ type LaunchGateway = RunGateway & { start?: () => Promise<RunningGateway | undef
  * same precedence rule per client as this launch (the same file, unless `--masking-settings`
  * named another, which it does not read).
  */
-function reusedSettings(existing: RunningFile, options: LaunchOptions): string {
+async function reusedSettings(existing: RunningFile, options: LaunchOptions): Promise<string> {
   const ours = options.gatewaySettingsFile;
   if (existing.settingsFile) {
     const not = ours && path.resolve(ours) !== existing.settingsFile ? `, not ${ours}` : '';
     return `its own masking settings apply (its --settings ${existing.settingsFile})${not}`;
   }
   if (!ours) return 'its own masking settings apply';
-  return options.gatewaySettingsGiven
-    ? `its own masking settings apply (each client's by the precedence rule), not ${ours}`
-    : `its masking settings for this client are the same file's, ${ours}`;
+  if (options.gatewaySettingsGiven) {
+    return `its own masking settings apply (each client's by the precedence rule), not ${ours}`;
+  }
+  // The launch's file is the client's own when no file holds settings: none may exist.
+  const { settingsCandidate } = await import('./masking-settings.js');
+  return (await settingsCandidate(ours)).present
+    ? `its masking settings for this client are the same file's, ${ours}`
+    : 'its masking settings for this client are the defaults, as for this launch (no settings file holds any)';
 }
 
 async function ensureGateway(options: LaunchOptions): Promise<LaunchGateway> {
   const existing = await findRunningGateway(options.stateDir);
   if (existing && servesUpstreams(options.reuse, existing.upstreams ?? {}, options.upstreams)) {
     options.say(
-      `toolmask: using the gateway already running at ${existing.url} (pid ${existing.pid}); ${reusedSettings(existing, options)}`,
+      `toolmask: using the gateway already running at ${existing.url} (pid ${existing.pid}); ${await reusedSettings(existing, options)}`,
     );
     // The gateway of this state folder keeps its secret there (0600): the person can read it.
     return { url: existing.url, accessSecret: await loadAccessSecret(options.stateDir) };
