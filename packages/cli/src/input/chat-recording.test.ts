@@ -101,6 +101,44 @@ describe('gemini-cli chat recordings', () => {
     expect(parsed.warnings).toEqual(['line 4 is cut off and was skipped']);
   });
 
+  it("reads the session's first and last recorded moments, for replay --since (issue 35)", async () => {
+    // As gemini 0.61.0 writes them: times in the metadata line, each message's timestamp.
+    const file = join(workDir, 'session-2026-12-03T10-20-3f8db1d5.jsonl');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      file,
+      [
+        line({
+          ...META,
+          startTime: '2026-12-03T10:20:11.694Z',
+          lastUpdated: '2026-12-03T10:20:11.694Z',
+        }),
+        line({
+          $set: {
+            messages: [
+              {
+                id: 'u',
+                timestamp: '2026-12-03T10:20:11.696Z',
+                type: 'user',
+                content: [{ text: 'hi' }],
+              },
+            ],
+          },
+        }),
+        line({
+          id: 'g',
+          timestamp: '2026-12-03T10:20:15.000Z',
+          type: 'gemini',
+          content: [{ text: 'ok' }],
+        }),
+        line({ $set: { lastUpdated: '2026-12-03T10:20:15.500Z' } }),
+      ].join('\n'),
+    );
+    const task = await loadTaskFile(file);
+    expect(task.startedAt).toBe(Date.parse('2026-12-03T10:20:11.694Z'));
+    expect(task.updatedAt).toBe(Date.parse('2026-12-03T10:20:15.500Z'));
+  });
+
   it('rejects a bad line in the middle and a file without session metadata', () => {
     expect(() =>
       parseChatRecordingJsonl([line(META), 'nope', line({ id: 'x' })].join('\n')),

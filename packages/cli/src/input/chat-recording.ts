@@ -19,6 +19,8 @@
 import type { Content, Part } from '../replay/types.js';
 import { isPlainObject } from '@toolmask/core/utils';
 import { ToolmaskError } from '@toolmask/core/errors';
+import { TimeSpan } from './agent-session.js';
+import { timeOf } from './history-builder.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -34,6 +36,9 @@ export interface ParsedChatRecording {
   messages: ChatMessageRecord[];
   /** Lines that could not be read (only a torn last line is tolerated). */
   warnings: string[];
+  /** Milliseconds since the epoch of the first and last recorded moment, when there are some. */
+  startedAt?: number;
+  updatedAt?: number;
 }
 
 /**
@@ -84,13 +89,22 @@ export function parseChatRecordingJsonl(text: string): ParsedChatRecording {
   const lines = text.split('\n');
   const messages = new Map<string, ChatMessageRecord>();
   const warnings: string[] = [];
+  // The metadata's `startTime` and `lastUpdated`, and every message's `timestamp` (`--since`).
+  const time = new TimeSpan();
+  const seeTimes = (record: JsonObject) => {
+    for (const key of ['startTime', 'lastUpdated', 'timestamp']) time.see(timeOf(record[key]));
+  };
   let sessionId: string | undefined;
   let lastNonEmpty = lines.length - 1;
   while (lastNonEmpty >= 0 && !(lines[lastNonEmpty] ?? '').trim()) lastNonEmpty--;
 
   const setMessages = (list: readonly unknown[]) => {
     messages.clear();
-    for (const message of list) if (isMessageRecord(message)) messages.set(message.id, message);
+    for (const message of list) {
+      if (!isMessageRecord(message)) continue;
+      messages.set(message.id, message);
+      seeTimes(message);
+    }
   };
 
   for (const [index, line] of lines.entries()) {
@@ -115,12 +129,15 @@ export function parseChatRecordingJsonl(text: string): ParsedChatRecording {
       for (const id of at === -1 ? ids : ids.slice(at)) messages.delete(id);
     } else if (isMessageRecord(record)) {
       messages.set(record.id, record);
+      seeTimes(record);
     } else if (isPlainObject(record['$set'])) {
       const update = record['$set'];
+      seeTimes(update);
       if (typeof update['sessionId'] === 'string') sessionId = update['sessionId'];
       if (Array.isArray(update['messages'])) setMessages(update['messages']);
     } else if (isMetadataRecord(record)) {
       sessionId = record['sessionId'] as string;
+      seeTimes(record);
       if (Array.isArray(record['messages'])) setMessages(record['messages']);
     }
     // Other records are newer additions this reader does not need.
@@ -137,7 +154,7 @@ export function parseChatRecordingJsonl(text: string): ParsedChatRecording {
       true,
     );
   }
-  return { sessionId, messages: [...messages.values()], warnings };
+  return { sessionId, messages: [...messages.values()], warnings, ...time.span };
 }
 
 export function parseLegacyChatRecord(value: JsonObject & { messages: unknown[] }) {

@@ -57,6 +57,8 @@ function fromRecording(file: string, recording: ParsedChatRecording): LoadedTask
     format: 'chat-recording',
     contents,
     warnings: recording.warnings,
+    ...(recording.startedAt !== undefined ? { startedAt: recording.startedAt } : {}),
+    ...(recording.updatedAt !== undefined ? { updatedAt: recording.updatedAt } : {}),
   };
 }
 

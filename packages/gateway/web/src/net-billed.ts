@@ -48,6 +48,7 @@ export function moneyWords(dollars: number): string {
 export function netCell(net: NetFigures): string {
   if (net.requestsNetMeasured === 0) return '—';
   if (priced(net)) return moneyWords(moneySaved(net));
+  if (Math.round(net.netSavedTokens) === 0) return 'the same';
   const tokens = formatInteger(Math.round(Math.abs(net.netSavedTokens)));
   return `${tokens} tokens ${net.netSavedTokens >= 0 ? 'less' : 'more'}`;
 }
@@ -57,7 +58,11 @@ export function netNote(net: NetFigures): string {
   if (net.requests === 0) return 'no requests yet';
   if (net.requestsNetMeasured === 0) return 'not measured: the provider reported no cache figures';
   const tokens = formatInteger(Math.round(Math.abs(net.netSavedTokens)));
-  const parts = [`billed ${shareWords(net)} than without masking`, `${tokens} tokens`];
+  const share = shareWords(net);
+  const parts =
+    share === 'the same'
+      ? ['billed the same as without masking']
+      : [`billed ${share} than without masking`, `${tokens} tokens`];
   if (net.requestsUnpriced > 0) {
     parts.push(`no price for ${formatInteger(net.requestsUnpriced)} request(s)`);
   }

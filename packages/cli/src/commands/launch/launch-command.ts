@@ -11,6 +11,7 @@ import { Command } from 'commander';
 import type { ClientAdapter } from '../../launch/clients/client-adapter.js';
 import { LaunchError } from '../../launch/launch-error.js';
 import type { PlannedLaunch } from '../../launch/run/launch-plan.js';
+import type { TerminalTitle } from '../../launch/run/terminal-title.js';
 import { defaultStateDir } from '../../launch/state-dir.js';
 import { usageError } from '../../cli-error.js';
 import type { CliIo } from '../../cli-io.js';
@@ -69,6 +70,12 @@ export async function checkLaunch(
   return { bin, maskingSettingsFile: file };
 }
 
+/** The run's terminal title (stdout a terminal): set while the client runs, then put back. */
+function titleOptions(terminalTitle: (write: (text: string) => void) => TerminalTitle, io: CliIo) {
+  const title = terminalTitle((text) => io.stdout.write(text));
+  return { setTitle: (text: string) => title.set(text), restoreTitle: () => title.restore() };
+}
+
 /** Runs the client through the gateway as `planned`; resolves to the exit code. */
 async function runLauncher(
   client: ClientAdapter,
@@ -79,7 +86,8 @@ async function runLauncher(
   planned: PlannedLaunch,
 ): Promise<number> {
   // Loaded when run: the gateway's code costs every other command a second at start.
-  const { launchClient, titleSequence } = await import('../../launch/run/launch-client.js');
+  const { launchClient } = await import('../../launch/run/launch-client.js');
+  const { terminalTitle } = await import('../../launch/run/terminal-title.js');
   const stateDir = options.stateDir ?? defaultStateDir(io.env);
   return launchClient({
     client: client.name,
@@ -95,10 +103,10 @@ async function runLauncher(
     gatewaySettingsGiven: options.maskingSettings !== undefined,
     color: colorEnabled(io.stderr, io.env),
     say: (line) => io.stderr.write(`${line}\n`),
-    ...((io.stdout as { isTTY?: boolean }).isTTY
-      ? { setTitle: (title: string) => io.stdout.write(titleSequence(title)) }
-      : {}),
+    ...((io.stdout as { isTTY?: boolean }).isTTY ? titleOptions(terminalTitle, io) : {}),
     ...(client.launcher.resumeCommand ? { resumeCommand: client.launcher.resumeCommand } : {}),
+    // Nothing full-screen is drawn on stderr: a fault may be said there as it happens.
+    headless: client.launcher.headless?.(args) === true || io.stderr.isTTY !== true,
     hostOutputRoots: (await client.savedOutputs?.(io.env)) ?? [],
     setup: (gateway, sessionId) => planned.prepare({ gateway, sessionId, stateDir }),
   });

@@ -9,7 +9,12 @@ import type { CliIo } from '../../cli-io.js';
 import { listOffloadedOutputs, type OffloadedOutputEntry } from '../../outputs/list-outputs.js';
 import { formatAge, formatInteger } from '../../render/format.js';
 import { renderTextTable } from '../../render/text-table.js';
-import { resolveSources, type OutputsFrom, type SourceOptions } from './resolve-sources.js';
+import {
+  gatewayWithoutOutputs,
+  resolveSources,
+  type OutputsFrom,
+  type SourceOptions,
+} from './resolve-sources.js';
 
 export interface OutputsLsOptions extends SourceOptions {
   session?: string;
@@ -64,6 +69,8 @@ export async function runOutputsLs(options: OutputsLsOptions, io: CliIo): Promis
     io.stdout.write(JSON.stringify(json, null, 2) + '\n');
     return EXIT_OK;
   }
+  // Said, so that a person whose gateway masked nothing yet sees it was looked in.
+  const emptyGateway = listed.length > 0 ? await gatewayWithoutOutputs(options, io) : undefined;
   if (listed.length === 0) return EXIT_OK;
   if (outputs.length > 0) {
     const rows = [
@@ -85,6 +92,11 @@ export async function runOutputsLs(options: OutputsLsOptions, io: CliIo): Promis
     );
   }
   const scope = options.session ? ` for session ${options.session}` : '';
+  if (emptyGateway) {
+    io.stdout.write(
+      `gateway: no toolmask outputs in ${emptyGateway} (it has masked nothing yet)\n`,
+    );
+  }
   for (const source of listed) {
     const count =
       source.outputs.length === 0

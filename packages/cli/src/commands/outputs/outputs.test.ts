@@ -189,6 +189,16 @@ describe('toolmask outputs ls', () => {
     expect(run.stderr).toMatch(/no gemini-cli temp dir found/);
     expect(run.stderr).toContain(`no gateway outputs in ${stateDir} either`);
   });
+
+  it("says the gateway's folder was looked in when its gateway has masked nothing yet (issue 35)", async () => {
+    mkdirSync(stateDir, { recursive: true });
+    const run = await runCliCaptured(['outputs', 'ls'], { cwd: projectRoot, env, now: NOW });
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().split('\n').slice(-2)).toEqual([
+      `gateway: no toolmask outputs in ${stateDir} (it has masked nothing yet)`,
+      `project: 3 outputs, 51 bytes in ${tempDir} (and 1 file toolmask did not write, gemini-cli's own; --all lists them)`,
+    ]);
+  });
 });
 
 describe('toolmask outputs show', () => {

@@ -54,6 +54,21 @@ async function gatewaySource(
     : undefined;
 }
 
+/**
+ * The gateway's state folder when it is looked in but is no source: it exists, and its gateway
+ * has masked nothing yet (no tool-outputs/). `outputs ls` says it was looked in.
+ */
+export async function gatewayWithoutOutputs(
+  options: SourceOptions,
+  io: CliIo,
+): Promise<string | undefined> {
+  if (options.stateDir === undefined && options.project !== undefined) return undefined;
+  const stateDir = path.resolve(io.cwd, options.stateDir ?? defaultStateDir(io.env));
+  const empty =
+    (await isDirectory(stateDir)) && !(await isDirectory(path.join(stateDir, 'tool-outputs')));
+  return empty ? stateDir : undefined;
+}
+
 /** The folders to look in, gateway first; empty (with a line on stderr) when there is none. */
 export async function resolveSources(options: SourceOptions, io: CliIo): Promise<OutputsSource[]> {
   const wantGateway = options.stateDir !== undefined || options.project === undefined;

@@ -11,7 +11,7 @@ import {
 } from '@toolmask/core/settings';
 import { CLIENTS } from '../../launch/clients/index.js';
 import type { Environment } from '../../launch/environment.js';
-import { settingsCandidate } from '../../launch/run/masking-settings.js';
+import { maskingSettingsProblems, settingsCandidate } from '../../launch/run/masking-settings.js';
 
 export interface ClientMaskingSettings {
   client: string;
@@ -19,6 +19,11 @@ export interface ClientMaskingSettings {
   files: string[];
   /** The file whose masking settings apply, or `defaults` when none holds any. */
   applies: string;
+  /**
+   * Why a launch of the client refuses that file (exit 2), one sentence each (the key, the type
+   * expected): the same words as the launcher's. Absent when it is accepted.
+   */
+  refused?: string[];
 }
 
 export interface MaskingSettingsStatus {
@@ -40,10 +45,13 @@ export async function maskingSettingsStatus(
       const winner = winningSettingsFile({ own, gemini });
       const candidates = own ? [own, gemini] : [gemini];
       const applies = candidates.find((candidate) => candidate.file === winner);
+      // The launcher's own check of the file it would read (launch-command.ts `checkLaunch`).
+      const { problems } = await maskingSettingsProblems(winner);
       return {
         client: client.name,
         files: candidates.filter((candidate) => candidate.exists).map(({ file }) => file),
         applies: applies?.present ? winner : 'defaults',
+        ...(problems.length > 0 ? { refused: problems } : {}),
       };
     }),
   );
@@ -59,10 +67,18 @@ export function describeMaskingSettings(status: MaskingSettingsStatus): string[]
   const width = Math.max(...status.clients.map((entry) => entry.client.length));
   return [
     `masking settings, first that holds some: ${status.rule}`,
-    ...status.clients.map((entry) => {
-      const applies = entry.applies === 'defaults' ? 'the defaults' : entry.applies;
-      const there = entry.files.length > 0 ? entry.files.join(', ') : 'none';
-      return `  ${entry.client.padEnd(width)}  ${applies} applies (files there: ${there})`;
+    ...status.clients.flatMap((entry) => {
+      const there = `(files there: ${entry.files.length > 0 ? entry.files.join(', ') : 'none'})`;
+      const name = `  ${entry.client.padEnd(width)}  `;
+      if (entry.refused) {
+        return [
+          `${name}${entry.applies} is refused: toolmask ${entry.client} and toolmask gateway stop with exit 2 until it is fixed ${there}`,
+          ...entry.refused.map((problem) => `${' '.repeat(name.length)}${problem}`),
+        ];
+      }
+      const applies =
+        entry.applies === 'defaults' ? 'the defaults apply' : `${entry.applies} applies`;
+      return [`${name}${applies} ${there}`];
     }),
     ...(status.gatewaySettingsFile
       ? [

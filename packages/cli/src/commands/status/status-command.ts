@@ -15,7 +15,8 @@ toolmask qwen run without a toolmask gateway has a private one, which prints the
 when the client exits.
 It also prints which masking settings file applies to each client (the first that holds some:
 --masking-settings FILE, the client's own toolmask.json, ~/.gemini/settings.json; else the
-defaults), and the files there; in --json, under maskingSettings. Without a gateway, only that.
+defaults), and the files there; a file the launcher would refuse (exit 2) is said as refused, with
+why; in --json, under maskingSettings. Without a gateway, only that.
 Exit codes: 0 printed, 1 no gateway running (or it gave no figures), 2 bad usage.`;
 
 export function createStatusCommand(io: CliIo, setExitCode: (code: number) => void): Command {

@@ -170,4 +170,37 @@ describe('toolmask status: which masking settings file applies to each client (i
       },
     });
   });
+  it('says the defaults apply, and a file a launch refuses as refused, with why (issue 35)', async () => {
+    const paths = await stateDir();
+    const home = path.join(path.dirname(paths.stateDir), 'home');
+    const claude = path.join(home, '.claude', 'toolmask.json');
+    await fs.mkdir(path.dirname(claude), { recursive: true });
+    await fs.writeFile(claude, '{ "toolProtectionThreshold": "50k" }');
+    const env = { HOME: home, GEMINI_CLI_HOME: home, CODEX_HOME: path.join(home, 'codex') };
+
+    const result = await run(['status', '--state-dir', paths.stateDir], env);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[1]).toBe('  gemini    the defaults apply (files there: none)');
+    expect(lines.slice(3, 6)).toEqual([
+      `  claude    ${claude} is refused: toolmask claude and toolmask gateway stop with exit 2 until it is fixed (files there: ${claude})`,
+      `            Invalid setting toolProtectionThreshold in ${claude}: expected non-negative integer, got the string "50k".`,
+      '  codex     the defaults apply (files there: none)',
+    ]);
+    // The launcher says the same.
+    const launch = await run(['claude', '--state-dir', paths.stateDir, '-p', 'hi'], env);
+    expect(launch.code).toBe(2);
+    expect(launch.stderr).toContain(lines[4]!.trim());
+
+    const json = await run(['status', '--state-dir', paths.stateDir, '--json'], env);
+    const clients = (JSON.parse(json.stdout) as { maskingSettings: { clients: unknown[] } })
+      .maskingSettings.clients;
+    expect(clients[2]).toEqual({
+      client: 'claude',
+      files: [claude],
+      applies: claude,
+      refused: [
+        `Invalid setting toolProtectionThreshold in ${claude}: expected non-negative integer, got the string "50k".`,
+      ],
+    });
+  });
 });

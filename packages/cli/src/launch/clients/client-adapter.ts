@@ -37,6 +37,12 @@ export interface ClientAdapter<Name extends string = string> {
      * <id>`), said when the client exits: its own hint (`claude --resume <id>`) skips masking.
      */
     resumeCommand?: (clientSession: string) => string;
+    /**
+     * Whether the client runs headless with these arguments (`claude -p`, `codex exec`): it draws
+     * no full-screen UI, so the launcher may print on the terminal while it runs (a fault, as it
+     * happens: launch/run/unreachable-notice.ts). Absent: never headless by its arguments.
+     */
+    headless?: (args: readonly string[]) => boolean;
   };
   /**
    * Where the person's masking settings may live instead of gemini's, and the
@@ -70,4 +76,23 @@ export function defineClient<const Name extends string>(
   adapter: ClientAdapter<Name>,
 ): ClientAdapter<Name> {
   return adapter;
+}
+
+/**
+ * Whether one of `options` (`-p`, `--print`, or with `=value`) or `commands` (`exec`, `run`) is
+ * among `args` before a `--`: a loose reading of a client's command line, for `headless` only
+ * (a wrong answer prints one line on a full-screen UI, or keeps it to the terminal title).
+ */
+export function givesAny(
+  args: readonly string[],
+  words: { options?: readonly string[]; commands?: readonly string[] },
+): boolean {
+  for (const arg of args) {
+    if (arg === '--') return false;
+    if (words.commands?.includes(arg)) return true;
+    if (words.options?.some((option) => arg === option || arg.startsWith(`${option}=`))) {
+      return true;
+    }
+  }
+  return false;
 }

@@ -85,4 +85,23 @@ describe('the clients registry', () => {
       '/q/settings.json',
     );
   });
+  it('which arguments run each client headless (a fault is said on stderr then, issue 35)', () => {
+    const headless = (name: string, args: string[]) =>
+      clientNamed(name)?.launcher.headless?.(args) === true;
+    expect(headless('claude', ['-p', 'hi'])).toBe(true);
+    expect(headless('claude', ['--model', 'x', '--print', 'hi'])).toBe(true);
+    expect(headless('claude', ['--resume', 'abc'])).toBe(false);
+    // After `--`, a word is the prompt's.
+    expect(headless('claude', ['--', '-p'])).toBe(false);
+    expect(headless('codex', ['exec', 'fix it'])).toBe(true);
+    expect(headless('codex', ['-c', 'model="o3"', 'e', 'fix it'])).toBe(true);
+    expect(headless('codex', ['fix it'])).toBe(false);
+    expect(headless('opencode', ['run', 'hi'])).toBe(true);
+    expect(headless('opencode', ['-m', 'anthropic/claude-sonnet-4-5'])).toBe(false);
+    expect(headless('gemini', ['--prompt=hi'])).toBe(true);
+    // A positional prompt opens gemini's interactive UI in a terminal.
+    expect(headless('gemini', ['hi'])).toBe(false);
+    expect(headless('qwen', ['-p', 'hi'])).toBe(true);
+    expect(headless('qwen', ['-i', 'hi'])).toBe(false);
+  });
 });

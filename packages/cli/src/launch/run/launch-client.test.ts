@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { listenGateway } from '@toolmask/gateway';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
-import { launchClient, titleSequence, type LaunchOptions } from './launch-client.js';
+import { launchClient, type LaunchOptions } from './launch-client.js';
 
 const cleanups = cleanUpAfterEach();
 /** The stand-in clients play gemini: its requests go to the Gemini API, Vertex AI or Code Assist. */
@@ -111,6 +111,45 @@ describe('launchClient', () => {
     expect(await run.gateway).toBe(standalone.url);
     expect((await fetch(`${standalone.url}/healthz`)).status).toBe(200);
   });
+
+  it("says which masking settings a reused gateway applies: the defaults when the launch's file holds none (issue 35)", async () => {
+    const paths = await folder();
+    const standalone = await listenGateway({ port: 0, stateDir: paths.stateDir });
+    cleanups.push(() => standalone.close());
+    const go = path.join(paths.root, 'go');
+    await fs.writeFile(go, '');
+    const said = async (settingsFile: string) => {
+      const lines: string[] = [];
+      await launchClient({
+        client: 'codex',
+        reuse: GEMINI_REUSE,
+        bin: process.execPath,
+        args: [paths.client, go],
+        env: { PATH: process.env['PATH'] ?? '' },
+        cwd: paths.root,
+        stateDir: paths.stateDir,
+        upstreams: {},
+        gatewaySettingsFile: settingsFile,
+        say: (line) => lines.push(line),
+        setup: async (gateway) => ({
+          env: { PATH: process.env['PATH'] ?? '', GATEWAY_URL: gateway.url },
+          summary: '',
+          cleanup: async () => [],
+        }),
+      });
+      return lines[0];
+    };
+    const using = `toolmask: using the gateway already running at ${standalone.url} (pid ${process.pid}); `;
+    const missing = path.join(paths.root, 'no-such-toolmask.json');
+    expect(await said(missing)).toBe(
+      `${using}its masking settings for this client are the defaults, as for this launch (no settings file holds any)`,
+    );
+    const own = path.join(paths.root, 'toolmask.json');
+    await fs.writeFile(own, '{ "toolProtectionThreshold": 1000 }');
+    expect(await said(own)).toBe(
+      `${using}its masking settings for this client are the same file's, ${own}`,
+    );
+  });
 });
 
 /**
@@ -133,6 +172,11 @@ for (let index = 0; index < count; index++) {
   await answer.text();
 }
 if (process.argv[3] === 'kill') process.kill(process.pid, 'SIGKILL');
+// 'wait FILE': the client keeps running (as a client retrying would) until FILE exists.
+const { existsSync } = await import('node:fs');
+while (process.argv[3] === 'wait' && !existsSync(process.argv[4])) {
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
 `;
 
 async function summaryRun(
@@ -225,6 +269,7 @@ describe('the run summary when the client exits (issue 24)', () => {
       gatewaySettingsFile: paths.settingsFile,
       say: () => undefined,
       setTitle: (title) => titles.push(title),
+      restoreTitle: () => titles.push('(restored)'),
       async setup(gateway) {
         url = gateway.url;
         return {
@@ -235,8 +280,11 @@ describe('the run summary when the client exits (issue 24)', () => {
       },
     });
     expect(code).toBe(0);
-    expect(titles).toEqual([`toolmask claude · dashboard ${url} (toolmask dashboard opens it)`]);
-    expect(titleSequence('a\u0007b\u001b]c')).toBe('\u001b]0;ab]c\u0007');
+    // Put back when the run ends: the address died with the run's gateway.
+    expect(titles).toEqual([
+      `toolmask claude · dashboard ${url} (toolmask dashboard opens it)`,
+      '(restored)',
+    ]);
   });
 
   it("the client's own session id: its resume command through toolmask follows (issue 35)", async () => {
@@ -274,6 +322,55 @@ describe('the run summary when the client exits (issue 24)', () => {
     const log = await fs.readFile(path.join(paths.stateDir, 'gateway.log'), 'utf8');
     expect(log).toContain(`the upstream ${dead.url} could not be reached`);
   });
+
+  it.each([
+    ['headless: one line on stderr', true],
+    ['a full-screen UI: the terminal title', false],
+  ])(
+    'an unreachable upstream is said while the client still runs, %s (issue 35)',
+    async (_name, headless) => {
+      const paths = await folder();
+      const dead = await startFakeUpstream(() => ({ json: {} }));
+      await dead.close();
+      const client = path.join(paths.root, 'requesting-client.mjs');
+      await fs.writeFile(client, REQUESTING_CLIENT);
+      // The client runs on until the notice came: it cannot have come from the exit line.
+      const noticed = path.join(paths.root, 'noticed');
+      const said: string[] = [];
+      const titles: string[] = [];
+      const note = (into: string[]) => (line: string) => {
+        into.push(line);
+        if (line.includes('could not be reached') || line.includes('unreachable')) {
+          void fs.writeFile(noticed, '');
+        }
+      };
+      let url = '';
+      const code = await launchClient({
+        client: 'claude',
+        reuse: GEMINI_REUSE,
+        bin: process.execPath,
+        args: [client, '2', 'wait', noticed],
+        env: { PATH: process.env['PATH'] ?? '' },
+        cwd: paths.root,
+        stateDir: paths.stateDir,
+        upstreams: { gemini: dead.url },
+        gatewaySettingsFile: paths.settingsFile,
+        say: note(said),
+        setTitle: note(titles),
+        headless,
+        async setup(gateway, sessionId) {
+          url = gateway.url;
+          const env = { PATH: process.env['PATH'] ?? '', GATEWAY_URL: url, SESSION: sessionId };
+          return { env, summary: 'banner', cleanup: async () => [] };
+        },
+      });
+      expect(code).toBe(0);
+      const line = `toolmask: the upstream ${dead.url} could not be reached: claude got 502 and may retry on its own for minutes (gateway.log has each failure; Ctrl-C stops the run)`;
+      const title = `toolmask claude · upstream ${dead.url} unreachable · dashboard ${url}`;
+      expect(said.includes(line)).toBe(headless);
+      expect(titles.includes(title)).toBe(!headless);
+    },
+  );
 
   it("a standalone gateway's run counts its own requests, and says what other clients sent", async () => {
     const paths = await folder();

@@ -36,6 +36,9 @@ import { servesUpstreams, type UpstreamReuse } from './gateway-reuse.js';
 import type { ClientSetup } from './launch-plan.js';
 import type { RunGateway } from './run-figures.js';
 import { SignalGuard } from './signal-guard.js';
+import { launchTitle } from './terminal-title.js';
+
+export { launchTitle, titleSequence } from './terminal-title.js';
 
 export interface LaunchOptions {
   /** The client's name, for messages: `gemini`, `qwen`, ... */
@@ -71,17 +74,13 @@ export interface LaunchOptions {
    * full-screen UI there, which wipes the banner itself (issue 35).
    */
   setTitle?: (title: string) => void;
-}
-
-/** The terminal title of a run: where its dashboard is (its token is not shown: a title is seen). */
-export function launchTitle(client: string, gatewayUrl: string): string {
-  return `toolmask ${client} · dashboard ${gatewayUrl} (toolmask dashboard opens it)`;
-}
-
-/** The escape sequence that sets a terminal's window and icon title (OSC 0), control characters out. */
-export function titleSequence(title: string): string {
-  // eslint-disable-next-line no-control-regex
-  return `\u001b]0;${title.replace(/[\u0000-\u001f\u007f]/g, '')}\u0007`;
+  /** Puts the terminal's title from before the run back, once the run's summary is said. */
+  restoreTitle?: () => void;
+  /**
+   * The client draws no full-screen UI (its arguments say so, or stderr is no terminal): a fault
+   * is said on stderr as it happens, else in the terminal title (unreachable-notice.ts).
+   */
+  headless?: boolean;
 }
 
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
@@ -101,23 +100,28 @@ type LaunchGateway = RunGateway & { start?: () => Promise<RunningGateway | undef
  * same precedence rule per client as this launch (the same file, unless `--masking-settings`
  * named another, which it does not read).
  */
-function reusedSettings(existing: RunningFile, options: LaunchOptions): string {
+async function reusedSettings(existing: RunningFile, options: LaunchOptions): Promise<string> {
   const ours = options.gatewaySettingsFile;
   if (existing.settingsFile) {
     const not = ours && path.resolve(ours) !== existing.settingsFile ? `, not ${ours}` : '';
     return `its own masking settings apply (its --settings ${existing.settingsFile})${not}`;
   }
   if (!ours) return 'its own masking settings apply';
-  return options.gatewaySettingsGiven
-    ? `its own masking settings apply (each client's by the precedence rule), not ${ours}`
-    : `its masking settings for this client are the same file's, ${ours}`;
+  if (options.gatewaySettingsGiven) {
+    return `its own masking settings apply (each client's by the precedence rule), not ${ours}`;
+  }
+  // The launch's file is the client's own when no file holds settings: none may exist.
+  const { settingsCandidate } = await import('./masking-settings.js');
+  return (await settingsCandidate(ours)).present
+    ? `its masking settings for this client are the same file's, ${ours}`
+    : 'its masking settings for this client are the defaults, as for this launch (no settings file holds any)';
 }
 
 async function ensureGateway(options: LaunchOptions): Promise<LaunchGateway> {
   const existing = await findRunningGateway(options.stateDir);
   if (existing && servesUpstreams(options.reuse, existing.upstreams ?? {}, options.upstreams)) {
     options.say(
-      `toolmask: using the gateway already running at ${existing.url} (pid ${existing.pid}); ${reusedSettings(existing, options)}`,
+      `toolmask: using the gateway already running at ${existing.url} (pid ${existing.pid}); ${await reusedSettings(existing, options)}`,
     );
     // The gateway of this state folder keeps its secret there (0600): the person can read it.
     return { url: existing.url, accessSecret: await loadAccessSecret(options.stateDir) };
@@ -189,7 +193,12 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
     // The client is spawned before this returns; only then does the gateway's code load.
     const exited = runChild(options, setup.env, setup.args ?? options.args, signals);
     void gateway.start?.();
-    return await exited;
+    const watching = watchFaults(options, gateway, sessionId);
+    try {
+      return await exited;
+    } finally {
+      (await watching)();
+    }
   } finally {
     signals.childGone();
     try {
@@ -200,10 +209,31 @@ export async function launchClient(options: LaunchOptions): Promise<number> {
       for (const warning of (await setup?.cleanup()) ?? []) options.say(`toolmask: ${warning}`);
       await gateway.running?.close();
       figures?.sayRunSummary(options, gateway, before?.ok ? before.summary : undefined, after);
+      // The title named a gateway that stopped with the run (or the run's end).
+      options.restoreTitle?.();
     } finally {
       signals.release();
     }
   }
+}
+
+/** Says an unreachable upstream while the client runs; resolves to the function that stops. */
+async function watchFaults(
+  options: LaunchOptions,
+  gateway: LaunchGateway,
+  sessionId: string,
+): Promise<() => void> {
+  // Loaded once the client has started, as the figures' code (start-up CPU, issue 30).
+  const notices = await import('./unreachable-notice.js');
+  return notices.watchUnreachable({
+    gateway,
+    sessionId,
+    privateGateway: gateway.start !== undefined,
+    notice: (upstream) => {
+      if (options.headless) options.say(notices.unreachableLine(options.client, upstream));
+      else options.setTitle?.(notices.unreachableTitle(options.client, upstream, gateway.url));
+    },
+  });
 }
 
 function runChild(

@@ -73,14 +73,13 @@ export interface MaskingSettingsChoice {
 }
 
 /**
- * Throws a `MaskingSettingsError` for what must stop the start; resolves to the warnings to show
- * (one line each) otherwise. A missing default file is no mistake: the defaults apply; a missing
- * file the option named is.
+ * What a start refuses in `file` (one sentence each: the file, the key, what was expected), and
+ * the warnings that let it go ahead. `toolmask status` says the same (status/).
  */
-export async function checkMaskingSettings(
+export async function maskingSettingsProblems(
   file: string,
   choice: MaskingSettingsChoice = { flag: '--masking-settings', given: false },
-): Promise<string[]> {
+): Promise<{ problems: string[]; warnings: string[] }> {
   const result = await readToolOutputMaskingSettingsFile(file);
   const problems: string[] = [];
   if (!result.exists && choice.given) {
@@ -92,6 +91,19 @@ export async function checkMaskingSettings(
     if (warning.suggestion) problems.push(withoutFallback(warning.message));
     else warnings.push(`warning: ${warning.message}`);
   }
+  return { problems, warnings };
+}
+
+/**
+ * Throws a `MaskingSettingsError` for what must stop the start; resolves to the warnings to show
+ * (one line each) otherwise. A missing default file is no mistake: the defaults apply; a missing
+ * file the option named is.
+ */
+export async function checkMaskingSettings(
+  file: string,
+  choice: MaskingSettingsChoice = { flag: '--masking-settings', given: false },
+): Promise<string[]> {
+  const { problems, warnings } = await maskingSettingsProblems(file, choice);
   if (problems.length > 0) {
     throw new MaskingSettingsError(
       [

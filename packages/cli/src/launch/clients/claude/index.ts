@@ -4,7 +4,7 @@
  * run, by environment, one extra settings layer and an MCP config (launch.ts); `toolmask setup
  * claude` points it at a gateway for good (setup.ts).
  */
-import { defineClient } from '../client-adapter.js';
+import { defineClient, givesAny } from '../client-adapter.js';
 
 const EXAMPLES = `
 Examples:
@@ -35,6 +35,8 @@ export const claudeClient = defineClient({
     examples: EXAMPLES,
     options: [],
     resumeCommand: (session) => `toolmask claude --resume ${session}`,
+    // `-p`/`--print`: Claude Code prints the answer and exits.
+    headless: (args) => givesAny(args, { options: ['-p', '--print'] }),
   },
   // Its persisted outputs (a Bash output over 30,000 characters), read back and searched too.
   savedOutputs: async (env) => [(await import('./config.js')).claudeProjectsFolder(env)],

@@ -4,7 +4,7 @@
  * environment, nothing written (launch.ts); `toolmask setup codex` points it at a gateway for good
  * in its config.toml (setup.ts).
  */
-import { defineClient } from '../client-adapter.js';
+import { defineClient, givesAny } from '../client-adapter.js';
 
 const EXAMPLES = `
 Examples:
@@ -36,6 +36,8 @@ export const codexClient = defineClient({
     examples: EXAMPLES,
     options: [],
     resumeCommand: (session) => `toolmask codex resume ${session}`,
+    // `codex exec` (alias `e`): no full-screen UI.
+    headless: (args) => givesAny(args, { commands: ['exec', 'e'] }),
   },
   maskingSettings: {
     help: 'a toolmask.json (keys at its top level), or a settings.json (its experimental.toolOutputMasking), a gateway this run starts reads (default ~/.codex/toolmask.json, else ~/.gemini/settings.json)',

@@ -113,6 +113,11 @@ describe('planCodexLaunch', () => {
       'model_providers.mine.base_url="https://cli.example/v1"',
     ]);
     expect(plan.args).toEqual(['exec', '-c', 'model="o3"', 'hi']);
+    // A terminal title the person chose (in a file or with -c) is left as theirs.
+    const titled = await planCodexLaunch(env, cwd, ['-c', 'tui.terminal_title=["project"]']);
+    const launched = prepareCodexLaunch({ env, gateway: GATEWAY, sessionId: 's', plan: titled });
+    expect(launched.args.join(' ')).not.toContain('tui.terminal_title=[]');
+    expect(launched.args.slice(-2)).toEqual(['-c', 'tui.terminal_title=["project"]']);
   });
 
   it('refuses what it cannot route, before anything starts', async () => {
@@ -165,6 +170,9 @@ describe('prepareCodexLaunch', () => {
       `mcp_servers.toolmask={ "url" = "http://127.0.0.1:4321/mcp", "env_http_headers" = { "x-toolmask-token" = "${CODEX_TOKEN_VARIABLE}" }, "default_tools_approval_mode" = "approve", "required" = true }`,
       '-c',
       'shell_environment_policy.exclude=["TOOLMASK_*"]',
+      // Codex sets no terminal title of its own: the launcher's says where the dashboard is.
+      '-c',
+      'tui.terminal_title=[]',
       'exec',
       'hi',
     ]);

@@ -74,6 +74,8 @@ export interface CodexPlan {
   shellExclude: string[];
   /** The person's other arguments, unchanged. */
   args: string[];
+  /** The person chose codex's terminal title (`[tui] terminal_title`): theirs is left alone. */
+  ownTitle: boolean;
 }
 
 function refuse(message: string): never {
@@ -109,7 +111,8 @@ export async function planCodexLaunch(
   const policy = tableAt(merged, ['shell_environment_policy']);
   const excludes = Array.isArray(policy?.['exclude']) ? policy['exclude'] : [];
   const shellExclude = excludes.filter((item): item is string => typeof item === 'string');
-  const common = { provider, routingArgs: routing, args: rest, shellExclude };
+  const ownTitle = tableAt(merged, ['tui'])?.['terminal_title'] !== undefined;
+  const common = { provider, routingArgs: routing, args: rest, shellExclude, ownTitle };
 
   if (provider === 'openai') {
     const auth = await openaiAuth(env);
@@ -197,6 +200,9 @@ export function codexOverrides(plan: CodexPlan, gatewayUrl: string): string[] {
       'shell_environment_policy.exclude',
       `[${[...plan.shellExclude, 'TOOLMASK_*'].map(tomlString).join(', ')}]`,
     ],
+    // Codex 0.169.0 sets the terminal title (the folder, a spinner) over the launcher's, which
+    // says where the dashboard is; an empty list of title items makes it set none (issue 35).
+    ...(plan.ownTitle ? [] : [['tui.terminal_title', '[]'] as [string, string]]),
   ]);
   if (plan.provider === 'openai') {
     // OpenAI's own provider, but for the base URL and the transport. A ChatGPT login gets another

@@ -4,7 +4,7 @@
  * folder (launch.ts); `toolmask setup gemini` points it at a gateway for good (setup.ts). Its
  * requests go to the Gemini API, Vertex AI or Code Assist, by auth type.
  */
-import { defineClient } from '../client-adapter.js';
+import { defineClient, givesAny } from '../client-adapter.js';
 import { GEMINI_OPTIONS } from './args.js';
 
 const EXAMPLES = `
@@ -30,6 +30,8 @@ export const geminiClient = defineClient({
       'Run your own gemini through the local gateway (masking, read-back over MCP, real usage).',
     examples: EXAMPLES,
     options: GEMINI_OPTIONS,
+    // `-p`/`--prompt` forces gemini's non-interactive mode (a positional prompt does not).
+    headless: (args) => givesAny(args, { options: ['-p', '--prompt'] }),
   },
   reuse: { apis: ['gemini', 'vertex', 'codeAssist'] },
   planLaunch: async (request) => (await import('./launch.js')).launchGemini(request),

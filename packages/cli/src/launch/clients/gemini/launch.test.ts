@@ -70,6 +70,21 @@ describe('toolmask gemini', () => {
     expect(flags[0]).toEqual({ flagId: 1, boolValue: true });
     expect(flags.length).toBeGreaterThan(1);
   });
+
+  it("sets no terminal title of gemini's for the run, unless the person chose (issue 35)", async () => {
+    const settingsOf = async (launch: Awaited<ReturnType<typeof prepare>>) =>
+      JSON.parse(
+        await fs.readFile(path.join(launch.overlay.home, '.gemini', 'settings.json'), 'utf8'),
+      ) as { ui?: Record<string, unknown> };
+    const plain = await prepare(await home(), { GEMINI_API_KEY: 'k' });
+    cleanups.push(async () => void (await plain.overlay.restore()));
+    expect((await settingsOf(plain)).ui).toEqual({ hideWindowTitle: true });
+    const chosen = await prepare(await home('{ "ui": { "hideWindowTitle": false } }'), {
+      GEMINI_API_KEY: 'k',
+    });
+    cleanups.push(async () => void (await chosen.overlay.restore()));
+    expect((await settingsOf(chosen)).ui).toEqual({ hideWindowTitle: false });
+  });
 });
 
 describe('geminiUpstreamShown', () => {

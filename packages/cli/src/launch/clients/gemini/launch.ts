@@ -79,6 +79,8 @@ export interface GeminiPlan {
   upstreams: Partial<UpstreamUrls>;
   /** The `.env` gemini would load (for the person's own `GEMINI_EXP`). */
   dotEnv: Record<string, string>;
+  /** The person chose whether gemini sets the terminal title (`ui.hideWindowTitle`). */
+  ownTitle: boolean;
 }
 
 /**
@@ -95,9 +97,11 @@ export async function planGeminiLaunch(env: Environment, cwd: string): Promise<G
       'gemini has no auth method chosen yet: run `gemini` once and sign in (or set GEMINI_API_KEY), then run `toolmask gemini` again',
     );
   }
+  const ui = settings['ui'];
   return {
     auth,
     chosenBySettings: chosenBySettings === true,
+    ownTitle: typeof ui === 'object' && ui !== null && 'hideWindowTitle' in ui,
     upstreams: upstreamsOf(env, dotEnv),
     dotEnv,
   };
@@ -135,6 +139,9 @@ export async function prepareGeminiLaunch(options: {
   if (!chosenBySettings && auth === 'gemini-api-key') {
     injections.push({ path: ['security', 'auth', 'selectedType'], value: 'gemini-api-key' });
   }
+  // gemini 0.61.0 sets the terminal title (the folder, status icons) over the launcher's, which
+  // says where the dashboard is; unless the person chose, it sets none for the run (issue 35).
+  if (!options.plan.ownTitle) injections.push({ path: ['ui', 'hideWindowTitle'], value: true });
   const launchDir = path.join(options.stateDir, 'launch');
   const overlay = await createHomeOverlay({ of: GEMINI_OVERLAY, realDir, launchDir, injections });
 

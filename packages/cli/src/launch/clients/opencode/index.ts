@@ -4,7 +4,7 @@
  * front for a run, by one config layer in the environment (launch.ts); `toolmask setup opencode`
  * points them at a gateway for good (setup.ts).
  */
-import { defineClient } from '../client-adapter.js';
+import { defineClient, givesAny } from '../client-adapter.js';
 
 const EXAMPLES = `
 Examples:
@@ -37,6 +37,8 @@ export const opencodeClient = defineClient({
     examples: EXAMPLES,
     options: [],
     resumeCommand: (session) => `toolmask opencode -s ${session}`,
+    // `opencode run`: no full-screen UI.
+    headless: (args) => givesAny(args, { commands: ['run'] }),
   },
   maskingSettings: {
     help: 'a toolmask.json (keys at its top level), or a settings.json (its experimental.toolOutputMasking), a gateway this run starts reads (default ~/.config/opencode/toolmask.json, else ~/.gemini/settings.json)',

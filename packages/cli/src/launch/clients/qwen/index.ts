@@ -4,7 +4,7 @@
  * settings layer (launch.ts); `toolmask setup qwen` points it at a gateway for good (setup.ts).
  * Its masking settings may live in its own settings file (qwen ignores keys it does not know).
  */
-import { defineClient } from '../client-adapter.js';
+import { defineClient, givesAny } from '../client-adapter.js';
 import { QWEN_OPTIONS } from './args.js';
 
 const EXAMPLES = `
@@ -35,6 +35,8 @@ export const qwenClient = defineClient({
     examples: EXAMPLES,
     options: QWEN_OPTIONS,
     resumeCommand: (session) => `toolmask qwen --resume ${session}`,
+    // `-p`/`--prompt` forces qwen's non-interactive mode.
+    headless: (args) => givesAny(args, { options: ['-p', '--prompt'] }),
   },
   maskingSettings: {
     help: "settings.json whose experimental.toolOutputMasking a gateway this run starts reads (default qwen's own ~/.qwen/settings.json; ~/.gemini/settings.json when only that one has the block)",

@@ -101,6 +101,20 @@ describe('toolmask qwen and the base URL', () => {
   });
 });
 
+describe("qwen's terminal title", () => {
+  it('sets none of its own for the run, unless the person chose (issue 35)', async () => {
+    const layerOf = async (launch: Awaited<ReturnType<typeof prepare>>['launch']) =>
+      JSON.parse(await fs.readFile(launch.env['QWEN_CODE_SYSTEM_SETTINGS_PATH']!, 'utf8')) as {
+        ui?: unknown;
+      };
+    const env = { OPENAI_BASE_URL: 'https://provider.example/v1' };
+    const plain = await prepare(await folders(), [], env);
+    expect((await layerOf(plain.launch)).ui).toEqual({ hideWindowTitle: true });
+    const chosen = await prepare(await folders({ ui: { hideWindowTitle: false } }), [], env);
+    expect((await layerOf(chosen.launch)).ui).toBeUndefined();
+  });
+});
+
 describe('qwen layers left behind', () => {
   it("a killed launcher's layer (it may hold an API key) is removed by the next launch", async () => {
     const paths = await folders();

@@ -206,6 +206,11 @@ function systemLayer(
   if (plan.routes.size > 0) {
     layer['modelProviders'] = routedProviders(plan, `${gateway.url}/openai`, headers);
   }
+  // qwen 0.24.4 sets the terminal title over the launcher's, which says where the dashboard is;
+  // unless the person chose (`ui.hideWindowTitle` in a layer), it sets none for the run.
+  if (effective(plan.layers, ['ui', 'hideWindowTitle']) === undefined) {
+    layer['ui'] = { ...(layer['ui'] as object | undefined), hideWindowTitle: true };
+  }
   return layer;
 }
 
