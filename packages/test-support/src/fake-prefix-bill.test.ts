@@ -59,6 +59,22 @@ describe('PrefixCacheBill', () => {
     expect(total.billed).toBeCloseTo(total.read * 0.1 + total.write * 1.25, 6);
   });
 
+  it('reads past a breakpoint the client moved (the cache matches the prompt, not its markers)', () => {
+    const bill = new PrefixCacheBill({ rules: 'anthropic', arrayPath: ['messages'] });
+    const turn = (text: string, marked: boolean) => ({
+      role: 'user',
+      content: [
+        { type: 'text', text, ...(marked ? { cache_control: { type: 'ephemeral' } } : {}) },
+      ],
+    });
+    const first = bill.bill('k', { model: 'm', messages: [turn('a'.repeat(400), true)] });
+    const second = bill.bill('k', {
+      model: 'm',
+      messages: [turn('a'.repeat(400), false), turn('b'.repeat(400), true)],
+    });
+    expect(second.read).toBe(first.prompt);
+  });
+
   it('reports the bill in each provider’s fields', () => {
     const bill = { prompt: 10, read: 6, write: 4, billed: 5.6 };
     expect(anthropicUsageOf(bill)).toEqual({ input: 0, cacheRead: 6, cacheWrite: 4 });

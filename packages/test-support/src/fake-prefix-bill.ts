@@ -7,8 +7,10 @@
  * The prompt of a body, as this fake sees it: the body without its conversation array (one
  * segment: model, system, tools, settings), then each element of that array (one segment each).
  * Two prompts share a prefix of whole segments: the first segment when it is equal, then each
- * element equal at the same place. Tokens are characters over `charsPerToken`, rounded, counted
- * on the prompt and on its shared prefix (a request's write is the difference).
+ * element equal at the same place. `cache_control` breakpoints are left out, of the comparison
+ * and of the count: a provider's cache matches the prompt, and clients move their breakpoints
+ * every request. Tokens are characters over `charsPerToken`, rounded, counted on the prompt and on
+ * its shared prefix (a request's write is the difference).
  *
  * Bills are in input-token equivalents: a read at `readPrice`, a write at `writePrice`
  * (Anthropic: 0.1 and 1.25; OpenAI and Gemini cache implicitly: 0.1 and 1).
@@ -54,8 +56,17 @@ export interface BillTotals extends PromptBill {
 }
 
 interface Previous {
-  segments: string[];
+  /** The segments as billed (without their cache breakpoints). */
+  matched: string[];
   at: number;
+}
+
+/** A segment as the cache bills it: without its `cache_control` breakpoints. */
+function withoutBreakpoints(segment: string): string {
+  if (!segment.includes('"cache_control"')) return segment;
+  return JSON.stringify(JSON.parse(segment), (key, value: unknown) =>
+    key === 'cache_control' ? undefined : value,
+  );
 }
 
 /** The segments of a body's prompt (see the module comment). */
@@ -93,19 +104,21 @@ export class PrefixCacheBill {
 
   /** Bills one request body under `key` (its cache), and adds it to that key's totals. */
   bill(key: string, body: unknown): PromptBill {
-    const segments = promptSegments(body, this.options.arrayPath, this.options.promptKeys);
+    const matched = promptSegments(body, this.options.arrayPath, this.options.promptKeys).map(
+      withoutBreakpoints,
+    );
     const at = this.now();
     const before = this.previous.get(key);
     const warm = before !== undefined && at - before.at <= this.ttlMs;
     let sharedChars = 0;
-    if (warm && before.segments[0] === segments[0]) {
-      for (let index = 0; index < segments.length; index++) {
-        if (before.segments[index] !== segments[index]) break;
-        sharedChars += segments[index]!.length;
+    if (warm && before.matched[0] === matched[0]) {
+      for (let index = 0; index < matched.length; index++) {
+        if (before.matched[index] !== matched[index]) break;
+        sharedChars += matched[index]!.length;
       }
     }
-    this.previous.set(key, { segments, at });
-    const totalChars = segments.reduce((sum, segment) => sum + segment.length, 0);
+    this.previous.set(key, { matched, at });
+    const totalChars = matched.reduce((sum, segment) => sum + segment.length, 0);
     const prompt = Math.round(totalChars / this.charsPerToken);
     const read = Math.round(sharedChars / this.charsPerToken);
     const write = prompt - read;

@@ -248,6 +248,8 @@ export async function recordOpencode(root: string): Promise<RecordedRun> {
         PWD: project,
         OPENCODE_DISABLE_MODELS_FETCH: '1',
         OPENCODE_DISABLE_AUTOUPDATE: '1',
+        // Its background install of @opencode-ai/plugin in a fresh home fails at once, offline.
+        npm_config_offline: 'true',
       },
       project,
     );

@@ -14,7 +14,7 @@ import { OPENAI_RESPONSES_PROTOCOL } from '../protocols/openai-responses/index.j
 import type { Protocol } from '../protocols/protocol.js';
 import { promptShape } from '../usage/prompt-shape.js';
 import { IncrementalBody } from './incremental-body.js';
-import { segmentOf } from './prompt-segments.js';
+import { segmentOf, withoutCacheMarkers } from './prompt-segments.js';
 
 /** An output's text with what JSON writes in more than one way: escapes, non-ASCII, a slash. */
 const text = (id: string, size: number) =>
@@ -209,5 +209,23 @@ describe('the reader’s prompt segments', () => {
       digests: [segmentOf('{"contents":[]}').digest, segmentOf('{"a":1}').digest],
       chars: [15, 7],
     });
+  });
+
+  it('digest an element without its cache markers, which clients move every request', () => {
+    const block = (marker: string) =>
+      `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"${marker},"content":"x"}]}`;
+    const marked = block(',"cache_control":{"type":"ephemeral"}');
+    expect(segmentOf(marked).digest).toBe(segmentOf(block('')).digest);
+    expect(segmentOf(marked).chars).toBe(marked.length);
+    expect(segmentOf('{"cache_control":{"type":"ephemeral","ttl":"1h"},"a":1}').digest).toBe(
+      segmentOf('{"a":1}').digest,
+    );
+    expect(segmentOf('[{"cache_control":{"type":"ephemeral"}}]').digest).toBe(
+      segmentOf('[{}]').digest,
+    );
+    // The same words inside a string are the prompt's.
+    const quoted = JSON.stringify({ text: ',"cache_control":{"type":"ephemeral"}' });
+    expect(segmentOf(quoted).digest).not.toBe(segmentOf('{"text":""}').digest);
+    expect(withoutCacheMarkers(quoted)).toBe(quoted);
   });
 });

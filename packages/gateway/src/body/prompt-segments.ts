@@ -1,7 +1,7 @@
 /**
  * A body's prompt as the net figures measure it (usage/net-billing.ts, usage/prompt-shape.ts):
  * the body without its conversation array as one segment, then each element of the array, each
- * as the characters of its compact JSON and a digest of that JSON.
+ * as the characters of its compact JSON and a digest of that JSON (without its cache markers).
  *
  * The incremental reader (incremental-body.ts) gives each element it reads a cell that measures
  * it when first asked, from the value it already parsed, and keeps the figure with the element's
@@ -26,11 +26,25 @@ export interface PromptSegments {
   chars: number[];
 }
 
-/** The figures of a segment from its compact JSON. */
+/**
+ * A compact JSON without its `cache_control` markers (a flat object value), for the digest: a
+ * provider's prefix cache matches the prompt, not where the client put its breakpoints, and
+ * clients move them every request (Claude Code's on the newest block, opencode's on the last two
+ * messages), so a marker gone from an element leaves it the same element. Inside a JSON string a
+ * quote is escaped, so `,"` and `{"` before the key are the key's, never a string's.
+ */
+export function withoutCacheMarkers(compact: string): string {
+  if (!compact.includes('"cache_control":{')) return compact;
+  return compact
+    .replace(/,"cache_control":\{[^{}]*\}/g, '')
+    .replace(/\{"cache_control":\{[^{}]*\},?/g, '{');
+}
+
+/** The figures of a segment from its compact JSON (its digest without cache markers). */
 export function segmentOf(compact: string): Segment {
   return {
     chars: compact.length,
-    digest: createHash('sha1').update(compact).digest('base64').slice(0, 12),
+    digest: createHash('sha1').update(withoutCacheMarkers(compact)).digest('base64').slice(0, 12),
   };
 }
 

@@ -94,6 +94,8 @@ describe.skipIf(!existsSync(path.join(REPO_BIN, 'opencode')))('opencode on the d
       NO_COLOR: '1',
       OPENCODE_DISABLE_MODELS_FETCH: '1',
       OPENCODE_DISABLE_AUTOUPDATE: '1',
+      // Its background install of @opencode-ai/plugin in a fresh home fails at once, offline.
+      npm_config_offline: 'true',
     });
     expect(result.code, result.output).toBe(0);
     expect(result.output).toContain('There are 3 rows.');

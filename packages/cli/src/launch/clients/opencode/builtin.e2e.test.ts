@@ -133,6 +133,8 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
           NO_COLOR: '1',
           OPENCODE_DISABLE_MODELS_FETCH: '1',
           OPENCODE_DISABLE_AUTOUPDATE: '1',
+          // Its background install of @opencode-ai/plugin in a fresh home fails at once, offline.
+          npm_config_offline: 'true',
           ANTHROPIC_API_KEY: 'fake-anthropic-key',
           // @ai-sdk/anthropic's own variable (with /v1): where opencode would send its requests.
           ANTHROPIC_BASE_URL: `${upstream.url}/v1`,

@@ -106,6 +106,8 @@ describe.skipIf(!existsSync(OPENCODE))('toolmask setup opencode with the real op
       NO_COLOR: '1',
       OPENCODE_DISABLE_MODELS_FETCH: '1',
       OPENCODE_DISABLE_AUTOUPDATE: '1',
+      // Its background install of @opencode-ai/plugin in a fresh home fails at once, offline.
+      npm_config_offline: 'true',
     };
     await setUpClient(opencodeClient, {
       gatewayUrl: gateway.url,
