@@ -10,7 +10,8 @@
  * The warm rule (issue 34): a break must pay for itself. A masking event on a warm cache re-sends
  * uncached the B prompt tokens after the first output it changes: each costs `cacheWritePrice`
  * (w) instead of `cacheReadPrice` (r), so the break costs (w − r) × B. In return every later warm
- * request reads S fewer tokens, r × S each time. Over the n̂ requests the session is expected to
+ * request reads S fewer tokens, r × S each time, S being what the masked outputs cost less what
+ * their snippets still cost (snippetCost.ts). Over the n̂ requests the session is expected to
  * make after this one, the break pays when
  *
  *     r × S × n̂ > (w − r) × B.
@@ -113,7 +114,10 @@ export function expectedRemainingRequests(requestsSoFar: number): number {
 export interface WarmBreak {
   /** Estimated tokens of the prompt as it stands (what the cache may hold). */
   promptTokens: number;
-  /** S: estimated tokens the event removes from every later request. */
+  /**
+   * S: estimated tokens the event removes from every later request, net of the snippets it
+   * leaves in their place (snippetCost.ts).
+   */
   savedTokens: number;
   /** B: estimated prompt tokens from the first output the event changes to the end. */
   resentTokens: number;

@@ -18,11 +18,14 @@
 import type { Content, Part } from './maskingTypes.js';
 import type { EventLoopPauser } from '../utils/eventLoop.js';
 import { estimateTokenCountSync } from '../utils/tokenCalculation.js';
+import { keptTokensOf } from './snippetCost.js';
 
 /** One countable output of an entry. */
 export interface CountedOutput {
   partIndex: number;
   tokens: number;
+  /** Estimated tokens its snippet would keep (snippetCost.ts). */
+  kept: number;
 }
 
 export interface EntrySummary {
@@ -32,6 +35,8 @@ export interface EntrySummary {
   oversized: readonly CountedOutput[];
   /** Sum of `outputs` tokens. */
   tokens: number;
+  /** Sum of `outputs` kept tokens: what their snippets would still cost. */
+  kept: number;
 }
 
 /** Read-only view the planner works on. */
@@ -40,6 +45,8 @@ export interface HistoryView {
   summary(index: number): EntrySummary;
   /** Sum of `summary(i).tokens` for i < index. */
   tokensBefore(index: number): number;
+  /** Sum of `summary(i).kept` for i < index: what snippets of those outputs would still cost. */
+  keptTokensBefore(index: number): number;
   /** Indices of entries with oversized outputs, ascending. */
   readonly oversizedEntries: readonly number[];
   /**
@@ -51,7 +58,7 @@ export interface HistoryView {
   modelTurnsBefore(index: number): number;
 }
 
-const EMPTY: EntrySummary = { outputs: [], oversized: [], tokens: 0 };
+const EMPTY: EntrySummary = { outputs: [], oversized: [], tokens: 0, kept: 0 };
 
 /** What the ledger keeps of an entry: its summary, its prompt tokens, who wrote it. */
 interface EntryRecord {
@@ -81,6 +88,7 @@ function* summarizing(
   let outputs: CountedOutput[] | undefined;
   let oversized: CountedOutput[] | undefined;
   let tokens = 0;
+  let kept = 0;
   let promptTokens = 0;
   for (let partIndex = 0; partIndex < parts.length; partIndex++) {
     if (partIndex % PARTS_PER_LOOK === PARTS_PER_LOOK - 1) yield;
@@ -92,15 +100,19 @@ function* summarizing(
       continue;
     }
     promptTokens += measured;
+    const keeps = keptTokensOf(part as Part, measured);
     if (measured > maxOutputTokens) {
-      (oversized ??= []).push({ partIndex, tokens: measured });
+      (oversized ??= []).push({ partIndex, tokens: measured, kept: keeps });
     } else {
-      (outputs ??= []).push({ partIndex, tokens: measured });
+      (outputs ??= []).push({ partIndex, tokens: measured, kept: keeps });
       tokens += measured;
+      kept += keeps;
     }
   }
   const summary =
-    !outputs && !oversized ? EMPTY : { outputs: outputs ?? [], oversized: oversized ?? [], tokens };
+    !outputs && !oversized
+      ? EMPTY
+      : { outputs: outputs ?? [], oversized: oversized ?? [], tokens, kept };
   return { summary, promptTokens, fromModel };
 }
 
@@ -143,8 +155,9 @@ export class HistoryLedger implements HistoryView {
   private byIdentity = new WeakMap<object, EntryRecord>();
   private entries: unknown[] = [];
   private summaries: EntrySummary[] = [];
-  /** prefix[i] = tokens of entries < i. */
+  /** prefix[i] = tokens of entries < i; keptPrefix[i] = their kept tokens. */
   private prefix: number[] = [0];
+  private keptPrefix: number[] = [0];
   /** promptPrefix[i] = prompt tokens of entries < i; modelPrefix[i] = model entries < i. */
   private promptPrefix: number[] = [0];
   private modelPrefix: number[] = [0];
@@ -165,6 +178,10 @@ export class HistoryLedger implements HistoryView {
 
   tokensBefore(index: number): number {
     return this.prefix[index] ?? 0;
+  }
+
+  keptTokensBefore(index: number): number {
+    return this.keptPrefix[index] ?? 0;
   }
 
   promptTokensBefore(index: number): number {
@@ -212,6 +229,7 @@ export class HistoryLedger implements HistoryView {
       this.entries = [];
       this.summaries = [];
       this.prefix = [0];
+      this.keptPrefix = [0];
       this.promptPrefix = [0];
       this.modelPrefix = [0];
       this.oversized = [];
@@ -238,6 +256,7 @@ export class HistoryLedger implements HistoryView {
       this.entries.push(identity);
       this.summaries.push(summary);
       this.prefix.push((this.prefix[index] as number) + summary.tokens);
+      this.keptPrefix.push((this.keptPrefix[index] as number) + summary.kept);
       this.promptPrefix.push((this.promptPrefix[index] as number) + record.promptTokens);
       this.modelPrefix.push((this.modelPrefix[index] as number) + (record.fromModel ? 1 : 0));
       if (summary.oversized.length > 0) this.oversized.push(index);
@@ -273,6 +292,7 @@ export class HistoryLedger implements HistoryView {
     this.entries.length = length;
     this.summaries.length = length;
     this.prefix.length = length + 1;
+    this.keptPrefix.length = length + 1;
     this.promptPrefix.length = length + 1;
     this.modelPrefix.length = length + 1;
     while (

@@ -129,10 +129,11 @@ function supersededInWindow(
   superseded: SupersededView | undefined,
   scanEnd: number,
   crossing: Crossing | undefined,
-): { refs: OutputRef[]; tokens: number } {
+): { refs: OutputRef[]; tokens: number; kept: number } {
   const refs: OutputRef[] = [];
   let tokens = 0;
-  if (!superseded) return { refs, tokens };
+  let kept = 0;
+  if (!superseded) return { refs, tokens, kept };
   const entries = superseded.entries;
   for (
     let position = lowerBound(entries, crossing?.contentIndex ?? 0);
@@ -146,7 +147,7 @@ function supersededInWindow(
     const outputs = view.summary(contentIndex).outputs;
     const first = contentIndex === crossing?.contentIndex ? crossing.outputPosition + 1 : 0;
     for (let position = first; position < outputs.length; position++) {
-      const output = outputs[position] as { partIndex: number; tokens: number };
+      const output = outputs[position] as { partIndex: number; tokens: number; kept: number };
       const by = parts.get(output.partIndex);
       if (!by) continue;
       refs.push({
@@ -156,9 +157,10 @@ function supersededInWindow(
         superseded: by,
       });
       tokens += output.tokens;
+      kept += output.kept;
     }
   }
-  return { refs, tokens };
+  return { refs, tokens, kept };
 }
 
 /** The entry of the oldest output a trigger or cold pass would mask, if any. */
@@ -198,11 +200,15 @@ export function planMasking(
   const { protectedTokens, crossing } = protectedWindow(view, scanEnd, budget);
 
   let totalPrunableTokens = 0;
+  let keptPrunableTokens = 0;
   if (crossing) {
     const outputs = view.summary(crossing.contentIndex).outputs;
     totalPrunableTokens = view.tokensBefore(crossing.contentIndex);
+    keptPrunableTokens = view.keptTokensBefore(crossing.contentIndex);
     for (let position = 0; position <= crossing.outputPosition; position++) {
-      totalPrunableTokens += (outputs[position] as { tokens: number }).tokens;
+      const output = outputs[position] as { tokens: number; kept: number };
+      totalPrunableTokens += output.tokens;
+      keptPrunableTokens += output.kept;
     }
   }
 
@@ -222,6 +228,7 @@ export function planMasking(
 
   const trigger = chooseTrigger(view, config, options, {
     maskable,
+    kept: keptPrunableTokens + inWindow.kept,
     firstTarget: firstMaskable(view, crossing, inWindow.refs),
     oversized: oversized.length > 0,
   });

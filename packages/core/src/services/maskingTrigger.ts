@@ -13,7 +13,8 @@
  *   window, three times `maxOutputTokens`. Off with the guard (`maxOutputTokens` 0 or unset).
  * - A warm pass (`threshold`): the batch must reach `minPrunableTokensThreshold` and the break must
  *   pay for itself over the requests the session is expected to make (`warmBreakPays`: r × S × n̂
- *   against (w − r) × B, with B the prompt tokens from the first output the event changes on).
+ *   against (w − r) × B, with B the prompt tokens from the first output the event changes on and
+ *   S net: the batch less what its snippets would still cost, snippetCost.ts).
  * - Otherwise an output above `maxOutputTokens` is masked alone (`oversized`): also room.
  */
 import { MAX_OUTPUT_CONTEXT_SHARE } from '../config/toolOutputMaskingSettings.js';
@@ -45,6 +46,8 @@ export type WarmRule = ToolOutputMaskingConfig['warmRule'];
 export interface Maskable {
   /** Prunable plus superseded tokens. */
   maskable: number;
+  /** Of those, what their snippets would still cost (snippetCost.ts). @default 0 */
+  kept?: number;
   /** The entry of the oldest output a pass would mask. */
   firstTarget: number | undefined;
   /** Some output is above `maxOutputTokens`. */
@@ -80,7 +83,8 @@ export function chooseTrigger(
     warmBreakPays(
       {
         promptTokens,
-        savedTokens: maskable,
+        // Net: what the snippets left in place still cost is not saved (issue 34).
+        savedTokens: maskable - Math.min(maskable, found.kept ?? 0),
         resentTokens: promptTokens - view.promptTokensBefore(firstTarget ?? 0),
         requestsSoFar: view.modelTurnsBefore(view.length),
       },
