@@ -75,25 +75,25 @@ export function createMaskingSettingsSource(
     const winner = winningSettingsFile({ own: ownLayer, gemini: mainLayer });
     return winner === ownLayer.file ? ownLayer : mainLayer;
   }
-  // By the settings resolved (the same object while its file is unchanged), then the window.
-  const resolved = new WeakMap<object, Map<number | undefined, ToolOutputMaskingConfig>>();
+  // The configuration without a model's window (what requests ask for), by the settings it was
+  // resolved from: core's reader hands out the same settings object while its file is unchanged.
+  const resolved = new WeakMap<object, ToolOutputMaskingConfig>();
   const defaults = {};
   return {
     file,
     async config(contextWindowTokens, client) {
       const layer = await layerFor(client);
-      const byWindow = resolved.get(layer?.settings ?? defaults) ?? new Map();
-      resolved.set(layer?.settings ?? defaults, byWindow);
-      let config = byWindow.get(contextWindowTokens);
-      if (!config) {
-        config = frozen(
+      const resolve = () =>
+        frozen(
           resolveToolOutputMaskingConfigForModel(
             contextWindowTokens,
             ...(layer ? [layer.settings] : []),
           ),
         );
-        byWindow.set(contextWindowTokens, config);
-      }
+      if (contextWindowTokens !== undefined) return resolve();
+      const key = layer?.settings ?? defaults;
+      const config = resolved.get(key) ?? resolve();
+      resolved.set(key, config);
       return config;
     },
     async fileFor(client) {
