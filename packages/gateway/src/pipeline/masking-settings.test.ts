@@ -68,6 +68,25 @@ describe('the masking settings of a request, by its client', () => {
     );
   });
 
+  it('resolves the configuration once per file change: the same frozen object until then', async () => {
+    const paths = await files();
+    const source = createMaskingSettingsSource(
+      { settingsFile: undefined, clientSettingsFiles: { 'claude-code': paths.claude } },
+      ignore,
+      ignore,
+    );
+    await fs.writeFile(paths.claude, '{ "toolProtectionThreshold": 222 }');
+    const first = await source.config(undefined, 'claude-code');
+    expect(first.toolProtectionThreshold).toBe(222);
+    expect(await source.config(undefined, 'claude-code')).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.exemptTools)).toBe(true);
+    await fs.writeFile(paths.claude, '{ "toolProtectionThreshold": 3333 }');
+    const changed = await source.config(undefined, 'claude-code');
+    expect(changed).not.toBe(first);
+    expect(changed.toolProtectionThreshold).toBe(3333);
+    expect(await source.config(undefined, 'claude-code')).toBe(changed);
+  });
+
   it("a standalone gateway masks a Claude Code request by ~/.claude/toolmask.json, a gemini-cli one by gemini's file", async () => {
     const paths = await files();
     // A single output over 100 tokens is offloaded at once; gemini's file keeps the defaults.

@@ -7,6 +7,11 @@
  * (the same block the in-process installation reads). Read again when a file changes; a broken
  * file or value, or an unknown key, is reported once per change (the defaults apply to what is
  * broken), so the gateway keeps serving. Reads are shared and bounded in time by core's reader.
+ *
+ * Per request, each file is only looked at (core's reader reads it again only when it changed),
+ * both files at once; the configuration is resolved once per file change (a file read again gives
+ * new settings, hence a new configuration) and handed out frozen, the same object to every
+ * request until then.
  */
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import {
@@ -63,25 +68,42 @@ export function createMaskingSettingsSource(
   );
   /** The layer that applies to this client's requests (none: the defaults). */
   async function layerFor(client: ClientKind | undefined): Promise<SettingsLayer | undefined> {
-    const [mainLayer] = await main.load();
     const ownReader = client === undefined ? undefined : own.get(client);
-    if (!ownReader) return mainLayer;
-    const [ownLayer] = await ownReader.load();
+    if (!ownReader) return (await main.load())[0];
+    const [[mainLayer], [ownLayer]] = await Promise.all([main.load(), ownReader.load()]);
     if (!ownLayer || !mainLayer) return ownLayer ?? mainLayer;
     const winner = winningSettingsFile({ own: ownLayer, gemini: mainLayer });
     return winner === ownLayer.file ? ownLayer : mainLayer;
   }
+  // The configuration without a model's window (what requests ask for), by the settings it was
+  // resolved from: core's reader hands out the same settings object while its file is unchanged.
+  const resolved = new WeakMap<object, ToolOutputMaskingConfig>();
+  const defaults = {};
   return {
     file,
     async config(contextWindowTokens, client) {
       const layer = await layerFor(client);
-      return resolveToolOutputMaskingConfigForModel(
-        contextWindowTokens,
-        ...(layer ? [layer.settings] : []),
-      );
+      const resolve = () =>
+        frozen(
+          resolveToolOutputMaskingConfigForModel(
+            contextWindowTokens,
+            ...(layer ? [layer.settings] : []),
+          ),
+        );
+      if (contextWindowTokens !== undefined) return resolve();
+      const key = layer?.settings ?? defaults;
+      const config = resolved.get(key) ?? resolve();
+      resolved.set(key, config);
+      return config;
     },
     async fileFor(client) {
       return (await layerFor(client))?.file ?? file;
     },
   };
+}
+
+/** `config` and its lists frozen: one object is handed to every request. */
+function frozen(config: ToolOutputMaskingConfig): ToolOutputMaskingConfig {
+  for (const value of Object.values(config)) if (Array.isArray(value)) Object.freeze(value);
+  return Object.freeze(config);
 }

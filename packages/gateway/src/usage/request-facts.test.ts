@@ -161,6 +161,35 @@ describe('requestFacts', () => {
     expect(await facts('anthropic', body)).toEqual({ prompt: 'summarise the log' });
   });
 
+  it('reads the system prompt from the body without its conversation, however long that is', async () => {
+    const body = {
+      messages: [
+        { role: 'user', content: 'summarise the log' },
+        { role: 'assistant', content: 'x'.repeat(3 * 1024 * 1024) },
+      ],
+      system: 'Working directory: /late',
+    };
+    const outside = Buffer.from(JSON.stringify({ ...body, messages: [] }));
+    const raw = Buffer.from(JSON.stringify(body));
+    expect(await requestFacts(PROTOCOLS.anthropic, raw, { outside })).toEqual({
+      prompt: 'summarise the log',
+      folder: '/late',
+    });
+  });
+
+  it('of a request that names nothing, reads only the title call mark', async () => {
+    const body = {
+      messages: [{ role: 'user', content: 'fix the build' }],
+      system: 'Working directory: /home/me/app',
+    };
+    const raw = Buffer.from(JSON.stringify(body));
+    expect(await requestFacts(PROTOCOLS.anthropic, raw, { named: false })).toEqual({});
+    const title = Buffer.from(JSON.stringify({ ...body, system: TITLE_SYSTEM }));
+    expect(await requestFacts(PROTOCOLS.anthropic, title, { named: false })).toEqual({
+      titleRequest: true,
+    });
+  });
+
   it('a body that is not the shape expected gives nothing', async () => {
     expect(await requestFacts(PROTOCOLS.anthropic, Buffer.from('{"messages": [1, '))).toEqual({});
     expect(await facts('anthropic', { messages: 'no' })).toEqual({});

@@ -6,8 +6,13 @@
  * Only the start of a body is read, its first `SCAN_BYTES`: the conversation's first
  * `MAX_ELEMENTS` elements and the system prompt (`system`, `instructions`, `systemInstruction`)
  * found there, each parsed only under `MAX_PARSED_BYTES`; what starts past it is not seen (a
- * resumed conversation's first request may then name no folder). What is kept is bounded
- * (`MAX_PROMPT_CHARS`, `MAX_FOLDER_CHARS`).
+ * resumed conversation's first request may then name no folder). The system prompt is read from
+ * the body without its conversation when the caller has it (`outside`: found however long the
+ * conversation). What is kept is bounded (`MAX_PROMPT_CHARS`, `MAX_FOLDER_CHARS`).
+ *
+ * Only a conversation's first request keeps its prompt and folder (side-request.ts); of any
+ * other (`named: false`) only the title call mark is read, and a value is parsed only when its
+ * bytes hold `TITLE_WORDS`: the incremental pass's requests parse nothing here.
  *
  * - The prompt: the first text of a user message that is not the client's own context (Codex's
  *   `<environment_context>`, Claude Code's `<system-reminder>`: `CLIENT_TAGS`; gemini-cli's and
@@ -81,6 +86,11 @@ const FOLDER_PATTERNS = [
 ];
 
 export const TITLE_SYSTEM_PROMPT = /^\s*You are a title generator\b/m;
+/**
+ * Bytes any text `TITLE_SYSTEM_PROMPT` matches holds in its JSON: a client's serializer escapes no
+ * letter or space (JSON.stringify, Go's and Rust's encoders do not).
+ */
+const TITLE_WORDS = Buffer.from('title generator');
 
 function bounded(text: string, max: number, keep: 'head' | 'tail'): string {
   if (text.length <= max) return text;
@@ -149,17 +159,44 @@ async function firstElements(
   return spans;
 }
 
+/** What a caller knows of the request beside its body. */
+export interface FactsOptions {
+  /**
+   * Whether the prompt and folder are wanted (a conversation's first request); else only the
+   * title call mark is read. @default true
+   */
+  named?: boolean;
+  /** The body without its conversation (the array empty), where the system prompt is read. */
+  outside?: Buffer | undefined;
+}
+
 /** The facts of a raw request body; never throws (empty when the body is not what was expected). */
-export async function requestFacts(protocol: Protocol, raw: Buffer): Promise<RequestFacts> {
+export async function requestFacts(
+  protocol: Protocol,
+  raw: Buffer,
+  options: FactsOptions = {},
+): Promise<RequestFacts> {
   try {
+    const named = options.named ?? true;
+    const wanted = (bytes: Buffer) => named || bytes.includes(TITLE_WORDS);
     const pause = eventLoopPauser();
     // A value cut by the end of `head` is not found (its walk fails): never a partial one.
-    const head = raw.length > SCAN_BYTES ? raw.subarray(0, SCAN_BYTES) : raw;
+    const headOf = (body: Buffer) =>
+      body.length > SCAN_BYTES ? body.subarray(0, SCAN_BYTES) : body;
+    const head = headOf(raw);
     const at = await findArray(head, protocol.codec.arrayPath, pause);
     const spans = at >= 0 ? await firstElements(head, at + 1, pause) : [];
-    const elements = spans.map((span) => parsed(head, span));
-    const systemSpan = await valueSpanAt(head, SYSTEM_PATHS[protocol.kind], pause);
-    return factsOf(systemSpan ? parsed(head, systemSpan) : undefined, elements);
+    const elements = spans
+      .filter(([start, end]) => wanted(head.subarray(start, end)))
+      .map((span) => parsed(head, span));
+    const outside = options.outside ? headOf(options.outside) : head;
+    const systemSpan = await valueSpanAt(outside, SYSTEM_PATHS[protocol.kind], pause);
+    const system =
+      systemSpan && wanted(outside.subarray(...systemSpan))
+        ? parsed(outside, systemSpan)
+        : undefined;
+    const facts = factsOf(system, elements);
+    return named ? facts : facts.titleRequest ? { titleRequest: true } : {};
   } catch {
     return {};
   }

@@ -40,7 +40,12 @@ export async function sideFacts(
     const [structured, session, facts] = await Promise.all([
       request.raw ? request.protocol.isSideRequest(request.outside ?? request.raw) : false,
       sessionDigest(request.session),
-      request.raw ? requestFacts(request.protocol, request.raw) : ({} as RequestFacts),
+      request.raw
+        ? requestFacts(request.protocol, request.raw, {
+            named: request.named === true,
+            outside: request.outside,
+          })
+        : ({} as RequestFacts),
     ]);
     const side = structured || facts.titleRequest === true;
     return {
