@@ -14,6 +14,7 @@ export function setUpClient(
     stateDir: string;
     env: Readonly<Record<string, string | undefined>>;
     gatewayUpstreams?: Partial<UpstreamUrls>;
+    cwd?: string;
   },
 ) {
   return applyClientSetup({ client: client.name, plan: client.setup.plan, ...options });

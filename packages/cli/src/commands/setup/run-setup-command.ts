@@ -71,6 +71,7 @@ async function apply(
     env: io.env,
     ...(running ? { gatewayUpstreams: running.upstreams ?? {}, gatewayPid: running.pid } : {}),
     gatewayLines: describeGatewayAddress(address, probe, stateDir, client.name),
+    cwd: io.cwd,
   });
   for (const line of lines) io.stdout.write(`${line}\n`);
   return EXIT_OK;

@@ -31,6 +31,8 @@ export async function applyClientSetup(options: {
   gatewayPid?: number;
   /** What the caller found at `gatewayUrl`, said after the changes. */
   gatewayLines?: readonly string[];
+  /** The folder setup runs in (SetupContext `cwd`). */
+  cwd?: string;
 }): Promise<{ lines: string[] }> {
   const { client, gatewayUrl, stateDir } = options;
   await refuseWhenSetUp(stateDir, client);
@@ -47,6 +49,7 @@ export async function applyClientSetup(options: {
     gateway,
     ...(options.gatewayUpstreams ? { gatewayUpstreams: options.gatewayUpstreams } : {}),
     ...(options.gatewayPid !== undefined ? { gatewayPid: options.gatewayPid } : {}),
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
   });
   const lines = await applyClientPlan({ client, stateDir, plan });
   lines.push(

@@ -60,7 +60,19 @@ export function settingsAndEnvPlan(
   found: SettingsAndEnv,
   wanted: SettingsAndEnvWanted,
   extra: Pick<ClientPlan, 'notes' | 'preface' | 'ownFiles'>,
+  /** The environment setup runs in: a variable set there wins over the `.env` in the client. */
+  environment: Readonly<Record<string, string | undefined>> = {},
 ): ClientPlan {
+  // dotenv never overrides a variable the environment already has: qwen and gemini started
+  // from this shell would not read setup's value.
+  const shadowed = Object.entries(wanted.env).flatMap(([name, value]) => {
+    const own = environment[name];
+    return own && own !== value
+      ? [
+          `${name} is set in this shell's environment (${own}), which ${client} takes over ${found.envFile}: ${client} started from here goes around the gateway; unset it (and remove it from your shell's profile).`,
+        ]
+      : [];
+  });
   return {
     files: [
       {
@@ -82,6 +94,7 @@ export function settingsAndEnvPlan(
     ...extra,
     closing: [
       `${client} reads ${found.envFile} only where it finds no other .env first (docs/gateway.md).`,
+      ...shadowed,
     ],
     undoAsOne: true,
   };

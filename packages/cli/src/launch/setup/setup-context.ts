@@ -27,6 +27,8 @@ export interface SetupContext {
   gatewayUpstreams?: Partial<UpstreamUrls>;
   /** The pid of the gateway at `gatewayUrl`, when it is the one running for the state folder. */
   gatewayPid?: number;
+  /** The folder setup runs in: a project's config there may override what setup writes. */
+  cwd?: string;
 }
 
 /**

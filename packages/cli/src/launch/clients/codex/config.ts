@@ -167,3 +167,33 @@ export async function profileWarnings(home: string): Promise<string[]> {
   }
   return warnings;
 }
+
+/**
+ * A warning for each trusted project's `.codex/config.toml` on the way from the git root to
+ * `directory` (the folder setup runs in) that sets one of `PROFILE_ROUTING_KEYS`: codex reads it
+ * over config.toml there (readCodexConfig), so codex in that project may go around the gateway.
+ */
+export async function projectWarnings(home: string, directory: string): Promise<string[]> {
+  const folders = projectFolders(directory);
+  if (!trusted(await readTomlFile(path.join(home, 'config.toml')), folders)) return [];
+  const warnings: string[] = [];
+  for (const folder of folders) {
+    const file = path.join(folder, '.codex', 'config.toml');
+    if (file === path.join(home, 'config.toml')) continue;
+    // Only a regular file of at most 1 MB is read (a FIFO there never blocks setup).
+    const stats = await fs.stat(file).catch(() => undefined);
+    if (!stats?.isFile() || stats.size > MAX_SETTINGS_BYTES) continue;
+    // One that cannot be read or parsed: codex refuses it there itself.
+    const table = await readTomlFile(file).catch((error: unknown): TomlTable => {
+      if (error instanceof LaunchError) return {};
+      throw error;
+    });
+    const set = PROFILE_ROUTING_KEYS.filter((key) => table[key] !== undefined);
+    if (set.length > 0) {
+      warnings.push(
+        `Warning: ${file} sets ${set.join(' and ')}: codex in ${folder} may not go through the gateway (a trusted project's config is read over config.toml). Point it at the gateway yourself (docs/gateway.md), or keep that project for runs you want unmasked.`,
+      );
+    }
+  }
+  return warnings;
+}

@@ -219,6 +219,35 @@ describe('toolmask setup codex', () => {
     expect(text).toContain(`${path.join(home, '.codex', 'broken.config.toml')} is not valid TOML`);
   });
 
+  it("a trusted project's .codex/config.toml in the folder setup runs in that chooses its own provider or base URL: a warning naming it (issue 35)", async () => {
+    const { root, home, stateDir, env } = await folders();
+    const project = path.join(root, 'work');
+    await write(path.join(project, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    const projectConfig = path.join(project, '.codex', 'config.toml');
+    await write(projectConfig, 'openai_base_url = "https://eu.example/v1"\n');
+    const trust = `[projects."${project}"]\ntrust_level = "trusted"\n`;
+    await write(path.join(home, '.codex', 'config.toml'), `model = "o3"\n\n${trust}`);
+    const report = await setUpClient(codexClient, {
+      gatewayUrl: GATEWAY,
+      stateDir,
+      env,
+      cwd: path.join(project, 'src'),
+    });
+    expect(report.lines).toContain(
+      `Warning: ${projectConfig} sets openai_base_url: codex in ${project} may not go through the gateway (a trusted project's config is read over config.toml). Point it at the gateway yourself (docs/gateway.md), or keep that project for runs you want unmasked.`,
+    );
+    await undoClient(codexClient, stateDir);
+    // Untrusted, codex does not read it: nothing said.
+    await write(path.join(home, '.codex', 'config.toml'), 'model = "o3"\n');
+    const untrusted = await setUpClient(codexClient, {
+      gatewayUrl: GATEWAY,
+      stateDir,
+      env,
+      cwd: project,
+    });
+    expect(untrusted.lines.join('\n')).not.toContain(projectConfig);
+  });
+
   it('a legacy `profile` key is no longer a reason to refuse (codex 0.169.0 refuses it itself)', async () => {
     const { home, stateDir, env } = await folders();
     const file = path.join(home, '.codex', 'config.toml');

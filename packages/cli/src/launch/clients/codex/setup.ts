@@ -47,7 +47,7 @@ import type { SetupChange } from '../../setup/setup-changes.js';
 import { checkOpenaiUpstream, openaiRoute, type SetupContext } from '../../setup/setup-context.js';
 import { readSetupFile, SetupError, type SetupFile } from '../../setup/setup-files.js';
 import type { ClientPlan } from '../../setup/setup-plan.js';
-import { codexHome, openaiAuth, profileWarnings } from './config.js';
+import { codexHome, openaiAuth, profileWarnings, projectWarnings } from './config.js';
 
 const OPENAI_DEFAULT = 'https://api.openai.com/v1';
 const CHATGPT_API = 'https://chatgpt.com/backend-api/codex';
@@ -276,6 +276,7 @@ export async function planCodexSetup(context: SetupContext): Promise<ClientPlan>
   ];
   const notes = checked.note ? [checked.note] : [];
   notes.push(...(await profileWarnings(home)));
+  if (context.cwd !== undefined) notes.push(...(await projectWarnings(home, context.cwd)));
   if (provider === 'openai') {
     notes.push(
       chatgpt

@@ -50,10 +50,12 @@ describe('the gemini home overlay and a symlinked ~/.gemini', () => {
     const overlay = path.join(launch.overlay.home, '.gemini');
     expect(await fs.readFile(path.join(overlay, 'history.txt'), 'utf8')).toBe('old\n');
     // What gemini does during the run: a setting changed, a new file, a linked file replaced.
+    // (The run's ui block holds the launcher's hideWindowTitle: gemini's theme joins it.)
     const settings = await fs.readFile(path.join(overlay, 'settings.json'), 'utf8');
+    expect(settings).toContain('"hideWindowTitle": true');
     await fs.writeFile(
       path.join(overlay, 'settings.json'),
-      settings.replace('{', '{\n  "ui": { "theme": "Dracula" },'),
+      settings.replace('"hideWindowTitle": true', '"hideWindowTitle": true, "theme": "Dracula"'),
     );
     await fs.writeFile(path.join(overlay, 'new.json'), 'new');
     await fs.rm(path.join(overlay, 'trust.json'));
@@ -68,6 +70,7 @@ describe('the gemini home overlay and a symlinked ~/.gemini', () => {
     expect(saved).toContain('// mine');
     expect(saved).toContain('"Dracula"');
     expect(saved).not.toContain('toolmask');
+    expect(saved).not.toContain('hideWindowTitle');
     expect(await fs.readFile(path.join(paths.dotfiles, 'new.json'), 'utf8')).toBe('new');
     expect((await fs.lstat(path.join(paths.dotfiles, 'trust.json'))).isSymbolicLink()).toBe(true);
     expect(await fs.readFile(path.join(paths.home, 'dotfiles', 'trusted.json'), 'utf8')).toBe(

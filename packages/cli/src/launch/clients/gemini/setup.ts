@@ -94,8 +94,14 @@ export async function planGeminiSetup(context: SetupContext): Promise<ClientPlan
   const experiments = wanted.env['GEMINI_EXP']
     ? await experimentsFileOf(context, found, experimentsFile)
     : undefined;
-  return settingsAndEnvPlan('gemini', found, wanted, {
-    notes,
-    ...(experiments ? { ownFiles: [experiments.own], preface: experiments.preface } : {}),
-  });
+  return settingsAndEnvPlan(
+    'gemini',
+    found,
+    wanted,
+    {
+      notes,
+      ...(experiments ? { ownFiles: [experiments.own], preface: experiments.preface } : {}),
+    },
+    context.env,
+  );
 }

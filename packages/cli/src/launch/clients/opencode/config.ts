@@ -54,12 +54,14 @@ export function opencodeDirectory(env: Environment, cwd: string): string {
 export async function readOpencodeConfig(
   env: Environment,
   directory: string,
+  /** Leave the global config out: what the rest sets over it (setup's check). @default true */
+  withGlobal = true,
 ): Promise<{ merged: OpencodeConfig; managed: OpencodeConfig }> {
   const home = env['HOME'] || os.homedir();
   const global = path.join(env['XDG_CONFIG_HOME'] || path.join(home, '.config'), 'opencode');
-  const files = ['config.json', 'opencode.json', 'opencode.jsonc'].map((name) =>
-    path.join(global, name),
-  );
+  const files = withGlobal
+    ? ['config.json', 'opencode.json', 'opencode.jsonc'].map((name) => path.join(global, name))
+    : [];
   if (env['OPENCODE_CONFIG']) files.push(path.resolve(directory, env['OPENCODE_CONFIG']));
   const folders = env['OPENCODE_DISABLE_PROJECT_CONFIG'] ? [] : projectFolders(directory);
   for (const folder of folders) {

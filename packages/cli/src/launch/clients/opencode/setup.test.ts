@@ -104,6 +104,34 @@ describe('toolmask setup opencode', () => {
     expect(await snapshot(home)).toEqual(before);
   });
 
+  it("says when the folder's project config sets the provider's baseURL again: opencode there would bypass the gateway (issue 35)", async () => {
+    const { root, home, stateDir, env } = await folders();
+    await write(path.join(home, '.config', 'opencode', 'opencode.json'), OPENCODE_CONFIG);
+    const project = path.join(root, 'project');
+    await write(path.join(project, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    await write(path.join(project, 'opencode.json'), OPENCODE_CONFIG);
+    const inProject = await setUpClient(opencodeClient, {
+      gatewayUrl: GATEWAY,
+      stateDir,
+      env,
+      gatewayUpstreams: { openai: 'https://router.example/v1' },
+      cwd: project,
+    });
+    expect(inProject.lines).toContain(
+      `In ${project}, a project config sets provider "router"'s baseURL (https://router.example/v1) over the global one: opencode there goes straight to it, not through the gateway. Run \`toolmask opencode\` there, or drop that baseURL from the project's config.`,
+    );
+    await undoClient(opencodeClient, stateDir);
+    // Elsewhere, nothing to say.
+    const elsewhere = await setUpClient(opencodeClient, {
+      gatewayUrl: GATEWAY,
+      stateDir,
+      env,
+      gatewayUpstreams: { openai: 'https://router.example/v1' },
+      cwd: root,
+    });
+    expect(elsewhere.lines.join('\n')).not.toContain('a project config');
+  });
+
   it('refuses a config without an OpenAI-compatible provider, and one whose upstream the gateway does not have', async () => {
     const { home, stateDir, env } = await folders();
     const file = path.join(home, '.config', 'opencode', 'opencode.json');

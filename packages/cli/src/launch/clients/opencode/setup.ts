@@ -28,7 +28,13 @@ import { jsonSet } from '../../setup/json-changes.js';
 import { checkOpenaiUpstream, openaiRoute, type SetupContext } from '../../setup/setup-context.js';
 import { readSetupFile, SetupError, type SetupFile } from '../../setup/setup-files.js';
 import type { ClientPlan } from '../../setup/setup-plan.js';
-import { mergeConfig, substituteEnv, type OpencodeConfig } from './config.js';
+import {
+  mergeConfig,
+  opencodeDirectory,
+  readOpencodeConfig,
+  substituteEnv,
+  type OpencodeConfig,
+} from './config.js';
 
 const OPENAI_COMPATIBLE = '@ai-sdk/openai-compatible';
 const CONFIG_NAMES = ['config.json', 'opencode.json', 'opencode.jsonc'];
@@ -120,6 +126,27 @@ function routedProviders(
   return { upstream, routed };
 }
 
+/**
+ * The routed providers whose base URL a project's config in the folder setup runs in sets again
+ * (opencode.json up to the git root, .opencode/, OPENCODE_CONFIG...): it wins over the global
+ * config, so opencode there would bypass the gateway without a word.
+ */
+async function projectOverrides(context: SetupContext, routed: readonly string[]) {
+  if (context.cwd === undefined) return [];
+  const directory = opencodeDirectory(context.env, context.cwd);
+  const { merged } = await readOpencodeConfig(context.env, directory, false);
+  const providers = isPlainObject(merged['provider']) ? merged['provider'] : {};
+  return routed.flatMap((id) => {
+    const options = isPlainObject(providers[id]) ? providers[id]['options'] : undefined;
+    const url = isPlainObject(options) ? options['baseURL'] : undefined;
+    return typeof url === 'string'
+      ? [
+          `In ${directory}, a project config sets provider "${id}"'s baseURL (${url}) over the global one: opencode there goes straight to it, not through the gateway. Run \`toolmask opencode\` there, or drop that baseURL from the project's config.`,
+        ]
+      : [];
+  });
+}
+
 export async function planOpencodeSetup(context: SetupContext): Promise<ClientPlan> {
   const { env } = context;
   const gateway = await context.gateway();
@@ -156,6 +183,7 @@ export async function planOpencodeSetup(context: SetupContext): Promise<ClientPl
       `Left as they are (another base URL than the gateway's OpenAI upstream): ${left.map((id) => `"${id}"`).join(', ')}.`,
     );
   }
+  notes.push(...(await projectOverrides(context, routed)));
   if (config['$schema'] === undefined) {
     notes.push(
       `opencode adds a "$schema" line to ${file} when it has none: after that, \`toolmask setup opencode --undo\` puts back setup's values rather than the file's old bytes.`,

@@ -61,6 +61,22 @@ describe('toolmask setup qwen', () => {
     await expect(fs.stat(path.join(clientDir, '.env'))).rejects.toThrow();
   });
 
+  it("says when this shell's environment sets a variable setup writes to .env: qwen takes the environment's (issue 35)", async () => {
+    const { stateDir } = await folders();
+    const clientDir = path.join(root, '.qwen');
+    const report = await applySetup({
+      client: 'qwen',
+      clientDir,
+      gatewayUrl: 'http://127.0.0.1:8787',
+      stateDir,
+      env: { OPENAI_BASE_URL: 'https://provider.example/v1' },
+    });
+    expect(report.lines).toContain(
+      `OPENAI_BASE_URL is set in this shell's environment (https://provider.example/v1), which qwen takes over ${path.join(clientDir, '.env')}: qwen started from here goes around the gateway; unset it (and remove it from your shell's profile).`,
+    );
+    await undoSetup({ client: 'qwen', stateDir });
+  });
+
   it('a ~/.qwen that is a link (a dotfiles folder): written through the folder link', async () => {
     const { stateDir } = await folders();
     const dotfiles = path.join(root, 'dotfiles', 'qwen');

@@ -40,5 +40,6 @@ export async function planQwenSetup(context: SetupContext): Promise<ClientPlan> 
       env: { OPENAI_BASE_URL: `${gateway.url}/openai/v1` },
     },
     { notes: [] },
+    context.env,
   );
 }
