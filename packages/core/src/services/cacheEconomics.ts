@@ -22,9 +22,11 @@
  * one sample, 6,084 samples): c = 1 makes the mean of log(remaining / ĉk) zero (it is exactly 1 for
  * any set of lengths: each session gives k and L − k alike), with a mean absolute log error of
  * 1.30 (n̂ within a factor 3.7, typically); least squares on the counts gives c = 0.51 (mean absolute
- * error 25.1 requests against 30.0 at c = 1), weighted by the long sessions' late requests. c = 1
- * is the heavy-tailed reading the issue names (a session that has run k requests is about as
- * likely to run k more); docs/benchmarks.md 3.13 has both fits.
+ * error 25.1 requests against 30.0 at c = 1), weighted by the long sessions' late requests. The
+ * rule takes c = 0.5, the least-squares fit: a break it makes pays back in 67% of those samples
+ * (the session goes on at least k / 2 more requests), where c = 1, the heavy-tailed reading (a
+ * session that has run k requests is about as likely to run k more), pays back in half of them
+ * and lost money on the launchers' short sessions (claude, opencode: docs/benchmarks.md 3.13).
  *
  * `minPrunableTokensThreshold` stays the batch floor: a warm pass masks only a batch of at least
  * that many tokens (so that breaks are few and each frees a lot) AND one that pays back; the write
@@ -102,7 +104,7 @@ export function warmTriggerThreshold(
  * n̂ = c × k: the requests a session that has made `requestsSoFar` is expected to make after the
  * current one (see the module comment for the fit of c on `../shared/traces`).
  */
-export const REMAINING_REQUESTS_PER_REQUEST_SO_FAR = 1;
+export const REMAINING_REQUESTS_PER_REQUEST_SO_FAR = 0.5;
 
 export function expectedRemainingRequests(requestsSoFar: number): number {
   return Number.isFinite(requestsSoFar) && requestsSoFar > 0

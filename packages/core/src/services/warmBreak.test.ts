@@ -179,8 +179,9 @@ describe("issue 34's losing case: a short session under Anthropic's cache rules"
 
   it("Codex's session (15 outputs of numbers, OpenAI's prices in the rule): the last request's batch pays back only before its snippets are counted, so nothing is masked", () => {
     // The real codex through `toolmask codex` (codex/net-billing.e2e.test.ts): the 16th and last
-    // request could mask 10 outputs. Gross, S / B ≈ 0.65 passes n̂ = 15's 0.6; net of the
-    // snippets (each ~9% of its output) it does not, and the break would not have paid back.
+    // request could mask 10 outputs. Gross, S / B ≈ 0.65 passed n̂ = 15's 0.6 (when n̂ was k);
+    // net of the snippets (each ~9% of its output) it does not, nor at today's n̂ = k / 2, and the
+    // break would not have paid back.
     const options = { planned: CACHE_ECONOMICS.openai, snippet: CODEX_SNIPPET };
     const masked = billSession(15, codexSeqOutput, anthropic, 'default', options);
     const unmasked = billSession(15, codexSeqOutput, anthropic, undefined, options);

@@ -139,9 +139,9 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex: net billi
     // the read-back tool joining the second request: see the loop above.)
     expect(Math.abs(printed! - difference)).toBeLessThanOrEqual(asReported(unmasked.bill) * 0.01);
     // Billed masked <= unmasked (issue 34). Nothing is masked: the 16th and last request could mask
-    // 10 outputs, and S / B passed the pay-back test (n̂ = 15 at OpenAI's prices) until S was
-    // counted net of the snippets left in place (core's snippetCost.ts); that break billed 124,690
-    // against 109,124. Requests 1–15 bill alike in both runs; the two runs' bodies still differ by
+    // 10 outputs, and S / B passed the pay-back test (n̂ = k = 15 at OpenAI's prices) until S was
+    // counted net of the snippets left in place (core's snippetCost.ts) and n̂ became k / 2; that
+    // break billed 124,690 against 109,124. Requests 1–15 bill alike in both runs; the two runs' bodies still differ by
     // a few characters (each output's "Wall time"), hence a tolerance of 0.1% (bench's own).
     expect(masked.bill.billed).toBeLessThanOrEqual(unmasked.bill.billed * 1.001);
   }, 240_000);

@@ -142,11 +142,11 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))('toolmask opencode: net
     }
     expect(printed).toBeDefined();
     expect(Math.abs(printed! - difference)).toBeLessThanOrEqual(STEPS + 1);
-    // Fails with core's warm rule of 2026-12-03 (docs/benchmarks.md 3.13): nothing is masked until
-    // the 16th and last request, which masks 12 outputs (k = 15: the estimator's S of 187,740
-    // and B of 238,059 pass at n̂ = 15, where the fake's 4 characters a token give S = 80,481,
-    // B = 106,436, which would not) and the session ends there: 242,557 against 229,172. With S
-    // net of the snippets left in place (the payback34 branch) nothing is masked and it holds.
+    // Failed with core's warm rule of the morning of 2026-12-03 (docs/benchmarks.md 3.13): nothing
+    // was masked until the 16th and last request, which masked 12 outputs (k = 15: the
+    // estimator's S of 187,740 and B of 238,059 passed at n̂ = k = 15) and the session ended
+    // there: 242,557 against 229,172. With S net of the snippets left in place, and n̂ = k / 2,
+    // nothing is masked in these 16 requests and it holds.
     expect(masked.bill.billed).toBeLessThanOrEqual(unmasked.bill.billed);
   }, 600_000);
 });
