@@ -64,7 +64,10 @@ function billSession(
   output: string | ((call: number) => string),
   economics: CacheEconomics,
   rule: WarmRule | 'default' | undefined,
-  { planned = economics, snippet = SNIPPET }: { planned?: CacheEconomics; snippet?: object } = {},
+  {
+    planned = economics,
+    snippet = SNIPPET,
+  }: { planned?: CacheEconomics; snippet?: Record<string, unknown> } = {},
 ): { billed: number; events: number; masked: number } {
   const config = {
     ...resolveToolOutputMaskingConfig(),

@@ -39,7 +39,7 @@ async function summaries(answers: Array<{ gateway: number; session: number }>) {
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { gateway: { url, accessSecret: 's' }, asked: () => asked };
 }
@@ -56,7 +56,7 @@ function noticed(
       intervalMs: 5,
       notice: (upstream) => resolve(upstream),
     });
-    cleanups.push(stop);
+    cleanups.push(async () => stop());
   });
 }
 

@@ -54,7 +54,7 @@ describe.skipIf(!existsSync(path.join(REPO_BIN, 'claude')))(
           },
         },
       );
-      cleanups.push(() => void child.kill('SIGKILL'));
+      cleanups.push(async () => void child.kill('SIGKILL'));
       let stderr = '';
       let exited = false;
       const closed = new Promise<number | null>((resolve) =>

@@ -93,6 +93,7 @@ describe.skipIf(!existsSync(path.join(BIN, 'codex')))('toolmask codex: the MCP t
           routingArgs: [],
           shellExclude: [],
           args: [],
+          ownTitle: false,
         },
         upstream.url,
       );
