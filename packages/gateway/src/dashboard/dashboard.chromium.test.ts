@@ -137,8 +137,6 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
     fixture = await gatewayFixture({
       toolProtectionThreshold: 6_000,
       minPrunableTokensThreshold: 3_000,
-      // The default rule, so the docs images show what a person's own sessions do.
-      warmRule: 'pay-back',
     });
     upstream = await cachingUpstream();
     running = await startTestGateway({
