@@ -38,6 +38,28 @@ export interface NetBillingRun {
   bill: BillTotals;
 }
 
+/** One request as a fake billed it, with how many masked outputs its body held. */
+export interface BilledRequest {
+  prompt: number;
+  read: number;
+  masked: number;
+}
+
+/**
+ * The requests of a run that broke the cache without masking anything new: each such request
+ * should read the whole prompt of the one before it. Empty when nothing but masking breaks it.
+ */
+export function breaksNotFromMasking(
+  requests: readonly BilledRequest[],
+): Array<{ index: number; read: number; previousPrompt: number }> {
+  return requests.flatMap((request, index) => {
+    const before = requests[index - 1];
+    return before && request.masked === before.masked && request.read !== before.prompt
+      ? [{ index, read: request.read, previousPrompt: before.prompt }]
+      : [];
+  });
+}
+
 /** The net figure of an exit line, signed: positive when masking billed less. */
 export function netTokensOf(stderr: string): number | undefined {
   const match = /billed (?:\d+(?:\.\d)?)% (less|more) than without masking \(([\d,]+) tokens/.exec(
