@@ -4,6 +4,9 @@
  * with gemini-cli's own implementation measured in the same process run.
  *   1. speed and memory of the pass          bench/passSpeed.mjs, bench/giantOutputs.mjs (one 200 MB output)
  *   2. token estimates against Gemma 3       bench/tokenAccuracy.mjs (installs the tokenizer here on first use)
+ *      the gateway's calibration against OpenAI's o200k_base
+ *                                            bench/calibrationAccuracy.mjs (issue 34; installs js-tiktoken
+ *                                            in bench/openai-tokenizer/ on first use)
  *   3. billed tokens under prompt caching    bench/cachingCost.mjs (with the offline optimum, and
  *                                            per provider's pricing: bench/providerPricing.mjs),
  *      effective billed (read-backs counted) bench/readBacks.mjs,
@@ -38,6 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { runPassSpeedBench } from './passSpeed.mjs';
 import { runGiantOutputsBench } from './giantOutputs.mjs';
 import { runTokenAccuracyBench, formatResult } from './tokenAccuracy.mjs';
+import { runCalibrationAccuracyBench, formatCalibrationResult } from './calibrationAccuracy.mjs';
 import { runCachingCostBench } from './cachingCost.mjs';
 import { runGatewayBench } from './gatewayBench.mjs';
 import { runClientMaskingBench } from './clientMaskingBench.mjs';
@@ -94,6 +98,13 @@ if (only.has('2') && haveTraces) {
   });
   console.log(formatResult(result));
   if (!Object.values(result.pass).every(Boolean)) failed = true;
+  console.log("\nThe gateway's per-conversation calibration against OpenAI's o200k_base tokenizer");
+  const calibration = await runCalibrationAccuracyBench({
+    tracesDir,
+    log: (message) => process.stderr.write(`${message}\n`),
+  });
+  console.log(formatCalibrationResult(calibration));
+  if (!calibration.pass) failed = true;
 }
 if (only.has('3') && haveTraces) {
   console.log(
