@@ -30,6 +30,7 @@ import {
   shellOutput,
   startTestGateway,
 } from '../test-utils/gemini-client.js';
+import { drawn, openSession } from '../test-utils/dashboard-views.js';
 import type { SessionsReport } from './api-types.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../../../.tmp/artifacts/dashboard/', import.meta.url));
@@ -44,14 +45,6 @@ const claudeUsage = (step: number) => ({
 if (!chromiumAvailable)
   console.warn(`[toolmask] cache-write browser tests ${CHROMIUM_SKIP_MESSAGE}`);
 
-async function until(page: Page, expression: string): Promise<void> {
-  await expect.poll(() => page.evaluate(expression), { timeout: 15_000 }).toBe(true);
-}
-
-function drawn(page: Page, view: string): Promise<void> {
-  return until(page, `document.body.dataset.view === ${JSON.stringify(view)}`);
-}
-
 async function sessionsReport(running: RunningGateway): Promise<SessionsReport> {
   const answer = await fetch(`${running.url}/api/sessions`, { headers: ownerHeaders(running) });
   return (await answer.json()) as SessionsReport;
@@ -60,16 +53,6 @@ async function sessionsReport(running: RunningGateway): Promise<SessionsReport> 
 async function screenshot(page: Page, name: string): Promise<void> {
   await fs.mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
-
-/** Opens the overview and then the session of `client`. */
-async function openSession(page: Page, running: RunningGateway, client: string): Promise<void> {
-  await page.goto(running.dashboardUrl);
-  await drawn(page, 'overview');
-  await page
-    .locator('.session-row', { has: page.locator(`td.client:text-is("${client}")`) })
-    .click();
-  await drawn(page, 'session');
 }
 
 describe.skipIf(!chromiumAvailable)('cache writes on the dashboard', () => {

@@ -40,6 +40,7 @@ import {
   shellOutput,
   startTestGateway,
 } from '../test-utils/gemini-client.js';
+import { drawn, openSession, sessionRowsOf, until } from '../test-utils/dashboard-views.js';
 import type { SessionsReport } from './api-types.js';
 import { brokenWords } from './layout-probe.js';
 
@@ -217,31 +218,9 @@ async function runOpenCodeSession(url: string): Promise<void> {
   }
 }
 
-async function until(page: Page, expression: string): Promise<void> {
-  await expect.poll(() => page.evaluate(expression), { timeout: 15_000 }).toBe(true);
-}
-
-function drawn(page: Page, view: string): Promise<void> {
-  return until(page, `document.body.dataset.view === ${JSON.stringify(view)}`);
-}
-
 async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   await fs.mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage });
-}
-
-/** The rows of `client`'s session in the sessions table (its name, its figures). */
-function rowOf(page: Page, client: string) {
-  return page.locator('tbody.session-group', {
-    has: page.locator(`td.client:text-is("${client}")`),
-  });
-}
-
-async function openSession(page: Page, running: RunningGateway, client: string): Promise<void> {
-  await page.goto(running.dashboardUrl);
-  await drawn(page, 'overview');
-  await rowOf(page, client).click();
-  await drawn(page, 'session');
 }
 
 /** Pairs of request numbers under the session chart whose boxes touch or overlap. */
@@ -314,7 +293,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard after OpenCode, Codex and Cla
       'claude-code': ['build everything', undefined],
     } as const;
     for (const [client, [prompt, folder]] of Object.entries(expected)) {
-      const row = rowOf(page, client);
+      const row = sessionRowsOf(page, client);
       const id = (await row.getAttribute('data-session')) as string;
       expect(await row.locator('.session-prompt').textContent()).toBe(prompt);
       expect(await row.locator('.session-short-id').textContent()).toBe(id.slice(0, 8));
@@ -323,7 +302,9 @@ describe.skipIf(!chromiumAvailable)('the dashboard after OpenCode, Codex and Cla
     // The OpenCode title call is one of its session's requests, not a session.
     const opencode = report.sessions.find((session) => session.client === 'opencode');
     expect(opencode).toMatchObject({ requests: 7, sideRequests: 1 });
-    expect(await rowOf(page, 'opencode').locator('.side-note').textContent()).toBe('1 side');
+    expect(await sessionRowsOf(page, 'opencode').locator('.side-note').textContent()).toBe(
+      '1 side',
+    );
 
     // The refused request: counted on a card and listed with its status and the provider's words.
     const failedCard = page.locator('.cards [data-metric="failed"]');

@@ -17,6 +17,7 @@ import {
 import type { RunningGateway } from '../listen-gateway.js';
 import { BILLED_MODELS, billedSessionsThroughGateway } from '../test-utils/billed-sessions.js';
 import { ownerHeaders } from '../test-utils/gemini-client.js';
+import { drawn } from '../test-utils/dashboard-views.js';
 import type { SessionsReport } from './api-types.js';
 
 if (!chromiumAvailable)
@@ -46,9 +47,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard’s net figures in headless C
     const report = (await answer.json()) as SessionsReport;
     const { page, problems } = await watchedPage(browser, 1400);
     await page.goto(running.dashboardUrl);
-    await expect
-      .poll(() => page.evaluate('document.body.dataset.view === "overview"'), { timeout: 15_000 })
-      .toBe(true);
+    await drawn(page, 'overview');
     for (const model of Object.values(BILLED_MODELS)) {
       const session = report.sessions.find((candidate) => candidate.model === model)!;
       expect(session, model).toBeDefined();

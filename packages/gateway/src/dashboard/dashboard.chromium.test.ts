@@ -36,6 +36,7 @@ import {
   ownerHeaders,
 } from '../test-utils/gemini-client.js';
 import { GEMINI_CLI_USER_AGENT, cachingUpstream, replayTrace } from '../test-utils/replay-trace.js';
+import { drawn, until } from '../test-utils/dashboard-views.js';
 import type { SessionDetail, SessionOutputs, SessionsReport, Timeline } from './api-types.js';
 import { boxOf, brokenWords, contentWidth } from './layout-probe.js';
 
@@ -70,19 +71,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
     await fs.mkdir(DOCS_IMAGES, { recursive: true });
     await fs.copyFile(view, path.join(DOCS_IMAGES, `${name}.png`));
   }
-}
-
-/**
- * Waits until `expression` is true in the page. (Evaluated over the debugging protocol: the
- * page's Content Security Policy forbids `eval`, so `waitForFunction` with a string cannot run.)
- */
-async function until(page: Page, expression: string): Promise<void> {
-  await expect.poll(() => page.evaluate(expression), { timeout: 15_000 }).toBe(true);
-}
-
-/** Waits until the view `view` is on screen. */
-function drawn(page: Page, view: string): Promise<void> {
-  return until(page, `document.body.dataset.view === ${JSON.stringify(view)}`);
 }
 
 /**
