@@ -12,9 +12,18 @@ export async function until(page: Page, expression: string): Promise<void> {
   await expect.poll(() => page.evaluate(expression), { timeout: 15_000 }).toBe(true);
 }
 
-/** Waits until the view `view` (`overview`, `session`, `settings`) is on screen. */
+/**
+ * Waits until the view `view` (`overview`, `session`, `settings`) is on screen, its charts
+ * included. The page sets `data-view` as it puts the view in place, and each chart's SVG is drawn
+ * by a ResizeObserver at the next rendering step (chart-frame.ts): before the first paint, but a
+ * script evaluated in between sees the view without its charts.
+ */
 export function drawn(page: Page, view: string): Promise<void> {
-  return until(page, `document.body.dataset.view === ${JSON.stringify(view)}`);
+  return until(
+    page,
+    `document.body.dataset.view === ${JSON.stringify(view)} && ` +
+      `[...document.querySelectorAll('.chart-plot')].every((plot) => plot.querySelector('svg'))`,
+  );
 }
 
 /** The rows of `client`'s session in the sessions table (its name, its figures). */
