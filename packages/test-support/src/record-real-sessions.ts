@@ -10,6 +10,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { anthropicAnswer, toolResultsOf } from '@toolmask/test-support/fake-anthropic';
+import { opencodeOfflineEnv } from '@toolmask/test-support/opencode-env';
 import { responsesAnswer, toolOutputsOf } from '@toolmask/test-support/fake-openai-responses';
 import {
   PrefixCache,
@@ -243,13 +244,7 @@ export async function recordOpencode(root: string): Promise<RecordedRun> {
       'opencode',
       ['run', 'Print the numbers one to five, then say hello.'],
       {
-        ...baseEnv(home),
-        // opencode takes its working folder from PWD.
-        PWD: project,
-        OPENCODE_DISABLE_MODELS_FETCH: '1',
-        OPENCODE_DISABLE_AUTOUPDATE: '1',
-        // Its background install of @opencode-ai/plugin in a fresh home fails at once, offline.
-        npm_config_offline: 'true',
+        ...opencodeOfflineEnv(home, project),
       },
       project,
     );

@@ -16,6 +16,7 @@ import {
   type RecordedUpstreamRequest,
 } from '@toolmask/test-support/fake-upstream';
 import { REPO_BIN } from '@toolmask/test-support/run-toolmask';
+import { opencodeOfflineEnv } from '@toolmask/test-support/opencode-env';
 import {
   gatewayFixture,
   ownerFetch,
@@ -88,14 +89,7 @@ describe.skipIf(!existsSync(path.join(REPO_BIN, 'opencode')))('opencode on the d
     };
     await fs.writeFile(path.join(project, 'opencode.json'), JSON.stringify(config));
     const result = await run(path.join(REPO_BIN, 'opencode'), ['run', PROMPT], project, {
-      PATH: `${REPO_BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
-      HOME: home,
-      PWD: project,
-      NO_COLOR: '1',
-      OPENCODE_DISABLE_MODELS_FETCH: '1',
-      OPENCODE_DISABLE_AUTOUPDATE: '1',
-      // Its background install of @opencode-ai/plugin in a fresh home fails at once, offline.
-      npm_config_offline: 'true',
+      ...opencodeOfflineEnv(home, project),
     });
     expect(result.code, result.output).toBe(0);
     expect(result.output).toContain('There are 3 rows.');

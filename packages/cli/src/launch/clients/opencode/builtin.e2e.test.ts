@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseMaskedSnippet } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
 import { runToolmask } from '@toolmask/test-support/run-toolmask';
+import { opencodeOfflineEnv } from '@toolmask/test-support/opencode-env';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import {
   anthropicAnswer,
@@ -126,15 +127,8 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))(
           'Print some rows, then read one output back.',
         ],
         {
-          PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+          ...opencodeOfflineEnv(home, project),
           ...marker,
-          HOME: home,
-          PWD: project,
-          NO_COLOR: '1',
-          OPENCODE_DISABLE_MODELS_FETCH: '1',
-          OPENCODE_DISABLE_AUTOUPDATE: '1',
-          // Its background install of @opencode-ai/plugin in a fresh home fails at once, offline.
-          npm_config_offline: 'true',
           ANTHROPIC_API_KEY: 'fake-anthropic-key',
           // @ai-sdk/anthropic's own variable (with /v1): where opencode would send its requests.
           ANTHROPIC_BASE_URL: `${upstream.url}/v1`,

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseMaskedSnippet } from '@toolmask/core';
 import { describe, expect, it } from 'vitest';
 import { runToolmask } from '@toolmask/test-support/run-toolmask';
+import { opencodeOfflineEnv } from '@toolmask/test-support/opencode-env';
 import {
   anthropicAnswer,
   toolResultText,
@@ -98,18 +99,8 @@ describe.skipIf(!existsSync(path.join(BIN, 'opencode')))('toolmask opencode: net
         return runToolmask(
           [...args, 'run', '-m', MODEL, 'Print some numbers.'],
           {
-            PATH: `${BIN}${path.delimiter}${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+            ...opencodeOfflineEnv(home, project),
             ...marker,
-            HOME: home,
-            // opencode takes its working folder from PWD.
-            PWD: project,
-            NO_COLOR: '1',
-            OPENCODE_DISABLE_MODELS_FETCH: '1',
-            OPENCODE_DISABLE_AUTOUPDATE: '1',
-            // In a fresh home opencode installs @opencode-ai/plugin into its config folder, in
-            // the background, from registry.npmjs.org (with npm's own settings): offline, that
-            // fails at once instead of holding a connection open.
-            npm_config_offline: 'true',
             ANTHROPIC_API_KEY: 'fake-anthropic-key',
             // @ai-sdk/anthropic's own variable (with /v1): where opencode would send its requests.
             ANTHROPIC_BASE_URL: `${upstreamUrl}/v1`,
