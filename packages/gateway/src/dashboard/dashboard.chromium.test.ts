@@ -36,7 +36,7 @@ import {
   ownerHeaders,
 } from '../test-utils/gemini-client.js';
 import { GEMINI_CLI_USER_AGENT, cachingUpstream, replayTrace } from '../test-utils/replay-trace.js';
-import { drawn, until } from '../test-utils/dashboard-views.js';
+import { drawn, recordViewsSaid, until, viewsSaid } from '../test-utils/dashboard-views.js';
 import type { SessionDetail, SessionOutputs, SessionsReport, Timeline } from './api-types.js';
 import { boxOf, brokenWords, contentWidth } from './layout-probe.js';
 
@@ -246,8 +246,13 @@ describe.skipIf(!chromiumAvailable || !traces)('the dashboard in headless Chromi
       const { page, problems } = await watchedPage(browser, width);
       await page.goto(running.dashboardUrl);
       await drawn(page, 'overview');
+      await recordViewsSaid(page);
       await page.locator('.session-row').first().click();
       await drawn(page, 'session');
+      // The page says a view is there once its charts are drawn, not a frame before.
+      const said = await viewsSaid(page);
+      expect(said.at(-1)).toEqual({ view: 'session', charts: 1, drawn: 1 });
+      expect(said.filter((view) => view.drawn < view.charts)).toEqual([]);
       expect(await page.locator('circle[data-series="sent"]').count()).toBe(detail.requests.length);
       expect(detail.requests.length).toBe(replayed);
       expect(await page.locator('line.mask-event').count()).toBe(

@@ -12,18 +12,34 @@ export async function until(page: Page, expression: string): Promise<void> {
   await expect.poll(() => page.evaluate(expression), { timeout: 15_000 }).toBe(true);
 }
 
-/**
- * Waits until the view `view` (`overview`, `session`, `settings`) is on screen, its charts
- * included. The page sets `data-view` as it puts the view in place, and each chart's SVG is drawn
- * by a ResizeObserver at the next rendering step (chart-frame.ts): before the first paint, but a
- * script evaluated in between sees the view without its charts.
- */
+/** Waits until the view `view` (`overview`, `session`, `settings`) is on screen. */
 export function drawn(page: Page, view: string): Promise<void> {
-  return until(
-    page,
-    `document.body.dataset.view === ${JSON.stringify(view)} && ` +
-      `[...document.querySelectorAll('.chart-plot')].every((plot) => plot.querySelector('svg'))`,
-  );
+  return until(page, `document.body.dataset.view === ${JSON.stringify(view)}`);
+}
+
+/**
+ * From now on, records each view the page says is on screen and whether every chart in it had
+ * its SVG at that moment (a MutationObserver's record comes before the page's next rendering
+ * step); `viewsSaid` reads the records.
+ */
+export async function recordViewsSaid(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    window.viewsSaid = [];
+    new MutationObserver(() => {
+      const plots = [...document.querySelectorAll('.chart-plot')];
+      window.viewsSaid.push({
+        view: document.body.dataset.view,
+        charts: plots.length,
+        drawn: plots.filter((plot) => plot.querySelector('svg')).length,
+      });
+    }).observe(document.body, { attributes: true, attributeFilter: ['data-view'] });
+  })()`);
+}
+
+export function viewsSaid(
+  page: Page,
+): Promise<Array<{ view: string; charts: number; drawn: number }>> {
+  return page.evaluate('window.viewsSaid');
 }
 
 /** The rows of `client`'s session in the sessions table (its name, its figures). */

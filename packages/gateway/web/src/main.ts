@@ -10,6 +10,7 @@
  */
 import type { DashboardStatus, FirstView } from '../../src/dashboard/api-types.js';
 import { api, ApiError, takeFirstView } from './api.js';
+import { drawChartsIn } from './chart-frame.js';
 import { byId, h } from './dom.js';
 import { formatDuration } from './format.js';
 import { overviewView } from './overview-view.js';
@@ -42,6 +43,8 @@ function routeOf(hash: string): Route {
 
 function show(route: Route, content: HTMLElement): void {
   byId('view').replaceChildren(content);
+  // Before the view is said to be on screen: its charts would otherwise wait for the next frame.
+  drawChartsIn(content);
   for (const link of document.querySelectorAll<HTMLAnchorElement>('[data-nav]')) {
     const current = link.dataset['nav'] === (route.view === 'settings' ? 'settings' : 'overview');
     if (current) link.setAttribute('aria-current', 'page');
