@@ -26,6 +26,7 @@ import surface from './surface.mjs';
 import traversal from './traversal.mjs';
 import mcpArguments from './mcp-arguments.mjs';
 import atRest from './at-rest.mjs';
+import proofs from './proofs.mjs';
 
 const FAMILIES = [
   bounds,
@@ -39,6 +40,8 @@ const FAMILIES = [
   traversal,
   mcpArguments,
   atRest,
+  // After the others, so that the ids the docs name (A1 to A37) stay as they were.
+  proofs,
 ];
 const ATTACKS = FAMILIES.flatMap((family) => family);
 ATTACKS.forEach((attack, index) => (attack.id = `A${index + 1}`));

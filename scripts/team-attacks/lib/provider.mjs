@@ -2,9 +2,13 @@
  * The model provider the replicas forward to: it accepts only the keys it was given (in
  * `x-goog-api-key`, `x-api-key`, `Authorization: Bearer` or `?key=`; any other key, or none, gets
  * 401) and records every request it received: path, query, headers and (up to 8 MB) body. The
- * attacks read it to say what reached the provider, and with which key.
+ * attacks read it to say what reached the provider, and with which key. Like Google's APIs, it
+ * answers its discovery document (`PUBLIC_PATH`) to anyone, with any key or none.
  */
 import * as http from 'node:http';
+
+/** The path a provider answers without a key (Google's APIs: their discovery document). */
+export const PUBLIC_PATH = '/$discovery/rest';
 
 const KEEP_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -67,6 +71,11 @@ export async function startProvider(validKeys) {
         size,
         key,
       });
+      if (path.endsWith(PUBLIC_PATH)) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ kind: 'discovery#restDescription', version: 'v1beta' }));
+        return;
+      }
       if (!validKeys.has(String(key))) {
         response.writeHead(401, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ error: { code: 401, message: 'API key not valid' } }));

@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PATH_CHARS, cutPreviewLine } from './previewLineCut.js';
+import { MAX_PATH_CHARS, cutPreviewLine, isPathDelimiter } from './previewLineCut.js';
 import { PREVIEW_LIMITS } from './previewLimits.js';
 import { budgetedLines } from './previews/headAndTail.js';
 
 const MAX = PREVIEW_LIMITS.maxLineChars;
+
+describe('isPathDelimiter', () => {
+  it('is the expression it replaces (white space, quotes, brackets, `,`, `;`) for every code unit', () => {
+    const expression = /[\s"'`()[\]{}<>,;]/;
+    const differ: number[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      if (isPathDelimiter(code) !== expression.test(String.fromCharCode(code))) differ.push(code);
+    }
+    expect(differ).toEqual([]);
+  });
+});
 
 describe('cutPreviewLine', () => {
   it("keeps qwen's full-output path whole (a plain cut left `saved [... 110 chars ...] ll_command_…`)", () => {

@@ -74,7 +74,9 @@ export class DecisionLog {
    */
   apply(content: Content, outputsAfter: number): Content {
     const parts = content?.parts;
-    if (!Array.isArray(parts)) return content;
+    // Nothing decided yet (a conversation's first request, or one the gateway has never seen):
+    // no key to look up, so no output is hashed here; the pass's records hash only theirs.
+    if (!Array.isArray(parts) || (this.masked.size === 0 && this.kept.size === 0)) return content;
     let replaced: Part[] | undefined;
     let after = outputsAfter + outputsIn(content);
     parts.forEach((part, index) => {

@@ -73,10 +73,14 @@ export async function forwardExchange(
   // it left while the answer was awaited (a Ctrl-C mid-turn) went through: recorded, status 0.
   const neverSent = result.outcome === 'client-gone' && result.status === 0 && !result.sent;
   if (!recorded && !neverSent) recording = recordAnswer(result);
-  exchange.owner.answered(result.status, {
-    outputBytes:
-      masked.prepared?.result.offloaded.reduce((sum, output) => sum + output.bytes, 0) ?? 0,
-    records: recording ? 1 : 0,
-  });
+  exchange.owner.answered(
+    result.status,
+    {
+      outputBytes:
+        masked.prepared?.result.offloaded.reduce((sum, output) => sum + output.bytes, 0) ?? 0,
+      records: recording ? 1 : 0,
+    },
+    route.action === 'mask',
+  );
   await recording?.done;
 }

@@ -43,8 +43,16 @@ export interface RequestOwner {
    * it goes upstream as it came and leaves nothing behind (an owner not proven, or past a budget).
    */
   mayStore(): Promise<boolean>;
-  /** The provider's answer (its status, 0 when unreached), and what was kept for the request. */
-  answered(status: number, kept: { outputBytes: number; records: number }): void;
+  /**
+   * The provider's answer (its status, 0 when unreached), and what was kept for the request.
+   * `modelCall`: the request was a model call (a route the gateway masks), the one kind of
+   * request whose 2xx shows the provider took its key.
+   */
+  answered(
+    status: number,
+    kept: { outputBytes: number; records: number },
+    modelCall: boolean,
+  ): void;
 }
 
 /** A model request's owner, or why it is refused (answered in its protocol's error style). */

@@ -26,12 +26,15 @@ const cleanups = cleanUpAfterEach();
 const VALID_KEYS = new Set(['sk-made-up', 'alice-provider-key', 'team-gemini-key']);
 
 const ALICE_VIRTUAL = 'tmk_alice';
+const PUBLIC_PATH = '/$discovery/rest';
 const ADMIN = 'the-admin-key';
 
 async function teamReplica(ownerBudget?: { conversations: number }) {
   const fixture = await gatewayFixture();
   cleanups.push(fixture.cleanup);
   const upstream = await startFakeUpstream((request) => {
+    // A path a provider answers without a key (Google APIs serve their discovery document so).
+    if (request.path === PUBLIC_PATH) return { json: { kind: 'discovery#restDescription' } };
     const key =
       request.headers['x-goog-api-key'] ?? request.headers.authorization?.replace('Bearer ', '');
     if (!VALID_KEYS.has(String(key))) {
@@ -194,6 +197,23 @@ describe('a team replica keeps nothing for a request that proves no identity (fi
       expect(answer.status).toBe(401);
       // Forwarded as it came.
       expect(upstream.requests.at(-1)?.raw.toString('utf8')).toBe(body);
+    }
+    await running.gateway.close();
+    expect(await writes(stores)).toBe(0);
+    expect(running.gateway.stats().conversations).toBe(0);
+  });
+
+  it("a 2xx to a path the provider answers without a key proves nothing: the key's next requests keep nothing", async () => {
+    const { running, upstream, stores } = await teamReplica();
+    const headers = { 'x-goog-api-key': 'made-up-proof' };
+    for (let request = 0; request < 3; request++) {
+      const open = await fetch(`${running.url}${PUBLIC_PATH}?version=v1beta`, { headers });
+      await open.arrayBuffer();
+      expect(open.status).toBe(200);
+      const body = bulkyHistory(`stranger-${request}`);
+      expect((await post(`${running.url}${GEMINI}`, body, headers)).status).toBe(401);
+      const forwarded = upstream.requests.at(-1)?.raw.toString('utf8');
+      expect(forwarded === body, 'forwarded as it came, not masked').toBe(true);
     }
     await running.gateway.close();
     expect(await writes(stores)).toBe(0);

@@ -3,10 +3,13 @@
  * the provider refused with 401, still filled Redis for 30 days).
  *
  * - **Proof first.** An owner named by a provider key proves nothing until the provider accepts a
- *   request of theirs (a 2xx answer); until then their requests go upstream as they came and
- *   nothing is kept for them: no conversation, no claim, no output, no usage record. An owner
- *   named by a virtual key that exists is proven by the lookup. A 401 or 403 from the provider
- *   takes a proof back (a key revoked at the provider).
+ *   model call of theirs (a 2xx answer to a request the gateway masks); until then their requests
+ *   go upstream as they came and nothing is kept for them: no conversation, no claim, no output,
+ *   no usage record. A 2xx to any other request proves nothing: a provider answers some paths
+ *   without a key (Google's APIs their discovery document, a self-hosted server its health check
+ *   or model list), and the gateway forwards every path. An owner named by a virtual key that
+ *   exists is proven by the lookup. A 401 or 403 from the provider takes a proof back (a key
+ *   revoked at the provider).
  * - **A budget.** Within `windowMs` an owner keeps at most `conversations` conversations,
  *   `records` usage records and `outputBytes` bytes of outputs; past any of them, their requests
  *   go upstream as they came, nothing more is kept, and the refusal is counted
@@ -104,11 +107,17 @@ export class OwnerLedger {
   }
 
   /**
-   * The provider's answer to a request of `owner`, and what was kept for it. An owner not proven
-   * gets no account from an answer that proves nothing (made-up keys never fill the ledger).
+   * The provider's answer to a request of `owner`, and what was kept for it. Only a model call's
+   * 2xx proves the key (`modelCall`). An owner not proven gets no account from an answer that
+   * proves nothing (made-up keys never fill the ledger).
    */
-  answered(owner: string, status: number, kept: { outputBytes: number; records: number }): void {
-    const accepted = status >= 200 && status < 300;
+  answered(
+    owner: string,
+    status: number,
+    kept: { outputBytes: number; records: number },
+    modelCall: boolean,
+  ): void {
+    const accepted = modelCall && status >= 200 && status < 300;
     if (!accepted && !this.accounts.get(owner)?.proven) return;
     const account = this.account(owner);
     if (accepted && !account.proven) void this.options.proofs?.prove(owner).catch(() => undefined);

@@ -51,7 +51,7 @@ function requestOwner(owner: string, ledgers: Ledgers, swap?: KeySwap): RequestO
     outbound: (url, headers) => swapped(url, headers, swap),
     // Nothing kept for an owner who proved nothing, or one past their budget (owner-ledger.ts).
     mayStore: () => ledger.mayStore(owner),
-    answered: (status, kept) => ledger.answered(owner, status, kept),
+    answered: (status, kept, modelCall) => ledger.answered(owner, status, kept, modelCall),
   };
 }
 

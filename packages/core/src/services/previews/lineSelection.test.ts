@@ -34,6 +34,17 @@ describe('selectLines', () => {
     expect(preview[1]).toBe('200\tx = 0  # long');
   });
 
+  it("takes the caller's word on the numbering (a kind that found it out need not count it again)", () => {
+    const lines = Array.from(
+      { length: 40 },
+      (_, index) => `${String(index + 200).padStart(6)}\tx = ${index}  # long`,
+    );
+    const told = selectLines(lines, { worth: everyLine, numbered: false }, limits).split('\n');
+    expect(told[1]).toBe(`1: ${lines[0] as string}`);
+    const counted = selectLines(lines, { worth: everyLine }, limits);
+    expect(selectLines(lines, { worth: everyLine, numbered: true }, limits)).toBe(counted);
+  });
+
   it('keeps the first lines in their order while they fit, then the most worth per character', () => {
     const lines = [
       'a long line that says quite a lot about nothing in particular at all',

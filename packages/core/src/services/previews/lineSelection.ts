@@ -31,6 +31,11 @@ export interface LineSelection {
   first?: readonly number[];
   /** What a line is worth (0: never shown); the rest of the budget goes by worth per character. */
   worth: (index: number) => number;
+  /**
+   * Whether the lines carry their own numbers (`hasOwnNumbering(lines)`), when the caller has
+   * found out already: a kind that reads the numbers itself need not have them counted twice.
+   */
+  numbered?: boolean;
 }
 
 /**
@@ -76,12 +81,18 @@ export function selectLines(
   limits: SelectionLimits,
   firstLine = 1,
 ): string {
-  const numbered = hasOwnNumbering(lines);
+  const numbered = selection.numbered ?? hasOwnNumbering(lines);
   const cut = (text: string) => cutPreviewLine(text, limits.maxLineChars).text;
-  const plain = lines.map(cut);
-  if (plain.reduce((sum, line) => sum + line.length + 1, 0) <= limits.lineBudgetChars) {
-    return plain.join('\n');
+  // A line no longer than the limit is shown as it is: only the long ones are cut.
+  const plain = new Array<string>(lines.length);
+  let plainChars = 0;
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    const text = line.length <= limits.maxLineChars ? line : cut(line);
+    plain[index] = text;
+    plainChars += text.length + 1;
   }
+  if (plainChars <= limits.lineBudgetChars) return plain.join('\n');
   const shown = (index: number): string => {
     const line = lines[index] as string;
     const own = numbered ? OWN_NUMBER.exec(line) : null;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { TEXT_SAMPLE_UNITS, classifyOutput, mainStage } from './outputKind.js';
 
 const shell = (command: string, text = 'Output: x') =>
@@ -56,5 +57,108 @@ describe('classifyOutput', () => {
     expect(shell('./run.sh', `${filler}${filler}===== 1 failed in 0.1s =====`)).toBe(
       'test or build run',
     );
+  });
+});
+
+/** mainStage as it was before it read each stage's first word alone (issue 30): the reference. */
+function referenceMainStage(command: string) {
+  const wordsOf = (stage: string) => {
+    const words = stage.trim().split(/\s+/).filter(Boolean);
+    while (words.length > 0) {
+      const first = words[0] as string;
+      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(first) || first === 'time') words.shift();
+      else if (first === 'timeout') words.splice(0, 2);
+      else break;
+    }
+    return words;
+  };
+  const programName = (word: string | undefined) => (word ?? '').split('/').pop() ?? '';
+  const setup = new Set(['cd', 'export', 'source', 'set', 'pushd', 'popd', 'true', ':']);
+  const fileOperations = new Set(['rm', 'mkdir', 'mv', 'cp', 'touch', 'chmod', 'ln']);
+  const writesOnly = (stage: string) => {
+    const first = stage.split(/\|(?!\|)/)[0] ?? '';
+    if (fileOperations.has(programName(wordsOf(first)[0]))) return true;
+    return (
+      /(^|[^2&-])>>?\s*(?!\/dev\/null)[^&\s]/.test(first) || /^sed\s(?:.*\s)?-i/.test(first.trim())
+    );
+  };
+  const stages = command
+    .replace(/(<<-?\s*['"]?(\w+)['"]?[^\n]*)\n[\s\S]*?\n\s*\2(\n|$)/g, '$1\n')
+    .split(/&&|\|\||;|\n/)
+    .map((stage) => stage.trim())
+    .filter(Boolean);
+  const working = stages.filter((stage) => !setup.has(programName(wordsOf(stage)[0])));
+  const prints = working.filter(
+    (stage) => !writesOnly(stage) && programName(wordsOf(stage)[0]) !== 'echo',
+  );
+  const chosen = prints[0] ?? working[0] ?? '';
+  const pipeline = chosen.split(/\|(?!\|)/).map((part) => part.trim());
+  const first = wordsOf(pipeline[0] ?? '')[0] ?? '';
+  return { stage: chosen, pipeline, program: programName(first), command: first };
+}
+
+describe('mainStage, each stage read once (issue 30)', () => {
+  const words = [
+    'cd',
+    '/testbed',
+    'export',
+    'X=1',
+    'FOO=bar',
+    'time',
+    'timeout',
+    '5',
+    'echo',
+    'hi',
+    'cat',
+    'a.py',
+    'python',
+    './run.sh',
+    'bin/test',
+    'sed',
+    '-i',
+    's/a/b/',
+    'rm',
+    '-rf',
+    'x',
+    '>',
+    'out',
+    '2>&1',
+    '>/dev/null',
+    'grep',
+    '-n',
+    'def',
+    '|',
+    '||',
+    '&&',
+    ';',
+    '\n',
+    "<<'EOF'",
+    'EOF',
+    '  ',
+    '\t',
+    'git',
+    'diff',
+    'true',
+    ':',
+  ];
+  it('finds the stage the reference finds, whatever the command (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...words), { maxLength: 24 }), (picked) => {
+        const command = picked.join(' ');
+        expect(mainStage(command)).toEqual(referenceMainStage(command));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('skips a trailing `timeout` and its duration as before', () => {
+    for (const command of [
+      'timeout',
+      'timeout 5',
+      'FOO=1 time timeout 5 python x.py',
+      'cd d && time',
+    ]) {
+      expect(mainStage(command)).toEqual(referenceMainStage(command));
+    }
   });
 });

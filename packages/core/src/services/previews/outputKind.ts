@@ -74,12 +74,26 @@ function wordsOf(stage: string): string[] {
   return words;
 }
 
-const programName = (word: string | undefined) => (word ?? '').split('/').pop() ?? '';
+/** `wordsOf(stage)[0]`, without splitting the rest of the stage. */
+function firstWordOf(stage: string): string | undefined {
+  const words = /\S+/g;
+  for (let match = words.exec(stage); match !== null; match = words.exec(stage)) {
+    const word = match[0];
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || word === 'time') continue;
+    if (word !== 'timeout') return word;
+    // `timeout N`: its duration is not the program either.
+    if (words.exec(stage) === null) return undefined;
+  }
+  return undefined;
+}
+
+const programName = (word: string | undefined) =>
+  word === undefined ? '' : word.slice(word.lastIndexOf('/') + 1);
 
 /** A stage that writes a file and prints nothing: a heredoc or redirect into a file, `sed -i`. */
 function writesOnly(stage: string): boolean {
   const first = stage.split(/\|(?!\|)/)[0] ?? '';
-  if (FILE_OPERATIONS.has(programName(wordsOf(first)[0]))) return true;
+  if (FILE_OPERATIONS.has(programName(firstWordOf(first)))) return true;
   return (
     /(^|[^2&-])>>?\s*(?!\/dev\/null)[^&\s]/.test(first) || /^sed\s(?:.*\s)?-i/.test(first.trim())
   );
@@ -104,13 +118,22 @@ export function mainStage(command: string): MainStage {
     .split(/&&|\|\||;|\n/)
     .map((stage) => stage.trim())
     .filter(Boolean);
-  const working = stages.filter((stage) => !SETUP.has(programName(wordsOf(stage)[0])));
-  const prints = working.filter(
-    (stage) => !writesOnly(stage) && programName(wordsOf(stage)[0]) !== 'echo',
-  );
-  const chosen = prints[0] ?? working[0] ?? '';
+  // The first stage that does work and prints, else the first that does work: each stage's
+  // program is read once, and the stages after the chosen one not at all.
+  let working: string | undefined;
+  let chosen: string | undefined;
+  for (const stage of stages) {
+    const program = programName(firstWordOf(stage));
+    if (SETUP.has(program)) continue;
+    working ??= stage;
+    if (program !== 'echo' && !writesOnly(stage)) {
+      chosen = stage;
+      break;
+    }
+  }
+  chosen ??= working ?? '';
   const pipeline = chosen.split(/\|(?!\|)/).map((part) => part.trim());
-  const first = wordsOf(pipeline[0] ?? '')[0] ?? '';
+  const first = firstWordOf(pipeline[0] ?? '') ?? '';
   return { stage: chosen, pipeline, program: programName(first), command: first };
 }
 
@@ -148,7 +171,7 @@ export function classifyOutput(toolName: string, args: unknown, text: string): O
   if (TEST_OR_BUILD.test(stage) || TEST_SUMMARY.test(sample)) return 'test or build run';
   if (program === 'git' && words[1] === 'grep') return 'search';
   if (SEARCHERS.has(program)) return 'search';
-  const laterStages = pipeline.slice(1).map((part) => programName(wordsOf(part)[0]));
+  const laterStages = pipeline.slice(1).map((part) => programName(firstWordOf(part)));
   if (laterStages.some((name) => SEARCHERS.has(name))) return 'search';
   if (READERS.has(program)) return writesOnly(pipeline[0] ?? '') ? 'other' : 'source read';
   if (PROGRAMS.test(program) || /^\.\/./.test(written)) return 'log';

@@ -168,6 +168,7 @@ export function sourceReadPreview(
     lines,
     {
       first,
+      numbered,
       worth: (index) =>
         (texts[index] as string).length < MIN_INFORMATIVE_CHARS
           ? 0

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ToolOutputMaskingService, type Content } from '@toolmask/core';
+import { DecisionLog } from './decision-log.js';
+import { outputKey } from './output-key.js';
+
+/** An entry whose one output counts how often its response is written as JSON (hashed). */
+function countingEntry(): { content: Content; written: () => number } {
+  let written = 0;
+  const response = {
+    output: 'x'.repeat(100),
+    toJSON() {
+      written++;
+      return { output: this.output };
+    },
+  };
+  const content = {
+    role: 'user',
+    parts: [{ functionResponse: { name: 'run_shell_command', id: 'c1', response } }],
+  } as Content;
+  return { content, written: () => written };
+}
+
+describe('DecisionLog.apply', () => {
+  it('hashes no output while nothing is decided (a cold request: issue 30)', () => {
+    const log = new DecisionLog(new ToolOutputMaskingService());
+    const { content, written } = countingEntry();
+    expect(log.apply(content, 0)).toBe(content);
+    expect(written()).toBe(0);
+  });
+
+  it('applies a masked record by its key once there is one', () => {
+    const log = new DecisionLog(new ToolOutputMaskingService());
+    const { content, written } = countingEntry();
+    const functionResponse = content.parts?.[0]?.functionResponse ?? {};
+    log.remember({
+      kind: 'masked',
+      key: outputKey(functionResponse),
+      toolName: 'run_shell_command',
+      callId: 'c1',
+      response: { output: 'snippet' },
+      filePath: '/tmp/x.txt',
+      bytes: 100,
+      tokensBefore: 30,
+      tokensAfter: 5,
+      outputsAfter: 0,
+      at: 0,
+    });
+    expect(written()).toBe(1);
+    const applied = log.apply(content, 0);
+    expect(applied.parts?.[0]?.functionResponse?.response).toEqual({ output: 'snippet' });
+  });
+});
