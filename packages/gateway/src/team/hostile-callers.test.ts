@@ -3,6 +3,7 @@
  * Nothing a caller chooses is kept or labelled whole (finding 1), and the upstream still gets the
  * request's bytes as they came.
  */
+import * as net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import {
@@ -250,6 +251,28 @@ describe('a team replica keeps nothing for a request that proves no identity (fi
     expect(text).toMatch(
       /toolmask_gateway_owner_budget_refusals_total\{[^}]*resource="conversations"[^}]*\} 1/,
     );
+  });
+});
+
+describe("a team replica's in-flight body budget against strangers (attack A39)", () => {
+  it('a made-up key that declares the largest body and sends none of it holds no room', async () => {
+    const { running } = await teamReplica();
+    const silent = net.connect(Number(new URL(running.url).port), '127.0.0.1');
+    cleanups.push(() => silent.destroy());
+    silent.on('error', () => undefined);
+    const declared = 64 * 1024 * 1024;
+    await new Promise<void>((resolve) =>
+      silent.write(
+        `POST ${GEMINI} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-goog-api-key: made-up-silent\r\n` +
+          `content-type: application/json\r\ncontent-length: ${declared}\r\n\r\n`,
+        () => resolve(),
+      ),
+    );
+    // The replica has read the headers and waits for the body when Alice's turn comes.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const hello = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    const alice = await post(`${running.url}${GEMINI}`, hello, { 'x-goog-api-key': ALICE_VIRTUAL });
+    expect(alice.status).toBe(200);
   });
 });
 
