@@ -74,13 +74,13 @@ async function writes(stores: MemoryTeamStores): Promise<number> {
 }
 
 /** A Gemini history with `outputs` bulky shell outputs: a pass masks some of them. */
-function bulkyHistory(tag: string, outputs = 12): string {
+function bulkyHistory(tag: string, outputs = 12, name = 'run_shell_command'): string {
   const contents: ContentLike[] = [{ role: 'user', parts: [{ text: `build ${tag}` }] }];
   for (let index = 0; index < outputs; index++) {
     const id = `${tag}-${index}`;
     contents.push({
       role: 'model',
-      parts: [{ functionCall: { id, name: 'run_shell_command', args: {} } }],
+      parts: [{ functionCall: { id, name, args: {} } }],
     });
     contents.push({
       role: 'user',
@@ -88,7 +88,7 @@ function bulkyHistory(tag: string, outputs = 12): string {
         {
           functionResponse: {
             id,
-            name: 'run_shell_command',
+            name,
             response: { output: shellOutput(id, 2_000) },
           },
         },
@@ -184,6 +184,29 @@ describe('a team replica bounds what a caller chooses (finding 1)', () => {
     const sessions = (await stores.usage.list()).map((record) => record.session);
     expect(sessions[0]).toBeUndefined();
     expect(sessions[1]).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe('a team replica bounds the tool names and call ids it keeps (issue 33, what to build)', () => {
+  it('keeps a 10 kB tool name and a 1 kB call id in its decisions cut to 128 printable characters', async () => {
+    const { running, stores } = await teamReplica();
+    const headers = { 'x-goog-api-key': 'alice-provider-key' };
+    expect((await post(`${running.url}${GEMINI}`, bulkyHistory('proof'), headers)).status).toBe(
+      200,
+    );
+    // The call id is on every line of its output (shellOutput), so 1 kB of it is 2 MB an output.
+    const history = bulkyHistory(`c\u0007${'c'.repeat(1_000)}`, 4, `t\u0000${'t'.repeat(10_000)}`);
+    expect((await post(`${running.url}${GEMINI}`, history, headers)).status).toBe(200);
+    await running.gateway.close();
+    const [record] = await stores.usage.list();
+    const { decisions } = await stores.conversations.load(record!.conversationId);
+    expect(decisions.length).toBeGreaterThan(0);
+    for (const decision of decisions) {
+      for (const kept of [decision.toolName, decision.callId]) {
+        expect(kept.length).toBeLessThanOrEqual(128);
+        expect(kept).toMatch(/^[\x20-\x7e]*$/);
+      }
+    }
   });
 });
 
