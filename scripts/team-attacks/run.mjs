@@ -27,6 +27,7 @@ import traversal from './traversal.mjs';
 import mcpArguments from './mcp-arguments.mjs';
 import atRest from './at-rest.mjs';
 import proofs from './proofs.mjs';
+import bodyBudget from './body-budget.mjs';
 
 const FAMILIES = [
   bounds,
@@ -42,6 +43,7 @@ const FAMILIES = [
   atRest,
   // After the others, so that the ids the docs name (A1 to A37) stay as they were.
   proofs,
+  bodyBudget,
 ];
 const ATTACKS = FAMILIES.flatMap((family) => family);
 ATTACKS.forEach((attack, index) => (attack.id = `A${index + 1}`));

@@ -46,24 +46,28 @@ function declaredLength(request: IncomingMessage): number | undefined {
 /**
  * Reads the body whole; stops at the first chunk past `limitBytes` or that `room` has no room
  * for, and leaves the rest unread (the request paused). A body that declares its length is
- * refused for it before any byte is read. Rejects when the client goes away.
+ * refused for it before any byte is read, and its room held for it then (`holdAhead`); without
+ * `holdAhead` (a caller who proved nothing: a declared length costs nothing to send) its room is
+ * held as its bytes come, as a chunked body's. Rejects when the client goes away.
  */
 export function readBody(
   request: IncomingMessage,
   limitBytes: number,
   room: BodyRoom,
+  holdAhead = true,
 ): Promise<BodyRead> {
   const declared = declaredLength(request);
   if (declared !== undefined && declared > limitBytes) {
     return Promise.resolve({ kind: 'too-large' });
   }
-  if (declared !== undefined && !room.holdUpTo(declared)) {
+  const ahead = holdAhead ? declared : undefined;
+  if (ahead !== undefined && !room.holdUpTo(ahead)) {
     return Promise.resolve({ kind: 'no-room' });
   }
   return new Promise((resolve, reject) => {
-    // A body that declares its length is copied into one buffer as it comes (room is held for it
-    // already): no chunks kept, no second copy of the whole at its end. A chunked one is joined.
-    let whole = declared !== undefined ? Buffer.allocUnsafe(declared) : undefined;
+    // A body whose room is held ahead is copied into one buffer as it comes: no chunks kept, no
+    // second copy of the whole at its end. Any other is joined.
+    let whole = ahead !== undefined ? Buffer.allocUnsafe(ahead) : undefined;
     const chunks: Buffer[] = [];
     let total = 0;
     const stop = () => {

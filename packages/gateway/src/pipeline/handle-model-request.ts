@@ -7,7 +7,8 @@
  *    with; a request the tenancy refuses is answered here;
  * 3. its body, read bounded: 413 past `maxBodyBytes`; 503 `BUSY` with `Retry-After` when the
  *    gateway's in-flight budget has no room for it (request-bounds.ts), the body not kept: the
- *    room is taken by its declared length before anything is read, or chunk by chunk;
+ *    room is taken by its declared length before anything is read (an owner who proved
+ *    something), or chunk by chunk;
  * 4. masked (mask-exchange.ts), for the requests that carry a conversation, in its turn among
  *    the passes the gateway runs at once (request-bounds.ts);
  * 5. forwarded, the answer streamed back while the provider's usage report is read, and recorded
@@ -20,6 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerUnread, readBody } from '../body/read-body.js';
 import type { ModelRoute, Protocol } from '../protocols/protocol.js';
 import { PROTOCOLS } from '../protocols/protocols.js';
+import type { RequestOwner } from '../server/tenancy.js';
 import { upstreamTarget, type UpstreamTarget } from '../upstream/upstreams.js';
 import { ConversationHold } from './conversation-hold.js';
 import { forwardExchange } from './forward-exchange.js';
@@ -58,7 +60,7 @@ export async function handleModelRequest(
   const room = context.bodyBudget.open();
   const hold = new ConversationHold(context.conversations, owner);
   try {
-    const body = await readRequestBody(context, request, room);
+    const body = await readRequestBody(context, request, room, owner);
     if (body.kind === 'refused') {
       refuseUnread(request, response, protocol, body.refusal);
       return;
@@ -80,15 +82,21 @@ export async function handleModelRequest(
   }
 }
 
-/** The body of a request that has one (not a GET or HEAD), within the gateway's bounds. */
+/**
+ * The body of a request that has one (not a GET or HEAD), within the gateway's bounds. An owner
+ * who proved nothing gets no room for a length they only declared: one connection with a made-up
+ * key that declared the largest body and sent none took the whole budget for the 5 minutes a
+ * request may take, and every other request got 503 (issue 33, attack A39).
+ */
 async function readRequestBody(
   context: GatewayContext,
   request: IncomingMessage,
   room: BodyReservation,
+  owner: RequestOwner,
 ): Promise<{ kind: 'read'; raw: Buffer | undefined } | { kind: 'refused'; refusal: Refusal }> {
   if (request.method === 'GET' || request.method === 'HEAD')
     return { kind: 'read', raw: undefined };
-  const read = await readBody(request, context.maxBodyBytes, room);
+  const read = await readBody(request, context.maxBodyBytes, room, await owner.proven());
   if (read.kind === 'read') return { kind: 'read', raw: read.body };
   return {
     kind: 'refused',

@@ -26,6 +26,7 @@ const ONE_PERSON: RequestOwner = {
   claim: () => undefined,
   outbound: (url, headers) => ({ url, headers }),
   mayStore: async () => true,
+  proven: async () => true,
   answered: () => undefined,
 };
 

@@ -44,6 +44,11 @@ export interface RequestOwner {
    */
   mayStore(): Promise<boolean>;
   /**
+   * Whether the owner proved who they are (a virtual key that exists, a provider key whose model
+   * call the provider accepted): only then is a body's declared length held before it arrives.
+   */
+  proven(): Promise<boolean>;
+  /**
    * The provider's answer (its status, 0 when unreached), and what was kept for the request.
    * `modelCall`: the request was a model call (a route the gateway masks), the one kind of
    * request whose 2xx shows the provider took its key.

@@ -3,6 +3,7 @@
  * Nothing a caller chooses is kept or labelled whole (finding 1), and the upstream still gets the
  * request's bytes as they came.
  */
+import * as net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import {
@@ -73,13 +74,13 @@ async function writes(stores: MemoryTeamStores): Promise<number> {
 }
 
 /** A Gemini history with `outputs` bulky shell outputs: a pass masks some of them. */
-function bulkyHistory(tag: string, outputs = 12): string {
+function bulkyHistory(tag: string, outputs = 12, name = 'run_shell_command'): string {
   const contents: ContentLike[] = [{ role: 'user', parts: [{ text: `build ${tag}` }] }];
   for (let index = 0; index < outputs; index++) {
     const id = `${tag}-${index}`;
     contents.push({
       role: 'model',
-      parts: [{ functionCall: { id, name: 'run_shell_command', args: {} } }],
+      parts: [{ functionCall: { id, name, args: {} } }],
     });
     contents.push({
       role: 'user',
@@ -87,7 +88,7 @@ function bulkyHistory(tag: string, outputs = 12): string {
         {
           functionResponse: {
             id,
-            name: 'run_shell_command',
+            name,
             response: { output: shellOutput(id, 2_000) },
           },
         },
@@ -186,6 +187,29 @@ describe('a team replica bounds what a caller chooses (finding 1)', () => {
   });
 });
 
+describe('a team replica bounds the tool names and call ids it keeps (issue 33, what to build)', () => {
+  it('keeps a 10 kB tool name and a 1 kB call id in its decisions cut to 128 printable characters', async () => {
+    const { running, stores } = await teamReplica();
+    const headers = { 'x-goog-api-key': 'alice-provider-key' };
+    expect((await post(`${running.url}${GEMINI}`, bulkyHistory('proof'), headers)).status).toBe(
+      200,
+    );
+    // The call id is on every line of its output (shellOutput), so 1 kB of it is 2 MB an output.
+    const history = bulkyHistory(`c\u0007${'c'.repeat(1_000)}`, 4, `t\u0000${'t'.repeat(10_000)}`);
+    expect((await post(`${running.url}${GEMINI}`, history, headers)).status).toBe(200);
+    await running.gateway.close();
+    const [record] = await stores.usage.list();
+    const { decisions } = await stores.conversations.load(record!.conversationId);
+    expect(decisions.length).toBeGreaterThan(0);
+    for (const decision of decisions) {
+      for (const kept of [decision.toolName, decision.callId]) {
+        expect(kept.length).toBeLessThanOrEqual(128);
+        expect(kept).toMatch(/^[\x20-\x7e]*$/);
+      }
+    }
+  });
+});
+
 describe('a team replica keeps nothing for a request that proves no identity (finding 2)', () => {
   it('a made-up provider key the provider refuses leaves nothing in the stores', async () => {
     const { running, upstream, stores } = await teamReplica();
@@ -250,6 +274,28 @@ describe('a team replica keeps nothing for a request that proves no identity (fi
     expect(text).toMatch(
       /toolmask_gateway_owner_budget_refusals_total\{[^}]*resource="conversations"[^}]*\} 1/,
     );
+  });
+});
+
+describe("a team replica's in-flight body budget against strangers (attack A39)", () => {
+  it('a made-up key that declares the largest body and sends none of it holds no room', async () => {
+    const { running } = await teamReplica();
+    const silent = net.connect(Number(new URL(running.url).port), '127.0.0.1');
+    cleanups.push(() => silent.destroy());
+    silent.on('error', () => undefined);
+    const declared = 64 * 1024 * 1024;
+    await new Promise<void>((resolve) =>
+      silent.write(
+        `POST ${GEMINI} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-goog-api-key: made-up-silent\r\n` +
+          `content-type: application/json\r\ncontent-length: ${declared}\r\n\r\n`,
+        () => resolve(),
+      ),
+    );
+    // The replica has read the headers and waits for the body when Alice's turn comes.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const hello = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    const alice = await post(`${running.url}${GEMINI}`, hello, { 'x-goog-api-key': ALICE_VIRTUAL });
+    expect(alice.status).toBe(200);
   });
 });
 

@@ -51,6 +51,7 @@ function requestOwner(owner: string, ledgers: Ledgers, swap?: KeySwap): RequestO
     outbound: (url, headers) => swapped(url, headers, swap),
     // Nothing kept for an owner who proved nothing, or one past their budget (owner-ledger.ts).
     mayStore: () => ledger.mayStore(owner),
+    proven: () => ledger.proven(owner),
     answered: (status, kept, modelCall) => ledger.answered(owner, status, kept, modelCall),
   };
 }
