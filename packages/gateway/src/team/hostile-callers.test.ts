@@ -281,7 +281,7 @@ describe("a team replica's in-flight body budget against strangers (attack A39)"
   it('a made-up key that declares the largest body and sends none of it holds no room', async () => {
     const { running } = await teamReplica();
     const silent = net.connect(Number(new URL(running.url).port), '127.0.0.1');
-    cleanups.push(() => silent.destroy());
+    cleanups.push(async () => void silent.destroy());
     silent.on('error', () => undefined);
     const declared = 64 * 1024 * 1024;
     await new Promise<void>((resolve) =>
