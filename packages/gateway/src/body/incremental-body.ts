@@ -6,7 +6,9 @@
  * a digest of their bytes, what they decoded to, and the bytes it wrote for each; not the body
  * itself (a conversation would otherwise hold its last body between requests, about as many bytes
  * again as its decoded history, and the gateway's memory would grow by both). The next body's
- * bytes are checked against the digest; the elements it still has whole are not decoded again
+ * bytes are checked against the digest, or against the previous body's own bytes while a budget
+ * shared by all conversations lets it keep them (kept-bodies.ts: a comparison costs a twentieth of
+ * the digest); the elements it still has whole are not decoded again
  * (their decoded objects are reused, which also lets the masking pass recognise them), and only
  * the rest is scanned and parsed, element by element.
  *
@@ -44,6 +46,7 @@ import {
   replaceFrom,
 } from './element-reading.js';
 import { findArray, scanElements } from './json-layout.js';
+import { KeptBodies, sameBytes } from './kept-bodies.js';
 import type { BodySegments } from './prompt-segments.js';
 import { OutsideCell, ReadSegments, SegmentCell, cellsOf } from './prompt-segments.js';
 
@@ -58,6 +61,11 @@ export interface IncrementalRead {
   /** Elements decoded from this body (the rest were the previous body's). */
   decoded: number;
   /**
+   * How the previous body's elements were found unchanged: by comparing its kept bytes, by the
+   * digest, or not at all (nothing to compare with, or another shape).
+   */
+  checked: 'bytes' | 'digest' | 'none';
+  /**
    * This body with `sent` in place of its conversation (see the module comment): the body itself
    * when every element is still its own bytes.
    */
@@ -66,6 +74,13 @@ export interface IncrementalRead {
   segments(): BodySegments | undefined;
   /** The body without its conversation (the array empty), for what reads only the rest. */
   outside(): Buffer;
+}
+
+interface KeptElements {
+  keep: number;
+  /** The array's running digest up to the last element kept. */
+  hash: Hash;
+  checked: IncrementalRead['checked'];
 }
 
 interface Written {
@@ -82,6 +97,16 @@ const COMMA = Buffer.from(',');
  */
 const newHash = (): Hash => createHash('sha256');
 
+/** The previous body, kept under the budget, and where its array was. */
+interface KeptBody {
+  raw: Buffer;
+  open: number;
+  close: number;
+}
+
+/** The budget of every reader not given its own (one gateway per process, as a rule). */
+const sharedKeptBodies = new KeptBodies<KeptBody>();
+
 export class IncrementalBody {
   private open = -1;
   private spans: Array<[number, number]> = [];
@@ -89,6 +114,10 @@ export class IncrementalBody {
   private spanDigests: Buffer[] = [];
   /** The digest of the array's bytes from its `[` to the end of its last element. */
   private arrayDigest?: Buffer;
+  /** The same digest unfinished, to be continued over a next body's new elements. */
+  private arrayHash?: Hash;
+  /** Its key in the budget (kept-bodies.ts), where its previous body is while there is room. */
+  private readonly keptKey = {};
   private elements: unknown[] = [];
   private contents: Content[] = [];
   private outsideDigest?: Buffer;
@@ -103,7 +132,10 @@ export class IncrementalBody {
   /** What was written for each element last time, and from which Content. */
   private written: Array<Written | undefined> = [];
 
-  constructor(readonly codec: BodyCodec) {
+  constructor(
+    readonly codec: BodyCodec,
+    private readonly keptBodies: KeptBodies<KeptBody> = sharedKeptBodies,
+  ) {
     this.state = codec.createState();
   }
 
@@ -123,10 +155,10 @@ export class IncrementalBody {
     const open = await findArray(raw, this.codec.arrayPath, pause);
     if (open < 0) return undefined;
     // Elements still whole since the previous body, and the array's digest up to their end.
-    let kept = { keep: 0, hash: newHash() };
+    let kept: KeptElements = { keep: 0, hash: newHash(), checked: 'none' };
     if (this.spans.length > 0 && open === this.open) kept = await this.keptElements(raw, pause);
     else this.reset();
-    const { keep, hash } = kept;
+    const { keep, hash, checked } = kept;
     const from = keep > 0 ? (this.spans[keep - 1] as [number, number])[1] : open + 1;
     const rest =
       keep > 0 ? await afterElement(raw, from, pause) : await scanElements(raw, from, pause);
@@ -144,8 +176,7 @@ export class IncrementalBody {
     if (!newElements) return undefined;
     const state = keep === this.elements.length ? this.state : await this.replayState(keep, pause);
     const converted = await convertElements(this.codec, newElements, state, pause);
-    const outsideHash = await hashInSlices(newHash(), raw.subarray(0, open + 1), pause);
-    const outsideDigest = (await hashInSlices(outsideHash, raw.subarray(close), pause)).digest();
+    const outsideDigest = await this.outsideDigestOf(raw, open, close, pause);
     let description = this.description;
     let outsideCell = this.outsideCell;
     // The route's model (in the URL) goes into the description too: a fallback to another model
@@ -167,7 +198,9 @@ export class IncrementalBody {
     // most of the cost of one that adds two.
     replaceFrom(this.spans, keep, newSpans);
     replaceFrom(this.spanDigests, keep, newDigests);
+    this.arrayHash = hash.copy();
     this.arrayDigest = hash.digest();
+    this.keptBodies.keep(this.keptKey, { raw, open, close });
     replaceFrom(this.elements, keep, newElements);
     replaceFrom(this.contents, keep, converted.contents);
     replaceFrom(this.cells, keep, cellsOf(newElements, HEAVY));
@@ -187,6 +220,7 @@ export class IncrementalBody {
       description,
       newUnmaskable: converted.unmaskable,
       decoded: newSpans.length,
+      checked,
       write: async (sent) =>
         segments.written(await this.write(raw, spans, open, close, sent, pause)),
       segments: () => segments.both(),
@@ -200,6 +234,8 @@ export class IncrementalBody {
     this.spans = [];
     this.spanDigests = [];
     this.arrayDigest = undefined;
+    this.arrayHash = undefined;
+    this.keptBodies.release(this.keptKey);
     this.elements = [];
     this.contents = [];
     this.written = [];
@@ -213,17 +249,42 @@ export class IncrementalBody {
   }
 
   /**
-   * How many of the previous body's elements `raw` still has, byte for byte, and the array's
-   * digest so far (to be continued over what is new). A client appends: one digest over the whole
-   * previous array settles it; only when that differs are the elements checked one by one.
+   * The digest of what is outside the array; the previous one when those bytes are the kept
+   * body's own.
    */
-  private async keptElements(
+  private async outsideDigestOf(
     raw: Buffer,
+    open: number,
+    close: number,
     pause: EventLoopPauser,
-  ): Promise<{ keep: number; hash: Hash }> {
+  ): Promise<Buffer> {
+    const kept = this.keptBodies.get(this.keptKey);
+    if (
+      kept &&
+      this.outsideDigest &&
+      (await sameBytes(kept.raw.subarray(0, kept.open + 1), raw.subarray(0, open + 1), pause)) &&
+      (await sameBytes(kept.raw.subarray(kept.close), raw.subarray(close), pause))
+    ) {
+      return this.outsideDigest;
+    }
+    const hash = await hashInSlices(newHash(), raw.subarray(0, open + 1), pause);
+    return (await hashInSlices(hash, raw.subarray(close), pause)).digest();
+  }
+
+  /**
+   * How many of the previous body's elements `raw` still has, byte for byte, and the array's
+   * digest so far (to be continued over what is new). A client appends: the whole previous array
+   * compared with the kept body, or else one digest over it, settles it; only when that differs
+   * are the elements checked one by one.
+   */
+  private async keptElements(raw: Buffer, pause: EventLoopPauser): Promise<KeptElements> {
     const start = this.open + 1;
     const end = (this.spans.at(-1) as [number, number])[1];
-    if (end <= raw.length) {
+    const kept = this.keptBodies.get(this.keptKey);
+    if (kept && this.arrayHash && end <= raw.length) {
+      const same = await sameBytes(kept.raw.subarray(start, end), raw.subarray(start, end), pause);
+      if (same) return { keep: this.spans.length, hash: this.arrayHash.copy(), checked: 'bytes' };
+    } else if (end <= raw.length) {
       const hash = await hashInSlices(newHash(), raw.subarray(start, end), pause);
       if (
         hash
@@ -231,7 +292,7 @@ export class IncrementalBody {
           .digest()
           .equals(this.arrayDigest as Buffer)
       ) {
-        return { keep: this.spans.length, hash };
+        return { keep: this.spans.length, hash, checked: 'digest' };
       }
     }
     const hash = newHash();
@@ -247,7 +308,7 @@ export class IncrementalBody {
       keep++;
       if (pause.due()) await pause();
     }
-    return { keep, hash };
+    return { keep, hash, checked: 'digest' };
   }
 
   /**
