@@ -1,7 +1,9 @@
 /**
  * The embedded `ConversationStore`: `<stateDir>/conversations/<id>/decisions.jsonl` (one decision
  * per line, appended before the request it changes is forwarded), `meta.json` and, when a
- * conversation is claimed, `owner`. Conversation ids are hex digests
+ * conversation is claimed, `owner`. The decisions and `meta.json`, written with every request
+ * that changes them, are written on the event loop's thread (a few small calls: cheaper than the
+ * thread pool's hand-offs, core's privateFiles.ts). Conversation ids are hex digests
  * (conversation/conversation-key.ts), so they are safe folder names; anything else is refused. A
  * conversation's last activity is the newest modification of its files; `prune` removes whole
  * folders (never following a link). Writes never go through a link planted in the state folder
@@ -102,13 +104,14 @@ class FileConversationStore implements ConversationStore {
       }
       if (records.length === 0) return;
       const lines = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
-      await appendLines(file, lines, { root: this.stateDir });
+      await appendLines(file, lines, { root: this.stateDir, calls: 'inline' });
     });
   }
 
   async saveMeta(id: string, meta: ConversationMeta): Promise<void> {
     await writeAtomically(path.join(this.folder(id), 'meta.json'), JSON.stringify(meta) + '\n', {
       root: this.stateDir,
+      calls: 'inline',
     });
   }
 
