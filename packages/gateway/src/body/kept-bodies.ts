@@ -7,7 +7,8 @@
  *
  * Bounded: past `maxBytes` in all, the least recently kept bodies are dropped first; a body larger
  * than the budget is not kept. A body is counted by the memory it holds (the whole buffer its bytes
- * live in), not by the slice compared.
+ * live in), not by the slice compared. A body kept must not change afterwards: the gateway's are
+ * buffers of their own, read once (body/read-body.ts) and never written into.
  */
 import type { EventLoopPauser } from '@toolmask/core/utils';
 
