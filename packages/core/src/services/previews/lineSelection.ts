@@ -100,8 +100,15 @@ export function selectLines(
     return `${firstLine + index}: ${plain[index] as string}`;
   };
   const costs = new Int32Array(lines.length);
+  // What `shown` would write, counted without writing it: an unnumbered output's line is its
+  // number, `: ` and its cut text (every candidate line is costed; few are shown).
   const cost = (index: number) => {
-    if (costs[index] === 0) costs[index] = shown(index).length + 1;
+    if (costs[index] === 0) {
+      costs[index] =
+        (numbered
+          ? shown(index).length
+          : String(firstLine + index).length + 2 + (plain[index] as string).length) + 1;
+    }
     return costs[index] as number;
   };
   const kept = new Uint8Array(lines.length);

@@ -122,6 +122,12 @@ function turnNames(text: string): readonly string[] {
 const DECLARATION = new RegExp(`^${MODIFIERS}(?:def|class|function|func|fn|fun)\\s+`);
 const isWordChar = (char: string | undefined) => char !== undefined && /\w/.test(char);
 
+/** Whether `text` begins with `a` to `z`, as every modifier and keyword of `SIGNATURE` does. */
+function startsLowerCase(text: string): boolean {
+  const code = text.charCodeAt(0);
+  return code >= 97 && code <= 122;
+}
+
 /** Whether `text` declares one of `names` (the name whole: a word boundary after it). */
 function declaresOneOf(text: string, names: readonly string[]): boolean {
   if (names.length === 0) return false;
@@ -150,6 +156,9 @@ export function sourceReadPreview(
   const inRegion = new Uint8Array(lines.length);
   const signatures: number[] = [];
   texts.forEach((text, index) => {
+    // Both expressions begin with a modifier or a keyword, all in lower case: a line that does
+    // not is neither, and is not tried against them.
+    if (!startsLowerCase(text)) return;
     if (SIGNATURE.test(text)) signatures.push(index);
     if (declaresOneOf(text, names)) {
       const end = Math.min(lines.length, index + REGION_LINES + 1);
