@@ -128,11 +128,15 @@ function startsLowerCase(text: string): boolean {
   return code >= 97 && code <= 122;
 }
 
-/** Whether `text` declares one of `names` (the name whole: a word boundary after it). */
-function declaresOneOf(text: string, names: readonly string[]): boolean {
-  if (names.length === 0) return false;
+/**
+ * Whether `text` declares one of `names` (the name whole: a word boundary after it). The names
+ * are asked for only when `text` is a declaration: a read with none (a search's lines, a file
+ * of data) never reads its turn's text for them.
+ */
+function declaresOneOf(text: string, namesOf: () => readonly string[]): boolean {
   const start = DECLARATION.exec(text)?.[0].length;
   if (start === undefined) return false;
+  const names = namesOf();
   return names.some((name) => {
     if (!text.startsWith(name, start)) return false;
     const end = start + name.length;
@@ -152,7 +156,8 @@ export function sourceReadPreview(
 ): string {
   const numbered = hasOwnNumbering(lines);
   const texts = lines.map((line) => lineText(line, numbered));
-  const names = [...namedIdentifiers(call)];
+  let names: readonly string[] | undefined;
+  const namesOf = () => (names ??= [...namedIdentifiers(call)]);
   const inRegion = new Uint8Array(lines.length);
   const signatures: number[] = [];
   texts.forEach((text, index) => {
@@ -160,7 +165,7 @@ export function sourceReadPreview(
     // not is neither, and is not tried against them.
     if (!startsLowerCase(text)) return;
     if (SIGNATURE.test(text)) signatures.push(index);
-    if (declaresOneOf(text, names)) {
+    if (declaresOneOf(text, namesOf)) {
       const end = Math.min(lines.length, index + REGION_LINES + 1);
       for (let at = Math.max(0, index - 1); at < end; at++) inRegion[at] = 1;
     }
