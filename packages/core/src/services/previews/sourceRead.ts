@@ -17,6 +17,7 @@
  * `read_file` with an offset) is already the region: its output is what the call asked for.
  */
 import type { ToolCall } from './toolCall.js';
+import { backtickIdentifiers } from './turnWords.js';
 import {
   MIN_INFORMATIVE_CHARS,
   hasOwnNumbering,
@@ -100,9 +101,7 @@ function turnNames(text: string): readonly string[] {
   const add = (name: string) => {
     if (names.size < MAX_NAMES && !COMMON_WORDS.has(name)) names.add(name);
   };
-  for (const quoted of text.matchAll(/`([^`\n]{1,80})`/g)) {
-    for (const word of (quoted[1] as string).matchAll(/[A-Za-z_$][\w$]{2,}/g)) add(word[0]);
-  }
+  for (const word of backtickIdentifiers(text)) add(word);
   for (const word of text.matchAll(/\b[A-Za-z_]*(?:_[A-Za-z0-9]+|[a-z][A-Z])\w*/g)) {
     if (word[0].length >= 4) add(word[0]);
   }
