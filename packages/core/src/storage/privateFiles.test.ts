@@ -1,20 +1,24 @@
-import { promises as fs } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendLines, ensurePrivateDirectory, writeAtomically } from './privateFiles.js';
+
+/** Both ways a write's own calls run (privateFiles.ts). */
+const CALLS = ['thread-pool', 'inline'] as const;
 
 let root: string;
 afterEach(async () => {
   if (root) await fs.rm(root, { recursive: true, force: true });
 });
 
-describe('private files', () => {
+describe.each(CALLS)('private files (calls: %s)', (calls) => {
   it('makes the folder 0700 and the files 0600', async () => {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-private-'));
     const file = path.join(root, 'a', 'b', 'records.jsonl');
-    await appendLines(file, '{"n":1}\n');
-    await writeAtomically(path.join(root, 'a', 'b', 'meta.json'), '{}\n');
+    await appendLines(file, '{"n":1}\n', { calls });
+    await writeAtomically(path.join(root, 'a', 'b', 'meta.json'), '{}\n', { calls });
     expect((await fs.stat(path.join(root, 'a', 'b'))).mode & 0o777).toBe(0o700);
     expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
     expect((await fs.stat(path.join(root, 'a', 'b', 'meta.json'))).mode & 0o777).toBe(0o600);
@@ -25,14 +29,14 @@ describe('private files', () => {
   it('a folder removed after it was checked is made again by the next write', async () => {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-private-'));
     const folder = path.join(root, 'conversation');
-    await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":1}\n');
-    await writeAtomically(path.join(folder, 'meta.json'), '{"n":1}\n');
+    await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":1}\n', { calls });
+    await writeAtomically(path.join(folder, 'meta.json'), '{"n":1}\n', { calls });
     await fs.rm(folder, { recursive: true });
 
-    await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":2}\n');
+    await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":2}\n', { calls });
     expect(await fs.readFile(path.join(folder, 'decisions.jsonl'), 'utf8')).toBe('{"n":2}\n');
     await fs.rm(folder, { recursive: true });
-    await writeAtomically(path.join(folder, 'meta.json'), '{"n":2}\n');
+    await writeAtomically(path.join(folder, 'meta.json'), '{"n":2}\n', { calls });
     expect(await fs.readFile(path.join(folder, 'meta.json'), 'utf8')).toBe('{"n":2}\n');
     expect((await fs.stat(folder)).mode & 0o777).toBe(0o700);
     expect(await fs.readdir(folder)).toEqual(['meta.json']);
@@ -41,7 +45,7 @@ describe('private files', () => {
 
 // Hole 8 of issue 21: a process that can write into the 0700 state folder plants links so that
 // the gateway's next write lands outside it. Every write below refuses, and the target is unchanged.
-describe('private files never write through a planted link', () => {
+describe.each(CALLS)('private files never write through a planted link (calls: %s)', (calls) => {
   async function stateWithOutside() {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-private-'));
     const state = path.join(root, 'state');
@@ -58,7 +62,7 @@ describe('private files never write through a planted link', () => {
     const day = path.join(state, 'usage', '2024-05-01.jsonl');
     await fs.symlink(path.join(outside, 'victim.txt'), day);
 
-    await expect(appendLines(day, '{"n":1}\n', { root: state })).rejects.toMatchObject({
+    await expect(appendLines(day, '{"n":1}\n', { root: state, calls })).rejects.toMatchObject({
       name: 'PrivateFileError',
       code: 'ELOOP',
     });
@@ -68,7 +72,7 @@ describe('private files never write through a planted link', () => {
     // A dangling link is refused as well: nothing is created at its target.
     const dangling = path.join(state, 'usage', '2024-05-02.jsonl');
     await fs.symlink(path.join(outside, 'created.txt'), dangling);
-    await expect(appendLines(dangling, '{"n":1}\n', { root: state })).rejects.toMatchObject({
+    await expect(appendLines(dangling, '{"n":1}\n', { root: state, calls })).rejects.toMatchObject({
       code: 'ELOOP',
     });
     expect(await fs.readdir(outside)).toEqual(['victim.txt']);
@@ -80,12 +84,12 @@ describe('private files never write through a planted link', () => {
     const folder = path.join(state, 'conversations', 'abcdef0123456789');
 
     await expect(
-      appendLines(path.join(folder, 'decisions.jsonl'), '{"n":1}\n', { root: state }),
+      appendLines(path.join(folder, 'decisions.jsonl'), '{"n":1}\n', { root: state, calls }),
     ).rejects.toMatchObject({ name: 'PrivateFileError', code: 'ENOTDIR' });
     await expect(
-      writeAtomically(path.join(folder, 'meta.json'), '{}\n', { root: state }),
+      writeAtomically(path.join(folder, 'meta.json'), '{}\n', { root: state, calls }),
     ).rejects.toMatchObject({ code: 'ENOTDIR' });
-    await expect(ensurePrivateDirectory(folder, { root: state })).rejects.toMatchObject({
+    await expect(ensurePrivateDirectory(folder, { root: state, calls })).rejects.toMatchObject({
       code: 'ENOTDIR',
     });
     expect(await fs.readdir(outside)).toEqual(['victim.txt']);
@@ -97,17 +101,20 @@ describe('private files never write through a planted link', () => {
     await fs.mkdir(path.join(state, 'a'), { mode: 0o700 });
     await fs.symlink(outside, path.join(state, 'a', 'b'));
     await expect(
-      appendLines(path.join(state, 'a', 'b', 'c', 'records.jsonl'), '{"n":1}\n', { root: state }),
+      appendLines(path.join(state, 'a', 'b', 'c', 'records.jsonl'), '{"n":1}\n', {
+        root: state,
+        calls,
+      }),
     ).rejects.toMatchObject({ code: 'ENOTDIR' });
     await expect(
-      writeAtomically(path.join(state, 'a', 'b', 'c', 'meta.json'), '{}\n', { root: state }),
+      writeAtomically(path.join(state, 'a', 'b', 'c', 'meta.json'), '{}\n', { root: state, calls }),
     ).rejects.toMatchObject({ code: 'ENOTDIR' });
 
     await fs.mkdir(path.join(state, 'conversations'), { mode: 0o700 });
     const id = path.join(state, 'conversations', 'abcdef0123456789');
     await fs.symlink(outside, id);
     await expect(
-      appendLines(path.join(id, 'decisions.jsonl'), '{"n":1}\n', { root: state }),
+      appendLines(path.join(id, 'decisions.jsonl'), '{"n":1}\n', { root: state, calls }),
     ).rejects.toMatchObject({ code: 'ENOTDIR' });
     expect(await fs.readdir(outside)).toEqual(['c', 'victim.txt']);
     expect(await fs.readdir(path.join(outside, 'c'))).toEqual([]);
@@ -115,13 +122,13 @@ describe('private files never write through a planted link', () => {
 
   it('with folders above it checked and cached, a link planted further down is still refused', async () => {
     const { state, outside } = await stateWithOutside();
-    await appendLines(path.join(state, 'usage', 'a.jsonl'), '{"n":1}\n', { root: state });
+    await appendLines(path.join(state, 'usage', 'a.jsonl'), '{"n":1}\n', { root: state, calls });
     // The cache holds `state` and `state/usage`; the new folders below are checked on first use,
     // the link in the middle included.
     await fs.mkdir(path.join(outside, 'deeper'));
     await fs.symlink(outside, path.join(state, 'usage', 'sub'));
     const file = path.join(state, 'usage', 'sub', 'deeper', 'b.jsonl');
-    await expect(appendLines(file, '{"n":1}\n', { root: state })).rejects.toMatchObject({
+    await expect(appendLines(file, '{"n":1}\n', { root: state, calls })).rejects.toMatchObject({
       code: 'ENOTDIR',
     });
     expect(await fs.readdir(path.join(outside, 'deeper'))).toEqual([]);
@@ -132,11 +139,11 @@ describe('private files never write through a planted link', () => {
   it('a whole-file write replaces a link planted at the final name, never writing its target', async () => {
     const { state, outside } = await stateWithOutside();
     const conversation = path.join(state, 'conversations', 'abcdef0123456789');
-    await ensurePrivateDirectory(conversation, { root: state });
+    await ensurePrivateDirectory(conversation, { root: state, calls });
     const meta = path.join(conversation, 'meta.json');
     await fs.symlink(path.join(outside, 'victim.txt'), meta);
 
-    await writeAtomically(meta, '{"n":1}\n', { root: state });
+    await writeAtomically(meta, '{"n":1}\n', { root: state, calls });
     const stats = await fs.lstat(meta);
     expect(stats.isFile() && !stats.isSymbolicLink()).toBe(true);
     expect(stats.mode & 0o777).toBe(0o600);
@@ -150,9 +157,9 @@ describe('private files never write through a planted link', () => {
     const previous = process.umask(0);
     try {
       const folder = path.join(state, 'conversations', 'abcdef0123456789');
-      await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":1}\n', { root: state });
-      await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":2}\n', { root: state });
-      await writeAtomically(path.join(folder, 'meta.json'), '{}\n', { root: state });
+      await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":1}\n', { root: state, calls });
+      await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":2}\n', { root: state, calls });
+      await writeAtomically(path.join(folder, 'meta.json'), '{}\n', { root: state, calls });
       for (const each of [state, path.join(state, 'conversations'), folder]) {
         expect((await fs.lstat(each)).mode & 0o777).toBe(0o700);
       }
@@ -169,11 +176,51 @@ describe('private files never write through a planted link', () => {
   it('refuses a file outside its root', async () => {
     const { state, outside } = await stateWithOutside();
     await expect(
-      appendLines(path.join(outside, 'x.jsonl'), '{}\n', { root: state }),
+      appendLines(path.join(outside, 'x.jsonl'), '{}\n', { root: state, calls }),
     ).rejects.toMatchObject({ code: 'EINVAL' });
     await expect(
-      appendLines(path.join(state, '..', 'outside', 'x.jsonl'), '{}\n', { root: state }),
+      appendLines(path.join(state, '..', 'outside', 'x.jsonl'), '{}\n', { root: state, calls }),
     ).rejects.toMatchObject({ code: 'EINVAL' });
     expect(await fs.readdir(outside)).toEqual(['victim.txt']);
+  });
+});
+
+// A settings file on a hung mount holds a thread of libuv's pool per read; with every thread held,
+// a write through the pool waits as long. The gateway's per-request state is written inline.
+describe('inline writes', () => {
+  it('write while every thread of the pool is held by a read that does not finish', async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-private-'));
+    const state = path.join(root, 'state');
+    const folder = path.join(state, 'conversations', 'abcdef0123456789');
+    await appendLines(path.join(folder, 'decisions.jsonl'), '{"n":1}\n', { root: state });
+    const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+    const fifos = Array.from({ length: threads }, (_, index) => path.join(root, `fifo${index}`));
+    for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
+    // Opening a FIFO for reading waits for a writer, on a thread of the pool.
+    const held = fifos.map((fifo) => fs.open(fifo, 'r'));
+    try {
+      const written = Promise.all([
+        appendLines(path.join(folder, 'decisions.jsonl'), '{"n":2}\n', {
+          root: state,
+          calls: 'inline',
+        }),
+        writeAtomically(path.join(folder, 'meta.json'), '{}\n', { root: state, calls: 'inline' }),
+      ]);
+      // A bound for a hang, not a speed: through the pool, the writes wait for ever.
+      let timer: NodeJS.Timeout | undefined;
+      const hung = new Promise<'hung'>((resolve) => {
+        timer = setTimeout(() => resolve('hung'), 5_000);
+      });
+      expect(await Promise.race([written.then(() => 'written'), hung])).toBe('written');
+      clearTimeout(timer);
+    } finally {
+      // A writer lets each read go (opened without waiting: a reader is there), then its end.
+      for (const fifo of fifos)
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      for (const handle of await Promise.all(held)) await handle.close();
+    }
+    expect(await fs.readFile(path.join(folder, 'decisions.jsonl'), 'utf8')).toBe(
+      '{"n":1}\n{"n":2}\n',
+    );
   });
 });

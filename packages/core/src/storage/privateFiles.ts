@@ -17,9 +17,24 @@
  *   the final name, which replaces a link planted there (the link itself; its target is untouched).
  * A refusal is a `PrivateFileError`: `ENOTDIR` (a folder), `ELOOP` (a file), `EINVAL` (a file
  * outside its root).
+ *
+ * A write's own calls (open, write, close, rename) go through libuv's thread pool, or, with
+ * `calls: 'inline'`, run on the calling thread: for the gateway's small per-request state, where
+ * the pool's hand-offs cost several times the calls themselves (an atomic write of a few hundred
+ * bytes 140–165 µs of CPU against 340–620 µs, an append 11–13 µs against 140–230 µs), and where a
+ * pool held by slow reads elsewhere (a settings file on a hung mount) would hold the state too.
+ * The folder checks stay as they are (once per folder, then cached).
  */
 import { randomBytes } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  openSync,
+  promises as fs,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import * as path from 'node:path';
 import { ToolmaskError } from '../utils/toolmaskError.js';
 
@@ -29,6 +44,12 @@ export interface PrivateWriteOptions {
    * (0700) and refused if one is a link. Default: the file's own folder (only that one is checked).
    */
   root?: string;
+  /**
+   * Where the file's own calls run: libuv's thread pool, or the calling thread (`'inline'`: a
+   * handful of small calls on a local disk, cheaper than the pool's hand-offs; see above).
+   * @default 'thread-pool'
+   */
+  calls?: 'thread-pool' | 'inline';
 }
 
 /** A write refused because a link or a non-folder is in its way; coded like the file system's. */
@@ -144,9 +165,10 @@ export async function appendLines(
   text: string,
   options: PrivateWriteOptions = {},
 ): Promise<void> {
-  await inPrivateDirectory(file, options, () =>
-    fs.appendFile(file, text, { encoding: 'utf8', mode: 0o600, flag: APPEND_FLAGS }),
-  );
+  await inPrivateDirectory(file, options, async () => {
+    if (options.calls === 'inline') writeWhole(file, APPEND_FLAGS, text);
+    else await fs.appendFile(file, text, { encoding: 'utf8', mode: 0o600, flag: APPEND_FLAGS });
+  });
 }
 
 /**
@@ -161,13 +183,30 @@ export async function writeAtomically(
   await inPrivateDirectory(file, options, async () => {
     const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await fs.writeFile(temporary, text, { mode: 0o600, flag: CREATE_NEW_FLAGS });
-      await fs.rename(temporary, file);
+      if (options.calls === 'inline') {
+        writeWhole(temporary, CREATE_NEW_FLAGS, text);
+        renameSync(temporary, file);
+      } else {
+        await fs.writeFile(temporary, text, { mode: 0o600, flag: CREATE_NEW_FLAGS });
+        await fs.rename(temporary, file);
+      }
     } catch (error) {
-      await fs.rm(temporary, { force: true });
+      if (options.calls === 'inline') rmSync(temporary, { force: true });
+      else await fs.rm(temporary, { force: true });
       throw error;
     }
   });
+}
+
+/** Opens `file` with `flags` (0600 if made), writes all of `data` and closes it, on this thread. */
+function writeWhole(file: string, flags: number, data: string | Uint8Array): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const descriptor = openSync(file, flags, 0o600);
+  try {
+    for (let at = 0; at < bytes.length;) at += writeSync(descriptor, bytes, at);
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 /** The text of `file`, or undefined when it does not exist. */

@@ -4,6 +4,7 @@ import { GEMINI_API_PROTOCOL } from '../protocols/gemini/index.js';
 import { OPENAI_CHAT_PROTOCOL } from '../protocols/openai-chat/index.js';
 import { MAX_ELEMENT_VALUES } from './element-reading.js';
 import { IncrementalBody } from './incremental-body.js';
+import { KeptBodies } from './kept-bodies.js';
 
 const output = (id: string) => ({
   role: 'user',
@@ -75,6 +76,62 @@ describe('IncrementalBody', () => {
     expect(again.decoded).toBe(2);
     expect(JSON.stringify(again.contents[2])).toContain('OUT a');
     expect((await again.write(again.contents)).equals(changed)).toBe(true);
+  });
+
+  describe('the previous body kept, or not', () => {
+    const first = [{ role: 'user', parts: [{ text: 'go' }] }, call('a'), output('a'), call('b')];
+    /** A reader whose budget keeps its body (room), or has no room for it. */
+    const readers = () => ({
+      kept: new IncrementalBody(GEMINI_API_PROTOCOL.codec, new KeptBodies(1 << 20)),
+      dropped: new IncrementalBody(GEMINI_API_PROTOCOL.codec, new KeptBodies(0)),
+    });
+
+    it('finds the unchanged history by its bytes when kept, by the digest when not', async () => {
+      for (const [name, reader] of Object.entries(readers())) {
+        const one = (await reader.read(body(first), 'm'))!;
+        expect(one.checked).toBe('none');
+        const two = (await reader.read(body([...first, output('b')]), 'm'))!;
+        expect(two.checked).toBe(name === 'kept' ? 'bytes' : 'digest');
+        expect(two.decoded).toBe(1);
+        one.contents.forEach((content, index) => expect(two.contents[index]).toBe(content));
+        // The digest carried over the new element: the next body is settled either way too.
+        const three = (await reader.read(body([...first, output('b'), call('c')]), 'm'))!;
+        expect(three.checked).toBe(two.checked);
+        expect(three.decoded).toBe(1);
+      }
+    });
+
+    it('notices a changed byte in the history, and a changed outside, either way', async () => {
+      for (const reader of Object.values(readers())) {
+        await reader.read(body(first), 'm');
+        const changed = body([...first, output('b')]);
+        changed.write('OUT', changed.indexOf('out a'));
+        const again = (await reader.read(changed, 'm'))!;
+        expect(again.decoded).toBe(3);
+        expect(JSON.stringify(again.contents[2])).toContain('OUT a');
+        const outside = Buffer.from(
+          changed.toString().replace('"temperature":1', '"temperature":0'),
+        );
+        const next = (await reader.read(outside, 'm'))!;
+        expect(next.decoded).toBe(0);
+        expect((await next.write(next.contents)).equals(outside)).toBe(true);
+        expect(next.outside().toString()).toContain('"temperature":0');
+      }
+    });
+
+    it('after a body the budget dropped, checks the next one by the digest', async () => {
+      const budget = new KeptBodies(1 << 20);
+      const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec, budget);
+      const other = new IncrementalBody(GEMINI_API_PROTOCOL.codec, budget);
+      await reader.read(body(first), 'm');
+      // Another conversation's body fills the budget: this reader's is dropped.
+      await other.read(body([{ role: 'user', parts: [{ text: 'x'.repeat(1_045_000) }] }]), 'm');
+      expect(budget.keptBytes).toBeGreaterThan(1_045_000);
+      expect(budget.keptBytes).toBeLessThanOrEqual(1 << 20);
+      const two = (await reader.read(body([...first, output('b')]), 'm'))!;
+      expect(two.checked).toBe('digest');
+      expect(two.decoded).toBe(1);
+    });
   });
 
   it('writes back the bytes it was given, changing only the replaced entries', async () => {

@@ -3,10 +3,12 @@
  *
  * A client resends its whole conversation with every request: all but the end is the very bytes it
  * sent last time. So, per conversation, the gateway keeps where the previous body's elements were,
- * a digest of their bytes, what they decoded to, and the bytes it wrote for each; not the body
- * itself (a conversation would otherwise hold its last body between requests, about as many bytes
- * again as its decoded history, and the gateway's memory would grow by both). The next body's
- * bytes are checked against the digest; the elements it still has whole are not decoded again
+ * digests of their bytes, what they decoded to, and the bytes it wrote for each; the body itself
+ * only while a budget shared by all conversations has room (previous-body.ts, kept-bodies.ts):
+ * kept by every conversation, the bodies would be about as many bytes again as their decoded
+ * histories. The next body's bytes are compared with the kept body's, or else checked against
+ * the digests (the same answer; the comparison costs a twentieth); the elements it still has
+ * whole are not decoded again
  * (their decoded objects are reused, which also lets the masking pass recognise them), and only
  * the rest is scanned and parsed, element by element.
  *
@@ -29,7 +31,6 @@
  * back as its own bytes and counted as left unmasked. The same holds for what is outside the
  * conversation: too heavy to parse, the request is described by its route and model alone.
  */
-import { createHash, type Hash } from 'node:crypto';
 import type { Content } from '@toolmask/core';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
@@ -38,12 +39,12 @@ import {
   afterElement,
   convertElements,
   describeOutside,
-  digestElements,
-  hashInSlices,
   parseElements,
   replaceFrom,
 } from './element-reading.js';
 import { findArray, scanElements } from './json-layout.js';
+import type { KeptBodies } from './kept-bodies.js';
+import { PreviousBody, newHash, type KeptBody, type KeptElements } from './previous-body.js';
 import type { BodySegments } from './prompt-segments.js';
 import { OutsideCell, ReadSegments, SegmentCell, cellsOf } from './prompt-segments.js';
 
@@ -57,6 +58,11 @@ export interface IncrementalRead {
   newUnmaskable: number;
   /** Elements decoded from this body (the rest were the previous body's). */
   decoded: number;
+  /**
+   * How the previous body's elements were found unchanged: by comparing its kept bytes, by the
+   * digest, or not at all (nothing to compare with, or another shape).
+   */
+  checked: KeptElements['checked'];
   /**
    * This body with `sent` in place of its conversation (see the module comment): the body itself
    * when every element is still its own bytes.
@@ -76,22 +82,13 @@ interface Written {
 
 const COMMA = Buffer.from(',');
 
-/**
- * SHA-256: a changed element must never pass for the one it replaced, and with the CPU's SHA
- * instructions it runs at well over a gigabyte a second.
- */
-const newHash = (): Hash => createHash('sha256');
-
 export class IncrementalBody {
   private open = -1;
   private spans: Array<[number, number]> = [];
-  /** Per element, the digest of its bytes and of the separator before it. */
-  private spanDigests: Buffer[] = [];
-  /** The digest of the array's bytes from its `[` to the end of its last element. */
-  private arrayDigest?: Buffer;
+  /** What is known of the previous body's bytes (previous-body.ts). */
+  private readonly previous: PreviousBody;
   private elements: unknown[] = [];
   private contents: Content[] = [];
-  private outsideDigest?: Buffer;
   /** The net figures' segments: the outside's, and one per element (none for a heavy one). */
   private outsideCell?: OutsideCell;
   private cells: Array<SegmentCell | undefined> = [];
@@ -103,8 +100,12 @@ export class IncrementalBody {
   /** What was written for each element last time, and from which Content. */
   private written: Array<Written | undefined> = [];
 
-  constructor(readonly codec: BodyCodec) {
+  constructor(
+    readonly codec: BodyCodec,
+    keptBodies?: KeptBodies<KeptBody>,
+  ) {
     this.state = codec.createState();
+    this.previous = new PreviousBody(keptBodies);
   }
 
   /**
@@ -123,10 +124,11 @@ export class IncrementalBody {
     const open = await findArray(raw, this.codec.arrayPath, pause);
     if (open < 0) return undefined;
     // Elements still whole since the previous body, and the array's digest up to their end.
-    let kept = { keep: 0, hash: newHash() };
-    if (this.spans.length > 0 && open === this.open) kept = await this.keptElements(raw, pause);
-    else this.reset();
-    const { keep, hash } = kept;
+    let kept: KeptElements = { keep: 0, hash: newHash(), checked: 'none' };
+    if (this.spans.length > 0 && open === this.open) {
+      kept = await this.previous.keptElements(raw, { open: this.open, spans: this.spans }, pause);
+    } else this.reset();
+    const { keep, hash, checked } = kept;
     const from = keep > 0 ? (this.spans[keep - 1] as [number, number])[1] : open + 1;
     const rest =
       keep > 0 ? await afterElement(raw, from, pause) : await scanElements(raw, from, pause);
@@ -144,37 +146,29 @@ export class IncrementalBody {
     if (!newElements) return undefined;
     const state = keep === this.elements.length ? this.state : await this.replayState(keep, pause);
     const converted = await convertElements(this.codec, newElements, state, pause);
-    const outsideHash = await hashInSlices(newHash(), raw.subarray(0, open + 1), pause);
-    const outsideDigest = (await hashInSlices(outsideHash, raw.subarray(close), pause)).digest();
+    const outside = await this.previous.outside(raw, open, close, pause);
     let description = this.description;
     let outsideCell = this.outsideCell;
     // The route's model (in the URL) goes into the description too: a fallback to another model
     // resends the same body to another route.
-    if (
-      !description ||
-      routeModel !== this.describedFor ||
-      !this.outsideDigest ||
-      !outsideDigest.equals(this.outsideDigest)
-    ) {
+    if (!description || routeModel !== this.describedFor || !outside.same) {
       const outside = Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]);
       description = await describeOutside(this.codec, outside, routeModel, pause);
       if (!description) return undefined;
       outsideCell = new OutsideCell(outside, open, this.codec.arrayPath);
     }
-    const newDigests = await digestElements(raw, from, newSpans, { hash, newHash }, pause);
+    const added = await this.previous.digestNew(raw, from, newSpans, hash, pause);
     this.open = open;
     // In place: copying the kept part of a history of 300,000 entries on every request would be
     // most of the cost of one that adds two.
     replaceFrom(this.spans, keep, newSpans);
-    replaceFrom(this.spanDigests, keep, newDigests);
-    this.arrayDigest = hash.digest();
+    this.previous.remember({ raw, open, close }, { keep, added, hash, outside: outside.digest });
     replaceFrom(this.elements, keep, newElements);
     replaceFrom(this.contents, keep, converted.contents);
     replaceFrom(this.cells, keep, cellsOf(newElements, HEAVY));
     // An element decoded again is bytes the client changed: what was written for its old bytes
     // no longer applies (it is written from the new element if the pass still changes it).
     this.written.length = keep;
-    this.outsideDigest = outsideDigest;
     this.outsideCell = outsideCell;
     this.description = description;
     this.describedFor = routeModel;
@@ -187,6 +181,7 @@ export class IncrementalBody {
       description,
       newUnmaskable: converted.unmaskable,
       decoded: newSpans.length,
+      checked,
       write: async (sent) =>
         segments.written(await this.write(raw, spans, open, close, sent, pause)),
       segments: () => segments.both(),
@@ -198,56 +193,16 @@ export class IncrementalBody {
   reset(): void {
     this.open = -1;
     this.spans = [];
-    this.spanDigests = [];
-    this.arrayDigest = undefined;
+    this.previous.reset();
     this.elements = [];
     this.contents = [];
     this.written = [];
-    this.outsideDigest = undefined;
     this.outsideCell = undefined;
     this.cells = [];
     this.description = undefined;
     this.describedFor = undefined;
     this.bodyBytes = 0;
     this.state = this.codec.createState();
-  }
-
-  /**
-   * How many of the previous body's elements `raw` still has, byte for byte, and the array's
-   * digest so far (to be continued over what is new). A client appends: one digest over the whole
-   * previous array settles it; only when that differs are the elements checked one by one.
-   */
-  private async keptElements(
-    raw: Buffer,
-    pause: EventLoopPauser,
-  ): Promise<{ keep: number; hash: Hash }> {
-    const start = this.open + 1;
-    const end = (this.spans.at(-1) as [number, number])[1];
-    if (end <= raw.length) {
-      const hash = await hashInSlices(newHash(), raw.subarray(start, end), pause);
-      if (
-        hash
-          .copy()
-          .digest()
-          .equals(this.arrayDigest as Buffer)
-      ) {
-        return { keep: this.spans.length, hash };
-      }
-    }
-    const hash = newHash();
-    let keep = 0;
-    let previousEnd = start;
-    for (const [, spanEnd] of this.spans) {
-      if (spanEnd > raw.length) break;
-      const bytes = raw.subarray(previousEnd, spanEnd);
-      const digest = (await hashInSlices(newHash(), bytes, pause)).digest();
-      if (!digest.equals(this.spanDigests[keep] as Buffer)) break;
-      await hashInSlices(hash, bytes, pause);
-      previousEnd = spanEnd;
-      keep++;
-      if (pause.due()) await pause();
-    }
-    return { keep, hash };
   }
 
   /**

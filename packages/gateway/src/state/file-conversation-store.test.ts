@@ -41,7 +41,7 @@ describe('the file conversation store', () => {
     await store.saveMeta(CONTRACT_ID, contractMeta);
     await store.claimOwner(CONTRACT_ID, 'user:alice');
     const folder = path.join(stateDir, 'conversations', CONTRACT_ID);
-    expect((await fs.readdir(folder)).sort()).toEqual(['decisions.jsonl', 'meta.json', 'owner']);
+    expect((await fs.readdir(folder)).sort()).toEqual(['decisions.jsonl', 'meta.jsonl', 'owner']);
     expect(await fs.readFile(path.join(folder, 'owner'), 'utf8')).toBe('user:alice');
     expect(await store.prune(Date.now() + DAY_MS, new Set())).toBe(1);
     expect(await store.load(CONTRACT_ID)).toEqual({ decisions: [] });

@@ -1,7 +1,9 @@
 /**
  * The embedded `ConversationStore`: `<stateDir>/conversations/<id>/decisions.jsonl` (one decision
- * per line, appended before the request it changes is forwarded), `meta.json` and, when a
- * conversation is claimed, `owner`. Conversation ids are hex digests
+ * per line, appended before the request it changes is forwarded), `meta.jsonl` (the state after
+ * each answer, one line each: meta-log.ts) and, when a conversation is claimed, `owner`. The decisions and the state, written with every request that changes them, are
+ * written on the event loop's thread (a few small calls: cheaper than the thread pool's
+ * hand-offs, core's privateFiles.ts). Conversation ids are hex digests
  * (conversation/conversation-key.ts), so they are safe folder names; anything else is refused. A
  * conversation's last activity is the newest modification of its files; `prune` removes whole
  * folders (never following a link). Writes never go through a link planted in the state folder
@@ -33,6 +35,7 @@ import {
   type DecisionRecord,
   type StoredConversation,
 } from './stores.js';
+import { MetaLog } from './meta-log.js';
 
 /** Newest modification time of a conversation folder and its files (links not followed). */
 async function newestModification(conversation: string): Promise<number | undefined> {
@@ -57,11 +60,14 @@ export function createFileConversationStore(
 class FileConversationStore implements ConversationStore {
   /** Per conversation, its appends and claims in turn (the tail of its chain). */
   private readonly turns = new Map<string, Promise<unknown>>();
+  private readonly metaLog: MetaLog;
 
   constructor(
     private readonly stateDir: string,
     private readonly onWarning: (message: string) => void,
-  ) {}
+  ) {
+    this.metaLog = new MetaLog(stateDir, onWarning);
+  }
 
   async load(id: string): Promise<StoredConversation> {
     const decisionsFile = path.join(this.folder(id), 'decisions.jsonl');
@@ -69,13 +75,7 @@ class FileConversationStore implements ConversationStore {
     const decisions = parseJsonLines(text, (line) =>
       this.onWarning(`${decisionsFile}:${line}: not a decision record; skipped`),
     ).filter(isDecision);
-    const metaText = await readIfExists(path.join(this.folder(id), 'meta.json'));
-    let meta: ConversationMeta | undefined;
-    try {
-      meta = metaText ? (JSON.parse(metaText) as ConversationMeta) : undefined;
-    } catch {
-      this.onWarning(`${path.join(this.folder(id), 'meta.json')}: not JSON; ignored`);
-    }
+    const meta = await this.metaLog.read(this.folder(id));
     const stored: StoredConversation = { decisions };
     if (meta) stored.meta = meta;
     return stored;
@@ -102,14 +102,12 @@ class FileConversationStore implements ConversationStore {
       }
       if (records.length === 0) return;
       const lines = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
-      await appendLines(file, lines, { root: this.stateDir });
+      await appendLines(file, lines, { root: this.stateDir, calls: 'inline' });
     });
   }
 
   async saveMeta(id: string, meta: ConversationMeta): Promise<void> {
-    await writeAtomically(path.join(this.folder(id), 'meta.json'), JSON.stringify(meta) + '\n', {
-      root: this.stateDir,
-    });
+    await this.metaLog.append(this.folder(id), meta);
   }
 
   async claimOwner(id: string, owner: string): Promise<string> {
@@ -144,6 +142,7 @@ class FileConversationStore implements ConversationStore {
       const lastActive = await newestModification(conversation);
       if (lastActive === undefined || lastActive >= beforeMs) continue;
       await fs.rm(conversation, { recursive: true, force: true });
+      this.metaLog.forget(conversation);
       removed++;
     }
     return removed;

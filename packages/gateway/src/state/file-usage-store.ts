@@ -1,6 +1,8 @@
 /**
  * The embedded `UsageStore`: one JSON Lines file per UTC day, `<stateDir>/usage/<YYYY-MM-DD>.jsonl`.
- * Appends are whole lines (not synced: a record is worth less than the latency of a flush);
+ * Appends are whole lines (not synced: a record is worth less than the latency of a flush), made
+ * on the event loop's thread (one small append per request: cheaper than the thread pool's
+ * hand-offs, core's privateFiles.ts);
  * reads go through a cache of the parsed days (usage-day-cache.ts), so a
  * dashboard refresh parses only what was appended since. Old days are pruned whole by the
  * gateway's retention (state-retention.ts). Writes and removals never go through a link planted
@@ -39,7 +41,7 @@ export function createFileUsageStore(stateDir: string): UsageStore {
       await appendLines(
         path.join(folder, `${dayOf(record.at)}.jsonl`),
         JSON.stringify(record) + '\n',
-        { root: stateDir },
+        { root: stateDir, calls: 'inline' },
       );
     },
     async list(query: UsageQuery = {}) {

@@ -143,7 +143,7 @@ describe('the state folder refuses planted links', () => {
       for (const file of [
         path.join(stateDir, 'usage', `${dayOf(at)}.jsonl`),
         path.join(folder, 'decisions.jsonl'),
-        path.join(folder, 'meta.json'),
+        path.join(folder, 'meta.jsonl'),
       ]) {
         expect((await fs.lstat(file)).mode & 0o777).toBe(0o600);
       }

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { formatCount } from '../../utils/formatCount.js';
+import { cutPreviewLine } from '../previewLineCut.js';
 import {
   MIN_INFORMATIVE_CHARS,
+  OWN_NUMBER,
   hasOwnNumbering,
   isInformative,
   selectLines,
@@ -102,5 +105,87 @@ describe('helpers', () => {
     expect(spreadOrder([])).toEqual([]);
     const order = spreadOrder(Array.from({ length: 100 }, (_, index) => index));
     expect(new Set(order).size).toBe(100);
+  });
+});
+
+/** selectLines as it was before it grouped lines by worth (issue 30): the reference. */
+function referenceSelectLines(
+  lines: readonly string[],
+  selection: { first?: readonly number[]; worth: (index: number) => number },
+  limits: { maxLineChars: number; lineBudgetChars: number },
+  firstLine = 1,
+): string {
+  const numbered = hasOwnNumbering(lines);
+  const cut = (text: string) => cutPreviewLine(text, limits.maxLineChars).text;
+  const plain = lines.map(cut);
+  if (plain.reduce((sum, line) => sum + line.length + 1, 0) <= limits.lineBudgetChars) {
+    return plain.join('\n');
+  }
+  const shown = (index: number): string => {
+    const line = lines[index] as string;
+    const own = numbered ? OWN_NUMBER.exec(line) : null;
+    if (own) return own[0].trimStart() + cut(line.slice(own[0].length));
+    return `${firstLine + index}: ${plain[index] as string}`;
+  };
+  const kept = new Uint8Array(lines.length);
+  let used = 0;
+  let keptCount = 0;
+  const keep = (index: number) => {
+    if (index < 0 || index >= lines.length || kept[index] === 1) return;
+    const cost = shown(index).length + 1;
+    if (used + cost > limits.lineBudgetChars) return;
+    kept[index] = 1;
+    keptCount++;
+    used += cost;
+  };
+  for (const index of selection.first ?? []) keep(index);
+  const worths = new Float64Array(lines.length);
+  const candidates: number[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    if (kept[index] === 1) continue;
+    const worth = selection.worth(index);
+    if (worth > 0) {
+      worths[index] = worth / (shown(index).length + 1);
+      candidates.push(index);
+    }
+  }
+  candidates.sort((a, b) => (worths[b] as number) - (worths[a] as number) || a - b);
+  for (const index of candidates) keep(index);
+  const body: string[] = [];
+  for (let index = 0; index < lines.length; index++) if (kept[index] === 1) body.push(shown(index));
+  const omitted = lines.length - keptCount;
+  if (omitted === 0) return body.join('\n');
+  return [
+    `[... ${formatCount(omitted)} of ${formatCount(lines.length)} lines omitted; kept lines numbered ...]`,
+    ...body,
+  ].join('\n');
+}
+
+describe('selectLines against its reference (issue 30)', () => {
+  it('keeps the same lines, in the same order, whatever the lines and worths (property)', () => {
+    const line = fc.oneof(
+      fc.string({ maxLength: 140 }),
+      fc.constantFrom('', '   12\tx = 1', '7: def f():', 'src/a/b.py:12: error', 'x'.repeat(200)),
+      fc
+        .tuple(fc.integer({ min: 1, max: 999 }), fc.string({ maxLength: 60 }))
+        .map(([number, text]) => `${String(number).padStart(6)}\t${text}`),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 80 }),
+        fc.array(fc.constantFrom(0, 1, 2, 0.5, 3), { minLength: 80, maxLength: 80 }),
+        fc.array(fc.integer({ min: -2, max: 85 }), { maxLength: 6 }),
+        fc.integer({ min: 0, max: 600 }),
+        fc.integer({ min: 1, max: 300 }),
+        (lines, worths, first, budget, firstLine) => {
+          const selection = { first, worth: (index: number) => worths[index] as number };
+          const limits = { maxLineChars: 80, lineBudgetChars: budget };
+          expect(selectLines(lines, selection, limits, firstLine)).toBe(
+            referenceSelectLines(lines, selection, limits, firstLine),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

@@ -100,8 +100,15 @@ export function selectLines(
     return `${firstLine + index}: ${plain[index] as string}`;
   };
   const costs = new Int32Array(lines.length);
+  // What `shown` would write, counted without writing it: an unnumbered output's line is its
+  // number, `: ` and its cut text (every candidate line is costed; few are shown).
   const cost = (index: number) => {
-    if (costs[index] === 0) costs[index] = shown(index).length + 1;
+    if (costs[index] === 0) {
+      costs[index] =
+        (numbered
+          ? shown(index).length
+          : String(firstLine + index).length + 2 + (plain[index] as string).length) + 1;
+    }
     return costs[index] as number;
   };
   const kept = new Uint8Array(lines.length);
@@ -115,18 +122,23 @@ export function selectLines(
     used += cost(index);
   };
   for (const index of selection.first ?? []) keep(index);
-  const worths = new Float64Array(lines.length);
-  const candidates: number[] = [];
+  // The other lines by worth per character, highest first, in the output's order within one
+  // worth: grouped by worth, so that only the few distinct worths are sorted, not the thousands
+  // of lines of a long output (the same order as sorting the lines by worth, then by index).
+  const byWorth = new Map<number, number[]>();
   for (let index = 0; index < lines.length; index++) {
     if (kept[index] === 1) continue;
     const worth = selection.worth(index);
     if (worth > 0) {
-      worths[index] = worth / cost(index);
-      candidates.push(index);
+      const perChar = worth / cost(index);
+      const group = byWorth.get(perChar);
+      if (group) group.push(index);
+      else byWorth.set(perChar, [index]);
     }
   }
-  candidates.sort((a, b) => (worths[b] as number) - (worths[a] as number) || a - b);
-  for (const index of candidates) keep(index);
+  for (const perChar of [...byWorth.keys()].sort((a, b) => b - a)) {
+    for (const index of byWorth.get(perChar) as number[]) keep(index);
+  }
   const body: string[] = [];
   for (let index = 0; index < lines.length; index++) if (kept[index] === 1) body.push(shown(index));
   const omitted = lines.length - keptCount;

@@ -105,6 +105,41 @@ describe('namedIdentifiers, once per turn', () => {
   });
 });
 
+describe("sourceReadPreview, the turn's names only when asked for (issue 30)", () => {
+  /** A call whose turn text counts how often it is read. */
+  const countingCall = () => {
+    let reads = 0;
+    const call = {
+      args: { command: 'grep -rn paint src' },
+      get turnText() {
+        reads++;
+        return 'THOUGHT: `paint_all` draws every widget.';
+      },
+    };
+    return { call, reads: () => reads };
+  };
+  const searchLines = Array.from(
+    { length: 300 },
+    (_, index) => `src/widgets/module_${index}.py:${index + 10}:    self.paint_all(canvas, index)`,
+  );
+
+  it("reads no turn text for lines that declare nothing (a search's, a data file's)", () => {
+    const { call, reads } = countingCall();
+    sourceReadPreview(searchLines, call, limits);
+    expect(reads()).toBe(0);
+  });
+
+  it('reads it once a line declares something, and the preview is the same either way', () => {
+    const { call, reads } = countingCall();
+    const code = module(6, 4);
+    const preview = sourceReadPreview(code, call, limits);
+    expect(reads()).toBe(1);
+    expect(preview).toBe(
+      sourceReadPreview(code, { args: call.args, turnText: call.turnText }, limits),
+    );
+  });
+});
+
 describe('sourceReadPreview, the named declaration', () => {
   /** module(6, 4) with the declaration of method_4_2 written as `declaration`. */
   const lines = (declaration: string) =>

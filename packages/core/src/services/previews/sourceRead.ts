@@ -17,6 +17,7 @@
  * `read_file` with an offset) is already the region: its output is what the call asked for.
  */
 import type { ToolCall } from './toolCall.js';
+import { backtickIdentifiers } from './turnWords.js';
 import {
   MIN_INFORMATIVE_CHARS,
   hasOwnNumbering,
@@ -100,9 +101,7 @@ function turnNames(text: string): readonly string[] {
   const add = (name: string) => {
     if (names.size < MAX_NAMES && !COMMON_WORDS.has(name)) names.add(name);
   };
-  for (const quoted of text.matchAll(/`([^`\n]{1,80})`/g)) {
-    for (const word of (quoted[1] as string).matchAll(/[A-Za-z_$][\w$]{2,}/g)) add(word[0]);
-  }
+  for (const word of backtickIdentifiers(text)) add(word);
   for (const word of text.matchAll(/\b[A-Za-z_]*(?:_[A-Za-z0-9]+|[a-z][A-Z])\w*/g)) {
     if (word[0].length >= 4) add(word[0]);
   }
@@ -122,11 +121,21 @@ function turnNames(text: string): readonly string[] {
 const DECLARATION = new RegExp(`^${MODIFIERS}(?:def|class|function|func|fn|fun)\\s+`);
 const isWordChar = (char: string | undefined) => char !== undefined && /\w/.test(char);
 
-/** Whether `text` declares one of `names` (the name whole: a word boundary after it). */
-function declaresOneOf(text: string, names: readonly string[]): boolean {
-  if (names.length === 0) return false;
+/** Whether `text` begins with `a` to `z`, as every modifier and keyword of `SIGNATURE` does. */
+function startsLowerCase(text: string): boolean {
+  const code = text.charCodeAt(0);
+  return code >= 97 && code <= 122;
+}
+
+/**
+ * Whether `text` declares one of `names` (the name whole: a word boundary after it). The names
+ * are asked for only when `text` is a declaration: a read with none (a search's lines, a file
+ * of data) never reads its turn's text for them.
+ */
+function declaresOneOf(text: string, namesOf: () => readonly string[]): boolean {
   const start = DECLARATION.exec(text)?.[0].length;
   if (start === undefined) return false;
+  const names = namesOf();
   return names.some((name) => {
     if (!text.startsWith(name, start)) return false;
     const end = start + name.length;
@@ -146,12 +155,16 @@ export function sourceReadPreview(
 ): string {
   const numbered = hasOwnNumbering(lines);
   const texts = lines.map((line) => lineText(line, numbered));
-  const names = [...namedIdentifiers(call)];
+  let names: readonly string[] | undefined;
+  const namesOf = () => (names ??= [...namedIdentifiers(call)]);
   const inRegion = new Uint8Array(lines.length);
   const signatures: number[] = [];
   texts.forEach((text, index) => {
+    // Both expressions begin with a modifier or a keyword, all in lower case: a line that does
+    // not is neither, and is not tried against them.
+    if (!startsLowerCase(text)) return;
     if (SIGNATURE.test(text)) signatures.push(index);
-    if (declaresOneOf(text, names)) {
+    if (declaresOneOf(text, namesOf)) {
       const end = Math.min(lines.length, index + REGION_LINES + 1);
       for (let at = Math.max(0, index - 1); at < end; at++) inRegion[at] = 1;
     }
