@@ -5,6 +5,7 @@ import { OPENAI_CHAT_PROTOCOL } from '../protocols/openai-chat/index.js';
 import { MAX_ELEMENT_VALUES } from './element-reading.js';
 import { IncrementalBody } from './incremental-body.js';
 import { KeptBodies } from './kept-bodies.js';
+import type { KeptBody } from './previous-body.js';
 
 const output = (id: string) => ({
   role: 'user',
@@ -82,8 +83,8 @@ describe('IncrementalBody', () => {
     const first = [{ role: 'user', parts: [{ text: 'go' }] }, call('a'), output('a'), call('b')];
     /** A reader whose budget keeps its body (room), or has no room for it. */
     const readers = () => ({
-      kept: new IncrementalBody(GEMINI_API_PROTOCOL.codec, new KeptBodies(1 << 20)),
-      dropped: new IncrementalBody(GEMINI_API_PROTOCOL.codec, new KeptBodies(0)),
+      kept: new IncrementalBody(GEMINI_API_PROTOCOL.codec, new KeptBodies<KeptBody>(1 << 20)),
+      dropped: new IncrementalBody(GEMINI_API_PROTOCOL.codec, new KeptBodies<KeptBody>(0)),
     });
 
     it('finds the unchanged history by its bytes when kept, by the digest when not', async () => {
@@ -120,7 +121,7 @@ describe('IncrementalBody', () => {
     });
 
     it('after a body the budget dropped, checks the next one by the digest', async () => {
-      const budget = new KeptBodies(1 << 20);
+      const budget = new KeptBodies<KeptBody>(1 << 20);
       const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec, budget);
       const other = new IncrementalBody(GEMINI_API_PROTOCOL.codec, budget);
       await reader.read(body(first), 'm');
