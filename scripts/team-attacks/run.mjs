@@ -28,6 +28,7 @@ import mcpArguments from './mcp-arguments.mjs';
 import atRest from './at-rest.mjs';
 import proofs from './proofs.mjs';
 import bodyBudget from './body-budget.mjs';
+import providerStores from './provider-stores.mjs';
 
 const FAMILIES = [
   bounds,
@@ -44,6 +45,7 @@ const FAMILIES = [
   // After the others, so that the ids the docs name (A1 to A37) stay as they were.
   proofs,
   bodyBudget,
+  providerStores,
 ];
 const ATTACKS = FAMILIES.flatMap((family) => family);
 ATTACKS.forEach((attack, index) => (attack.id = `A${index + 1}`));

@@ -41,7 +41,12 @@ export type WireErrorCode =
   /** A team gateway: a virtual key on a route whose provider has no team key there (403). */
   | 'WRONG_PROVIDER'
   /** A team gateway: a key given twice, or two credentials, in one request (400). */
-  | 'AMBIGUOUS_KEY';
+  | 'AMBIGUOUS_KEY'
+  /**
+   * A team gateway: a virtual key on a path that is no model call or model list (403; a person's
+   * own provider key may go there).
+   */
+  | 'NOT_FOR_VIRTUAL_KEYS';
 
 /**
  * Why a gateway or dashboard could not start (the CLI exits 2): its port, a bind beyond loopback

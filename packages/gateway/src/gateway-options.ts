@@ -113,7 +113,8 @@ export interface TeamOptions {
   keys?: VirtualKeyLookup;
   /**
    * Sent upstream in place of a virtual key, by upstream (`--provider-key-env gemini=NAME,...`):
-   * a virtual key on another upstream's route is refused (403 `WRONG_PROVIDER`).
+   * a virtual key on another upstream's route is refused (403 `WRONG_PROVIDER`), and on a path
+   * that is no model call or model list (403 `NOT_FOR_VIRTUAL_KEYS`: team/virtual-key-paths.ts).
    */
   providerKeys?: Partial<Record<UpstreamName, string>>;
   /** Sees every owner's state (`--admin-key-env`). */

@@ -48,7 +48,11 @@ export async function handleModelRequest(
     replyError(response, protocol, noUpstream(target, protocol));
     return;
   }
-  const admission = await context.tenancy.admitModelRequest(request, route.upstream);
+  const admission = await context.tenancy.admitModelRequest(
+    request,
+    route.upstream,
+    route.upstreamPath,
+  );
   if (admission.kind === 'refused') {
     refuseUnread(request, response, protocol, admission);
     return;

@@ -67,10 +67,15 @@ export type ModelAdmission =
 
 export interface Tenancy {
   /**
-   * Who owns a model request on the route of `upstream` (its API: `gemini`, `anthropic`, ...),
-   * and how it goes upstream; or why it is refused.
+   * Who owns a model request on the route of `upstream` (its API: `gemini`, `anthropic`, ...)
+   * for `upstreamPath` (the path the upstream gets, with its query), and how it goes upstream;
+   * or why it is refused.
    */
-  admitModelRequest(request: IncomingMessage, upstream: string): Promise<ModelAdmission>;
+  admitModelRequest(
+    request: IncomingMessage,
+    upstream: string,
+    upstreamPath: string,
+  ): Promise<ModelAdmission>;
   /**
    * Who asks on an endpoint that reads state, from the credentials it accepts (`accepted`);
    * undefined: nobody this tenancy knows (the request is refused, 401).

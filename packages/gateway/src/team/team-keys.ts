@@ -5,8 +5,9 @@
  * Gemini's `?key=`. The key names its owner:
  *
  * - a virtual key (`tmk_…`, made by `toolmask keys create`): the person it was made for,
- *   `user:<name>`; a model request with one goes upstream with the team's provider key in its
- *   place (the provider never sees a virtual key);
+ *   `user:<name>`; a model call or model list with one goes upstream with the team's provider
+ *   key in its place (the provider never sees a virtual key), and any other path of the API is
+ *   refused (virtual-key-paths.ts);
  * - any other key is a provider key: its owner is `key:<SHA-256 prefix>` (the key itself is never
  *   stored), and it goes upstream untouched;
  * - the admin key (`--admin-key-env`): sees every owner's state, never a model request's owner.
@@ -29,6 +30,7 @@ import type { Credential, Principal } from '../server/tenancy.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { TeamCookies, type IssuedCookie } from './team-cookie.js';
 import { carriesAnywhere, requestKeys, type KeyPlace } from './request-keys.js';
+import { closedPathMessage, openToVirtualKeys } from './virtual-key-paths.js';
 
 export type { KeyPlace } from './request-keys.js';
 
@@ -120,10 +122,11 @@ export class TeamKeys {
   }
 
   /**
-   * A model request's owner on `upstream`'s route (401 without a key, 400 for a key given twice or
-   * two credentials, 403 for the admin key anywhere in it or an unknown virtual key).
+   * A model request's owner on `upstream`'s route, for `path` there (401 without a key, 400 for a
+   * key given twice or two credentials, 403 for the admin key anywhere in it, an unknown virtual
+   * key, or a virtual key on a path it does not open: virtual-key-paths.ts).
    */
-  async modelOwner(request: IncomingMessage, upstream: string): Promise<ModelOwner> {
+  async modelOwner(request: IncomingMessage, upstream: string, path: string): Promise<ModelOwner> {
     const { adminKey } = this.options;
     // Never forwarded, in any form: a request that carries it anywhere is no model request.
     if (adminKey && carriesAnywhere(request, adminKey, tokenMatches)) return ADMIN_REFUSED;
@@ -134,6 +137,12 @@ export class TeamKeys {
     if (adminKey && tokenMatches(found.key, adminKey)) return ADMIN_REFUSED;
     if (!found.key.startsWith(VIRTUAL_KEY_PREFIX)) {
       return { kind: 'owner', owner: providerKeyOwner(found.key) };
+    }
+    // Before the key is looked up: a closed path is refused whoever holds the key.
+    const method = request.method ?? 'GET';
+    if (!openToVirtualKeys(upstream, method, path)) {
+      const message = closedPathMessage(method, path);
+      return { kind: 'refused', status: 403, code: 'NOT_FOR_VIRTUAL_KEYS', message };
     }
     const digest = sha256(found.key);
     let name: string | undefined;

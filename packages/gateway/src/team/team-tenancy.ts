@@ -3,9 +3,9 @@
  * its owner (team-keys.ts). A model request's conversation is its owner's alone (the owner is
  * mixed into its key, so two people's sessions never share one, however alike they start) and is
  * claimed for them in the shared store (conversation-owners.ts); a virtual key goes upstream as
- * the team's provider key, put where the client put its own. On the gateway's own endpoints a
- * key, or the team cookie a browser got for one, names who asks: an owner reads what is theirs,
- * the admin everything.
+ * the team's provider key, put where the client put its own, on a model call or model list only
+ * (virtual-key-paths.ts). On the gateway's own endpoints a key, or the team cookie a browser got
+ * for one, names who asks: an owner reads what is theirs, the admin everything.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Outbound, RequestOwner, Tenancy } from '../server/tenancy.js';
@@ -59,8 +59,8 @@ function requestOwner(owner: string, ledgers: Ledgers, swap?: KeySwap): RequestO
 export function teamTenancy(keys: TeamKeys, ledgers: Ledgers): Tenancy {
   const { owners, ledger } = ledgers;
   return {
-    async admitModelRequest(request, upstream) {
-      const found = await keys.modelOwner(request, upstream);
+    async admitModelRequest(request, upstream, upstreamPath) {
+      const found = await keys.modelOwner(request, upstream, upstreamPath);
       if (found.kind === 'refused') return found;
       // A virtual key that exists proves its owner; a provider key waits for the provider's 2xx.
       if (found.replace) ledger.prove(found.owner);

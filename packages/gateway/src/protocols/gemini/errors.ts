@@ -4,6 +4,7 @@ import type { WireErrorCode } from '../../errors.js';
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
   401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
   404: 'NOT_FOUND',
   413: 'INVALID_ARGUMENT',
   504: 'DEADLINE_EXCEEDED',
