@@ -10,11 +10,13 @@
  *
  *   node bench/coldPassCore.mjs [--root DIR] [--traces DIR] [--dir DIR]
  *   node bench/coldPassCore.mjs --previews [--min-chars N] [--root DIR]
+ *   node bench/coldPassCore.mjs --superseded [--root DIR]
  *
  * `--root`: another checkout (built), e.g. a scratch worktree of main. `--previews`: instead, the
  * preview of every function response of the chains (of `--min-chars` characters or more: the
  * outputs a pass masks are the long ones), as a pass builds it (the call found, the saved text),
- * the CPU of them all and a digest of the previews.
+ * the CPU of them all and a digest of the previews. `--superseded`: instead, the superseded outputs
+ * of each chain found by a fresh tracker (the facts of every call), their CPU and a digest of them.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -70,6 +72,27 @@ async function previews(minChars) {
   );
 }
 
+/** The superseded outputs of each chain, by a fresh tracker. */
+async function superseded() {
+  const { SupersededOutputs } = await load('services/superseded/supersededOutputs.js');
+  const digest = createHash('sha256');
+  let count = 0;
+  const started = cpuMs();
+  for (const contents of chains) {
+    const tracker = new SupersededOutputs();
+    tracker.update(contents);
+    for (const entry of tracker.entries) {
+      const parts = [...(tracker.partsOf(entry) ?? new Map())];
+      count += parts.length;
+      digest.update(JSON.stringify([entry, parts]));
+    }
+  }
+  const cpu = cpuMs() - started;
+  console.log(
+    `superseded ${count} digest ${digest.digest('hex').slice(0, 12)} cpu ${cpu.toFixed(1)} ms`,
+  );
+}
+
 /** Each chain masked once by a fresh service. */
 async function passes(directory) {
   const core = await load('index.js');
@@ -115,4 +138,5 @@ async function passes(directory) {
 }
 
 if (process.argv.includes('--previews')) await previews(Number(argument('--min-chars', '0')));
+else if (process.argv.includes('--superseded')) await superseded();
 else await passes(path.resolve(argument('--dir', '/dev/shm/toolmask-cold-pass-core')));

@@ -108,7 +108,7 @@ describe('helpers', () => {
   });
 });
 
-/** selectLines as it was before it grouped lines by worth (issue 30): the reference. */
+/** selectLines as it was before issue 30 cut its work per line: the reference. */
 function referenceSelectLines(
   lines: readonly string[],
   selection: { first?: readonly number[]; worth: (index: number) => number },

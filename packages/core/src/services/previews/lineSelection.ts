@@ -122,23 +122,18 @@ export function selectLines(
     used += cost(index);
   };
   for (const index of selection.first ?? []) keep(index);
-  // The other lines by worth per character, highest first, in the output's order within one
-  // worth: grouped by worth, so that only the few distinct worths are sorted, not the thousands
-  // of lines of a long output (the same order as sorting the lines by worth, then by index).
-  const byWorth = new Map<number, number[]>();
+  const worths = new Float64Array(lines.length);
+  const candidates: number[] = [];
   for (let index = 0; index < lines.length; index++) {
     if (kept[index] === 1) continue;
     const worth = selection.worth(index);
     if (worth > 0) {
-      const perChar = worth / cost(index);
-      const group = byWorth.get(perChar);
-      if (group) group.push(index);
-      else byWorth.set(perChar, [index]);
+      worths[index] = worth / cost(index);
+      candidates.push(index);
     }
   }
-  for (const perChar of [...byWorth.keys()].sort((a, b) => b - a)) {
-    for (const index of byWorth.get(perChar) as number[]) keep(index);
-  }
+  candidates.sort((a, b) => (worths[b] as number) - (worths[a] as number) || a - b);
+  for (const index of candidates) keep(index);
   const body: string[] = [];
   for (let index = 0; index < lines.length; index++) if (kept[index] === 1) body.push(shown(index));
   const omitted = lines.length - keptCount;

@@ -26,7 +26,19 @@ function canonicalJson(value: unknown, depth = 0): string {
 
 /** The rerun key of a call to `name` with `args`. */
 export function rerunKeyOf(name: string, args: unknown): string {
-  const key = `${name}\u0000${canonicalJson(args)}`;
+  return keyOf(`${name}\u0000${canonicalJson(args)}`);
+}
+
+/**
+ * `rerunKeyOf(name, { command, directory })` for a shell command given as text, written out
+ * without sorting and joining the two keys (every shell call of a history has one).
+ */
+export function shellRerunKey(name: string, command: string, directory: string | null): string {
+  const where = directory === null ? 'null' : JSON.stringify(directory);
+  return keyOf(`${name}\u0000{"command":${JSON.stringify(command)},"directory":${where}}`);
+}
+
+function keyOf(key: string): string {
   return key.length <= MAX_PLAIN_KEY_CHARS
     ? key
     : `#${createHash('sha256').update(key).digest('hex')}`;

@@ -9,7 +9,7 @@
  */
 import { stringArg } from './callArguments.js';
 import { NO_FACTS, normalizePath, type CallFacts } from './fileRanges.js';
-import { rerunKeyOf } from './rerunKey.js';
+import { rerunKeyOf, shellRerunKey } from './rerunKey.js';
 import {
   parseShellScript,
   type ShellScript,
@@ -64,7 +64,10 @@ export function shellCallFacts(name: string, args: Record<string, unknown>): Cal
     'cwd',
   );
   if (typeof command !== 'string' && !Array.isArray(command)) return { rerunKey: '', ...NO_FACTS };
-  const rerunKey = rerunKeyOf(name, { command, directory: rawDirectory ?? null });
+  const rerunKey =
+    typeof command === 'string'
+      ? shellRerunKey(name, command, rawDirectory ?? null)
+      : rerunKeyOf(name, { command, directory: rawDirectory ?? null });
   const directory = rawDirectory === undefined ? undefined : normalizeDirectory(rawDirectory);
   if (directory === null) return { rerunKey, ...NO_FACTS };
   const script = scriptOf(command);
