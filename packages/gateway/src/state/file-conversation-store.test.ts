@@ -48,3 +48,24 @@ describe('the file conversation store', () => {
     expect(await store.ownerOf(CONTRACT_ID)).toBe(undefined);
   });
 });
+
+describe('a torn last decision (a crash mid-append)', () => {
+  const cleanups = cleanUpAfterEach();
+
+  it('is skipped, and the decisions appended after it are loaded', async () => {
+    const stateDir = await stateFolder();
+    cleanups.push(() => fs.rm(stateDir, { recursive: true, force: true }));
+    await createFileConversationStore(stateDir).appendDecisions(CONTRACT_ID, [maskedDecision('a')]);
+    const file = path.join(stateDir, 'conversations', CONTRACT_ID, 'decisions.jsonl');
+    await fs.appendFile(file, JSON.stringify(maskedDecision('b')).slice(0, 30));
+    // The next process loads the conversation and appends its next decisions.
+    const next = createFileConversationStore(stateDir, () => {});
+    expect((await next.load(CONTRACT_ID)).decisions).toEqual([maskedDecision('a')]);
+    await next.appendDecisions(CONTRACT_ID, [maskedDecision('c')], 1);
+    await next.appendDecisions(CONTRACT_ID, [maskedDecision('d')], 2);
+    const again = createFileConversationStore(stateDir, () => {});
+    expect((await again.load(CONTRACT_ID)).decisions).toEqual(
+      ['a', 'c', 'd'].map((key) => maskedDecision(key)),
+    );
+  });
+});

@@ -61,6 +61,12 @@ class FileConversationStore implements ConversationStore {
   /** Per conversation, its appends and claims in turn (the tail of its chain). */
   private readonly turns = new Map<string, Promise<unknown>>();
   private readonly metaLog: MetaLog;
+  /**
+   * Conversations whose decisions end in a torn line (a crash mid-append, read at load, or an
+   * append of this process that failed): their next append starts on a new line, else its first
+   * decision would be glued to the torn one and skipped with it.
+   */
+  private readonly tornDecisions = new Set<string>();
 
   constructor(
     private readonly stateDir: string,
@@ -72,6 +78,7 @@ class FileConversationStore implements ConversationStore {
   async load(id: string): Promise<StoredConversation> {
     const decisionsFile = path.join(this.folder(id), 'decisions.jsonl');
     const text = (await readIfExists(decisionsFile)) ?? '';
+    if (text.length > 0 && !text.endsWith('\n')) this.tornDecisions.add(id);
     const decisions = parseJsonLines(text, (line) =>
       this.onWarning(`${decisionsFile}:${line}: not a decision record; skipped`),
     ).filter(isDecision);
@@ -102,7 +109,18 @@ class FileConversationStore implements ConversationStore {
       }
       if (records.length === 0) return;
       const lines = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
-      await appendLines(file, lines, { root: this.stateDir, calls: 'inline' });
+      const torn = this.tornDecisions.has(id);
+      try {
+        await appendLines(file, (torn ? '\n' : '') + lines, {
+          root: this.stateDir,
+          calls: 'inline',
+        });
+      } catch (error) {
+        // Part of its lines may be written.
+        this.tornDecisions.add(id);
+        throw error;
+      }
+      this.tornDecisions.delete(id);
     });
   }
 
@@ -143,6 +161,7 @@ class FileConversationStore implements ConversationStore {
       if (lastActive === undefined || lastActive >= beforeMs) continue;
       await fs.rm(conversation, { recursive: true, force: true });
       this.metaLog.forget(conversation);
+      this.tornDecisions.delete(entry.name);
       removed++;
     }
     return removed;

@@ -47,6 +47,36 @@ describe('the state after each answer (file store)', () => {
     expect((await again.load(CONTRACT_ID)).meta).toEqual(answer(1));
   });
 
+  it('the answer after a torn last line is kept whole (not glued to the torn line)', async () => {
+    const { folder, stateDir } = await setUp();
+    const first = createFileConversationStore(stateDir);
+    await first.saveMeta(CONTRACT_ID, answer(1));
+    await fs.appendFile(path.join(folder, 'meta.jsonl'), JSON.stringify(answer(2)).slice(0, 40));
+    // The next process loads the conversation, answers once, and stops.
+    const second = createFileConversationStore(stateDir);
+    expect((await second.load(CONTRACT_ID)).meta).toEqual(answer(1));
+    await second.saveMeta(CONTRACT_ID, answer(3));
+    const third = createFileConversationStore(stateDir);
+    expect((await third.load(CONTRACT_ID)).meta).toEqual(answer(3));
+  });
+
+  it('after a failed append (part of its line may be written), the next answer rewrites the log', async () => {
+    const { store, folder } = await setUp();
+    const log = path.join(folder, 'meta.jsonl');
+    await store.saveMeta(CONTRACT_ID, answer(1));
+    // The append fails (here: a folder in the way), leaving part of its line behind.
+    await fs.rm(log);
+    await fs.mkdir(log);
+    await expect(store.saveMeta(CONTRACT_ID, answer(2))).rejects.toThrow();
+    await fs.rmdir(log);
+    await fs.writeFile(
+      log,
+      JSON.stringify(answer(1)) + '\n' + JSON.stringify(answer(2)).slice(0, 40),
+    );
+    await store.saveMeta(CONTRACT_ID, answer(3));
+    expect((await store.load(CONTRACT_ID)).meta).toEqual(answer(3));
+  });
+
   it('is rewritten as its newest line once its appends pass the bound', async () => {
     const { store, folder } = await setUp();
     const line = JSON.stringify(answer(0)).length + 1;

@@ -4,7 +4,9 @@
  * An append is one small write into a file that exists; a whole-file replacement (temporary file,
  * `rename`) made a new file and dropped the old one with every request, several times the CPU
  * (6d, fourth pass, in benchmarks.md). A crash mid-append leaves a torn last line, which is skipped:
- * the state before it is loaded, as the temporary file and rename left the previous state.
+ * the state before it is loaded, as the temporary file and rename left the previous state. The
+ * next state is not appended to a torn line (it would be glued to it, and skipped with it): a log
+ * read torn, or whose append failed, is rewritten instead.
  *
  * The log is rewritten as its newest line alone (atomically) once its appends pass
  * `COMPACT_AFTER_BYTES`, so it stays a few kilobytes. A `meta.json` left by an earlier gateway is
@@ -19,6 +21,9 @@ export const COMPACT_AFTER_BYTES = 64 * 1024;
 
 /** Logs whose size is remembered at most (past it, the oldest is counted from 0 again). */
 const REMEMBERED_LOGS = 10_000;
+
+/** The size remembered for a log whose last line may be torn: its next state rewrites it. */
+const TORN = Number.POSITIVE_INFINITY;
 
 export const META_LOG = 'meta.jsonl';
 /** Where an earlier gateway kept the state (replaced at each answer). */
@@ -41,7 +46,8 @@ export class MetaLog {
     const file = path.join(folder, META_LOG);
     const text = await readIfExists(file);
     if (text !== undefined) {
-      this.remember(folder, Buffer.byteLength(text));
+      const torn = text.length > 0 && !text.endsWith('\n');
+      this.remember(folder, torn ? TORN : Buffer.byteLength(text));
       const lines = parseJsonLines(text, (line) =>
         this.onWarning(`${file}:${line}: not JSON; skipped`),
       );
@@ -68,12 +74,18 @@ export class MetaLog {
     const bytes = Buffer.byteLength(line);
     const size = this.sizes.get(folder) ?? 0;
     const options = { root: this.stateDir, calls: 'inline' } as const;
-    if (size > 0 && size + bytes > COMPACT_AFTER_BYTES) {
-      await writeAtomically(file, line, options);
-      this.remember(folder, bytes);
-    } else {
-      await appendLines(file, line, options);
-      this.remember(folder, size + bytes);
+    try {
+      if (size > 0 && size + bytes > COMPACT_AFTER_BYTES) {
+        await writeAtomically(file, line, options);
+        this.remember(folder, bytes);
+      } else {
+        await appendLines(file, line, options);
+        this.remember(folder, size + bytes);
+      }
+    } catch (error) {
+      // An append that failed may have written part of its line.
+      this.remember(folder, TORN);
+      throw error;
     }
   }
 
