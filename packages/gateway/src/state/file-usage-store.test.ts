@@ -3,29 +3,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
-import type { UsageRecord } from '../usage/usage-record.js';
+import { usageRecordOf } from '../test-utils/usage-records.js';
 import { createFileUsageStore } from './file-usage-store.js';
 
 const cleanups = cleanUpAfterEach();
 const AT = Date.parse('2026-12-03T10:00:00Z');
 
-function record(conversationId: string, at: number): UsageRecord {
-  return {
-    at,
-    conversationId,
-    client: 'other',
-    front: 'gemini-api',
-    model: 'm',
-    status: 200,
-    maskedOutputs: 0,
-    newlyMasked: 0,
-    tokensKeptOut: 0,
-    bytesOffloaded: 0,
-    failures: 0,
-    cacheLikelyCold: false,
-    gatewayMs: 0,
-  };
-}
+const record = (conversationId: string, at: number) => usageRecordOf({ conversationId, at });
 
 async function stateDir(): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'toolmask-usage-store-'));

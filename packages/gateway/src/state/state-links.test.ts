@@ -18,33 +18,17 @@ import {
   shellOutput,
   startTestGateway,
 } from '../test-utils/gemini-client.js';
-import type { UsageRecord } from '../usage/usage-record.js';
 import { createFileConversationStore } from './file-conversation-store.js';
 import { createFileUsageStore } from './file-usage-store.js';
 import type { ConversationMeta, DecisionRecord } from './stores.js';
+import { usageRecordOf } from '../test-utils/usage-records.js';
 
 const cleanups = cleanUpAfterEach();
 
 const ID = 'abcdef0123456789';
 const dayOf = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 10);
 
-function usageRecord(at: number): UsageRecord {
-  return {
-    at,
-    conversationId: ID,
-    client: 'other',
-    front: 'gemini-api',
-    model: 'm',
-    status: 200,
-    maskedOutputs: 0,
-    newlyMasked: 0,
-    tokensKeptOut: 0,
-    bytesOffloaded: 0,
-    failures: 0,
-    cacheLikelyCold: false,
-    gatewayMs: 0,
-  };
-}
+const usageRecord = (at: number) => usageRecordOf({ at, conversationId: ID });
 
 const decision: DecisionRecord = { kind: 'kept', key: 'k', toolName: 't', callId: 'c', at: 1 };
 const meta: ConversationMeta = { startedAt: 1, client: 'other', model: 'm' };

@@ -10,6 +10,7 @@ import { createGateway } from '../gateway.js';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import { shellSessionThroughGateway } from '../test-utils/shell-session.js';
 import { createFileUsageStore } from './file-usage-store.js';
+import { usageRecordOf } from '../test-utils/usage-records.js';
 
 const cleanups = cleanUpAfterEach();
 
@@ -25,21 +26,9 @@ async function stateWithHistory() {
   );
   await running.close();
   // A record from 40 days ago, in its own day file.
-  await createFileUsageStore(stateDir).append({
-    at: Date.now() - 40 * DAY_MS,
-    conversationId: 'aaaaaaaaaaaaaaaa',
-    client: 'other',
-    front: 'gemini-api',
-    model: 'm',
-    status: 200,
-    maskedOutputs: 0,
-    newlyMasked: 0,
-    tokensKeptOut: 0,
-    bytesOffloaded: 0,
-    failures: 0,
-    cacheLikelyCold: false,
-    gatewayMs: 0,
-  });
+  await createFileUsageStore(stateDir).append(
+    usageRecordOf({ at: Date.now() - 40 * DAY_MS, conversationId: 'aaaaaaaaaaaaaaaa' }),
+  );
   return stateDir;
 }
 

@@ -41,6 +41,7 @@ import {
   type GatewayTelemetry,
 } from './gateway-telemetry.js';
 import type { UsageRecord } from './usage-record.js';
+import { usageRecordOf } from '../test-utils/usage-records.js';
 
 const DASHBOARDS = new URL('../../../../docs/dashboards/', import.meta.url);
 /** Where the Cloud Monitoring dashboard's metric types come from (docs/telemetry.md). */
@@ -122,22 +123,13 @@ interface Traffic {
 }
 
 function request(overrides: Partial<UsageRecord>): UsageRecord {
-  return {
-    at: 0,
+  return usageRecordOf({
     conversationId: 'c1',
     client: 'gemini-cli',
-    front: 'gemini-api',
     model: 'gemini-2.5-pro',
-    status: 200,
-    maskedOutputs: 0,
-    newlyMasked: 0,
-    tokensKeptOut: 0,
-    bytesOffloaded: 0,
-    failures: 0,
-    cacheLikelyCold: false,
     gatewayMs: 1,
     ...overrides,
-  };
+  });
 }
 
 function pass(

@@ -7,26 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { NEAR_MS, sessionOf } from './session-of.js';
 import { summarizeSessions } from './sessions.js';
 import type { UsageRecord } from './usage-record.js';
+import { usageRecordOf } from '../test-utils/usage-records.js';
 
 function record(conversationId: string, at: number, extra: Partial<UsageRecord> = {}): UsageRecord {
-  return {
-    at,
-    conversationId,
-    client: 'gemini-cli',
-    front: 'gemini-api',
-    model: 'gemini-2.5-pro',
-    status: 200,
-    promptTokens: 1_000,
-    cachedTokens: 0,
-    maskedOutputs: 0,
-    newlyMasked: 0,
-    tokensKeptOut: 0,
-    bytesOffloaded: 0,
-    failures: 0,
-    cacheLikelyCold: false,
-    gatewayMs: 1,
+  return usageRecordOf({
+    ...{ at, conversationId, client: 'gemini-cli', model: 'gemini-2.5-pro' },
+    ...{ promptTokens: 1_000, cachedTokens: 0, gatewayMs: 1 },
     ...extra,
-  };
+  });
 }
 
 const router = (id: string, at: number, session?: string) =>

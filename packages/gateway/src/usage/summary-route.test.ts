@@ -11,6 +11,7 @@ import type { SessionsReport } from './sessions.js';
 import { sessionDigestOf } from './session-digest.js';
 import { MAX_SESSIONS, UsageTally, emptyFigures, type UsageSummary } from './usage-tally.js';
 import type { UsageRecord } from './usage-record.js';
+import { usageRecordOf } from '../test-utils/usage-records.js';
 
 const cleanups = cleanUpAfterEach();
 
@@ -58,19 +59,7 @@ describe('UsageTally', () => {
   it('keeps at most MAX_SESSIONS sessions, the least recently used dropped first', () => {
     const tally = new UsageTally();
     const record = (session: string): UsageRecord => ({
-      at: 1,
-      conversationId: 'c',
-      client: 'other',
-      front: 'gemini-api',
-      model: 'm',
-      status: 200,
-      maskedOutputs: 0,
-      newlyMasked: 0,
-      tokensKeptOut: 0,
-      bytesOffloaded: 0,
-      failures: 0,
-      cacheLikelyCold: false,
-      gatewayMs: 0,
+      ...usageRecordOf({ at: 1 }),
       // Records hold the digest of the session signal; the tally is asked with the raw value.
       session: sessionDigestOf(session),
     });

@@ -2,24 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeTimeline } from './timeline.js';
 import type { UsageRecord } from './usage-record.js';
+import { usageRecordOf } from '../test-utils/usage-records.js';
 
 function record(at: number, promptTokens: number | undefined, tokensKeptOut: number): UsageRecord {
-  return {
+  return usageRecordOf({
     at,
-    conversationId: 'c',
-    client: 'other',
     front: 'openai',
-    model: 'm',
-    status: 200,
     ...(promptTokens !== undefined ? { promptTokens, cachedTokens: promptTokens / 2 } : {}),
-    maskedOutputs: 0,
-    newlyMasked: 0,
     tokensKeptOut,
-    bytesOffloaded: 0,
-    failures: 0,
-    cacheLikelyCold: false,
-    gatewayMs: 0,
-  };
+  });
 }
 
 describe('summarizeTimeline', () => {
