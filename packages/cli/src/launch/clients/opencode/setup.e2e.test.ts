@@ -13,6 +13,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { opencodeOfflineEnv } from '@toolmask/test-support/opencode-env';
 import { describe, expect, it } from 'vitest';
 import { listenGateway } from '@toolmask/gateway';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
@@ -99,15 +100,10 @@ describe.skipIf(!existsSync(OPENCODE))('toolmask setup opencode with the real op
       upstreams: { openai: `${upstream.url}/v1` },
     });
     cleanups.push(() => gateway.close());
+    // The repository's binaries are not on PATH here: setup is run as a person would.
     const env = {
+      ...opencodeOfflineEnv(home, project),
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      HOME: home,
-      PWD: project,
-      NO_COLOR: '1',
-      OPENCODE_DISABLE_MODELS_FETCH: '1',
-      OPENCODE_DISABLE_AUTOUPDATE: '1',
-      // Its background install of @opencode-ai/plugin in a fresh home fails at once, offline.
-      npm_config_offline: 'true',
     };
     await setUpClient(opencodeClient, {
       gatewayUrl: gateway.url,
