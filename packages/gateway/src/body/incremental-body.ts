@@ -21,7 +21,9 @@
  * only when its digest changes.
  *
  * Anything unexpected (the array not where the codec says, a body that is not what a valid one
- * would be there) returns undefined, and the body is parsed whole instead (decode-body.ts).
+ * would be there, bytes that are not UTF-8) returns undefined, and the body is parsed whole
+ * instead (decode-body.ts), or refused when it is not UTF-8. Every body read was UTF-8 whole, so
+ * only what was not the previous body's is checked.
  *
  * No step holds the event loop for long, whatever the body: every walk over its bytes (the scan,
  * the digests) and every loop over its elements (parsing, converting, writing) gives the loop a
@@ -31,6 +33,7 @@
  * back as its own bytes and counted as left unmasked. The same holds for what is outside the
  * conversation: too heavy to parse, the request is described by its route and model alone.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Content } from '@toolmask/core';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
@@ -130,6 +133,10 @@ export class IncrementalBody {
     } else this.reset();
     const { keep, hash, checked } = kept;
     const from = keep > 0 ? (this.spans[keep - 1] as [number, number])[1] : open + 1;
+    // Only bytes not seen before are checked to be UTF-8: the kept elements are the previous
+    // body's, checked then. Both cuts follow an ASCII byte (the array's `[`, an element's last
+    // character), so no character straddles them.
+    if (!isUtf8(raw.subarray(0, open + 1)) || !isUtf8(raw.subarray(from))) return undefined;
     const rest =
       keep > 0 ? await afterElement(raw, from, pause) : await scanElements(raw, from, pause);
     if (!rest || rest.close === undefined) return undefined;

@@ -57,6 +57,8 @@ export function notAConversation(
         message: `the request body is not valid JSON (${decoded.message})`,
       });
       return undefined;
+    case 'not-utf8':
+      return { body: raw, failures: 1 };
     case 'inexact':
       context.log(
         `[toolmask gateway] a ${exchange.protocol.kind} request holds a number JSON cannot carry exactly; forwarded unmasked`,
