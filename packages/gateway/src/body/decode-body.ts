@@ -19,6 +19,7 @@ import type { Content } from '@toolmask/core';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
 import type { IncrementalBody } from './incremental-body.js';
+import type { SentBody } from './pieced-body.js';
 import type { BodySegments } from './prompt-segments.js';
 import { checkJson } from './json-check.js';
 import { weighJson } from './json-layout.js';
@@ -50,6 +51,8 @@ export interface DecodedConversation {
   incremental: boolean;
   /** The body to send, with `sent` in place of its conversation (`changed`: entries that differ). */
   write(sent: readonly Content[], changed: readonly number[]): Promise<Buffer | string>;
+  /** The same body as sent, in pieces where that saves a copy (pieced-body.ts); else `write`. */
+  send?: (sent: readonly Content[], changed: readonly number[]) => Promise<SentBody>;
   /** The net figures' segments of the body and of what `write` wrote, when the reader has them. */
   segments?: () => BodySegments | undefined;
   /** The body without its conversation (the array empty), when the reader has it. */
@@ -146,6 +149,7 @@ export async function decodeBody(
     unmaskable: decoded.newUnmaskable,
     incremental: true,
     write: (sent) => decoded.write(sent),
+    send: (sent) => decoded.send(sent),
     segments: () => decoded.segments(),
     outside: () => decoded.outside(),
   };

@@ -18,7 +18,8 @@
  * Content sent last time (the conversation recognises it as already decided), and the client's
  * version, a masked output's whole text, is no longer held in memory. Everything outside the
  * conversation array (tools, system instruction, options) is copied as it came, and decoded again
- * only when its digest changes.
+ * only when its digest changes. The body is sent as pieces (pieced-body.ts): the client's bytes
+ * in runs, uncopied, with what was written between them.
  *
  * Anything unexpected (the array not where the codec says, a body that is not what a valid one
  * would be there, bytes that are not UTF-8) returns undefined, and the body is parsed whole
@@ -47,6 +48,7 @@ import {
 } from './element-reading.js';
 import { findArray, scanElements } from './json-layout.js';
 import type { KeptBodies } from './kept-bodies.js';
+import { BodyPieces, PiecedBody } from './pieced-body.js';
 import { PreviousBody, newHash, type KeptBody, type KeptElements } from './previous-body.js';
 import type { BodySegments } from './prompt-segments.js';
 import { OutsideCell, ReadSegments, SegmentCell, cellsOf } from './prompt-segments.js';
@@ -71,6 +73,8 @@ export interface IncrementalRead {
    * when every element is still its own bytes.
    */
   write(sent: readonly Content[]): Promise<Buffer>;
+  /** The same body as `write`'s, as it is sent: pieces where that saves a copy (pieced-body.ts). */
+  send(sent: readonly Content[]): Promise<Buffer | PiecedBody>;
   /** Its prompt segments as it came and as written (prompt-segments.ts), once written. */
   segments(): BodySegments | undefined;
   /** The body without its conversation (the array empty), for what reads only the rest. */
@@ -82,8 +86,6 @@ interface Written {
   bytes: Buffer;
   cell: SegmentCell;
 }
-
-const COMMA = Buffer.from(',');
 
 export class IncrementalBody {
   private open = -1;
@@ -189,8 +191,12 @@ export class IncrementalBody {
       newUnmaskable: converted.unmaskable,
       decoded: newSpans.length,
       checked,
-      write: async (sent) =>
+      send: async (sent) =>
         segments.written(await this.write(raw, spans, open, close, sent, pause)),
+      write: async (sent) => {
+        const body = segments.written(await this.write(raw, spans, open, close, sent, pause));
+        return body instanceof PiecedBody ? body.joined() : body;
+      },
       segments: () => segments.both(),
       outside: () => Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]),
     };
@@ -223,19 +229,20 @@ export class IncrementalBody {
     close: number,
     sent: readonly Content[],
     pause: EventLoopPauser,
-  ): Promise<{ body: Buffer; cells: Array<SegmentCell | undefined> }> {
-    const pieces: Buffer[] = [raw.subarray(0, open + 1)];
+  ): Promise<{ body: Buffer | PiecedBody; cells: Array<SegmentCell | undefined> }> {
+    const pieces = new BodyPieces(raw);
+    pieces.fromRaw(0, open + 1);
     const cells: Array<SegmentCell | undefined> = [];
     let changed = false;
     for (let index = 0; index < sent.length; index++) {
       // Most elements are their own bytes again (no work): the clock is read every so many.
       if (index % 512 === 0 && pause.due()) await pause();
       const content = sent[index] as Content;
-      if (index > 0) pieces.push(COMMA);
+      if (index > 0) pieces.comma();
       const [start, end] = spans[index] as [number, number];
       const before = this.written[index];
       if (before && before.content === content) {
-        pieces.push(before.bytes);
+        pieces.written(before.bytes, end);
         cells.push(before.cell);
         changed = true;
         continue;
@@ -243,7 +250,7 @@ export class IncrementalBody {
       // An element too heavy to parse is its own bytes, always: the pass cannot change its
       // placeholder (it holds no output), which may be another request's object.
       if (content === this.contents[index] || this.elements[index] === HEAVY) {
-        pieces.push(raw.subarray(start, end));
+        pieces.fromRaw(start, end);
         cells.push(this.cells[index]);
         continue;
       }
@@ -257,13 +264,13 @@ export class IncrementalBody {
       this.cells[index]?.measure();
       this.elements[index] = element;
       this.contents[index] = content;
-      pieces.push(bytes);
+      pieces.written(bytes, end);
       changed = true;
       if (pause.due()) await pause();
     }
-    pieces.push(raw.subarray(close));
+    pieces.fromRaw(close, raw.length);
     if (!changed) return { body: raw, cells };
-    const body = Buffer.concat(pieces);
+    const body = pieces.finish();
     this.bodyBytes = body.length;
     return { body, cells };
   }
