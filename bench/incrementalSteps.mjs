@@ -3,13 +3,16 @@
  * alone, in this process (`process.cpuUsage`, user + system: the thread pool's and the kernel's
  * work count): the usage record's facts of a ~1.2 MB gemini body (a request that names nothing,
  * and a conversation's first), the masking settings' lookup, the state's atomic write and the usage
- * append, the body reader's SHA-256 over the array, and the OpenTelemetry request counters.
+ * append, the body reader's SHA-256 over the array, the UTF-8 check of the whole body and of its
+ * end after the last element (what the reader checks since 6d's fifth pass, when the rest is the
+ * previous body's), and the OpenTelemetry request counters.
  *
  *   node bench/incrementalSteps.mjs [--root DIR] [--rounds N]
  *
  * `--root`: another checkout (built) whose modules are measured; a build whose `requestFacts`
  * takes no options reads every body as a first request. Prints one line per round.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -50,6 +53,8 @@ const body = Buffer.concat([conversation.bytes.subarray(0, conversation.ends[0])
 const outside = Buffer.concat([Buffer.from('{"contents":['), outsideTail]);
 const array = body.subarray(body.indexOf('['), body.length - outsideTail.length + 1);
 const arrayCopy = Buffer.from(array);
+// The body from its last element on: what a request that adds one element brings.
+const newEnd = body.subarray(body.lastIndexOf('{"role"'));
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'toolmask-incremental-steps-'));
 const settingsFile = path.join(scratch, 'settings.json');
@@ -115,6 +120,10 @@ try {
         createHash('sha256').update(array).digest(),
       ),
       'Buffer.equals of the array': await cpuPerCall(30, () => array.equals(arrayCopy)),
+      'isUtf8 of the body': await cpuPerCall(30, () => isUtf8(body)),
+      [`isUtf8 of the last element on (${newEnd.length} bytes)`]: await cpuPerCall(300, () =>
+        isUtf8(newEnd),
+      ),
       'otel recordRequest': await cpuPerCall(20_000, (index) =>
         telemetry.recordRequest({ ...record, status: 200 + (index % 2) }),
       ),

@@ -253,6 +253,53 @@ describe('masking off', () => {
   });
 });
 
+describe('a body that is not UTF-8', () => {
+  it('in a conversation with masked outputs: goes out as it came, byte for byte', async () => {
+    const fixture = await gatewayFixture({
+      toolProtectionThreshold: 2_000,
+      minPrunableTokensThreshold: 1_000,
+    });
+    cleanups.push(fixture.cleanup);
+    const upstream = await scriptedUpstream(0);
+    const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
+    cleanups.push(() => running.close());
+    const turn = (id: string) => [
+      { role: 'model', parts: [{ functionCall: { id, name: 'run_shell_command' } }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id,
+              name: 'run_shell_command',
+              response: { output: shellOutput(id, 400) },
+            },
+          },
+        ],
+      },
+    ];
+    const history = [{ role: 'user', parts: [{ text: 'go' }] }, ...turn('c0'), ...turn('c1')];
+    history.push(...turn('c2'), ...turn('c3'));
+    const send = (body: Buffer) =>
+      fetch(`${running.url}${MODEL_PATH}?alt=sse`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      }).then((answer) => answer.text());
+    await send(Buffer.from(JSON.stringify({ contents: history })));
+    expect(upstream.requests[0]!.raw.toString('utf8')).toMatch(/<tool_output_masked/);
+    // The next turn: the history as before (read already), then a stray byte in its question.
+    history.push({ role: 'model', parts: [{ text: 'done' }] });
+    history.push({ role: 'user', parts: [{ text: 'and now?' }] });
+    const next = Buffer.from(JSON.stringify({ contents: history }));
+    next[next.lastIndexOf('now?')] = 0xff;
+    await send(next);
+    await settled(running);
+    // Decoded, the byte would be U+FFFD and the outputs masked: sent as it came instead.
+    expect(upstream.requests[1]!.raw.equals(next)).toBe(true);
+  });
+});
+
 describe('masking turned off in a conversation', () => {
   it('keeps what it masked before as the same bytes, and masks nothing new', async () => {
     const fixture = await gatewayFixture({

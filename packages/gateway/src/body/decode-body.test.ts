@@ -76,6 +76,37 @@ describe('decodeBody', () => {
     expect(await decodeBody(reader(), outside, 'm')).toMatchObject({ kind: 'conversation' });
   });
 
+  it('says a body that is not UTF-8 is so, read whole or incrementally; the reader keeps its place', async () => {
+    // Decoded, a stray byte would become U+FFFD and the body would not go out as the same bytes.
+    const withByte = (value: Buffer, text: string, byte: number, after = 0) => {
+      const copy = Buffer.from(value);
+      copy[copy.indexOf(text) + after] = byte;
+      return copy;
+    };
+    const asBody = (entries: Content[]) =>
+      Buffer.from(JSON.stringify({ contents: entries, model: 'é' }));
+    const one = asBody(contents);
+    expect(await decodeWhole(codec, withByte(one, 'go', 0xff), 'm')).toEqual({ kind: 'not-utf8' });
+    const reader = new IncrementalBody(codec);
+    expect(await decodeBody(reader, one, 'm')).toMatchObject({ kind: 'conversation' });
+    const question: Content = { role: 'user', parts: [{ text: 'next' }] };
+    const two = asBody([...contents, question]);
+    // A stray byte in the new entry, and after the array (the outside) a character cut short
+    // (its lead byte followed by a space): both bodies are refused.
+    expect(await decodeBody(reader, withByte(two, 'next', 0xff), 'm')).toEqual({
+      kind: 'not-utf8',
+    });
+    expect(await decodeBody(reader, withByte(two, 'é', 0x20, 1), 'm')).toEqual({
+      kind: 'not-utf8',
+    });
+    // Neither was taken for the previous body: the next one reads only its new entry.
+    const read = await decodeBody(reader, two, 'm');
+    expect(read).toMatchObject({ kind: 'conversation', incremental: true });
+    if (read.kind !== 'conversation') return;
+    expect(read.contents).toEqual([...contents, question]);
+    expect(await read.write(read.contents, [])).toBe(two);
+  });
+
   it('a large body read whole is weighed first: too heavy to parse at once, it is said so', async () => {
     // A countTokens body (read whole) of 300,000 values, then the same broken near its end, then
     // a large light body broken at its end (its own JSON.parse message).

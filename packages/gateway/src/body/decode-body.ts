@@ -5,7 +5,8 @@
  * result is the same shape, and writes the masked body back the same way.
  *
  * A body the gateway must not rewrite is said so, never thrown: no conversation in it (it goes out
- * as it came), a number JSON cannot carry exactly (the same, counted as a failure), more values
+ * as it came), bytes that are not UTF-8 or a number JSON cannot carry exactly (the same, counted
+ * as a failure), more values
  * than a parse may hold the event loop for (the same: `heavy`), or no JSON at all (the client gets
  * a 400).
  *
@@ -13,10 +14,12 @@
  * body read whole is first weighed (in stretches) when it is large; one too heavy to parse at once
  * is checked to be JSON, in stretches too, and never parsed.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Content } from '@toolmask/core';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
 import type { IncrementalBody } from './incremental-body.js';
+import type { SentBody } from './pieced-body.js';
 import type { BodySegments } from './prompt-segments.js';
 import { checkJson } from './json-check.js';
 import { weighJson } from './json-layout.js';
@@ -48,6 +51,8 @@ export interface DecodedConversation {
   incremental: boolean;
   /** The body to send, with `sent` in place of its conversation (`changed`: entries that differ). */
   write(sent: readonly Content[], changed: readonly number[]): Promise<Buffer | string>;
+  /** The same body as sent, in pieces where that saves a copy (pieced-body.ts); else `write`. */
+  send?: (sent: readonly Content[], changed: readonly number[]) => Promise<SentBody>;
   /** The net figures' segments of the body and of what `write` wrote, when the reader has them. */
   segments?: () => BodySegments | undefined;
   /** The body without its conversation (the array empty), when the reader has it. */
@@ -58,6 +63,8 @@ export type DecodedBody =
   | DecodedConversation
   /** Nothing to mask in it. */
   | { kind: 'no-conversation' }
+  /** Not valid UTF-8: decoded, it would not be written back as the same bytes. */
+  | { kind: 'not-utf8' }
   /** A number JSON cannot carry exactly (an integer beyond 2^53): masking would change it. */
   | { kind: 'inexact' }
   /** More values than the gateway parses at once (read whole): it goes out as it came. */
@@ -78,6 +85,7 @@ export async function decodeWhole(
   routeModel: string,
   pause: EventLoopPauser = eventLoopPauser(),
 ): Promise<DecodedBody> {
+  if (!isUtf8(raw)) return { kind: 'not-utf8' };
   if (raw.length > WHOLE_PARSE_BYTES) {
     // A byte order mark is no part of the JSON text (RFC 8259 lets a parser ignore it).
     const start = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? 3 : 0;
@@ -117,7 +125,11 @@ export async function decodeWhole(
   };
 }
 
-/** `raw` read by `reader`, or whole when the reader cannot read it (the reader then starts over). */
+/**
+ * `raw` read by `reader`, or whole when the reader cannot read it (the reader then starts over).
+ * The reader checks only the bytes it has not seen to be UTF-8 (incremental-body.ts); a body it
+ * refuses is checked whole, and one that is not UTF-8 leaves the reader as it was.
+ */
 export async function decodeBody(
   reader: IncrementalBody,
   raw: Buffer,
@@ -126,6 +138,7 @@ export async function decodeBody(
 ): Promise<DecodedBody> {
   const decoded = await reader.read(raw, routeModel, pause);
   if (!decoded) {
+    if (!isUtf8(raw)) return { kind: 'not-utf8' };
     reader.reset();
     return decodeWhole(reader.codec, raw, routeModel, pause);
   }
@@ -136,6 +149,7 @@ export async function decodeBody(
     unmaskable: decoded.newUnmaskable,
     incremental: true,
     write: (sent) => decoded.write(sent),
+    send: (sent) => decoded.send(sent),
     segments: () => decoded.segments(),
     outside: () => decoded.outside(),
   };

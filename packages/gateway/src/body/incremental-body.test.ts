@@ -5,6 +5,7 @@ import { OPENAI_CHAT_PROTOCOL } from '../protocols/openai-chat/index.js';
 import { MAX_ELEMENT_VALUES } from './element-reading.js';
 import { IncrementalBody } from './incremental-body.js';
 import { KeptBodies } from './kept-bodies.js';
+import { PiecedBody } from './pieced-body.js';
 import type { KeptBody } from './previous-body.js';
 
 const output = (id: string) => ({
@@ -43,6 +44,43 @@ describe('IncrementalBody', () => {
     const three = (await reader.read(body(edited), 'm'))!;
     expect(three.decoded).toBe(3);
     expect(three.contents).toEqual(edited);
+  });
+
+  it("sends a rewritten body as pieces of the same bytes as its write, the client's runs uncopied", async () => {
+    const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
+    const long = (id: string) => ({
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            id,
+            name: 'run_shell_command',
+            response: { output: `${id} é `.repeat(8_000) },
+          },
+        },
+      ],
+    });
+    const history = [{ role: 'user', parts: [{ text: 'go' }] }, call('a'), long('a')];
+    history.push(call('b'), long('b'), call('c'), long('c'));
+    const raw = body(history);
+    const read = (await reader.read(raw, 'm'))!;
+    const masked = {
+      role: 'user',
+      parts: [
+        { functionResponse: { id: 'b', name: 'run_shell_command', response: { output: 'M' } } },
+      ],
+    } as Content;
+    const sent = read.contents.map((content, index) => (index === 4 ? masked : content));
+    const pieces = await read.send(sent);
+    expect(pieces).toBeInstanceOf(PiecedBody);
+    const joined = (pieces as PiecedBody).joined();
+    expect(
+      joined.equals(body(history.map((content, index) => (index === 4 ? masked : content)))),
+    ).toBe(true);
+    // The long outputs around the rewritten one are the client's bytes, not copies.
+    expect((pieces as PiecedBody).pieces.some((piece) => piece.buffer === raw.buffer)).toBe(true);
+    // Written again (the next request's write of the same entry): the same bytes.
+    expect((await read.write(sent)).equals(joined)).toBe(true);
   });
 
   it('reads a body with fewer entries than the last afresh: nothing written is handed out', async () => {

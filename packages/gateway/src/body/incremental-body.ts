@@ -18,10 +18,13 @@
  * Content sent last time (the conversation recognises it as already decided), and the client's
  * version, a masked output's whole text, is no longer held in memory. Everything outside the
  * conversation array (tools, system instruction, options) is copied as it came, and decoded again
- * only when its digest changes.
+ * only when its digest changes. The body is sent as pieces (pieced-body.ts): the client's bytes
+ * in runs, uncopied, with what was written between them.
  *
  * Anything unexpected (the array not where the codec says, a body that is not what a valid one
- * would be there) returns undefined, and the body is parsed whole instead (decode-body.ts).
+ * would be there, bytes that are not UTF-8) returns undefined, and the body is parsed whole
+ * instead (decode-body.ts), or refused when it is not UTF-8. Every body read was UTF-8 whole, so
+ * only what was not the previous body's is checked.
  *
  * No step holds the event loop for long, whatever the body: every walk over its bytes (the scan,
  * the digests) and every loop over its elements (parsing, converting, writing) gives the loop a
@@ -31,6 +34,7 @@
  * back as its own bytes and counted as left unmasked. The same holds for what is outside the
  * conversation: too heavy to parse, the request is described by its route and model alone.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Content } from '@toolmask/core';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
@@ -44,6 +48,7 @@ import {
 } from './element-reading.js';
 import { findArray, scanElements } from './json-layout.js';
 import type { KeptBodies } from './kept-bodies.js';
+import { BodyPieces, PiecedBody } from './pieced-body.js';
 import { PreviousBody, newHash, type KeptBody, type KeptElements } from './previous-body.js';
 import type { BodySegments } from './prompt-segments.js';
 import { OutsideCell, ReadSegments, SegmentCell, cellsOf } from './prompt-segments.js';
@@ -68,6 +73,8 @@ export interface IncrementalRead {
    * when every element is still its own bytes.
    */
   write(sent: readonly Content[]): Promise<Buffer>;
+  /** The same body as `write`'s, as it is sent: pieces where that saves a copy (pieced-body.ts). */
+  send(sent: readonly Content[]): Promise<Buffer | PiecedBody>;
   /** Its prompt segments as it came and as written (prompt-segments.ts), once written. */
   segments(): BodySegments | undefined;
   /** The body without its conversation (the array empty), for what reads only the rest. */
@@ -79,8 +86,6 @@ interface Written {
   bytes: Buffer;
   cell: SegmentCell;
 }
-
-const COMMA = Buffer.from(',');
 
 export class IncrementalBody {
   private open = -1;
@@ -130,6 +135,10 @@ export class IncrementalBody {
     } else this.reset();
     const { keep, hash, checked } = kept;
     const from = keep > 0 ? (this.spans[keep - 1] as [number, number])[1] : open + 1;
+    // Only bytes not seen before are checked to be UTF-8: the kept elements are the previous
+    // body's, checked then. Both cuts follow an ASCII byte (the array's `[`, an element's last
+    // character), so no character straddles them.
+    if (!isUtf8(raw.subarray(0, open + 1)) || !isUtf8(raw.subarray(from))) return undefined;
     const rest =
       keep > 0 ? await afterElement(raw, from, pause) : await scanElements(raw, from, pause);
     if (!rest || rest.close === undefined) return undefined;
@@ -182,8 +191,12 @@ export class IncrementalBody {
       newUnmaskable: converted.unmaskable,
       decoded: newSpans.length,
       checked,
-      write: async (sent) =>
+      send: async (sent) =>
         segments.written(await this.write(raw, spans, open, close, sent, pause)),
+      write: async (sent) => {
+        const body = segments.written(await this.write(raw, spans, open, close, sent, pause));
+        return body instanceof PiecedBody ? body.joined() : body;
+      },
       segments: () => segments.both(),
       outside: () => Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]),
     };
@@ -216,19 +229,20 @@ export class IncrementalBody {
     close: number,
     sent: readonly Content[],
     pause: EventLoopPauser,
-  ): Promise<{ body: Buffer; cells: Array<SegmentCell | undefined> }> {
-    const pieces: Buffer[] = [raw.subarray(0, open + 1)];
+  ): Promise<{ body: Buffer | PiecedBody; cells: Array<SegmentCell | undefined> }> {
+    const pieces = new BodyPieces(raw);
+    pieces.fromRaw(0, open + 1);
     const cells: Array<SegmentCell | undefined> = [];
     let changed = false;
     for (let index = 0; index < sent.length; index++) {
       // Most elements are their own bytes again (no work): the clock is read every so many.
       if (index % 512 === 0 && pause.due()) await pause();
       const content = sent[index] as Content;
-      if (index > 0) pieces.push(COMMA);
+      if (index > 0) pieces.comma();
       const [start, end] = spans[index] as [number, number];
       const before = this.written[index];
       if (before && before.content === content) {
-        pieces.push(before.bytes);
+        pieces.written(before.bytes, end);
         cells.push(before.cell);
         changed = true;
         continue;
@@ -236,7 +250,7 @@ export class IncrementalBody {
       // An element too heavy to parse is its own bytes, always: the pass cannot change its
       // placeholder (it holds no output), which may be another request's object.
       if (content === this.contents[index] || this.elements[index] === HEAVY) {
-        pieces.push(raw.subarray(start, end));
+        pieces.fromRaw(start, end);
         cells.push(this.cells[index]);
         continue;
       }
@@ -250,13 +264,13 @@ export class IncrementalBody {
       this.cells[index]?.measure();
       this.elements[index] = element;
       this.contents[index] = content;
-      pieces.push(bytes);
+      pieces.written(bytes, end);
       changed = true;
       if (pause.due()) await pause();
     }
-    pieces.push(raw.subarray(close));
+    pieces.fromRaw(close, raw.length);
     if (!changed) return { body: raw, cells };
-    const body = Buffer.concat(pieces);
+    const body = pieces.finish();
     this.bodyBytes = body.length;
     return { body, cells };
   }

@@ -184,7 +184,7 @@ export class ReadSegments {
   ) {}
 
   /** The body written, its cells kept. */
-  written(write: { body: Buffer; cells: ReadonlyArray<SegmentCell | undefined> }): Buffer {
+  written<Body>(write: { body: Body; cells: ReadonlyArray<SegmentCell | undefined> }): Body {
     this.sentCells = write.cells;
     return write.body;
   }

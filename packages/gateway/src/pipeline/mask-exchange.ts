@@ -50,7 +50,8 @@ export async function maskExchange(
   hold: ConversationHold,
 ): Promise<MaskedBody | undefined> {
   const { raw } = exchange;
-  if (!isUtf8(raw)) return { body: raw, failures: 1 };
+  // Whether the body is UTF-8 is checked where it is decoded (decode-body.ts): the conversation's
+  // reader checks only what it has not seen.
   const { codec } = exchange.protocol;
   const pause = eventLoopPauser();
   const head = await headBytes(codec, raw, pause);
@@ -83,7 +84,7 @@ async function maskInKnownConversation(
   const { config, pause } = request;
   const conversation = hold.take(await keyOf(exchange, request.head));
   if (!config.enabled && !(await maskedBefore(conversation))) {
-    return { body: raw, conversation, failures: 0 };
+    return isUtf8(raw) ? { body: raw, conversation, failures: 0 } : { body: raw, failures: 1 };
   }
   return conversation.exclusive(async () => {
     // A replica's read of what other replicas did, under way while the body is decoded.

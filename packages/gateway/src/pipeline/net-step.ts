@@ -8,6 +8,7 @@
  * calibration. The measures come from the incremental reader (body/prompt-segments.ts: each element
  * measured once, when first parsed), else from parsing both bodies whole (usage/prompt-shape.ts).
  */
+import { sentLength, wholeBody, type SentBody } from '../body/pieced-body.js';
 import type { BodySegments } from '../body/prompt-segments.js';
 import type { UsageReport } from '../protocols/protocol.js';
 import type { ConversationMeta } from '../state/stores.js';
@@ -19,7 +20,7 @@ import type { ModelExchange } from './model-exchange.js';
 /** The meta's next `net`, with the record's counterfactual figures set when the step gives them. */
 export function netStep(
   exchange: ModelExchange,
-  sentBody: { body: Buffer | string; segments?: () => BodySegments | undefined },
+  sentBody: { body: SentBody; segments?: () => BodySegments | undefined },
   previous: ConversationMeta | undefined,
   usage: UsageReport,
   record: UsageRecord,
@@ -52,14 +53,14 @@ export function netStep(
  */
 function shapesOf(
   raw: Buffer,
-  sentBody: { body: Buffer | string; segments?: () => BodySegments | undefined },
+  sentBody: { body: SentBody; segments?: () => BodySegments | undefined },
   arrayPath: readonly string[],
 ): { unmasked: PromptShape; sent: PromptShape } | undefined {
   const { body } = sentBody;
-  if (raw.length > MAX_SHAPED_BYTES || Buffer.byteLength(body) > MAX_SHAPED_BYTES) return undefined;
+  if (raw.length > MAX_SHAPED_BYTES || sentLength(body) > MAX_SHAPED_BYTES) return undefined;
   const segments = sentBody.segments?.();
   if (segments) return segments;
   const unmasked = promptShape(raw, arrayPath);
-  const sent = body === raw ? unmasked : promptShape(body, arrayPath);
+  const sent = body === raw ? unmasked : promptShape(wholeBody(body), arrayPath);
   return unmasked && sent ? { unmasked, sent } : undefined;
 }

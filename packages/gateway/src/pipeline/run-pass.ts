@@ -6,6 +6,7 @@
  * Never throws: a pass that throws sends the body as it came, the failure counted once; only a
  * body that is not JSON at all is answered by the gateway itself (400, `undefined` here).
  */
+import type { SentBody } from '../body/pieced-body.js';
 import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import { describeError } from '@toolmask/core/errors';
 import type { DecodedBody, DecodedConversation } from '../body/decode-body.js';
@@ -21,7 +22,7 @@ import { replyError, type ExchangeWithBody } from './model-exchange.js';
 
 /** The body to send, and what masking it found (the usage record's fields). */
 export interface MaskedBody {
-  body: Buffer | string;
+  body: SentBody;
   /** The conversation's, when the request belongs to one (held by the request: conversation-hold.ts). */
   conversation?: Conversation;
   model?: string;
@@ -57,6 +58,8 @@ export function notAConversation(
         message: `the request body is not valid JSON (${decoded.message})`,
       });
       return undefined;
+    case 'not-utf8':
+      return { body: raw, failures: 1 };
     case 'inexact':
       context.log(
         `[toolmask gateway] a ${exchange.protocol.kind} request holds a number JSON cannot carry exactly; forwarded unmasked`,
@@ -105,7 +108,7 @@ export async function runPass(
     });
     return {
       // The body as it came when nothing in it changed.
-      body: await decoded.write(prepared.contents, prepared.changedIndices),
+      body: await (decoded.send ?? decoded.write)(prepared.contents, prepared.changedIndices),
       conversation,
       model,
       prepared,

@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
+import { PiecedBody } from '../body/pieced-body.js';
 import { forward, type ForwardResult } from './forward.js';
 
 const cleanups = cleanUpAfterEach();
@@ -163,6 +164,49 @@ describe('forward', () => {
     const encoded = await through(upstream, { rewriteJson });
     expect(encoded.answer.body.equals(gzipped)).toBe(true);
     expect(encoded.answer.headers['content-encoding']).toBe('gzip');
+  });
+
+  it('a body in pieces reaches a real upstream as the same bytes, under its declared length', async () => {
+    const received: Array<{ headers: http.IncomingHttpHeaders; body: Buffer }> = [];
+    const listening = async (handler: http.RequestListener) => {
+      const server = http.createServer(handler);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+      return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    };
+    const readAll = (request: http.IncomingMessage) =>
+      new Promise<Buffer>((resolve) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => resolve(Buffer.concat(chunks)));
+      });
+    const upstreamUrl = await listening((request, response) => {
+      void readAll(request).then((body) => {
+        received.push({ headers: request.headers, body });
+        response.end('ok');
+      });
+    });
+    const pieces = [Buffer.from('{"a":"'), Buffer.alloc(40_000, 'x'), Buffer.from('é"}')];
+    const whole = Buffer.concat(pieces);
+    const gatewayUrl = await listening((request, response) => {
+      void readAll(request).then(() =>
+        forward({
+          url: `${upstreamUrl}/v1/x`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          body: new PiecedBody(pieces, whole.length),
+          response,
+          signal: new AbortController().signal,
+          onUnreachable: () => response.writeHead(502).end(),
+        }),
+      );
+    });
+    const answer = await fetch(gatewayUrl, { method: 'POST', body: '{}' });
+    expect(await answer.text()).toBe('ok');
+    expect(received).toHaveLength(1);
+    expect(received[0]!.body.equals(whole)).toBe(true);
+    expect(received[0]!.headers['content-length']).toBe(String(whole.length));
+    expect(received[0]!.headers['transfer-encoding']).toBeUndefined();
   });
 
   it('an upstream that cannot be reached: onUnreachable writes the answer', async () => {

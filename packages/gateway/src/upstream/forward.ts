@@ -13,6 +13,7 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { type Dispatcher, request as undiciRequest } from 'undici';
+import { PiecedBody, type SentBody } from '../body/pieced-body.js';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers.js';
 import { splitCredentials } from './upstreams.js';
 
@@ -22,7 +23,7 @@ export interface ForwardRequest {
   url: string;
   method: string;
   headers: IncomingHttpHeaders;
-  body?: Buffer | string;
+  body?: SentBody;
   response: ServerResponse;
   /** Aborted when the client goes away (armed by the caller when the request arrived). */
   signal: AbortSignal;
@@ -90,15 +91,23 @@ export async function forward(request: ForwardRequest): Promise<ForwardResult> {
   if (authorization && outgoing['authorization'] === undefined) {
     outgoing['authorization'] = authorization;
   }
+  const { body } = request;
+  // Pieces go out one write each, under the body's declared length (no chunked framing).
+  if (body instanceof PiecedBody) outgoing['content-length'] = String(body.length);
   try {
     upstream = await undiciRequest(url, {
       method: request.method as Dispatcher.HttpMethod,
       headers: outgoing,
-      ...(request.body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
+      ...(body !== undefined && request.method !== 'GET' && request.method !== 'HEAD'
         ? {
             // Bytes go out as they are; a string is encoded once (one native call).
             body:
-              typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body,
+              typeof body === 'string'
+                ? Buffer.from(body, 'utf8')
+                : body instanceof PiecedBody
+                  ? // An iterable body is undici's (its docs' Dispatcher.dispatch), not its types'.
+                    (body.pieces as unknown as Buffer)
+                  : body,
           }
         : {}),
       signal,
