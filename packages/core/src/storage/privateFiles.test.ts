@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync, promises as fs } from 'node:fs';
+import { pbkdf2 } from 'node:crypto';
+import { closeSync, constants, openSync, promises as fs, readdirSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendLines, ensurePrivateDirectory, writeAtomically } from './privateFiles.js';
 
@@ -185,6 +187,22 @@ describe.each(CALLS)('private files never write through a planted link (calls: %
   });
 });
 
+/**
+ * Threads of this process blocked in a FIFO's open, waiting for the other end (Linux names that
+ * wait `wait_for_partner` in the thread's wchan). Read without the pool, which may be held.
+ */
+function threadsWaitingOnFifos(): number {
+  let waiting = 0;
+  for (const task of readdirSync('/proc/self/task')) {
+    try {
+      if (readFileSync(`/proc/self/task/${task}/wchan`, 'utf8') === 'wait_for_partner') waiting++;
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return waiting;
+}
+
 // A settings file on a hung mount holds a thread of libuv's pool per read; with every thread held,
 // a write through the pool waits as long. The gateway's per-request state is written inline.
 describe('inline writes', () => {
@@ -197,8 +215,13 @@ describe('inline writes', () => {
     const fifos = Array.from({ length: threads }, (_, index) => path.join(root, `fifo${index}`));
     for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
     // Opening a FIFO for reading waits for a writer, on a thread of the pool.
+    // One thread busy with other work of this process for a moment (as in a shared test
+    // process): the FIFO queued behind it has its open started only when that work ends.
+    const busy = promisify(pbkdf2)('p', 's', 200_000, 32, 'sha256');
     const held = fifos.map((fifo) => fs.open(fifo, 'r'));
     try {
+      // Every thread of the pool in its FIFO's open before the writes.
+      await expect.poll(threadsWaitingOnFifos, { timeout: 10_000 }).toBe(threads);
       const written = Promise.all([
         appendLines(path.join(folder, 'decisions.jsonl'), '{"n":2}\n', {
           root: state,
@@ -214,10 +237,16 @@ describe('inline writes', () => {
       expect(await Promise.race([written.then(() => 'written'), hung])).toBe('written');
       clearTimeout(timer);
     } finally {
-      // A writer lets each read go (opened without waiting: a reader is there), then its end.
-      for (const fifo of fifos)
-        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-      for (const handle of await Promise.all(held)) await handle.close();
+      // Each FIFO opened for reading and writing (on Linux that never waits) lets its read go,
+      // started or not, and is closed once every read is through: no thread stays held for the
+      // files that run after this one in the same process.
+      const writers = fifos.map((fifo) => openSync(fifo, constants.O_RDWR));
+      try {
+        for (const handle of await Promise.all(held)) await handle.close();
+      } finally {
+        for (const writer of writers) closeSync(writer);
+      }
+      await busy;
     }
     expect(await fs.readFile(path.join(folder, 'decisions.jsonl'), 'utf8')).toBe(
       '{"n":1}\n{"n":2}\n',
