@@ -253,33 +253,45 @@ describe('masking off', () => {
   });
 });
 
+/** One shell call and its 400-line output, as gemini-cli sends them. */
+const shellTurn = (id: string) => [
+  { role: 'model', parts: [{ functionCall: { id, name: 'run_shell_command' } }] },
+  {
+    role: 'user',
+    parts: [
+      {
+        functionResponse: {
+          id,
+          name: 'run_shell_command',
+          response: { output: shellOutput(id, 400) },
+        },
+      },
+    ],
+  },
+];
+
+/** A gateway whose settings mask early, and a history of four shell turns that it masks. */
+async function maskingEarlyWithShellHistory() {
+  const fixture = await gatewayFixture({
+    toolProtectionThreshold: 2_000,
+    minPrunableTokensThreshold: 1_000,
+  });
+  cleanups.push(fixture.cleanup);
+  const upstream = await scriptedUpstream(0);
+  const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
+  cleanups.push(() => running.close());
+  const history = [
+    { role: 'user', parts: [{ text: 'go' }] },
+    ...shellTurn('c0'),
+    ...shellTurn('c1'),
+  ];
+  history.push(...shellTurn('c2'), ...shellTurn('c3'));
+  return { fixture, upstream, running, history };
+}
+
 describe('a body that is not UTF-8', () => {
   it('in a conversation with masked outputs: goes out as it came, byte for byte', async () => {
-    const fixture = await gatewayFixture({
-      toolProtectionThreshold: 2_000,
-      minPrunableTokensThreshold: 1_000,
-    });
-    cleanups.push(fixture.cleanup);
-    const upstream = await scriptedUpstream(0);
-    const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
-    cleanups.push(() => running.close());
-    const turn = (id: string) => [
-      { role: 'model', parts: [{ functionCall: { id, name: 'run_shell_command' } }] },
-      {
-        role: 'user',
-        parts: [
-          {
-            functionResponse: {
-              id,
-              name: 'run_shell_command',
-              response: { output: shellOutput(id, 400) },
-            },
-          },
-        ],
-      },
-    ];
-    const history = [{ role: 'user', parts: [{ text: 'go' }] }, ...turn('c0'), ...turn('c1')];
-    history.push(...turn('c2'), ...turn('c3'));
+    const { upstream, running, history } = await maskingEarlyWithShellHistory();
     const send = (body: Buffer) =>
       fetch(`${running.url}${MODEL_PATH}?alt=sse`, {
         method: 'POST',
@@ -302,31 +314,7 @@ describe('a body that is not UTF-8', () => {
 
 describe('masking turned off in a conversation', () => {
   it('keeps what it masked before as the same bytes, and masks nothing new', async () => {
-    const fixture = await gatewayFixture({
-      toolProtectionThreshold: 2_000,
-      minPrunableTokensThreshold: 1_000,
-    });
-    cleanups.push(fixture.cleanup);
-    const upstream = await scriptedUpstream(0);
-    const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
-    cleanups.push(() => running.close());
-    const turn = (id: string) => [
-      { role: 'model', parts: [{ functionCall: { id, name: 'run_shell_command' } }] },
-      {
-        role: 'user',
-        parts: [
-          {
-            functionResponse: {
-              id,
-              name: 'run_shell_command',
-              response: { output: shellOutput(id, 400) },
-            },
-          },
-        ],
-      },
-    ];
-    const history = [{ role: 'user', parts: [{ text: 'go' }] }, ...turn('c0'), ...turn('c1')];
-    history.push(...turn('c2'), ...turn('c3'));
+    const { fixture, upstream, running, history } = await maskingEarlyWithShellHistory();
     await post(`${running.url}${MODEL_PATH}?alt=sse`, { contents: history });
     const first = upstream.requests[0]!.raw.toString('utf8');
     const snippets = first.match(/<tool_output_masked[^>]*>/g) ?? [];
@@ -336,7 +324,7 @@ describe('masking turned off in a conversation', () => {
       fixture.settingsFile,
       JSON.stringify({ experimental: { toolOutputMasking: { enabled: false } } }),
     );
-    history.push({ role: 'model', parts: [{ text: 'done' }] }, ...turn('c4'));
+    history.push({ role: 'model', parts: [{ text: 'done' }] }, ...shellTurn('c4'));
     await post(`${running.url}${MODEL_PATH}?alt=sse`, { contents: history });
     await settled(running);
     const second = upstream.requests[1]!.raw.toString('utf8');
