@@ -18,7 +18,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import {
-  appendLines,
   ensurePrivateDirectory,
   parseJsonLines,
   readIfExists,
@@ -36,6 +35,7 @@ import {
   type StoredConversation,
 } from './stores.js';
 import { MetaLog } from './meta-log.js';
+import { endsTorn, TornLineAppends } from './torn-line-appends.js';
 
 /** Newest modification time of a conversation folder and its files (links not followed). */
 async function newestModification(conversation: string): Promise<number | undefined> {
@@ -61,24 +61,21 @@ class FileConversationStore implements ConversationStore {
   /** Per conversation, its appends and claims in turn (the tail of its chain). */
   private readonly turns = new Map<string, Promise<unknown>>();
   private readonly metaLog: MetaLog;
-  /**
-   * Conversations whose decisions end in a torn line (a crash mid-append, read at load, or an
-   * append of this process that failed): their next append starts on a new line, else its first
-   * decision would be glued to the torn one and skipped with it.
-   */
-  private readonly tornDecisions = new Set<string>();
+  /** Decisions are appended on a new line after a torn one (torn-line-appends.ts). */
+  private readonly decisionAppends: TornLineAppends;
 
   constructor(
     private readonly stateDir: string,
     private readonly onWarning: (message: string) => void,
   ) {
     this.metaLog = new MetaLog(stateDir, onWarning);
+    this.decisionAppends = new TornLineAppends(stateDir);
   }
 
   async load(id: string): Promise<StoredConversation> {
     const decisionsFile = path.join(this.folder(id), 'decisions.jsonl');
     const text = (await readIfExists(decisionsFile)) ?? '';
-    if (text.length > 0 && !text.endsWith('\n')) this.tornDecisions.add(id);
+    if (endsTorn(text)) this.decisionAppends.markTorn(decisionsFile);
     const decisions = parseJsonLines(text, (line) =>
       this.onWarning(`${decisionsFile}:${line}: not a decision record; skipped`),
     ).filter(isDecision);
@@ -109,18 +106,7 @@ class FileConversationStore implements ConversationStore {
       }
       if (records.length === 0) return;
       const lines = records.map((record) => JSON.stringify(record)).join('\n') + '\n';
-      const torn = this.tornDecisions.has(id);
-      try {
-        await appendLines(file, (torn ? '\n' : '') + lines, {
-          root: this.stateDir,
-          calls: 'inline',
-        });
-      } catch (error) {
-        // Part of its lines may be written.
-        this.tornDecisions.add(id);
-        throw error;
-      }
-      this.tornDecisions.delete(id);
+      await this.decisionAppends.append(file, lines);
     });
   }
 
@@ -161,7 +147,7 @@ class FileConversationStore implements ConversationStore {
       if (lastActive === undefined || lastActive >= beforeMs) continue;
       await fs.rm(conversation, { recursive: true, force: true });
       this.metaLog.forget(conversation);
-      this.tornDecisions.delete(entry.name);
+      this.decisionAppends.forget(path.join(conversation, 'decisions.jsonl'));
       removed++;
     }
     return removed;

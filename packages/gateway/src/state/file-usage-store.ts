@@ -9,15 +9,15 @@
  * in the state folder (core's privateFiles.ts): an append to a linked day file or into a linked
  * `usage/` is refused (the gateway logs it and goes on), and so is pruning a linked `usage/`.
  *
- * A crash mid-append leaves a day file with a torn last line. The first append of a process to a
- * day file, and the next after a failed append, start on a new line when the file does not end
- * with one; glued to the torn line, the new record would be skipped with it at every read.
+ * A crash mid-append leaves a day file with a torn last line: the first append of a process to a
+ * day file reads its last byte, and starts on a new line after a torn one (torn-line-appends.ts).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { UsageRecord } from '../usage/usage-record.js';
 import type { UsageQuery, UsageStore } from './stores.js';
-import { appendLines, ensurePrivateDirectory } from '@toolmask/core/storage';
+import { ensurePrivateDirectory } from '@toolmask/core/storage';
+import { fileEndsTorn, TornLineAppends } from './torn-line-appends.js';
 import { UsageDayCache } from './usage-day-cache.js';
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
@@ -27,28 +27,12 @@ function dayOf(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);
 }
 
-/** Whether `file` exists and its last byte is not a new line. */
-async function endsTorn(file: string): Promise<boolean> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(file, 'r');
-    const { size } = await handle.stat();
-    if (size === 0) return false;
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
-  } catch {
-    return false;
-  } finally {
-    await handle?.close();
-  }
-}
-
 export function createFileUsageStore(stateDir: string): UsageStore {
   const folder = path.join(stateDir, 'usage');
   const cache = new UsageDayCache();
-  /** Day files this process knows to end with a whole line (its own appends went through). */
-  const endsWhole = new Set<string>();
+  const appends = new TornLineAppends(stateDir);
+  /** Day files whose end this process has read or written. */
+  const known = new Set<string>();
   async function days(): Promise<string[]> {
     try {
       return (await fs.readdir(folder))
@@ -62,14 +46,11 @@ export function createFileUsageStore(stateDir: string): UsageStore {
   return {
     async append(record) {
       const file = path.join(folder, `${dayOf(record.at)}.jsonl`);
-      const torn = !endsWhole.has(file) && (await endsTorn(file));
-      // Until it went through, an append may have left part of its line.
-      endsWhole.delete(file);
-      await appendLines(file, (torn ? '\n' : '') + JSON.stringify(record) + '\n', {
-        root: stateDir,
-        calls: 'inline',
-      });
-      endsWhole.add(file);
+      if (!known.has(file)) {
+        if (await fileEndsTorn(file)) appends.markTorn(file);
+        known.add(file);
+      }
+      await appends.append(file, JSON.stringify(record) + '\n');
     },
     async list(query: UsageQuery = {}) {
       const firstDay = query.sinceMs !== undefined ? dayOf(query.sinceMs) : '';
@@ -97,7 +78,8 @@ export function createFileUsageStore(stateDir: string): UsageStore {
         if (Date.parse(`${day}T00:00:00Z`) + DAY_MS > beforeMs || day >= lastKept) continue;
         await fs.rm(path.join(folder, `${day}.jsonl`), { force: true });
         cache.forget(path.join(folder, `${day}.jsonl`));
-        endsWhole.delete(path.join(folder, `${day}.jsonl`));
+        known.delete(path.join(folder, `${day}.jsonl`));
+        appends.forget(path.join(folder, `${day}.jsonl`));
         removed++;
       }
       return removed;
