@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  hashText,
   isOutputOfCall,
   outputFileName,
   parseOutputFileName,
@@ -47,6 +49,33 @@ describe('output file names', () => {
     expect(sanitizeNameComponent(42, 'fallback')).toBe('fallback');
     expect(sanitizeNameComponent('///', 'fallback')).toBe('_');
     expect(sessionDirectory('/p', '../x')).toBe(path.join('/p', 'tool-outputs', 'session-_x'));
+  });
+
+  it('sanitize a name as the three expressions do, clean names kept as they are (property)', () => {
+    const byExpressions = (text: string, fallback: string) => {
+      const cleaned = text
+        .replace(/[^A-Za-z0-9_-]+/g, '_')
+        .slice(0, 48)
+        .replace(/_+/g, '_');
+      if (cleaned.length === 0) return fallback;
+      return /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i.test(cleaned) ? `${cleaned}_` : cleaned;
+    };
+    const names = fc.oneof(
+      fc.string(),
+      fc.stringMatching(/^[A-Za-z0-9_-]{0,60}$/),
+      fc.constantFrom('', '_', '__', 'a__b', 'a_b', 'x'.repeat(48), 'x'.repeat(49), 'nul', 'LPT1'),
+    );
+    fc.assert(
+      fc.property(names, (name) => {
+        expect(sanitizeNameComponent(name, 'f')).toBe(byExpressions(name, 'f'));
+      }),
+    );
+  });
+
+  it('hash the UTF-8 text, a lone surrogate as U+FFFD, as a SHA-256 object does', () => {
+    for (const text of ['', 'hello', 'a\ud800b', '\udc00', `${'x'.repeat(70_000)}\ud83d\ude00`]) {
+      expect(hashText(text)).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+    }
   });
 
   it('parse back into tool, call id and hash, whatever the tool and call id (property)', () => {

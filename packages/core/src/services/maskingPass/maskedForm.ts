@@ -2,8 +2,10 @@
  * The masked form of one output: the name its full text is saved under (content-addressed: the
  * tool, the call id and a hash of the text), its size in bytes and lines, and the snippet that
  * stands in for it (a preview of its kind, the superseded note when there is one, the read-back
- * call). Nothing is written here. Each step over a giant text (hash, size, line count, preview)
- * takes tens of ms, so the event loop gets a turn between them.
+ * call). Nothing is written here. Its header comes first (`outputHeader`): with it the pass can
+ * tell most outputs not worth a snippet before their preview is built (snippetFloor.ts).
+ * Each step over a giant text (hash, size, line count, preview) takes tens of ms, so the event
+ * loop gets a turn between them.
  */
 import * as path from 'node:path';
 import type { OutputRef } from '../maskingPlan.js';
@@ -43,27 +45,46 @@ export interface MaskedForm {
   response: { output: string };
 }
 
-/** The masked form of `output`, the `ref` of `history` (see the module comment). */
-export async function maskedForm(
-  history: readonly Content[],
-  ref: OutputRef,
-  output: OutputToMask,
-  target: {
-    directory: string;
-    readToolName: string | undefined;
-    searchToolName: string | undefined;
-  },
-  settings: PreviewSettings,
-): Promise<MaskedForm> {
-  const { toolName, callId, functionResponse, response, text } = output;
+/** What the snippet's header says of an output, known before its preview: file, size, lines. */
+export interface OutputHeader {
+  fileName: string;
+  filePath: string;
+  bytes: number;
+  lines: number;
+}
+
+/**
+ * The name `output` is saved under, its UTF-8 size and its line count, the event loop given turns
+ * over a giant text.
+ */
+export async function outputHeader(output: OutputToMask, directory: string): Promise<OutputHeader> {
+  const { toolName, callId, text } = output;
   // Each step over a giant text (hash, size, line count, preview) takes tens of ms: the event
   // loop gets a turn between them, and one first (the planning just ran).
   if (text.length > UTF8_CHUNK_UNITS) await yieldToEventLoop();
   const pause = eventLoopPauser();
   const fileName = outputFileNameOfHash(toolName, callId, await hashTextInChunks(text));
-  const filePath = path.resolve(target.directory, fileName);
+  const filePath = path.resolve(directory, fileName);
   const bytes = await utf8LengthInSlices(text, pause);
   const lines = await countLinesInSlices(text, pause);
+  return { fileName, filePath, bytes, lines };
+}
+
+/** The masked form of `output`, the `ref` of `history`, under `header` (see the module comment). */
+export async function maskedForm(
+  history: readonly Content[],
+  ref: OutputRef,
+  output: OutputToMask,
+  header: OutputHeader,
+  target: {
+    readToolName: string | undefined;
+    searchToolName: string | undefined;
+  },
+  settings: PreviewSettings,
+): Promise<MaskedForm> {
+  const { functionResponse, response, text, toolName } = output;
+  const { fileName, filePath, bytes, lines } = header;
+  const pause = eventLoopPauser();
   // The call that produced the output tells a preview what kind it is and what was asked for.
   const call =
     settings.previewFamily === 'by-kind'
@@ -74,11 +95,16 @@ export async function maskedForm(
     family: settings.previewFamily,
   });
   await pause();
-  const note = ref.superseded ? supersededNote(ref.superseded) : undefined;
+  const note = supersessionNote(ref);
   const snippet = formatMaskedSnippet(
     { lines, bytes, filePath, preview, ...(note ? { note } : {}) },
     target.readToolName,
     target.searchToolName,
   );
   return { fileName, filePath, bytes, response: { output: snippet } };
+}
+
+/** The line before the preview when the output was superseded. */
+export function supersessionNote(ref: OutputRef): string | undefined {
+  return ref.superseded ? supersededNote(ref.superseded) : undefined;
 }

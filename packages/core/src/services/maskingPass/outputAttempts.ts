@@ -19,9 +19,10 @@ import type { Supersession } from '../superseded/supersession.js';
 import type { ToolOutputStore } from '../../storage/toolOutputStore.js';
 import type { EventLoopPauser } from '../../utils/eventLoop.js';
 import { describeError, errorCode, isPlainObject } from '../../utils/safeCall.js';
-import { maskedForm, type PreviewSettings } from './maskedForm.js';
+import { maskedForm, outputHeader, supersessionNote, type PreviewSettings } from './maskedForm.js';
 import type { ResponseRecords } from './responseRecords.js';
 import { fullOutputText } from './savedText.js';
+import { snippetTokensFloor } from './snippetFloor.js';
 import { isWorthMasking } from './worthMasking.js';
 
 /** Where one pass writes and what its snippets name: the same for every output of the pass. */
@@ -131,14 +132,33 @@ async function attempt(
     return fail('SERIALIZE', describeError(error));
   }
   const output = { toolName, callId, functionResponse, response, text };
-  const masked = await maskedForm(history, ref, output, pass, settings);
-  const tokensAfter = settings.estimateResponseTokens(masked.response);
+  const header = await outputHeader(output, pass.directory);
+  const worth = (tokensAfter: number) =>
+    isWorthMasking(ref.tokens, tokensAfter, settings.minSavedTokens, settings.maxKeptRatio);
   // Not worth it (not smaller, or too little saved for what the model loses): leave it whole
-  // and write nothing.
-  if (!isWorthMasking(ref.tokens, tokensAfter, settings.minSavedTokens, settings.maxKeptRatio)) {
+  // and write nothing. Most outputs that are not are told so before their preview is built: the
+  // rule turns down a floor of the snippet's tokens (snippetFloor.ts) only when it would turn
+  // down every snippet above it.
+  const note = supersessionNote(ref);
+  const floor = snippetTokensFloor(
+    settings.estimateResponseTokens,
+    {
+      lines: header.lines,
+      bytes: header.bytes,
+      filePath: header.filePath,
+      ...(note ? { note } : {}),
+    },
+    pass.readToolName,
+    pass.searchToolName,
+  );
+  const skipped = (): AttemptResult => {
     settings.responses.keepWhole(response);
     return { kind: 'skipped', ref };
-  }
+  };
+  if (floor !== undefined && !worth(floor)) return skipped();
+  const masked = await maskedForm(history, ref, output, header, pass, settings);
+  const tokensAfter = settings.estimateResponseTokens(masked.response);
+  if (!worth(tokensAfter)) return skipped();
 
   const { fileName, filePath, bytes } = masked;
   try {

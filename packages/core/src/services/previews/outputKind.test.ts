@@ -41,6 +41,17 @@ describe('classifyOutput', () => {
     expect(shell('./run.sh', 'Ran 12 tests in 0.3s\n\nOK')).toBe('test or build run');
   });
 
+  it('finds a summary or a diff after any line terminator, as the expressions do', () => {
+    for (const end of ['\n', '\r', '\u2028', '\u2029']) {
+      expect(shell('./run.sh', `log${end}=== 3 passed in 1s ===`)).toBe('test or build run');
+      expect(shell('./run.sh', `log${end}Ran 2 tests in 0.1s`)).toBe('test or build run');
+      expect(classifyOutput('submit', {}, `x${end}diff --git a/x b/x`)).toBe('diff');
+    }
+    expect(shell('./run.sh', 'log === 3 passed in 1s ===')).toBe('log');
+    expect(classifyOutput('submit', {}, '--- a\r+++ b\n@@ -1 +1 @@')).toBe('other');
+    expect(classifyOutput('submit', {}, '--- a\n+++ b\n@@ -1 +1 @@')).toBe('diff');
+  });
+
   it('reads the kind from the tool name when there is no command', () => {
     expect(classifyOutput('read_file', { file_path: 'a.py' }, 'x')).toBe('source read');
     expect(classifyOutput('search_file_content', { pattern: 'x' }, 'a.py:1:x')).toBe('search');

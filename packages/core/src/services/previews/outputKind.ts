@@ -113,7 +113,7 @@ export interface MainStage {
 /** The stage of a shell command that does the work (see the module comment). */
 export function mainStage(command: string): MainStage {
   // A heredoc's body is data, not commands: keep only the line that starts it.
-  const withoutHeredocs = command.replace(HEREDOC, '$1\n');
+  const withoutHeredocs = command.includes('<<') ? command.replace(HEREDOC, '$1\n') : command;
   const stages = withoutHeredocs
     .split(/&&|\|\||;|\n/)
     .map((stage) => stage.trim())
@@ -144,6 +144,32 @@ function sampleOf(text: string): string {
 }
 
 /**
+ * Whether a line of `text` (after any line terminator an `m` expression's `^` follows) starts
+ * with `char`.
+ */
+function someLineStartsWith(text: string, char: string): boolean {
+  return (
+    text.startsWith(char) ||
+    text.includes(`\n${char}`) ||
+    text.includes(`\r${char}`) ||
+    text.includes(`\u2028${char}`) ||
+    text.includes(`\u2029${char}`)
+  );
+}
+
+/**
+ * `DIFF_TEXT.test(sample)`, the expression tried only on a text holding what any match holds
+ * (`diff --git ` or a new line before `+++ `): most outputs are read by one native search, not by
+ * the expression at every line (issue 30).
+ */
+const hasDiffText = (sample: string) =>
+  (sample.includes('diff --git ') || sample.includes('\n+++ ')) && DIFF_TEXT.test(sample);
+
+/** `TEST_SUMMARY.test(sample)`, tried only when a line starts with `=` or the text holds `Ran `. */
+const hasTestSummary = (sample: string) =>
+  (sample.includes('Ran ') || someLineStartsWith(sample, '=')) && TEST_SUMMARY.test(sample);
+
+/**
  * The kind of one tool output.
  * @param toolName the function name of the call and its response
  * @param args the call's arguments, when the call is known
@@ -157,19 +183,20 @@ export function classifyOutput(toolName: string, args: unknown, text: string): O
   const command = typeof given === 'string' ? given : undefined;
   const sample = sampleOf(text);
   if (command === undefined) {
-    if (DIFF_TEXT.test(sample)) return 'diff';
+    if (hasDiffText(sample)) return 'diff';
     if (FILE_READ_TOOLS.has(toolName.toLowerCase())) return 'source read';
     if (/grep|search/i.test(toolName)) return 'search';
     return 'other';
   }
   const { stage, pipeline, program, command: written } = mainStage(command);
-  const words = wordsOf(pipeline[0] ?? '');
-  if (program === 'diff' || (program === 'git' && /^(diff|show)$/.test(words[1] ?? ''))) {
+  // Only git's subcommand is read of the words after the program.
+  const subcommand = program === 'git' ? (wordsOf(pipeline[0] ?? '')[1] ?? '') : '';
+  if (program === 'diff' || (program === 'git' && /^(diff|show)$/.test(subcommand))) {
     return 'diff';
   }
-  if (DIFF_TEXT.test(sample)) return 'diff';
-  if (TEST_OR_BUILD.test(stage) || TEST_SUMMARY.test(sample)) return 'test or build run';
-  if (program === 'git' && words[1] === 'grep') return 'search';
+  if (hasDiffText(sample)) return 'diff';
+  if (TEST_OR_BUILD.test(stage) || hasTestSummary(sample)) return 'test or build run';
+  if (program === 'git' && subcommand === 'grep') return 'search';
   if (SEARCHERS.has(program)) return 'search';
   const laterStages = pipeline.slice(1).map((part) => programName(firstWordOf(part)));
   if (laterStages.some((name) => SEARCHERS.has(name))) return 'search';

@@ -3,7 +3,7 @@
  * text in the same turn (what the model said it was looking for). A preview is built from the
  * output and this, nothing else: what the pass knows when it masks.
  */
-import type { Content } from '@google/gemini-cli-core';
+import type { Content, Part } from '@google/gemini-cli-core';
 
 export interface ToolCall {
   /** The call's arguments (`functionCall.args`). */
@@ -32,20 +32,36 @@ export function findToolCall(
   for (let index = contentIndex - 1; index >= Math.max(0, contentIndex - LOOK_BACK); index--) {
     const content = history[index];
     if (content?.role !== 'model' || !Array.isArray(content.parts)) continue;
-    const call = content.parts.find((part) => {
+    const parts = content.parts;
+    let call: NonNullable<(typeof parts)[number]['functionCall']> | undefined;
+    for (const part of parts) {
       const functionCall = part?.functionCall;
-      if (!functionCall) return false;
-      return id !== undefined ? functionCall.id === id : functionCall.name === name;
-    })?.functionCall;
+      if (
+        functionCall &&
+        (id !== undefined ? functionCall.id === id : functionCall.name === name)
+      ) {
+        call = functionCall;
+        break;
+      }
+    }
     if (!call) continue;
-    const texts = content.parts
-      .map((part) => part?.text)
-      .filter((text): text is string => typeof text === 'string');
-    const turnText = texts.join('\n');
     return {
       ...(call.args !== undefined ? { args: call.args } : {}),
-      ...(turnText ? { turnText: turnText.slice(0, MAX_TURN_TEXT) } : {}),
+      ...turnTextOf(parts),
     };
   }
   return undefined;
+}
+
+/** The text parts of a turn, joined by new lines and cut at `MAX_TURN_TEXT`; none when empty. */
+function turnTextOf(parts: readonly Part[]): { turnText?: string } {
+  let turnText = '';
+  let texts = 0;
+  for (const part of parts) {
+    const text = part?.text;
+    if (typeof text !== 'string') continue;
+    turnText = texts === 0 ? text : `${turnText}\n${text}`;
+    texts++;
+  }
+  return turnText ? { turnText: turnText.slice(0, MAX_TURN_TEXT) } : {};
 }
