@@ -1,5 +1,12 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_PATH_CHARS, cutPreviewLine, isPathDelimiter } from './previewLineCut.js';
+import {
+  MAX_PATH_CHARS,
+  cutPathChars,
+  cutPreviewLength,
+  cutPreviewLine,
+  isPathDelimiter,
+} from './previewLineCut.js';
 import { PREVIEW_LIMITS } from './previewLimits.js';
 import { budgetedLines } from './previews/headAndTail.js';
 
@@ -84,5 +91,45 @@ describe('budgetedLines with paths kept whole', () => {
     // Each shown line holds its path whole, and the lines paid for them.
     for (const row of shown) expect(row).toMatch(/\/bundle\.min\.js/);
     expect(used).toBeLessThanOrEqual(PREVIEW_LIMITS.lineBudgetChars + 2 * 30);
+  });
+});
+
+describe('cutPreviewLength and cutPathChars (issue 30: a line weighed, not written)', () => {
+  it('are the length and the path characters of the cut line (property)', () => {
+    const piece = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom(
+        '/',
+        '\\',
+        '.',
+        '..',
+        ' ',
+        '\t',
+        '"',
+        '(',
+        '\ud83d\ude00',
+        '\ud800',
+        '\udc00',
+      ),
+      fc.constantFrom(
+        '/home/user/project/src/module/file.py',
+        'C:\\Users\\a\\b.txt',
+        'https://x.org/a/b',
+      ),
+      fc.constantFrom('a'.repeat(120), '/x'.repeat(150), '1234567890'.repeat(5)),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 12 }),
+        fc.constantFrom(80, 40, 21, 20, 0, -5, 200),
+        (pieces, maxChars) => {
+          const line = pieces.join('');
+          const cut = cutPreviewLine(line, maxChars);
+          expect(cutPreviewLength(line, maxChars)).toBe(cut.text.length);
+          expect(cutPathChars(line, maxChars)).toBe(cut.pathChars);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -14,7 +14,7 @@
  * characters as it shows (with the default 80, lines up to about 120 characters stay whole); the
  * characters a whole line adds past the limit are paid for like a kept path's.
  */
-import { headOf, tailOf } from '../utils/codePoints.js';
+import { boundaryAtOrAfter, boundaryAtOrBefore } from '../utils/codePoints.js';
 
 /** A path longer than this is cut like any other text (it would cost more than it saves). */
 export const MAX_PATH_CHARS = 240;
@@ -47,7 +47,17 @@ export function isPathDelimiter(code: number): boolean {
 /** A cut that leaves out fewer characters than this keeps the line whole (the marker's size). */
 const MIN_LEFT_OUT = 24;
 
-const isPathToken = (token: string) => /[/\\]/.test(token) && /[^/\\.]/.test(token);
+/** Whether `line[start, end)` is a path: a `/` or `\\` in it, and a code unit that is none of `/\\.`. */
+function isPathToken(line: string, start: number, end: number): boolean {
+  let separator = false;
+  let other = false;
+  for (let index = start; index < end && !(separator && other); index++) {
+    const code = line.charCodeAt(index);
+    if (code === 47 || code === 92) separator = true;
+    else if (code !== 46) other = true;
+  }
+  return separator && other;
+}
 
 /**
  * The token (a run of characters without delimiters) that `index` falls strictly inside, as
@@ -69,7 +79,7 @@ function pathAround(line: string, index: number): [number, number] | undefined {
     if (end - start >= MAX_PATH_CHARS) return undefined;
     end++;
   }
-  return isPathToken(line.slice(start, end)) ? [start, end] : undefined;
+  return isPathToken(line, start, end) ? [start, end] : undefined;
 }
 
 export interface CutLine {
@@ -79,16 +89,20 @@ export interface CutLine {
   pathChars: number;
 }
 
-/**
- * `line` when it has at most `maxChars` characters; else its head and tail around a marker that
- * says how many characters were left out, each end about `(maxChars - 20) / 2` characters, or more
- * to keep a path whole.
- */
-export function cutPreviewLine(line: string, maxChars: number): CutLine {
-  if (line.length <= maxChars) return { text: line, pathChars: 0 };
+/** Where a long line is cut: its head `[0, headEnd)` and tail `[tailStart, end)`, or kept whole. */
+interface Cut {
+  whole: boolean;
+  headEnd: number;
+  tailStart: number;
+  pathChars: number;
+}
+
+/** The cut of `line` (see `cutPreviewLine`), nothing written. */
+function cutOf(line: string, maxChars: number): Cut {
+  if (line.length <= maxChars) return { whole: true, headEnd: 0, tailStart: 0, pathChars: 0 };
   const keep = Math.floor((maxChars - 20) / 2);
-  const plainHeadEnd = headOf(line, keep).length;
-  const plainTailStart = line.length - tailOf(line, keep).length;
+  const plainHeadEnd = boundaryAtOrBefore(line, Math.max(0, keep));
+  const plainTailStart = boundaryAtOrAfter(line, line.length - Math.max(0, keep));
   const headEnd = pathAround(line, plainHeadEnd)?.[1] ?? plainHeadEnd;
   const tailStart = pathAround(line, plainTailStart)?.[0] ?? plainTailStart;
   const pathChars = headEnd - plainHeadEnd + (plainTailStart - tailStart);
@@ -96,10 +110,40 @@ export function cutPreviewLine(line: string, maxChars: number): CutLine {
   const plainLeftOut = plainTailStart - plainHeadEnd;
   const short = plainLeftOut < line.length - plainLeftOut;
   if (short || (pathChars > 0 && tailStart - headEnd < MIN_LEFT_OUT)) {
-    return { text: line, pathChars: line.length - maxChars };
+    return { whole: true, headEnd: 0, tailStart: 0, pathChars: line.length - maxChars };
   }
+  return { whole: false, headEnd, tailStart, pathChars };
+}
+
+/**
+ * `line` when it has at most `maxChars` characters; else its head and tail around a marker that
+ * says how many characters were left out, each end about `(maxChars - 20) / 2` characters, or more
+ * to keep a path whole.
+ */
+export function cutPreviewLine(line: string, maxChars: number): CutLine {
+  const cut = cutOf(line, maxChars);
+  if (cut.whole) return { text: line, pathChars: cut.pathChars };
+  const { headEnd, tailStart, pathChars } = cut;
   return {
     text: `${line.slice(0, headEnd)} [... ${tailStart - headEnd} chars ...] ${line.slice(tailStart)}`,
     pathChars,
   };
+}
+
+/**
+ * `cutPreviewLine(line, maxChars).text.length`, without writing the cut line: a selection weighs
+ * every line and shows few.
+ */
+export function cutPreviewLength(line: string, maxChars: number): number {
+  if (line.length <= maxChars) return line.length;
+  const cut = cutOf(line, maxChars);
+  if (cut.whole) return line.length;
+  const leftOut = cut.tailStart - cut.headEnd;
+  // ` [... ` and ` chars ...] ` around the count.
+  return cut.headEnd + 6 + String(leftOut).length + 12 + (line.length - cut.tailStart);
+}
+
+/** `cutPreviewLine(line, maxChars).pathChars`, without writing the cut line. */
+export function cutPathChars(line: string, maxChars: number): number {
+  return line.length <= maxChars ? 0 : cutOf(line, maxChars).pathChars;
 }

@@ -8,7 +8,7 @@
  */
 import { formatCount } from '../../utils/formatCount.js';
 import { countLines, firstLines, lastLines } from '../../utils/textLines.js';
-import { cutPreviewLine } from '../previewLineCut.js';
+import { cutPathChars, cutPreviewLine } from '../previewLineCut.js';
 import { PREVIEW_LIMITS, type PreviewLimits } from '../previewLimits.js';
 
 /** A long line cut in the middle, never through a path (previewLineCut.ts). */
@@ -90,9 +90,7 @@ export function budgetedLines(
   const left = () => total - head.length - tail.length;
   // A line costs what it shows: cut at `maxLineChars`, plus what a path kept whole adds.
   const cost = (line: string) =>
-    Math.min(line.length, limits.maxLineChars) +
-    1 +
-    cutPreviewLine(line, limits.maxLineChars).pathChars;
+    Math.min(line.length, limits.maxLineChars) + 1 + cutPathChars(line, limits.maxLineChars);
   const peekHead = () => {
     const end = text.indexOf('\n', headStart);
     return text.slice(headStart, end === -1 ? text.length : end);

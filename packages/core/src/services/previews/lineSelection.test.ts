@@ -188,4 +188,38 @@ describe('selectLines against its reference (issue 30)', () => {
       { numRuns: 500 },
     );
   });
+
+  it('keeps the same lines when every candidate is worth the same, long lines and paths included (property)', () => {
+    const line = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({ minLength: 81, maxLength: 300 }),
+      fc.constantFrom(
+        `see ${'/very/long/path/'.repeat(8)}file.py for the rest of the long line here`,
+        `${'a'.repeat(60)} \ud83d\ude00 ${'b'.repeat(60)}`,
+        '\tindented\tby tabs, long enough to count as a line',
+        'a short one',
+      ),
+      fc
+        .tuple(fc.integer({ min: 1, max: 99_999 }), fc.string({ maxLength: 120 }))
+        .map(([number, text]) => `${String(number).padStart(6)}\t${text}`),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 120 }),
+        fc.array(fc.constantFrom(0, 1), { minLength: 120, maxLength: 120 }),
+        fc.constantFrom(1, 2, 0.25),
+        fc.array(fc.integer({ min: 0, max: 119 }), { maxLength: 4 }),
+        fc.integer({ min: 0, max: 1_200 }),
+        fc.integer({ min: 1, max: 99_990 }),
+        (lines, takes, worth, first, budget, firstLine) => {
+          const selection = { first, worth: (index: number) => (takes[index] as number) * worth };
+          const limits = { maxLineChars: 80, lineBudgetChars: budget };
+          expect(selectLines(lines, selection, limits, firstLine)).toBe(
+            referenceSelectLines(lines, selection, limits, firstLine),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 });

@@ -17,7 +17,7 @@
  * which is what the read-back tool's `offset` takes.
  */
 import { formatCount } from '../../utils/formatCount.js';
-import { cutPreviewLine } from '../previewLineCut.js';
+import { cutPreviewLength, cutPreviewLine } from '../previewLineCut.js';
 
 export interface SelectionLimits {
   /** Longer lines are cut in the middle (their number not counted). */
@@ -71,6 +71,23 @@ export function isInformative(line: string, numbered: boolean): boolean {
 }
 
 /**
+ * `index => String(firstLine + index).length`, without writing the numbers: the width changes at
+ * most a few times over the lines.
+ */
+function digitWidths(firstLine: number, count: number): (index: number) => number {
+  const last = firstLine + count - 1;
+  if (!Number.isSafeInteger(firstLine) || firstLine < 1 || !Number.isSafeInteger(last)) {
+    return (index) => String(firstLine + index).length;
+  }
+  return (index) => {
+    const value = firstLine + index;
+    let width = 1;
+    for (let bound = 10; value >= bound; bound *= 10) width++;
+    return width;
+  };
+}
+
+/**
  * The preview of `lines`: the lines `selection` keeps within `limits`, each with its number
  * (`firstLine` is the number of `lines[0]` in the saved output), after one line saying how many
  * were left out. All of them, cut but unnumbered, when they all fit.
@@ -81,67 +98,176 @@ export function selectLines(
   limits: SelectionLimits,
   firstLine = 1,
 ): string {
+  const count = lines.length;
   const numbered = selection.numbered ?? hasOwnNumbering(lines);
-  const cut = (text: string) => cutPreviewLine(text, limits.maxLineChars).text;
-  // A line no longer than the limit is shown as it is: only the long ones are cut.
-  const plain = new Array<string>(lines.length);
+  const maxChars = limits.maxLineChars;
+  // A line no longer than the limit is shown as it is: only the long ones are cut, and only
+  // those shown are written (the others are weighed by their cut length).
+  const cut = (text: string) =>
+    text.length <= maxChars ? text : cutPreviewLine(text, maxChars).text;
+  // Plain arrays, not typed ones: a typed array per call costs microseconds on a cold pass.
+  const plainLengths = new Array<number>(count);
   let plainChars = 0;
-  for (let index = 0; index < lines.length; index++) {
+  for (let index = 0; index < count; index++) {
     const line = lines[index] as string;
-    const text = line.length <= limits.maxLineChars ? line : cut(line);
-    plain[index] = text;
-    plainChars += text.length + 1;
+    const length = line.length <= maxChars ? line.length : cutPreviewLength(line, maxChars);
+    plainLengths[index] = length;
+    plainChars += length + 1;
   }
-  if (plainChars <= limits.lineBudgetChars) return plain.join('\n');
-  const shown = (index: number): string => {
+  if (plainChars <= limits.lineBudgetChars) return lines.map(cut).join('\n');
+  const numberWidth = digitWidths(firstLine, count);
+  const costs = new Array<number>(count);
+  // What a line shown costs, counted without writing it: its number, `: ` and its cut text, or
+  // its own number without the padding and the rest cut (every candidate line is costed; few
+  // are shown).
+  const cost = (index: number): number => {
+    let value = costs[index];
+    if (value === undefined) {
+      const line = lines[index] as string;
+      const own = numbered ? OWN_NUMBER.exec(line) : null;
+      value =
+        (own
+          ? own[0].trimStart().length + cutPreviewLength(line.slice(own[0].length), maxChars)
+          : numberWidth(index) + 2 + (plainLengths[index] as number)) + 1;
+      costs[index] = value;
+    }
+    return value;
+  };
+  const kept = keptLines(count, selection, cost, limits.lineBudgetChars);
+  const body: string[] = [];
+  let keptCount = 0;
+  for (let index = 0; index < count; index++) {
+    if (kept[index] !== true) continue;
+    keptCount++;
     const line = lines[index] as string;
     const own = numbered ? OWN_NUMBER.exec(line) : null;
-    if (own) return own[0].trimStart() + cut(line.slice(own[0].length));
-    return `${firstLine + index}: ${plain[index] as string}`;
-  };
-  const costs = new Int32Array(lines.length);
-  // What `shown` would write, counted without writing it: an unnumbered output's line is its
-  // number, `: ` and its cut text (every candidate line is costed; few are shown).
-  const cost = (index: number) => {
-    if (costs[index] === 0) {
-      costs[index] =
-        (numbered
-          ? shown(index).length
-          : String(firstLine + index).length + 2 + (plain[index] as string).length) + 1;
-    }
-    return costs[index] as number;
-  };
-  const kept = new Uint8Array(lines.length);
+    body.push(
+      own
+        ? own[0].trimStart() + cut(line.slice(own[0].length))
+        : `${firstLine + index}: ${cut(line)}`,
+    );
+  }
+  const omitted = count - keptCount;
+  if (omitted === 0) return body.join('\n');
+  return [
+    `[... ${formatCount(omitted)} of ${formatCount(count)} lines omitted; kept lines numbered ...]`,
+    ...body,
+  ].join('\n');
+}
+
+/**
+ * Which lines a selection keeps: the first ones in their order while they fit, then the rest of
+ * the budget by worth per character (most first, ties in line order), each while it fits.
+ */
+function keptLines(
+  count: number,
+  selection: LineSelection,
+  cost: (index: number) => number,
+  budget: number,
+): boolean[] {
+  const kept = new Array<boolean>(count);
   let used = 0;
-  let keptCount = 0;
   const keep = (index: number) => {
-    if (index < 0 || index >= lines.length || kept[index] === 1) return;
-    if (used + cost(index) > limits.lineBudgetChars) return;
-    kept[index] = 1;
-    keptCount++;
+    if (index < 0 || index >= count || kept[index] === true) return;
+    if (used + cost(index) > budget) return;
+    kept[index] = true;
     used += cost(index);
   };
   for (const index of selection.first ?? []) keep(index);
-  const worths = new Float64Array(lines.length);
   const candidates: number[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    if (kept[index] === 1) continue;
+  const worths: number[] = [];
+  let oneWorth = true;
+  for (let index = 0; index < count; index++) {
+    if (kept[index] === true) continue;
     const worth = selection.worth(index);
     if (worth > 0) {
-      worths[index] = worth / cost(index);
+      if (candidates.length > 0 && worth !== worths[0]) oneWorth = false;
       candidates.push(index);
+      worths.push(worth);
     }
   }
-  candidates.sort((a, b) => (worths[b] as number) - (worths[a] as number) || a - b);
-  for (const index of candidates) keep(index);
-  const body: string[] = [];
-  for (let index = 0; index < lines.length; index++) if (kept[index] === 1) body.push(shown(index));
-  const omitted = lines.length - keptCount;
-  if (omitted === 0) return body.join('\n');
-  return [
-    `[... ${formatCount(omitted)} of ${formatCount(lines.length)} lines omitted; kept lines numbered ...]`,
-    ...body,
-  ].join('\n');
+  const order = oneWorth
+    ? cheapestFirst(candidates, worths[0] ?? 1, cost, budget - used)
+    : byWorthPerCharacter(candidates, worths, cost);
+  if (!order) {
+    for (const index of candidates) kept[index] = true;
+    return kept;
+  }
+  for (const index of order) keep(index);
+  return kept;
+}
+
+/** Costs and worths within which the order by cost is the order by worth per character. */
+const EXACT_ORDER_BELOW = 1 << 26;
+
+/**
+ * The candidates of one worth that fit, cheapest first, ties in line order (the order by worth
+ * per character, see `EXACT_ORDER_BELOW`), without sorting them: the costs are counted, the
+ * cost at which the budget runs out found, and the lines below it taken with as many of that
+ * cost as fit, in line order. Undefined when every candidate fits; the sorted order when the
+ * costs or the worth are out of `EXACT_ORDER_BELOW`.
+ */
+function cheapestFirst(
+  candidates: readonly number[],
+  worth: number,
+  cost: (index: number) => number,
+  budget: number,
+): number[] | undefined {
+  const counts: number[] = [];
+  let total = 0;
+  for (const index of candidates) {
+    const value = cost(index);
+    if (
+      value >= EXACT_ORDER_BELOW ||
+      !(worth > 1 / EXACT_ORDER_BELOW && worth < EXACT_ORDER_BELOW)
+    ) {
+      return byWorthPerCharacter(
+        candidates,
+        candidates.map(() => worth),
+        cost,
+      );
+    }
+    counts[value] = (counts[value] ?? 0) + 1;
+    total += value;
+  }
+  if (total <= budget) return undefined;
+  let left = budget;
+  let limit = Infinity;
+  let atLimit = 0;
+  for (let value = 0; value < counts.length; value++) {
+    const lines = counts[value];
+    if (lines === undefined) continue;
+    if (lines * value <= left) {
+      left -= lines * value;
+      continue;
+    }
+    limit = value;
+    atLimit = Math.floor(left / value);
+    break;
+  }
+  const order: number[] = [];
+  for (const index of candidates) {
+    const value = cost(index);
+    if (value < limit) order.push(index);
+    else if (value === limit && atLimit > 0) {
+      order.push(index);
+      atLimit--;
+    }
+  }
+  return order;
+}
+
+/** The candidates by worth per character, most first, ties in line order. */
+function byWorthPerCharacter(
+  candidates: readonly number[],
+  worths: readonly number[],
+  cost: (index: number) => number,
+): number[] {
+  const ratio = new Map<number, number>();
+  candidates.forEach((index, at) => ratio.set(index, (worths[at] as number) / cost(index)));
+  return [...candidates].sort(
+    (a, b) => (ratio.get(b) as number) - (ratio.get(a) as number) || a - b,
+  );
 }
 
 /**
