@@ -64,10 +64,30 @@ export async function outputHeader(output: OutputToMask, directory: string): Pro
   if (text.length > UTF8_CHUNK_UNITS) await yieldToEventLoop();
   const pause = eventLoopPauser();
   const fileName = outputFileNameOfHash(toolName, callId, await hashTextInChunks(text));
-  const filePath = path.resolve(directory, fileName);
+  const filePath = pathIn(directory, fileName);
   const bytes = await utf8LengthInSlices(text, pause);
   const lines = await countLinesInSlices(text, pause);
   return { fileName, filePath, bytes, lines };
+}
+
+/** The last absolute directory resolved, and its resolved form: a pass's outputs share one. */
+let resolvedDirectory: { directory: string; resolved: string } | undefined;
+
+/**
+ * `path.resolve(directory, fileName)` for a file name of `outputFileNameOfHash` (one segment, no
+ * separator, never `.` or `..`): the directory resolved once per pass, not once per output
+ * (a walk of every character of the path in JavaScript). A relative directory depends on the
+ * working directory of the moment, so it is resolved every time.
+ */
+function pathIn(directory: string, fileName: string): string {
+  if (!path.isAbsolute(directory)) return path.resolve(directory, fileName);
+  if (resolvedDirectory?.directory !== directory) {
+    resolvedDirectory = { directory, resolved: path.resolve(directory) };
+  }
+  const { resolved } = resolvedDirectory;
+  return resolved.endsWith(path.sep)
+    ? `${resolved}${fileName}`
+    : `${resolved}${path.sep}${fileName}`;
 }
 
 /** The masked form of `output`, the `ref` of `history`, under `header` (see the module comment). */

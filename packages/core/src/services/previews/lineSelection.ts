@@ -65,6 +65,41 @@ export function hasOwnNumbering(lines: readonly string[]): boolean {
   return nonBlank > 0 && numbered >= OWN_NUMBERING_SHARE * nonBlank;
 }
 
+/**
+ * `hasOwnNumbering(lines)` and every line's `lineText` by it, in one pass: each line trimmed
+ * once and its own number looked for once.
+ */
+export function linesAndNumbering(lines: readonly string[]): {
+  numbered: boolean;
+  texts: string[];
+} {
+  const texts = new Array<string>(lines.length);
+  const ownLengths = new Array<number>(lines.length);
+  let nonBlank = 0;
+  let numberedLines = 0;
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    const text = line.trim();
+    texts[index] = text;
+    if (text === '') continue;
+    nonBlank++;
+    const own = OWN_NUMBER.exec(line);
+    if (own) {
+      numberedLines++;
+      ownLengths[index] = own[0].length;
+    }
+  }
+  const numbered = nonBlank > 0 && numberedLines >= OWN_NUMBERING_SHARE * nonBlank;
+  if (numbered) {
+    // A blank line has no number (`OWN_NUMBER` needs a digit): its text stays empty.
+    for (let index = 0; index < lines.length; index++) {
+      const length = ownLengths[index];
+      if (length !== undefined) texts[index] = (lines[index] as string).slice(length).trim();
+    }
+  }
+  return { numbered, texts };
+}
+
 /** Whether a line says enough to be worth showing (see `MIN_INFORMATIVE_CHARS`). */
 export function isInformative(line: string, numbered: boolean): boolean {
   return lineText(line, numbered).length >= MIN_INFORMATIVE_CHARS;
@@ -276,12 +311,12 @@ function byWorthPerCharacter(
  */
 export function spreadOrder<T>(items: readonly T[]): T[] {
   const order: T[] = [];
-  const taken = new Uint8Array(items.length);
+  const taken = new Array<boolean>(items.length);
   for (let step = 1; order.length < items.length; step *= 2) {
     for (let part = 0; part < step && order.length < items.length; part++) {
       const index = Math.floor((part * items.length) / step);
-      if (taken[index] === 0) {
-        taken[index] = 1;
+      if (taken[index] !== true) {
+        taken[index] = true;
         order.push(items[index] as T);
       }
     }

@@ -56,8 +56,8 @@ export function searchEntries(lines: readonly string[]): Entry[] | undefined {
  * Which entries show their text: whole texts, the shortest first, while they fit in `available`
  * characters (a cut text says little and would still cost its characters).
  */
-function shownTexts(entries: readonly Entry[], available: number, maxChars: number): Uint8Array {
-  const shown = new Uint8Array(entries.length);
+function shownTexts(entries: readonly Entry[], available: number, maxChars: number): boolean[] {
+  const shown = new Array<boolean>(entries.length);
   const byLength = entries
     .map((_, index) => index)
     .filter((index) => (entries[index] as Entry).text.length <= maxChars)
@@ -68,7 +68,7 @@ function shownTexts(entries: readonly Entry[], available: number, maxChars: numb
     // A match's location is paid for already; a context line shown costs its number too.
     const cost = entry.text.length + 1 + (isMatch(entry) ? 0 : entry.line.length + 2);
     if (cost > left) break;
-    shown[index] = 1;
+    shown[index] = true;
     left -= cost;
   }
   return shown;
@@ -105,12 +105,12 @@ export function searchPreview(
   previousPath = undefined;
   entries.forEach((entry, index) => {
     if (isMatch(entry)) matches++;
-    if (shown[index] !== 1) hidden++;
-    if (shown[index] !== 1 && !isMatch(entry)) return;
+    if (shown[index] !== true) hidden++;
+    if (shown[index] !== true && !isMatch(entry)) return;
     if (entry.path !== undefined && entry.path !== previousPath) body.push(entry.path);
     previousPath = entry.path;
     const location = `${entry.line}${entry.separator}`;
-    body.push(shown[index] === 1 ? `${location} ${entry.text}` : location);
+    body.push(shown[index] === true ? `${location} ${entry.text}` : location);
   });
   const header = `[${formatCount(entries.length)} lines found, ${formatCount(matches)} matching: every match's location kept${
     hidden > 0 ? `, ${formatCount(hidden)} texts left out` : ''

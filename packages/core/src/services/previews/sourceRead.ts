@@ -20,8 +20,7 @@ import type { ToolCall } from './toolCall.js';
 import { backtickIdentifiers } from './turnWords.js';
 import {
   MIN_INFORMATIVE_CHARS,
-  hasOwnNumbering,
-  lineText,
+  linesAndNumbering,
   selectLines,
   spreadOrder,
   type SelectionLimits,
@@ -153,11 +152,10 @@ export function sourceReadPreview(
   limits: SelectionLimits,
   firstLine = 1,
 ): string {
-  const numbered = hasOwnNumbering(lines);
-  const texts = lines.map((line) => lineText(line, numbered));
+  const { numbered, texts } = linesAndNumbering(lines);
   let names: readonly string[] | undefined;
   const namesOf = () => (names ??= [...namedIdentifiers(call)]);
-  const inRegion = new Uint8Array(lines.length);
+  const inRegion = new Array<number>(lines.length);
   const signatures: number[] = [];
   texts.forEach((text, index) => {
     // Both expressions begin with a modifier or a keyword, all in lower case: a line that does
