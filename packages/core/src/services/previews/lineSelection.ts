@@ -298,11 +298,11 @@ function byWorthPerCharacter(
   worths: readonly number[],
   cost: (index: number) => number,
 ): number[] {
-  const ratio = new Map<number, number>();
-  candidates.forEach((index, at) => ratio.set(index, (worths[at] as number) / cost(index)));
-  return [...candidates].sort(
-    (a, b) => (ratio.get(b) as number) - (ratio.get(a) as number) || a - b,
-  );
+  const ratio: number[] = [];
+  candidates.forEach((index, at) => {
+    ratio[index] = (worths[at] as number) / cost(index);
+  });
+  return [...candidates].sort((a, b) => (ratio[b] as number) - (ratio[a] as number) || a - b);
 }
 
 /**

@@ -131,16 +131,54 @@ function startsLowerCase(text: string): boolean {
  * are asked for only when `text` is a declaration: a read with none (a search's lines, a file
  * of data) never reads its turn's text for them.
  */
-function declaresOneOf(text: string, namesOf: () => readonly string[]): boolean {
+function declaresOneOf(text: string, namesOf: () => NameSet): boolean {
   const start = DECLARATION.exec(text)?.[0].length;
   if (start === undefined) return false;
-  const names = namesOf();
-  return names.some((name) => {
-    if (!text.startsWith(name, start)) return false;
-    const end = start + name.length;
-    return isWordChar(text[end - 1]) !== isWordChar(text[end]);
-  });
+  const { names, longest, identifiers } = namesOf();
+  if (!identifiers) {
+    return [...names].some((name) => {
+      if (!text.startsWith(name, start)) return false;
+      const end = start + name.length;
+      return isWordChar(text[end - 1]) !== isWordChar(text[end]);
+    });
+  }
+  // Every name is made of `[A-Za-z0-9_$]`: one that `text` has at `start` is a prefix of the run
+  // of those characters there, so the run's prefixes are looked up (a few), not every name.
+  const last = Math.min(text.length, start + longest);
+  for (let end = start + 1; end <= last && isIdentifierCode(text.charCodeAt(end - 1)); end++) {
+    if (!names.has(text.slice(start, end))) continue;
+    if (isWordCode(text.charCodeAt(end - 1)) !== isWordCode(text.charCodeAt(end))) return true;
+  }
+  return false;
 }
+
+/** The names a read looks for, the longest's length, and whether all are `[A-Za-z0-9_$]+`. */
+interface NameSet {
+  names: ReadonlySet<string>;
+  longest: number;
+  identifiers: boolean;
+}
+
+function nameSet(names: ReadonlySet<string>): NameSet {
+  let longest = 0;
+  let identifiers = true;
+  for (const name of names) {
+    longest = Math.max(longest, name.length);
+    for (let index = 0; index < name.length && identifiers; index++) {
+      identifiers = isIdentifierCode(name.charCodeAt(index));
+    }
+  }
+  return { names, longest, identifiers };
+}
+
+/** `/\w/` of one code unit: `[A-Za-z0-9_]` (NaN, past the end, is none). */
+const isWordCode = (code: number) =>
+  (code >= 97 && code <= 122) ||
+  (code >= 65 && code <= 90) ||
+  (code >= 48 && code <= 57) ||
+  code === 95;
+/** `[A-Za-z0-9_$]`. */
+const isIdentifierCode = (code: number) => isWordCode(code) || code === 36;
 
 /**
  * The outline of a source read's lines (see the module comment); `firstLine` is the number of
@@ -153,8 +191,8 @@ export function sourceReadPreview(
   firstLine = 1,
 ): string {
   const { numbered, texts } = linesAndNumbering(lines);
-  let names: readonly string[] | undefined;
-  const namesOf = () => (names ??= [...namedIdentifiers(call)]);
+  let names: NameSet | undefined;
+  const namesOf = () => (names ??= nameSet(namedIdentifiers(call)));
   const inRegion = new Array<number>(lines.length);
   const signatures: number[] = [];
   texts.forEach((text, index) => {
