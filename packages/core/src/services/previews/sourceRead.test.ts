@@ -160,3 +160,22 @@ describe('sourceReadPreview, the named declaration', () => {
     expect(region('default method_4_2(self, value):', 'method_4_2')).toBe(false);
   });
 });
+
+describe('sourceReadPreview, names looked up only when a declaration may be one (issue 30)', () => {
+  /** The region's lines count twice: a region shows in which lines a small budget keeps. */
+  const preview = (turnText: string, command: string) =>
+    sourceReadPreview(module(30, 3), { turnText, args: { command } }, limits);
+
+  it('finds the named region whether the turn or the command names it, after many unnamed declarations', () => {
+    const unnamed = preview('THOUGHT: look at the file.', 'cat widgets.py');
+    const inTurn = preview('THOUGHT: `method_27_1` is wrong.', 'cat widgets.py');
+    const inCommand = preview('THOUGHT: look.', "sed -n '/def method_27_1/,/return/p' widgets.py");
+    expect(inTurn).not.toBe(unnamed);
+    expect(inCommand).toBe(inTurn);
+  });
+
+  it('does not take a name for a longer declared name it begins', () => {
+    const partial = preview('THOUGHT: `method_27` is wrong.', 'cat widgets.py');
+    expect(partial).toBe(preview('THOUGHT: look at the file.', 'cat widgets.py'));
+  });
+});

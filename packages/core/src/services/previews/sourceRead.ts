@@ -131,10 +131,21 @@ function startsLowerCase(text: string): boolean {
  * are asked for only when `text` is a declaration: a read with none (a search's lines, a file
  * of data) never reads its turn's text for them.
  */
-function declaresOneOf(text: string, namesOf: () => NameSet): boolean {
+function declaresOneOf(text: string, asked: NamesAsked): boolean {
   const start = DECLARATION.exec(text)?.[0].length;
   if (start === undefined) return false;
-  const { names, longest, identifiers } = namesOf();
+  // Every name is made of `[A-Za-z0-9_$]`: one that `text` has at `start` is a prefix of the run
+  // of those characters there that ends where a word does (the boundary rule).
+  const ends: number[] = [];
+  for (
+    let end = start + 1;
+    end <= text.length && isIdentifierCode(text.charCodeAt(end - 1));
+    end++
+  ) {
+    if (isWordCode(text.charCodeAt(end - 1)) !== isWordCode(text.charCodeAt(end))) ends.push(end);
+  }
+  if (!ends.some((end) => asked.mayBe(text.slice(start, end)))) return false;
+  const { names, identifiers } = asked.names();
   if (!identifiers) {
     return [...names].some((name) => {
       if (!text.startsWith(name, start)) return false;
@@ -142,33 +153,61 @@ function declaresOneOf(text: string, namesOf: () => NameSet): boolean {
       return isWordChar(text[end - 1]) !== isWordChar(text[end]);
     });
   }
-  // Every name is made of `[A-Za-z0-9_$]`: one that `text` has at `start` is a prefix of the run
-  // of those characters there, so the run's prefixes are looked up (a few), not every name.
-  const last = Math.min(text.length, start + longest);
-  for (let end = start + 1; end <= last && isIdentifierCode(text.charCodeAt(end - 1)); end++) {
-    if (!names.has(text.slice(start, end))) continue;
-    if (isWordCode(text.charCodeAt(end - 1)) !== isWordCode(text.charCodeAt(end))) return true;
-  }
-  return false;
+  return ends.some((end) => names.has(text.slice(start, end)));
 }
 
-/** The names a read looks for, the longest's length, and whether all are `[A-Za-z0-9_$]+`. */
+/** Substring looks before the names are read from the turn anyway (see `namesAsked`). */
+const MAX_LOOKS = 16;
+
+interface NamesAsked {
+  /** False only when `name` is none of the names (neither the turn's text nor the command has it). */
+  mayBe(name: string): boolean;
+  names(): NameSet;
+}
+
+/**
+ * The names a read looks for (`namedIdentifiers`), read only when a declaration may be one of
+ * them: every name is a piece of the turn's text or of the command, so a declared name that
+ * neither holds is none, and a read whose declarations the model did not name never reads its
+ * turn for names. After `MAX_LOOKS` looks, the names are read and looked up instead.
+ */
+function namesAsked(call: ToolCall | undefined): NamesAsked {
+  let known: NameSet | undefined;
+  let looks = 0;
+  // The turn's text is read once, and only when a line declares something.
+  let turnText: string | undefined;
+  const textOf = () => (turnText ??= call?.turnText ?? '');
+  const args = call?.args;
+  const given =
+    args !== null && typeof args === 'object' ? (args as Record<string, unknown>)['command'] : '';
+  const command = typeof given === 'string' ? given : '';
+  return {
+    mayBe: (name) =>
+      known !== undefined ||
+      looks++ >= MAX_LOOKS ||
+      textOf().includes(name) ||
+      command.includes(name),
+    names: () =>
+      (known ??= nameSet(
+        namedIdentifiers({ ...(args !== undefined ? { args } : {}), turnText: textOf() }),
+      )),
+  };
+}
+
+/** The names a read looks for, and whether all are `[A-Za-z0-9_$]+`. */
 interface NameSet {
   names: ReadonlySet<string>;
-  longest: number;
   identifiers: boolean;
 }
 
 function nameSet(names: ReadonlySet<string>): NameSet {
-  let longest = 0;
   let identifiers = true;
   for (const name of names) {
-    longest = Math.max(longest, name.length);
     for (let index = 0; index < name.length && identifiers; index++) {
       identifiers = isIdentifierCode(name.charCodeAt(index));
     }
   }
-  return { names, longest, identifiers };
+  return { names, identifiers };
 }
 
 /** `/\w/` of one code unit: `[A-Za-z0-9_]` (NaN, past the end, is none). */
@@ -191,8 +230,7 @@ export function sourceReadPreview(
   firstLine = 1,
 ): string {
   const { numbered, texts } = linesAndNumbering(lines);
-  let names: NameSet | undefined;
-  const namesOf = () => (names ??= nameSet(namedIdentifiers(call)));
+  const asked = namesAsked(call);
   const inRegion = new Array<number>(lines.length);
   const signatures: number[] = [];
   texts.forEach((text, index) => {
@@ -200,7 +238,7 @@ export function sourceReadPreview(
     // not is neither, and is not tried against them.
     if (!startsLowerCase(text)) return;
     if (SIGNATURE.test(text)) signatures.push(index);
-    if (declaresOneOf(text, namesOf)) {
+    if (declaresOneOf(text, asked)) {
       const end = Math.min(lines.length, index + REGION_LINES + 1);
       for (let at = Math.max(0, index - 1); at < end; at++) inRegion[at] = 1;
     }
