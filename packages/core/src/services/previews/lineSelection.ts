@@ -36,6 +36,11 @@ export interface LineSelection {
    * found out already: a kind that reads the numbers itself need not have them counted twice.
    */
   numbered?: boolean;
+  /**
+   * The length of each line's own number (`OWN_NUMBER`'s match; undefined: none), when the caller
+   * has found them: the numbers of a numbered output are then not looked for again per line.
+   */
+  ownNumbers?: readonly (number | undefined)[];
 }
 
 /**
@@ -72,9 +77,11 @@ export function hasOwnNumbering(lines: readonly string[]): boolean {
 export function linesAndNumbering(lines: readonly string[]): {
   numbered: boolean;
   texts: string[];
+  /** Each line's `OWN_NUMBER` match length (undefined: none). */
+  ownNumbers: (number | undefined)[];
 } {
   const texts = new Array<string>(lines.length);
-  const ownLengths = new Array<number>(lines.length);
+  const ownLengths = new Array<number | undefined>(lines.length);
   let nonBlank = 0;
   let numberedLines = 0;
   for (let index = 0; index < lines.length; index++) {
@@ -97,7 +104,17 @@ export function linesAndNumbering(lines: readonly string[]): {
       if (length !== undefined) texts[index] = (lines[index] as string).slice(length).trim();
     }
   }
-  return { numbered, texts };
+  return { numbered, texts, ownNumbers: ownLengths };
+}
+
+/**
+ * The blanks (space, tab) a line begins with: what `trimStart` takes off its own number, which
+ * `OWN_NUMBER` begins with blanks and then a digit.
+ */
+function leadingBlanks(line: string): number {
+  let index = 0;
+  while (line.charCodeAt(index) === 32 || line.charCodeAt(index) === 9) index++;
+  return index;
 }
 
 /** Whether a line says enough to be worth showing (see `MIN_INFORMATIVE_CHARS`). */
@@ -151,6 +168,12 @@ export function selectLines(
   }
   if (plainChars <= limits.lineBudgetChars) return lines.map(cut).join('\n');
   const numberWidth = digitWidths(firstLine, count);
+  // The length of a line's own number, if it shows one.
+  const ownNumberOf = (index: number): number | undefined => {
+    if (!numbered) return undefined;
+    if (selection.ownNumbers) return selection.ownNumbers[index];
+    return OWN_NUMBER.exec(lines[index] as string)?.[0].length;
+  };
   const costs = new Array<number>(count);
   // What a line shown costs, counted without writing it: its number, `: ` and its cut text, or
   // its own number without the padding and the rest cut (every candidate line is costed; few
@@ -159,10 +182,10 @@ export function selectLines(
     let value = costs[index];
     if (value === undefined) {
       const line = lines[index] as string;
-      const own = numbered ? OWN_NUMBER.exec(line) : null;
+      const own = ownNumberOf(index);
       value =
-        (own
-          ? own[0].trimStart().length + cutPreviewLength(line.slice(own[0].length), maxChars)
+        (own !== undefined
+          ? own - leadingBlanks(line) + cutPreviewLength(line.slice(own), maxChars)
           : numberWidth(index) + 2 + (plainLengths[index] as number)) + 1;
       costs[index] = value;
     }
@@ -175,10 +198,10 @@ export function selectLines(
     if (kept[index] !== true) continue;
     keptCount++;
     const line = lines[index] as string;
-    const own = numbered ? OWN_NUMBER.exec(line) : null;
+    const own = ownNumberOf(index);
     body.push(
-      own
-        ? own[0].trimStart() + cut(line.slice(own[0].length))
+      own !== undefined
+        ? line.slice(leadingBlanks(line), own) + cut(line.slice(own))
         : `${firstLine + index}: ${cut(line)}`,
     );
   }

@@ -229,7 +229,7 @@ export function sourceReadPreview(
   limits: SelectionLimits,
   firstLine = 1,
 ): string {
-  const { numbered, texts } = linesAndNumbering(lines);
+  const { numbered, texts, ownNumbers } = linesAndNumbering(lines);
   const asked = namesAsked(call);
   const inRegion = new Array<number>(lines.length);
   const signatures: number[] = [];
@@ -256,6 +256,7 @@ export function sourceReadPreview(
     {
       first,
       numbered,
+      ownNumbers,
       worth: (index) =>
         (texts[index] as string).length < MIN_INFORMATIVE_CHARS
           ? 0
