@@ -88,6 +88,9 @@ export function readBackHint(
 
 export const READ_BACK_HINT = readBackHint();
 
+/** What `escapeAttribute` may change: `&`, `"`, CR, LF. */
+const NEEDS_ESCAPE = /[&"\r\n]/;
+
 /**
  * The snippet. Its preview is made well-formed: a lone surrogate the tool itself wrote becomes
  * U+FFFD there (the full output on disk keeps it), so the snippet never holds one.
@@ -97,7 +100,11 @@ export function formatMaskedSnippet(
   readToolName?: string,
   searchToolName?: string,
 ): string {
-  const header = `<${MASKED_TAG} lines="${fields.lines}" bytes="${fields.bytes}" file="${escapeAttribute(fields.filePath)}">`;
+  // A path with nothing to escape (nearly all) skips the escaping's four expressions.
+  const file = NEEDS_ESCAPE.test(fields.filePath)
+    ? escapeAttribute(fields.filePath)
+    : fields.filePath;
+  const header = `<${MASKED_TAG} lines="${fields.lines}" bytes="${fields.bytes}" file="${file}">`;
   const preview = toWellFormed(fields.preview);
   const note = fields.note ? `${toWellFormed(fields.note.replace(/[\r\n]+/g, ' '))}\n` : '';
   return `${header}\n${note}${preview}\n${readBackHint(readToolName, searchToolName)}\n</${MASKED_TAG}>`;
