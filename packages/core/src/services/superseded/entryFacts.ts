@@ -14,7 +14,7 @@ import { outputStatus, type OutputStatus } from './outputStatus.js';
 /** A call of an entry, with its facts. */
 export interface EntryCall {
   partIndex: number;
-  id?: string;
+  id: string | undefined;
   name: string;
   facts: CallFacts;
 }
@@ -22,7 +22,7 @@ export interface EntryCall {
 /** An output of an entry. */
 export interface EntryOutput {
   partIndex: number;
-  id?: string;
+  id: string | undefined;
   name: string;
   status: OutputStatus;
 }
@@ -105,23 +105,15 @@ export class EntryReader {
         if (call && typeof call === 'object') {
           const name = typeof call.name === 'string' ? call.name : '';
           const id = typeof call.id === 'string' ? call.id : undefined;
-          (calls ??= []).push({
-            partIndex,
-            name,
-            ...(id !== undefined ? { id } : {}),
-            facts: this.callFactsOf(call, name),
-          });
+          const facts = this.callFactsOf(call, name);
+          (calls ??= []).push({ partIndex, id, name, facts });
         }
         const response = part?.functionResponse;
         if (response && typeof response === 'object') {
           const name = typeof response.name === 'string' ? response.name : '';
           const id = typeof response.id === 'string' ? response.id : undefined;
-          (outputs ??= []).push({
-            partIndex,
-            name,
-            ...(id !== undefined ? { id } : {}),
-            status: this.statusOf(response.response),
-          });
+          const status = this.statusOf(response.response);
+          (outputs ??= []).push({ partIndex, id, name, status });
         }
       } catch {
         // A part that throws when read (a getter, a revoked proxy) holds nothing here.

@@ -11,7 +11,9 @@
  *
  * Model-chosen input runs in bounded time: a script longer than `MAX_SHELL_SCRIPT_CHARS` is not
  * parsed at all, and the parser is one forward scan without regular expressions (each character
- * is looked at a bounded number of times, heredoc bodies and `$(…)` included).
+ * is looked at a bounded number of times, heredoc bodies and `$(…)` included). It reads character
+ * codes and takes each run of plain characters as one slice (a word without quotes is one slice of
+ * the script), so a cold pass does not build a string per character (issue 30).
  */
 
 /** Longest script parsed; a longer one is left alone (only its exact text can match a rerun). */
@@ -67,18 +69,67 @@ const RESERVED = new Set([
   '[[',
 ]);
 
-const isBlank = (c: string | undefined) => c === ' ' || c === '\t' || c === '\r';
-const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
-/** Characters that end an unquoted word. */
-const isOperator = (c: string | undefined) =>
-  c === '\n' ||
-  c === ';' ||
-  c === '&' ||
-  c === '|' ||
-  c === '(' ||
-  c === ')' ||
-  c === '<' ||
-  c === '>';
+// Character codes the scanner tests (`charCodeAt`: no one-character strings made).
+const TAB = 9;
+const NEWLINE = 10;
+const CR = 13;
+const SPACE = 32;
+const DOUBLE_QUOTE = 34;
+const HASH = 35;
+const DOLLAR = 36;
+const AMPERSAND = 38;
+const SINGLE_QUOTE = 39;
+const OPEN = 40;
+const CLOSE = 41;
+const STAR = 42;
+const HYPHEN = 45;
+const ZERO = 48;
+const NINE = 57;
+const SEMICOLON = 59;
+const LESS = 60;
+const GREATER = 62;
+const QUESTION = 63;
+const BRACKET = 91;
+const BACKSLASH = 92;
+const BACKQUOTE = 96;
+const BRACE_OPEN = 123;
+const PIPE = 124;
+const BRACE_CLOSE = 125;
+const TILDE = 126;
+
+/** What a character does in an unquoted word (ASCII; any other character is `LITERAL`). */
+const LITERAL = 0;
+/** Ends the word: a blank or an operator (`\n ; & | ( ) < >`). */
+const WORD_END = 1;
+/** A glob character (`*`, `?`, `[`): kept, and the word is dynamic. */
+const GLOB = 2;
+/** A quote, an escape or an expansion (`' " \ $` and a backquote): read apart. */
+const SPECIAL = 3;
+const WORD_CLASS = new Uint8Array(128);
+for (const code of [
+  TAB,
+  NEWLINE,
+  CR,
+  SPACE,
+  SEMICOLON,
+  AMPERSAND,
+  PIPE,
+  OPEN,
+  CLOSE,
+  LESS,
+  GREATER,
+]) {
+  WORD_CLASS[code] = WORD_END;
+}
+for (const code of [STAR, QUESTION, BRACKET]) WORD_CLASS[code] = GLOB;
+for (const code of [SINGLE_QUOTE, DOUBLE_QUOTE, BACKSLASH, DOLLAR, BACKQUOTE]) {
+  WORD_CLASS[code] = SPECIAL;
+}
+
+const isDigit = (code: number) => code >= ZERO && code <= NINE;
+/** `[A-Za-z0-9_]`: a character of a `$name`. */
+const isNameChar = (code: number) =>
+  (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || isDigit(code) || code === 95;
 
 interface PendingHeredoc {
   redirect: ShellRedirect;
@@ -98,54 +149,77 @@ class Parser {
 
   parse(): ShellScript {
     const text = this.text;
-    while (this.at < text.length) {
-      const c = text[this.at];
-      if (isBlank(c)) {
-        this.at++;
-      } else if (c === '\\' && text[this.at + 1] === '\n') {
-        this.at += 2;
-      } else if (c === '\n') {
-        this.at++;
-        this.readHeredocBodies();
-        this.endPipeline();
-      } else if (c === '#') {
-        const end = text.indexOf('\n', this.at);
-        this.at = end < 0 ? text.length : end;
-      } else if (c === ';') {
-        this.at += text[this.at + 1] === ';' ? 2 : 1;
-        this.endPipeline();
-      } else if (c === '&' && text[this.at + 1] === '>') {
-        this.readRedirect(undefined);
-      } else if (c === '&') {
-        this.at += text[this.at + 1] === '&' ? 2 : 1;
-        this.endPipeline();
-      } else if (c === '|') {
-        if (text[this.at + 1] === '|') {
-          this.at += 2;
+    const length = text.length;
+    while (this.at < length) {
+      const code = text.charCodeAt(this.at);
+      switch (code) {
+        case SPACE:
+        case TAB:
+        case CR:
+          this.at++;
+          break;
+        case NEWLINE:
+          this.at++;
+          this.readHeredocBodies();
           this.endPipeline();
-        } else {
-          this.at += text[this.at + 1] === '&' ? 2 : 1;
-          this.endCommand();
+          break;
+        case HASH: {
+          const end = text.indexOf('\n', this.at);
+          this.at = end < 0 ? length : end;
+          break;
         }
-      } else if (c === '(' || c === ')') {
-        this.complex = true;
-        this.at++;
-        this.endPipeline();
-      } else if (c === '<' || c === '>') {
-        this.readRedirect(undefined);
-      } else if (isDigit(c) && this.fdBeforeRedirect()) {
-        // `2>file`, `2>&1`: the digits name a file descriptor.
-        let end = this.at;
-        while (isDigit(text[end])) end++;
-        const fd = Number(text.slice(this.at, end));
-        this.at = end;
-        this.readRedirect(fd);
-      } else {
-        const word = this.readWord();
-        if (this.current.words.length === 0 && !word.dynamic && RESERVED.has(word.text)) {
+        case SEMICOLON:
+          this.at += text.charCodeAt(this.at + 1) === SEMICOLON ? 2 : 1;
+          this.endPipeline();
+          break;
+        case AMPERSAND: {
+          const next = text.charCodeAt(this.at + 1);
+          if (next === GREATER) {
+            this.readRedirect(undefined);
+          } else {
+            this.at += next === AMPERSAND ? 2 : 1;
+            this.endPipeline();
+          }
+          break;
+        }
+        case PIPE: {
+          const next = text.charCodeAt(this.at + 1);
+          if (next === PIPE) {
+            this.at += 2;
+            this.endPipeline();
+          } else {
+            this.at += next === AMPERSAND ? 2 : 1;
+            this.endCommand();
+          }
+          break;
+        }
+        case OPEN:
+        case CLOSE:
           this.complex = true;
-        }
-        this.current.words.push(word);
+          this.at++;
+          this.endPipeline();
+          break;
+        case LESS:
+        case GREATER:
+          this.readRedirect(undefined);
+          break;
+        default:
+          if (code === BACKSLASH && text.charCodeAt(this.at + 1) === NEWLINE) {
+            this.at += 2;
+          } else if (isDigit(code) && this.fdBeforeRedirect()) {
+            // `2>file`, `2>&1`: the digits name a file descriptor.
+            let end = this.at;
+            while (isDigit(text.charCodeAt(end))) end++;
+            const fd = Number(text.slice(this.at, end));
+            this.at = end;
+            this.readRedirect(fd);
+          } else {
+            const word = this.readWord();
+            if (this.current.words.length === 0 && !word.dynamic && RESERVED.has(word.text)) {
+              this.complex = true;
+            }
+            this.current.words.push(word);
+          }
       }
     }
     this.readHeredocBodies();
@@ -155,9 +229,11 @@ class Parser {
 
   /** Digits at `at` followed at once by `<` or `>` (at most 3 digits: a descriptor). */
   private fdBeforeRedirect(): boolean {
+    const text = this.text;
     let end = this.at;
-    while (isDigit(this.text[end]) && end - this.at < 4) end++;
-    return end - this.at <= 3 && (this.text[end] === '<' || this.text[end] === '>');
+    while (isDigit(text.charCodeAt(end)) && end - this.at < 4) end++;
+    const next = text.charCodeAt(end);
+    return end - this.at <= 3 && (next === LESS || next === GREATER);
   }
 
   private endCommand(): void {
@@ -173,12 +249,32 @@ class Parser {
     this.commands = [];
   }
 
+  /** The operator at `at` (`&>>`, `&>`, `<<<`, `<<-`, `<<`, `<&`, `<>`, `<`, `>>`, `>&`, `>|`, `>`). */
+  private redirectOperator(): string {
+    const text = this.text;
+    const first = text.charCodeAt(this.at);
+    const second = text.charCodeAt(this.at + 1);
+    if (first === AMPERSAND) return text.charCodeAt(this.at + 2) === GREATER ? '&>>' : '&>';
+    if (first === LESS) {
+      if (second === LESS) {
+        const third = text.charCodeAt(this.at + 2);
+        return third === LESS ? '<<<' : third === HYPHEN ? '<<-' : '<<';
+      }
+      return second === AMPERSAND ? '<&' : second === GREATER ? '<>' : '<';
+    }
+    if (second === GREATER) return '>>';
+    return second === AMPERSAND ? '>&' : second === PIPE ? '>|' : '>';
+  }
+
   private readRedirect(fd: number | undefined): void {
     const text = this.text;
-    const operators = ['&>>', '&>', '<<<', '<<-', '<<', '<&', '<>', '<', '>>', '>&', '>|', '>'];
-    const op = operators.find((candidate) => text.startsWith(candidate, this.at)) as string;
+    const op = this.redirectOperator();
     this.at += op.length;
-    while (isBlank(text[this.at])) this.at++;
+    for (;;) {
+      const code = text.charCodeAt(this.at);
+      if (code !== SPACE && code !== TAB && code !== CR) break;
+      this.at++;
+    }
     const target = this.readWord();
     const redirect: ShellRedirect = { op, target, ...(fd !== undefined ? { fd } : {}) };
     this.current.redirects.push(redirect);
@@ -189,6 +285,7 @@ class Parser {
 
   /** After a new line: the bodies of the heredocs opened on the line before, in order. */
   private readHeredocBodies(): void {
+    if (this.heredocs.length === 0) return;
     const text = this.text;
     for (const heredoc of this.heredocs) {
       const start = this.at;
@@ -196,7 +293,8 @@ class Parser {
         const lineEnd = text.indexOf('\n', this.at);
         const end = lineEnd < 0 ? text.length : lineEnd;
         let lineStart = this.at;
-        if (heredoc.stripTabs) while (lineStart < end && text[lineStart] === '\t') lineStart++;
+        if (heredoc.stripTabs)
+          while (lineStart < end && text.charCodeAt(lineStart) === TAB) lineStart++;
         const matches =
           end - lineStart === heredoc.delimiter.length &&
           text.startsWith(heredoc.delimiter, lineStart);
@@ -211,85 +309,115 @@ class Parser {
     this.heredocs = [];
   }
 
-  /** One word at `at`, quotes and escapes undone; empty when `at` is at an operator. */
+  /**
+   * One word at `at`, quotes and escapes undone; empty when `at` is at an operator. Runs of
+   * literal characters are taken as one slice each (a plain word is one slice of the script).
+   */
   private readWord(): ShellWord {
     const text = this.text;
-    const start = this.at;
+    const length = text.length;
+    let at = this.at;
     let word = '';
-    let dynamic = false;
-    while (this.at < text.length) {
-      const c = text[this.at] as string;
-      if (isBlank(c) || isOperator(c)) break;
-      if (c === "'") {
-        const end = text.indexOf("'", this.at + 1);
-        const stop = end < 0 ? text.length : end;
-        word += text.slice(this.at + 1, stop);
-        this.at = stop + 1;
-      } else if (c === '"') {
-        this.at++;
-        while (this.at < text.length && text[this.at] !== '"') {
-          const inner = text[this.at] as string;
-          if (inner === '\\' && '"\\$`\n'.includes(text[this.at + 1] ?? '')) {
-            if (text[this.at + 1] !== '\n') word += text[this.at + 1];
-            this.at += 2;
-          } else if (inner === '$' || inner === '`') {
-            dynamic = true;
-            this.skipExpansion();
-          } else {
-            word += inner;
-            this.at++;
-          }
-        }
-        this.at++;
-      } else if (c === '\\') {
-        if (this.at + 1 < text.length && text[this.at + 1] !== '\n') word += text[this.at + 1];
-        this.at += 2;
-      } else if (c === '$' || c === '`') {
-        dynamic = true;
-        this.skipExpansion();
-      } else {
-        if (c === '*' || c === '?' || c === '[' || (c === '~' && this.at === start)) {
-          dynamic = true;
-        }
-        word += c;
-        this.at++;
+    let dynamic = at < length && text.charCodeAt(at) === TILDE;
+    let run = at;
+    while (at < length) {
+      const code = text.charCodeAt(at);
+      const kind = code < 128 ? WORD_CLASS[code] : LITERAL;
+      if (kind === LITERAL) {
+        at++;
+        continue;
       }
+      if (kind === GLOB) {
+        dynamic = true;
+        at++;
+        continue;
+      }
+      if (kind === WORD_END) break;
+      if (at > run) word += text.slice(run, at);
+      if (code === SINGLE_QUOTE) {
+        const end = text.indexOf("'", at + 1);
+        const stop = end < 0 ? length : end;
+        word += text.slice(at + 1, stop);
+        at = stop + 1;
+      } else if (code === DOUBLE_QUOTE) {
+        at++;
+        let inner = at;
+        while (at < length) {
+          const quoted = text.charCodeAt(at);
+          if (quoted === DOUBLE_QUOTE) break;
+          if (quoted === BACKSLASH) {
+            // `\` escapes only `" \ $`, a backquote and a new line (which it removes) here.
+            const next = text.charCodeAt(at + 1);
+            if (
+              next === DOUBLE_QUOTE ||
+              next === BACKSLASH ||
+              next === DOLLAR ||
+              next === BACKQUOTE ||
+              next === NEWLINE ||
+              at + 1 >= length
+            ) {
+              if (at > inner) word += text.slice(inner, at);
+              if (at + 1 < length && next !== NEWLINE) word += text[at + 1];
+              at += 2;
+              inner = at;
+              continue;
+            }
+          } else if (quoted === DOLLAR || quoted === BACKQUOTE) {
+            if (at > inner) word += text.slice(inner, at);
+            dynamic = true;
+            at = this.skipExpansion(at);
+            inner = at;
+            continue;
+          }
+          at++;
+        }
+        if (at > inner) word += text.slice(inner, at);
+        at++;
+      } else if (code === BACKSLASH) {
+        if (at + 1 < length && text.charCodeAt(at + 1) !== NEWLINE) word += text[at + 1];
+        at += 2;
+      } else {
+        dynamic = true;
+        at = this.skipExpansion(at);
+      }
+      run = at;
     }
+    if (at > run) word += text.slice(run, at);
+    this.at = at;
     return { text: word, dynamic };
   }
 
-  /** Skips `$name`, `${…}`, `$(…)` or a backquoted command at `at`. */
-  private skipExpansion(): void {
+  /** Where `$name`, `${…}`, `$(…)` or a backquoted command at `at` ends. */
+  private skipExpansion(at: number): number {
     const text = this.text;
-    if (text[this.at] === '`') {
-      const end = text.indexOf('`', this.at + 1);
-      this.at = end < 0 ? text.length : end + 1;
-      return;
+    const length = text.length;
+    if (text.charCodeAt(at) === BACKQUOTE) {
+      const end = text.indexOf('`', at + 1);
+      return end < 0 ? length : end + 1;
     }
-    const next = text[this.at + 1];
-    if (next === '(' || next === '{') {
-      const close = next === '(' ? ')' : '}';
+    const open = text.charCodeAt(at + 1);
+    if (open === OPEN || open === BRACE_OPEN) {
+      const close = open === OPEN ? CLOSE : BRACE_CLOSE;
       let depth = 0;
-      for (let index = this.at + 1; index < text.length; index++) {
-        const c = text[index];
-        if (c === "'") {
+      for (let index = at + 1; index < length; index++) {
+        const code = text.charCodeAt(index);
+        if (code === SINGLE_QUOTE) {
           const end = text.indexOf("'", index + 1);
           if (end < 0) break;
           index = end;
-        } else if (c === '\\') {
+        } else if (code === BACKSLASH) {
           index++;
-        } else if (c === next) {
+        } else if (code === open) {
           depth++;
-        } else if (c === close && --depth === 0) {
-          this.at = index + 1;
-          return;
+        } else if (code === close && --depth === 0) {
+          return index + 1;
         }
       }
-      this.at = text.length;
-      return;
+      return length;
     }
-    this.at++;
-    while (this.at < text.length && /[A-Za-z0-9_]/.test(text[this.at] as string)) this.at++;
+    let end = at + 1;
+    while (end < length && isNameChar(text.charCodeAt(end))) end++;
+    return end;
   }
 }
 
