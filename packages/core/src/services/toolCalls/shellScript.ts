@@ -10,10 +10,11 @@
  * mark the whole script `complex`: its commands may not all run, so nothing is read from it.
  *
  * Model-chosen input runs in bounded time: a script longer than `MAX_SHELL_SCRIPT_CHARS` is not
- * parsed at all, and the parser is one forward scan without regular expressions (each character
- * is looked at a bounded number of times, heredoc bodies and `$(…)` included). It reads character
- * codes and takes each run of plain characters as one slice (a word without quotes is one slice of
- * the script), so a cold pass does not build a string per character (issue 30).
+ * parsed at all, and the parser is one forward scan (each character is looked at a bounded number
+ * of times, heredoc bodies and `$(…)` included). It reads character codes, and takes each run of
+ * plain characters as one slice found by one sticky character class (a word without quotes is one
+ * slice of the script): a cold pass builds no string per character and runs little of its own
+ * code per character before V8 has compiled it (issue 30).
  */
 
 /** Longest script parsed; a longer one is left alone (only its exact text can match a rerun). */
@@ -125,6 +126,13 @@ for (const code of [STAR, QUESTION, BRACKET]) WORD_CLASS[code] = GLOB;
 for (const code of [SINGLE_QUOTE, DOUBLE_QUOTE, BACKSLASH, DOLLAR, BACKQUOTE]) {
   WORD_CLASS[code] = SPECIAL;
 }
+
+/**
+ * A run of `LITERAL` characters (no blank, operator, glob, quote, escape or expansion), matched
+ * where the scan is (sticky): the one regular expression of the scan, a single character class
+ * without alternation or backtracking, so linear like the rest.
+ */
+const PLAIN_RUN = /[^\t\n\r ;&|()<>*?['"\\$`]+/y;
 
 const isDigit = (code: number) => code >= ZERO && code <= NINE;
 /** `[A-Za-z0-9_]`: a character of a `$name`. */
@@ -320,6 +328,9 @@ class Parser {
     let word = '';
     let dynamic = at < length && text.charCodeAt(at) === TILDE;
     let run = at;
+    // The plain run at the start of the word (most words are one) in one native step.
+    PLAIN_RUN.lastIndex = at;
+    if (PLAIN_RUN.test(text)) at = PLAIN_RUN.lastIndex;
     while (at < length) {
       const code = text.charCodeAt(at);
       const kind = code < 128 ? WORD_CLASS[code] : LITERAL;
