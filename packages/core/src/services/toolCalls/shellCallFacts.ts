@@ -5,7 +5,8 @@
  * is walked pipeline by pipeline, `cd DIR` moving the directory later relative paths are taken
  * from. The call shows files only when every pipeline that prints is a read (shellReads.ts):
  * set-up (`cd`, `export`), writes, `echo` and quiet programs print nothing that counts. A script
- * the parser calls complex (control flow, subshells) reads and writes nothing.
+ * the parser calls complex (control flow, subshells) reads and writes nothing. A script whose text
+ * shows it reads and writes nothing (shellPrefilter.ts: `python x.py`, `ls src`) is not parsed.
  */
 import { stringArg } from './callArguments.js';
 import {
@@ -22,6 +23,7 @@ import {
   type ShellWord,
   type SimpleCommand,
 } from './shellScript.js';
+import { mayReadOrWrite } from './shellPrefilter.js';
 import { pipelineRead } from './shellReads.js';
 import { basename, commandWords, inPlace, programOf, type ShellState } from './shellWords.js';
 import { collectWrites } from './shellWrites.js';
@@ -78,7 +80,11 @@ export function shellCallFacts(
     typeof command === 'string'
       ? shellRerunKey(name, command, rawDirectory ?? null)
       : rerunKeyOf(name, { command, directory: rawDirectory ?? null });
-  if (!wanted.reads && !wanted.writes) return noFacts(rerunKey);
+  if (
+    typeof command === 'string' ? !mayReadOrWrite(command, wanted) : !wanted.reads && !wanted.writes
+  ) {
+    return noFacts(rerunKey);
+  }
   const directory = rawDirectory === undefined ? undefined : normalizeDirectory(rawDirectory);
   if (directory === null) return noFacts(rerunKey);
   const script = scriptOf(command);
