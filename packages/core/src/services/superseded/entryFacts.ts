@@ -2,19 +2,20 @@
  * What one entry of a history holds that the superseded outputs depend on: its calls, each with
  * what it reads and writes (toolCalls/callFacts.ts), and its outputs, each with how it went
  * (outputStatus.ts), by part index, id and name. Read once per object: an entry's facts per entry
- * identity, a call's facts per call object, an output's status per response object (WeakMaps, so
- * nothing outlives the history it describes). A part that throws when read holds nothing, an
- * entry whose parts cannot be read holds nothing; reading never throws.
+ * identity, a call's facts per call object (WeakMaps, so nothing outlives the history it
+ * describes); an output's status, a few bounded scans of its head and tail, is read with its entry
+ * (a cache per response object cost more than the scans, issue 30). A part that throws when read
+ * holds nothing, an entry whose parts cannot be read holds nothing; reading never throws.
  */
 import type { Content, Part } from '../maskingTypes.js';
 import { callFacts } from '../toolCalls/callFacts.js';
-import type { CallFacts } from '../toolCalls/fileRanges.js';
+import { ALL_FACTS, type CallFacts, type WantedFacts } from '../toolCalls/fileRanges.js';
 import { outputStatus, type OutputStatus } from './outputStatus.js';
 
 /** A call of an entry, with its facts. */
 export interface EntryCall {
   partIndex: number;
-  id?: string;
+  id: string | undefined;
   name: string;
   facts: CallFacts;
 }
@@ -22,7 +23,7 @@ export interface EntryCall {
 /** An output of an entry. */
 export interface EntryOutput {
   partIndex: number;
-  id?: string;
+  id: string | undefined;
   name: string;
   status: OutputStatus;
 }
@@ -70,9 +71,11 @@ export function sameEntry(a: EntryFacts, b: EntryFacts): boolean {
 /** Reads entries' facts, each object once (see the module comment). */
 export class EntryReader {
   private readonly callFactsCache = new WeakMap<object, CallFacts>();
-  private readonly statusCache = new WeakMap<object, OutputStatus>();
   private readonly entryCache = new WeakMap<object, EntryFacts>();
   private calls = 0;
+
+  /** `wanted`: the facts of calls the reader's user looks at (the others are left empty). */
+  constructor(private readonly wanted: WantedFacts = ALL_FACTS) {}
 
   /** How many calls had their facts computed: each call once (for tests). */
   get parsedCalls(): number {
@@ -105,23 +108,15 @@ export class EntryReader {
         if (call && typeof call === 'object') {
           const name = typeof call.name === 'string' ? call.name : '';
           const id = typeof call.id === 'string' ? call.id : undefined;
-          (calls ??= []).push({
-            partIndex,
-            name,
-            ...(id !== undefined ? { id } : {}),
-            facts: this.callFactsOf(call, name),
-          });
+          const facts = this.callFactsOf(call, name);
+          (calls ??= []).push({ partIndex, id, name, facts });
         }
         const response = part?.functionResponse;
         if (response && typeof response === 'object') {
           const name = typeof response.name === 'string' ? response.name : '';
           const id = typeof response.id === 'string' ? response.id : undefined;
-          (outputs ??= []).push({
-            partIndex,
-            name,
-            ...(id !== undefined ? { id } : {}),
-            status: this.statusOf(response.response),
-          });
+          const status = outputStatus(response.response);
+          (outputs ??= []).push({ partIndex, id, name, status });
         }
       } catch {
         // A part that throws when read (a getter, a revoked proxy) holds nothing here.
@@ -134,19 +129,9 @@ export class EntryReader {
     let facts = this.callFactsCache.get(call);
     if (!facts) {
       this.calls++;
-      facts = callFacts(name, (call as { args?: unknown }).args);
+      facts = callFacts(name, (call as { args?: unknown }).args, this.wanted);
       this.callFactsCache.set(call, facts);
     }
     return facts;
-  }
-
-  private statusOf(response: unknown): OutputStatus {
-    if (response === null || typeof response !== 'object') return outputStatus(response);
-    let status = this.statusCache.get(response);
-    if (!status) {
-      status = outputStatus(response);
-      this.statusCache.set(response, status);
-    }
-    return status;
   }
 }

@@ -51,7 +51,7 @@ const ENTRIES_PER_LOOK = 16;
  */
 export class SupersededOutputs implements SupersededView {
   private readonly reasons: ReadonlySet<SupersededReason>;
-  private readonly reader = new EntryReader();
+  private readonly reader: EntryReader;
   private identities: unknown[] = [];
   private facts: EntryFacts[] = [];
   private matcher: SupersessionMatcher;
@@ -60,6 +60,12 @@ export class SupersededOutputs implements SupersededView {
   constructor(options: SupersededOptions = {}) {
     this.reasons = new Set(options.reasons ?? SUPERSEDED_REASONS);
     this.matcher = new SupersessionMatcher(this.reasons);
+    // Reads matter to `read-again` and `edited`, writes to `edited` only (not a default reason).
+    const edited = this.reasons.has('edited');
+    this.reader = new EntryReader({
+      reads: edited || this.reasons.has('read-again'),
+      writes: edited,
+    });
   }
 
   get entries(): readonly number[] {

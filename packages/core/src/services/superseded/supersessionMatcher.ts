@@ -15,7 +15,7 @@ import type { SupersededReason, SupersededView, Supersession } from './supersess
 /** A call whose output has not been seen yet. */
 interface PendingCall {
   contentIndex: number;
-  id?: string;
+  id: string | undefined;
   facts: CallFacts;
 }
 
@@ -51,8 +51,15 @@ export class SupersessionMatcher implements SupersededView {
   private readonly openReads = new Map<string, OpenRead[]>();
   private readonly byEntry = new Map<number, Map<number, Supersession>>();
   private readonly sortedEntries: number[] = [];
+  private readonly rerun: boolean;
+  private readonly readAgain: boolean;
+  private readonly edited: boolean;
 
-  constructor(private readonly reasons: ReadonlySet<SupersededReason>) {}
+  constructor(reasons: ReadonlySet<SupersededReason>) {
+    this.rerun = reasons.has('rerun');
+    this.readAgain = reasons.has('read-again');
+    this.edited = reasons.has('edited');
+  }
 
   get entries(): readonly number[] {
     return this.sortedEntries;
@@ -65,17 +72,13 @@ export class SupersessionMatcher implements SupersededView {
   /** One entry, in order: its calls wait for their outputs; each output settles its call. */
   follow(contentIndex: number, facts: EntryFacts): void {
     for (const call of facts.calls) {
-      const pending: PendingCall = {
-        contentIndex,
-        facts: call.facts,
-        ...(call.id !== undefined ? { id: call.id } : {}),
-      };
+      const pending: PendingCall = { contentIndex, id: call.id, facts: call.facts };
       if (call.id !== undefined) {
         this.pendingById.set(call.id, pending);
       } else {
-        const queue = this.pendingByName.get(call.name) ?? [];
-        queue.push(pending);
-        this.pendingByName.set(call.name, queue);
+        const queue = this.pendingByName.get(call.name);
+        if (queue) queue.push(pending);
+        else this.pendingByName.set(call.name, [pending]);
       }
     }
     for (const output of facts.outputs) {
@@ -88,8 +91,10 @@ export class SupersessionMatcher implements SupersededView {
           // A second copy of an output already seen (gemini-cli's resumed histories have them):
           // another output of the same call, superseded with the first.
           const settled = this.settledById.get(output.id);
-          if (settled) this.open(settled.facts, output, contentIndex);
-          if (settled) continue;
+          if (settled) {
+            this.open(settled.facts, output, contentIndex);
+            continue;
+          }
         }
       }
       call ??= this.pendingByName.get(output.name)?.shift();
@@ -102,17 +107,15 @@ export class SupersessionMatcher implements SupersededView {
   /** A call's output is in the history: it supersedes what it replaces, then may be superseded. */
   private settle(call: PendingCall, output: EntryOutput, contentIndex: number): void {
     const { facts } = call;
-    const by: Omit<Supersession, 'reason'> = {
-      callContentIndex: call.contentIndex,
-      outputContentIndex: contentIndex,
-      ...(call.id !== undefined ? { callId: call.id } : {}),
-    };
-    if (this.reasons.has('rerun') && facts.rerunKey !== '') {
+    const by: By = { call, contentIndex };
+    if (this.rerun && facts.rerunKey !== '') {
       const earlier = this.openByKey.get(facts.rerunKey);
-      if (earlier) for (const open of earlier) this.supersede(open, 'rerun', by);
-      this.openByKey.delete(facts.rerunKey);
+      if (earlier) {
+        for (const open of earlier) this.supersede(open, 'rerun', by);
+        this.openByKey.delete(facts.rerunKey);
+      }
     }
-    if (this.reasons.has('edited') && !output.status.failed) {
+    if (this.edited && facts.writes.length > 0 && !output.status.failed) {
       for (const file of facts.writes) {
         const reads = this.openReads.get(file);
         if (!reads) continue;
@@ -120,29 +123,34 @@ export class SupersessionMatcher implements SupersededView {
         for (const read of reads) this.settleRead(read, 'edited', by);
       }
     }
-    const shows = !output.status.failed && !output.status.truncated;
-    if (this.reasons.has('read-again') && shows && facts.reads.length > 0) {
-      for (const file of new Set(facts.reads.map((range) => range.path))) {
-        const reads = this.openReads.get(file);
-        if (!reads) continue;
-        const later = facts.reads.filter((range) => range.path === file);
-        for (const read of reads) {
-          if (later.some((range) => covers(range, read.range))) {
-            this.settleRead(read, 'read-again', by);
-          }
-        }
-        const open = reads.filter((read) => !read.done && !read.output.superseded);
-        if (open.length > 0) this.openReads.set(file, open);
-        else this.openReads.delete(file);
-      }
+    if (this.readAgain && facts.reads.length > 0) {
+      const { status } = output;
+      if (!status.failed && !status.truncated) this.readAgainBy(facts.reads, by);
     }
     this.open(facts, output, contentIndex);
+  }
+
+  /** `reads` (a later call's, shown whole) settle the open reads they cover, file by file. */
+  private readAgainBy(reads: readonly FileRange[], by: By): void {
+    for (let index = 0; index < reads.length; index++) {
+      const file = (reads[index] as FileRange).path;
+      if (firstOf(reads, file) !== index) continue;
+      const open = this.openReads.get(file);
+      if (!open) continue;
+      let left = 0;
+      for (const read of open) {
+        if (coveredBy(reads, index, read.range)) this.settleRead(read, 'read-again', by);
+        if (!read.done && !read.output.superseded) open[left++] = read;
+      }
+      if (left > 0) open.length = left;
+      else this.openReads.delete(file);
+    }
   }
 
   /** Registers an output that later calls may supersede. */
   private open(facts: CallFacts, output: EntryOutput, contentIndex: number): void {
     const self: OpenOutput = { contentIndex, partIndex: output.partIndex, readsLeft: 0 };
-    if (this.reasons.has('rerun') && facts.rerunKey !== '') {
+    if (this.rerun && facts.rerunKey !== '') {
       const outputs = this.openByKey.get(facts.rerunKey);
       if (outputs) outputs.push(self);
       else this.openByKey.set(facts.rerunKey, [self]);
@@ -150,26 +158,32 @@ export class SupersessionMatcher implements SupersededView {
     if (facts.reads.length > 0 && !output.status.failed) {
       self.readsLeft = facts.reads.length;
       for (const range of facts.reads) {
-        const reads = this.openReads.get(range.path) ?? [];
-        reads.push({ output: self, range, done: false });
-        this.openReads.set(range.path, reads);
+        const read: OpenRead = { output: self, range, done: false };
+        const reads = this.openReads.get(range.path);
+        if (reads) reads.push(read);
+        else this.openReads.set(range.path, [read]);
       }
     }
   }
 
-  private settleRead(read: OpenRead, reason: SupersededReason, by: Omit<Supersession, 'reason'>) {
+  private settleRead(read: OpenRead, reason: SupersededReason, by: By) {
     if (read.done) return;
     read.done = true;
     if (--read.output.readsLeft === 0) this.supersede(read.output, reason, by);
   }
 
-  private supersede(
-    output: OpenOutput,
-    reason: SupersededReason,
-    by: Omit<Supersession, 'reason'>,
-  ) {
+  private supersede(output: OpenOutput, reason: SupersededReason, by: By) {
     if (output.superseded) return;
-    const supersession: Supersession = { reason, ...by };
+    const { call } = by;
+    const supersession: Supersession =
+      call.id !== undefined
+        ? {
+            reason,
+            callContentIndex: call.contentIndex,
+            outputContentIndex: by.contentIndex,
+            callId: call.id,
+          }
+        : { reason, callContentIndex: call.contentIndex, outputContentIndex: by.contentIndex };
     output.superseded = supersession;
     let parts = this.byEntry.get(output.contentIndex);
     if (!parts) {
@@ -179,4 +193,27 @@ export class SupersessionMatcher implements SupersededView {
     }
     parts.set(output.partIndex, supersession);
   }
+}
+
+/** The later call and the entry of its output: what a supersession names. */
+interface By {
+  call: PendingCall;
+  contentIndex: number;
+}
+
+/** The index of the first range of `reads` on `file`. */
+function firstOf(reads: readonly FileRange[], file: string): number {
+  let index = 0;
+  while ((reads[index] as FileRange).path !== file) index++;
+  return index;
+}
+
+/** Does a range of `reads` on the same file as `reads[from]` (from there on) cover `earlier`? */
+function coveredBy(reads: readonly FileRange[], from: number, earlier: FileRange): boolean {
+  const file = (reads[from] as FileRange).path;
+  for (let index = from; index < reads.length; index++) {
+    const later = reads[index] as FileRange;
+    if (later.path === file && covers(later, earlier)) return true;
+  }
+  return false;
 }

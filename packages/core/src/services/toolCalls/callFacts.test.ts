@@ -41,4 +41,21 @@ describe('callFacts and the shell parser stay bounded on model-chosen input', ()
     expect(callFacts('run_shell_command', { command: 'cat a.py > b.py' }).writes).toEqual(['b.py']);
     expect(reads('for f in a.py; do cat $f; done')).toEqual([]);
   });
+
+  it('leaves out the reads or writes not wanted, the rest as the full facts', () => {
+    const command = "cd /w && sed -n '1,5p' a.py > b.py && cat c.py";
+    const full = callFacts('run_shell_command', { command });
+    expect(full.reads).toEqual([{ path: '/w/c.py', first: 1, last: Infinity, partial: false }]);
+    expect(full.writes).toEqual(['/w/b.py']);
+    const wanted = (reads: boolean, writes: boolean) =>
+      callFacts('run_shell_command', { command }, { reads, writes });
+    expect(wanted(true, false)).toEqual({ ...full, writes: [] });
+    expect(wanted(false, true)).toEqual({ ...full, reads: [] });
+    expect(wanted(false, false)).toEqual({ rerunKey: full.rerunKey, reads: [], writes: [] });
+    const edit = { file_path: '/w/a.py', old_string: 'a', new_string: 'b' };
+    expect(callFacts('replace', edit, { reads: true, writes: false }).writes).toEqual([]);
+    expect(
+      callFacts('read_file', { file_path: 'a.py' }, { reads: false, writes: true }).reads,
+    ).toEqual([]);
+  });
 });

@@ -39,7 +39,7 @@
  * grepFiles.ts) and shellWrites.ts, patchFiles.ts.
  */
 import { record } from './callArguments.js';
-import type { CallFacts } from './fileRanges.js';
+import { ALL_FACTS, NO_FACTS, type CallFacts } from './fileRanges.js';
 import { fileToolFacts } from './fileToolFacts.js';
 import { rerunKeyOf } from './rerunKey.js';
 import { shellCallFacts } from './shellCallFacts.js';
@@ -56,12 +56,20 @@ const SHELL_TOOLS = new Set([
 /** Arguments that describe a call without changing what it does. */
 const DESCRIPTIVE_ARGS = new Set(['description']);
 
-/** The facts of one call (see the module comment). Never throws on model-chosen arguments. */
-export function callFacts(name: string, rawArgs: unknown): CallFacts {
+/**
+ * The facts of one call (see the module comment), those `wanted` only (the others empty). Never
+ * throws on model-chosen arguments.
+ */
+export function callFacts(name: string, rawArgs: unknown, wanted = ALL_FACTS): CallFacts {
   const args = record(rawArgs);
-  if (SHELL_TOOLS.has(name)) return shellCallFacts(name, args);
+  if (SHELL_TOOLS.has(name)) return shellCallFacts(name, args, wanted);
   const keyed: Record<string, unknown> = {};
   for (const key of Object.keys(args)) if (!DESCRIPTIVE_ARGS.has(key)) keyed[key] = args[key];
   const rerunKey = Object.keys(keyed).length > 0 ? rerunKeyOf(name, keyed) : '';
-  return { rerunKey, ...fileToolFacts(name, args) };
+  const { reads, writes } = fileToolFacts(name, args);
+  return {
+    rerunKey,
+    reads: wanted.reads ? reads : NO_FACTS.reads,
+    writes: wanted.writes ? writes : NO_FACTS.writes,
+  };
 }

@@ -28,6 +28,19 @@ export interface CallFacts {
   writes: readonly string[];
 }
 
+/**
+ * Which facts a caller uses: the reads (read again, edited) and the writes (edited); the rerun
+ * key is always given. What is not wanted is left empty, its work not done (a pass that does
+ * not look for edits parses no command for its writes).
+ */
+export interface WantedFacts {
+  reads: boolean;
+  writes: boolean;
+}
+
+/** Every fact. */
+export const ALL_FACTS: WantedFacts = { reads: true, writes: true };
+
 /** Every line of a file. */
 export const WHOLE = { first: 1, last: Infinity, partial: false } as const;
 /** What a call not understood reads and writes: nothing. */
@@ -53,10 +66,26 @@ export function normalizePath(raw: string, directory?: string): string | undefin
   return normalized.length > 1 && normalized.endsWith('/') ? normalized.slice(0, -1) : normalized;
 }
 
+/** Every line of `file`. */
+export const wholeFile = (file: string): FileRange => ({
+  path: file,
+  first: 1,
+  last: Infinity,
+  partial: false,
+});
+
+/** Some lines of what `range` shows (covered only by a whole read). */
+export const partOf = (range: FileRange): FileRange => ({
+  path: range.path,
+  first: range.first,
+  last: range.last,
+  partial: true,
+});
+
 /** Stream lines `part.first..part.last` of what `range` shows. */
 export function within(range: FileRange, part: Omit<FileRange, 'path'>): FileRange {
-  if (range.partial || part.partial) return { ...range, partial: true };
+  if (range.partial || part.partial) return partOf(range);
   const first = range.first + Math.max(1, part.first) - 1;
   const last = Math.min(range.last, range.first + part.last - 1);
-  return { ...range, first, last: Math.max(first, last) };
+  return { path: range.path, first, last: Math.max(first, last), partial: false };
 }

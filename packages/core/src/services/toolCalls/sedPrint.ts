@@ -14,7 +14,7 @@ import type { ShellWord } from './shellScript.js';
  * files. Anything else (`s///`, `w`, no `-n`, `-i`) is not a read.
  */
 export function sedPrint(
-  words: ShellWord[],
+  words: readonly ShellWord[],
 ): { range: Omit<FileRange, 'path'>; files: ShellWord[] } | undefined {
   let quiet = false;
   let script: string | undefined;
@@ -22,17 +22,17 @@ export function sedPrint(
   for (let index = 1; index < words.length; index++) {
     const word = words[index] as ShellWord;
     const text = word.text;
-    if (text === '-e' || text === '--expression') {
+    if (!text.startsWith('-') || text.length === 1) {
+      rest.push(word);
+    } else if (text === '-e' || text === '--expression') {
       if (script !== undefined) script += ';';
       script = (script ?? '') + (words[++index]?.text ?? '');
     } else if (text === '-n' || text === '--quiet' || text === '--silent') {
       quiet = true;
     } else if (/^-[nEr]+$/.test(text)) {
       if (text.includes('n')) quiet = true;
-    } else if (text.startsWith('-') && text.length > 1) {
-      return undefined;
     } else {
-      rest.push(word);
+      return undefined;
     }
   }
   if (!quiet) return undefined;
@@ -41,64 +41,97 @@ export function sedPrint(
     if (!first || first.dynamic) return undefined;
     script = first.text;
   }
-  const range = sedScriptRange(script);
+  const range = new SedScript(script).range();
   return range ? { range, files: rest } : undefined;
 }
 
-/** The lines a print-only sed script shows (see `sedPrint`). Linear, no regular expression. */
-function sedScriptRange(script: string): Omit<FileRange, 'path'> | undefined {
-  const commands: { first: number | undefined; last: number | undefined }[] = [];
-  let at = 0;
-  const skipBlanks = () => {
-    while (script[at] === ' ' || script[at] === '\t') at++;
-  };
+const SPACE = 32;
+const TAB = 9;
+const NEWLINE = 10;
+const SEMICOLON = 59;
+const COMMA = 44;
+const SLASH = 47;
+const BACKSLASH = 92;
+const DOLLAR = 36;
+const PRINT = 112; // p
+
+/** A print-only sed script read in one linear scan, without regular expressions. */
+class SedScript {
+  private at = 0;
+
+  constructor(private readonly script: string) {}
+
+  /** The lines the script shows (see `sedPrint`), or undefined when it does anything else. */
+  range(): Omit<FileRange, 'path'> | undefined {
+    const script = this.script;
+    let commands = 0;
+    let first: number | undefined;
+    let last: number | undefined;
+    while (this.at < script.length) {
+      this.skipBlanks();
+      const code = script.charCodeAt(this.at);
+      if (code === SEMICOLON || code === NEWLINE) {
+        this.at++;
+        continue;
+      }
+      const from = this.address();
+      if (from === false) return undefined;
+      let to: number | undefined | false = from;
+      this.skipBlanks();
+      if (script.charCodeAt(this.at) === COMMA) {
+        this.at++;
+        to = this.address();
+        if (to === false) return undefined;
+      }
+      this.skipBlanks();
+      if (script.charCodeAt(this.at) !== PRINT) return undefined;
+      this.at++;
+      this.skipBlanks();
+      const after = script.charCodeAt(this.at);
+      if (this.at < script.length && after !== SEMICOLON && after !== NEWLINE) return undefined;
+      if (commands++ === 0) {
+        first = from;
+        last = to;
+      }
+    }
+    if (commands !== 1 || first === undefined || last === undefined || first === Infinity) {
+      return commands > 0 ? { ...WHOLE, partial: true } : undefined;
+    }
+    if (last < first) return undefined;
+    return { first: Math.max(1, first), last, partial: false };
+  }
+
+  private skipBlanks(): void {
+    for (;;) {
+      const code = this.script.charCodeAt(this.at);
+      if (code !== SPACE && code !== TAB) return;
+      this.at++;
+    }
+  }
+
   /** One address: a line number (returned), `$` (Infinity) or `/re/` (undefined, partial). */
-  const address = (): number | undefined | false => {
-    skipBlanks();
-    const start = at;
-    while (isDigitChar(script[at])) at++;
-    if (at > start) return at - start <= 9 ? Number(script.slice(start, at)) : false;
-    if (script[at] === '$') {
-      at++;
+  private address(): number | undefined | false {
+    const script = this.script;
+    this.skipBlanks();
+    const start = this.at;
+    while (isDigitCode(script.charCodeAt(this.at))) this.at++;
+    if (this.at > start) return this.at - start <= 9 ? Number(script.slice(start, this.at)) : false;
+    const code = script.charCodeAt(this.at);
+    if (code === DOLLAR) {
+      this.at++;
       return Infinity;
     }
-    if (script[at] === '/') {
-      at++;
-      while (at < script.length && script[at] !== '/') at += script[at] === '\\' ? 2 : 1;
-      if (at >= script.length) return false;
-      at++;
+    if (code === SLASH) {
+      this.at++;
+      while (this.at < script.length && script.charCodeAt(this.at) !== SLASH) {
+        this.at += script.charCodeAt(this.at) === BACKSLASH ? 2 : 1;
+      }
+      if (this.at >= script.length) return false;
+      this.at++;
       return undefined;
     }
     return false;
-  };
-  while (at < script.length) {
-    skipBlanks();
-    if (script[at] === ';' || script[at] === '\n') {
-      at++;
-      continue;
-    }
-    const first = address();
-    if (first === false) return undefined;
-    let last: number | undefined | false = first;
-    skipBlanks();
-    if (script[at] === ',') {
-      at++;
-      last = address();
-      if (last === false) return undefined;
-    }
-    skipBlanks();
-    if (script[at] !== 'p') return undefined;
-    at++;
-    skipBlanks();
-    if (at < script.length && script[at] !== ';' && script[at] !== '\n') return undefined;
-    commands.push({ first, last });
   }
-  const only = commands.length === 1 ? commands[0] : undefined;
-  if (!only || only.first === undefined || only.last === undefined || only.first === Infinity) {
-    return commands.length > 0 ? { ...WHOLE, partial: true } : undefined;
-  }
-  if (only.last < only.first) return undefined;
-  return { first: Math.max(1, only.first), last: only.last, partial: false };
 }
 
-const isDigitChar = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
+const isDigitCode = (code: number) => code >= 48 && code <= 57;

@@ -6,11 +6,11 @@
  * `| tail`, `| grep`, `| cat`). Any other stage makes the pipeline no read: a missed read only
  * leaves an output unmasked, a wrong one would hide what is still current.
  */
-import { WHOLE, within, type FileRange } from './fileRanges.js';
+import { partOf, wholeFile, within, type FileRange } from './fileRanges.js';
 import { grepFiles } from './grepFiles.js';
 import { sedPrint } from './sedPrint.js';
 import type { ShellWord, SimpleCommand } from './shellScript.js';
-import { basename, commandWords, operands, resolve, type ShellState } from './shellWords.js';
+import { commandWords, operands, programOf, resolve, type ShellState } from './shellWords.js';
 
 /** A number of lines: digits only, at most 9 of them. */
 function count(text: string | undefined): number | undefined {
@@ -19,56 +19,73 @@ function count(text: string | undefined): number | undefined {
 }
 
 /** `-n N`, `-nN`, `-N`, `--lines=N`, `--lines N` of head and tail; `c` for bytes. */
-function lineOption(words: ShellWord[]): { lines?: string; bytes: boolean; files: ShellWord[] } {
+function lineOption(words: readonly ShellWord[]): {
+  lines: string | undefined;
+  bytes: boolean;
+  files: ShellWord[];
+} {
   let lines: string | undefined;
   let bytes = false;
   const files: ShellWord[] = [];
   for (let index = 1; index < words.length; index++) {
     const text = (words[index] as ShellWord).text;
-    if (text === '-n' || text === '--lines') lines = words[++index]?.text;
+    if (!text.startsWith('-') || text.length === 1) files.push(words[index] as ShellWord);
+    else if (text === '-n' || text === '--lines') lines = words[++index]?.text;
     else if (text.startsWith('--lines=')) lines = text.slice('--lines='.length);
     else if (/^-n[+-]?\d+$/.test(text)) lines = text.slice(2);
     else if (/^-\d+$/.test(text)) lines = text.slice(1);
     else if (text === '-c' || text.startsWith('-c') || text.startsWith('--bytes')) bytes = true;
-    else if (text.startsWith('-') && text.length > 1) continue;
-    else files.push(words[index] as ShellWord);
   }
-  return { ...(lines !== undefined ? { lines } : {}), bytes, files };
+  return { lines, bytes, files };
 }
 
-/** The lines a pipeline shows, when it shows lines of files and nothing else. */
+/**
+ * The lines a pipeline shows, when it shows lines of files and nothing else. `words` and `program`
+ * are its first command's (commandWords, programOf), which the caller has already read.
+ */
 export function pipelineRead(
-  pipeline: SimpleCommand[],
+  pipeline: readonly SimpleCommand[],
+  words: readonly ShellWord[],
+  program: string,
   state: ShellState,
 ): FileRange[] | undefined {
-  const [source, ...stages] = pipeline;
-  let ranges = sourceRead(commandWords(source as SimpleCommand), state);
-  if (!ranges) return undefined;
-  for (const stage of stages) {
-    if (!ranges) return undefined;
-    ranges = narrow(ranges, commandWords(stage));
+  let ranges = sourceRead(words, program, state);
+  for (let index = 1; ranges && index < pipeline.length; index++) {
+    ranges = narrow(ranges, commandWords(pipeline[index] as SimpleCommand));
   }
   return ranges;
 }
 
+/** The whole file a word names. */
+function wholeRead(word: ShellWord, state: ShellState): FileRange | undefined {
+  const file = resolve(word, state);
+  return file ? wholeFile(file) : undefined;
+}
+
+/** nl's options that take a value (`-b a`, `-w 6`). */
+const nlTakesValue = (option: string) => /^-[bdfhilnsvw]$/.test(option);
+
 /** What the first command of a pipeline shows of files. */
-function sourceRead(words: ShellWord[], state: ShellState): FileRange[] | undefined {
-  const program = basename(words[0]?.text ?? '');
-  const whole = (word: ShellWord) => {
-    const file = resolve(word, state);
-    return file ? { path: file, ...WHOLE } : undefined;
-  };
+function sourceRead(
+  words: readonly ShellWord[],
+  program: string,
+  state: ShellState,
+): FileRange[] | undefined {
   if (program === 'cat' || program === 'less' || program === 'more') {
     const files = operands(words);
     if (files.length === 0 || (program !== 'cat' && files.length > 1)) return undefined;
-    const reads = files.map(whole);
-    return reads.every((read) => read !== undefined) ? (reads as FileRange[]) : undefined;
+    const reads: FileRange[] = [];
+    for (const word of files) {
+      const read = wholeRead(word, state);
+      if (!read) return undefined;
+      reads.push(read);
+    }
+    return reads;
   }
   if (program === 'nl') {
-    const valued = (option: string) => /^-[bdfhilnsvw]$/.test(option);
-    const files = operands(words, valued);
+    const files = operands(words, nlTakesValue);
     if (files.length !== 1) return undefined;
-    const read = whole(files[0] as ShellWord);
+    const read = wholeRead(files[0] as ShellWord, state);
     return read ? [read] : undefined;
   }
   if (program === 'head' || program === 'tail') {
@@ -76,7 +93,7 @@ function sourceRead(words: ShellWord[], state: ShellState): FileRange[] | undefi
     if (files.length !== 1) return undefined;
     const file = resolve(files[0], state);
     if (!file) return undefined;
-    const range = narrowByLines({ path: file, ...WHOLE }, program, lines, bytes);
+    const range = narrowByLines(wholeFile(file), program, lines, bytes);
     return range ? [range] : undefined;
   }
   if (program === 'sed') {
@@ -84,25 +101,25 @@ function sourceRead(words: ShellWord[], state: ShellState): FileRange[] | undefi
     if (!parsed || parsed.files.length !== 1) return undefined;
     const file = resolve(parsed.files[0], state);
     if (!file) return undefined;
-    return [within({ path: file, ...WHOLE }, parsed.range)];
+    return [within(wholeFile(file), parsed.range)];
   }
   if (program === 'grep' || program === 'egrep' || program === 'fgrep') {
     const files = grepFiles(words);
     if (!files || files.length !== 1) return undefined;
     const file = resolve(files[0], state);
-    return file ? [{ path: file, ...WHOLE, partial: true }] : undefined;
+    return file ? [{ path: file, first: 1, last: Infinity, partial: true }] : undefined;
   }
   return undefined;
 }
 
 /** A later stage of a pipeline, applied to what the stages before it show. */
-function narrow(ranges: FileRange[], words: ShellWord[]): FileRange[] | undefined {
-  const program = basename(words[0]?.text ?? '');
+function narrow(ranges: FileRange[], words: readonly ShellWord[]): FileRange[] | undefined {
+  const program = programOf(words);
   if ((program === 'cat' || program === 'nl') && operands(words).length === 0) return ranges;
   if (program === 'grep' || program === 'egrep' || program === 'fgrep') {
     const files = grepFiles(words);
     if (!files || files.length > 0) return undefined;
-    return ranges.map((range) => ({ ...range, partial: true }));
+    return ranges.map(partOf);
   }
   // Line positions of the stream are the file's only when one file flows through it.
   if (ranges.length !== 1) return undefined;
@@ -128,11 +145,11 @@ function narrowByLines(
   lines: string | undefined,
   bytes: boolean,
 ): FileRange | undefined {
-  if (bytes) return { ...range, partial: true };
+  if (bytes) return partOf(range);
   const text = lines ?? '10';
   if (program === 'head') {
     const kept = count(text.startsWith('+') ? text.slice(1) : text);
-    if (kept === undefined) return text.startsWith('-') ? { ...range, partial: true } : undefined;
+    if (kept === undefined) return text.startsWith('-') ? partOf(range) : undefined;
     return within(range, { first: 1, last: kept, partial: false });
   }
   if (text.startsWith('+')) {
@@ -143,6 +160,11 @@ function narrowByLines(
   }
   const kept = count(text.startsWith('-') ? text.slice(1) : text);
   if (kept === undefined) return undefined;
-  if (range.partial || range.last === Infinity) return { ...range, partial: true };
-  return { ...range, first: Math.max(range.first, range.last - kept + 1) };
+  if (range.partial || range.last === Infinity) return partOf(range);
+  return {
+    path: range.path,
+    first: Math.max(range.first, range.last - kept + 1),
+    last: range.last,
+    partial: false,
+  };
 }

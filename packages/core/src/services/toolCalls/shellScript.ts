@@ -10,9 +10,15 @@
  * mark the whole script `complex`: its commands may not all run, so nothing is read from it.
  *
  * Model-chosen input runs in bounded time: a script longer than `MAX_SHELL_SCRIPT_CHARS` is not
- * parsed at all, and the parser is one forward scan without regular expressions (each character
- * is looked at a bounded number of times, heredoc bodies and `$(…)` included).
+ * parsed at all, and the parser is one forward scan (each character is looked at a bounded number
+ * of times, heredoc bodies and `$(…)` included). It reads character codes, and takes each run of
+ * plain characters as one slice found by one sticky character class (a word without quotes is one
+ * slice of the script): a cold pass builds no string per character and runs little of its own
+ * code per character before V8 has compiled it (issue 30).
  */
+
+import * as chars from './shellCharacters.js';
+import { expansionEnd, fdBeforeRedirect, isDigit, redirectOperator } from './shellCharacters.js';
 
 /** Longest script parsed; a longer one is left alone (only its exact text can match a rerun). */
 export const MAX_SHELL_SCRIPT_CHARS = 8_192;
@@ -67,19 +73,6 @@ const RESERVED = new Set([
   '[[',
 ]);
 
-const isBlank = (c: string | undefined) => c === ' ' || c === '\t' || c === '\r';
-const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
-/** Characters that end an unquoted word. */
-const isOperator = (c: string | undefined) =>
-  c === '\n' ||
-  c === ';' ||
-  c === '&' ||
-  c === '|' ||
-  c === '(' ||
-  c === ')' ||
-  c === '<' ||
-  c === '>';
-
 interface PendingHeredoc {
   redirect: ShellRedirect;
   delimiter: string;
@@ -98,66 +91,82 @@ class Parser {
 
   parse(): ShellScript {
     const text = this.text;
-    while (this.at < text.length) {
-      const c = text[this.at];
-      if (isBlank(c)) {
-        this.at++;
-      } else if (c === '\\' && text[this.at + 1] === '\n') {
-        this.at += 2;
-      } else if (c === '\n') {
-        this.at++;
-        this.readHeredocBodies();
-        this.endPipeline();
-      } else if (c === '#') {
-        const end = text.indexOf('\n', this.at);
-        this.at = end < 0 ? text.length : end;
-      } else if (c === ';') {
-        this.at += text[this.at + 1] === ';' ? 2 : 1;
-        this.endPipeline();
-      } else if (c === '&' && text[this.at + 1] === '>') {
-        this.readRedirect(undefined);
-      } else if (c === '&') {
-        this.at += text[this.at + 1] === '&' ? 2 : 1;
-        this.endPipeline();
-      } else if (c === '|') {
-        if (text[this.at + 1] === '|') {
-          this.at += 2;
+    const length = text.length;
+    while (this.at < length) {
+      const code = text.charCodeAt(this.at);
+      switch (code) {
+        case chars.SPACE:
+        case chars.TAB:
+        case chars.CR:
+          this.at++;
+          break;
+        case chars.NEWLINE:
+          this.at++;
+          this.readHeredocBodies();
           this.endPipeline();
-        } else {
-          this.at += text[this.at + 1] === '&' ? 2 : 1;
-          this.endCommand();
+          break;
+        case chars.HASH: {
+          const end = text.indexOf('\n', this.at);
+          this.at = end < 0 ? length : end;
+          break;
         }
-      } else if (c === '(' || c === ')') {
-        this.complex = true;
-        this.at++;
-        this.endPipeline();
-      } else if (c === '<' || c === '>') {
-        this.readRedirect(undefined);
-      } else if (isDigit(c) && this.fdBeforeRedirect()) {
-        // `2>file`, `2>&1`: the digits name a file descriptor.
-        let end = this.at;
-        while (isDigit(text[end])) end++;
-        const fd = Number(text.slice(this.at, end));
-        this.at = end;
-        this.readRedirect(fd);
-      } else {
-        const word = this.readWord();
-        if (this.current.words.length === 0 && !word.dynamic && RESERVED.has(word.text)) {
+        case chars.SEMICOLON:
+          this.at += text.charCodeAt(this.at + 1) === chars.SEMICOLON ? 2 : 1;
+          this.endPipeline();
+          break;
+        case chars.AMPERSAND: {
+          const next = text.charCodeAt(this.at + 1);
+          if (next === chars.GREATER) {
+            this.readRedirect(undefined);
+          } else {
+            this.at += next === chars.AMPERSAND ? 2 : 1;
+            this.endPipeline();
+          }
+          break;
+        }
+        case chars.PIPE: {
+          const next = text.charCodeAt(this.at + 1);
+          if (next === chars.PIPE) {
+            this.at += 2;
+            this.endPipeline();
+          } else {
+            this.at += next === chars.AMPERSAND ? 2 : 1;
+            this.endCommand();
+          }
+          break;
+        }
+        case chars.OPEN:
+        case chars.CLOSE:
           this.complex = true;
-        }
-        this.current.words.push(word);
+          this.at++;
+          this.endPipeline();
+          break;
+        case chars.LESS:
+        case chars.GREATER:
+          this.readRedirect(undefined);
+          break;
+        default:
+          if (code === chars.BACKSLASH && text.charCodeAt(this.at + 1) === chars.NEWLINE) {
+            this.at += 2;
+          } else if (isDigit(code) && fdBeforeRedirect(text, this.at)) {
+            // `2>file`, `2>&1`: the digits name a file descriptor.
+            let end = this.at;
+            while (isDigit(text.charCodeAt(end))) end++;
+            const fd = Number(text.slice(this.at, end));
+            this.at = end;
+            this.readRedirect(fd);
+          } else {
+            const word = this.readWord();
+            if (this.current.words.length === 0 && !word.dynamic && RESERVED.has(word.text)) {
+              this.complex = true;
+            }
+            this.current.words.push(word);
+          }
       }
     }
     this.readHeredocBodies();
     this.endPipeline();
     return { pipelines: this.pipelines, complex: this.complex };
-  }
-
-  /** Digits at `at` followed at once by `<` or `>` (at most 3 digits: a descriptor). */
-  private fdBeforeRedirect(): boolean {
-    let end = this.at;
-    while (isDigit(this.text[end]) && end - this.at < 4) end++;
-    return end - this.at <= 3 && (this.text[end] === '<' || this.text[end] === '>');
   }
 
   private endCommand(): void {
@@ -175,10 +184,13 @@ class Parser {
 
   private readRedirect(fd: number | undefined): void {
     const text = this.text;
-    const operators = ['&>>', '&>', '<<<', '<<-', '<<', '<&', '<>', '<', '>>', '>&', '>|', '>'];
-    const op = operators.find((candidate) => text.startsWith(candidate, this.at)) as string;
+    const op = redirectOperator(text, this.at);
     this.at += op.length;
-    while (isBlank(text[this.at])) this.at++;
+    for (;;) {
+      const code = text.charCodeAt(this.at);
+      if (code !== chars.SPACE && code !== chars.TAB && code !== chars.CR) break;
+      this.at++;
+    }
     const target = this.readWord();
     const redirect: ShellRedirect = { op, target, ...(fd !== undefined ? { fd } : {}) };
     this.current.redirects.push(redirect);
@@ -189,6 +201,7 @@ class Parser {
 
   /** After a new line: the bodies of the heredocs opened on the line before, in order. */
   private readHeredocBodies(): void {
+    if (this.heredocs.length === 0) return;
     const text = this.text;
     for (const heredoc of this.heredocs) {
       const start = this.at;
@@ -196,7 +209,8 @@ class Parser {
         const lineEnd = text.indexOf('\n', this.at);
         const end = lineEnd < 0 ? text.length : lineEnd;
         let lineStart = this.at;
-        if (heredoc.stripTabs) while (lineStart < end && text[lineStart] === '\t') lineStart++;
+        if (heredoc.stripTabs)
+          while (lineStart < end && text.charCodeAt(lineStart) === chars.TAB) lineStart++;
         const matches =
           end - lineStart === heredoc.delimiter.length &&
           text.startsWith(heredoc.delimiter, lineStart);
@@ -211,85 +225,85 @@ class Parser {
     this.heredocs = [];
   }
 
-  /** One word at `at`, quotes and escapes undone; empty when `at` is at an operator. */
+  /**
+   * One word at `at`, quotes and escapes undone; empty when `at` is at an operator. Runs of
+   * literal characters are taken as one slice each (a plain word is one slice of the script).
+   */
   private readWord(): ShellWord {
     const text = this.text;
-    const start = this.at;
+    const length = text.length;
+    let at = this.at;
     let word = '';
-    let dynamic = false;
-    while (this.at < text.length) {
-      const c = text[this.at] as string;
-      if (isBlank(c) || isOperator(c)) break;
-      if (c === "'") {
-        const end = text.indexOf("'", this.at + 1);
-        const stop = end < 0 ? text.length : end;
-        word += text.slice(this.at + 1, stop);
-        this.at = stop + 1;
-      } else if (c === '"') {
-        this.at++;
-        while (this.at < text.length && text[this.at] !== '"') {
-          const inner = text[this.at] as string;
-          if (inner === '\\' && '"\\$`\n'.includes(text[this.at + 1] ?? '')) {
-            if (text[this.at + 1] !== '\n') word += text[this.at + 1];
-            this.at += 2;
-          } else if (inner === '$' || inner === '`') {
-            dynamic = true;
-            this.skipExpansion();
-          } else {
-            word += inner;
-            this.at++;
-          }
-        }
-        this.at++;
-      } else if (c === '\\') {
-        if (this.at + 1 < text.length && text[this.at + 1] !== '\n') word += text[this.at + 1];
-        this.at += 2;
-      } else if (c === '$' || c === '`') {
+    let dynamic = at < length && text.charCodeAt(at) === chars.TILDE;
+    let run = at;
+    // The plain run at the start of the word (most words are one) in one native step.
+    chars.PLAIN_RUN.lastIndex = at;
+    if (chars.PLAIN_RUN.test(text)) at = chars.PLAIN_RUN.lastIndex;
+    while (at < length) {
+      const code = text.charCodeAt(at);
+      const kind = code < 128 ? chars.WORD_CLASS[code] : chars.LITERAL;
+      if (kind === chars.LITERAL) {
+        at++;
+        continue;
+      }
+      if (kind === chars.GLOB) {
         dynamic = true;
-        this.skipExpansion();
+        at++;
+        continue;
+      }
+      if (kind === chars.WORD_END) break;
+      if (at > run) word += text.slice(run, at);
+      if (code === chars.SINGLE_QUOTE) {
+        const end = text.indexOf("'", at + 1);
+        const stop = end < 0 ? length : end;
+        word += text.slice(at + 1, stop);
+        at = stop + 1;
+      } else if (code === chars.DOUBLE_QUOTE) {
+        at++;
+        let inner = at;
+        while (at < length) {
+          const quoted = text.charCodeAt(at);
+          if (quoted === chars.DOUBLE_QUOTE) break;
+          if (quoted === chars.BACKSLASH) {
+            // `\` escapes only `" \ $`, a backquote and a new line (which it removes) here.
+            const next = text.charCodeAt(at + 1);
+            if (
+              next === chars.DOUBLE_QUOTE ||
+              next === chars.BACKSLASH ||
+              next === chars.DOLLAR ||
+              next === chars.BACKQUOTE ||
+              next === chars.NEWLINE ||
+              at + 1 >= length
+            ) {
+              if (at > inner) word += text.slice(inner, at);
+              if (at + 1 < length && next !== chars.NEWLINE) word += text[at + 1];
+              at += 2;
+              inner = at;
+              continue;
+            }
+          } else if (quoted === chars.DOLLAR || quoted === chars.BACKQUOTE) {
+            if (at > inner) word += text.slice(inner, at);
+            dynamic = true;
+            at = expansionEnd(text, at);
+            inner = at;
+            continue;
+          }
+          at++;
+        }
+        if (at > inner) word += text.slice(inner, at);
+        at++;
+      } else if (code === chars.BACKSLASH) {
+        if (at + 1 < length && text.charCodeAt(at + 1) !== chars.NEWLINE) word += text[at + 1];
+        at += 2;
       } else {
-        if (c === '*' || c === '?' || c === '[' || (c === '~' && this.at === start)) {
-          dynamic = true;
-        }
-        word += c;
-        this.at++;
+        dynamic = true;
+        at = expansionEnd(text, at);
       }
+      run = at;
     }
+    if (at > run) word += text.slice(run, at);
+    this.at = at;
     return { text: word, dynamic };
-  }
-
-  /** Skips `$name`, `${…}`, `$(…)` or a backquoted command at `at`. */
-  private skipExpansion(): void {
-    const text = this.text;
-    if (text[this.at] === '`') {
-      const end = text.indexOf('`', this.at + 1);
-      this.at = end < 0 ? text.length : end + 1;
-      return;
-    }
-    const next = text[this.at + 1];
-    if (next === '(' || next === '{') {
-      const close = next === '(' ? ')' : '}';
-      let depth = 0;
-      for (let index = this.at + 1; index < text.length; index++) {
-        const c = text[index];
-        if (c === "'") {
-          const end = text.indexOf("'", index + 1);
-          if (end < 0) break;
-          index = end;
-        } else if (c === '\\') {
-          index++;
-        } else if (c === next) {
-          depth++;
-        } else if (c === close && --depth === 0) {
-          this.at = index + 1;
-          return;
-        }
-      }
-      this.at = text.length;
-      return;
-    }
-    this.at++;
-    while (this.at < text.length && /[A-Za-z0-9_]/.test(text[this.at] as string)) this.at++;
   }
 }
 

@@ -19,28 +19,53 @@ export interface ShellState {
 }
 
 /** The program's name without its folder (`/usr/bin/cat` is `cat`). */
-export const basename = (word: string) => word.slice(word.lastIndexOf('/') + 1);
+export function basename(word: string): string {
+  const slash = word.lastIndexOf('/');
+  return slash < 0 ? word : word.slice(slash + 1);
+}
 
-/** A command's words without `VAR=value`, `time`, `timeout [opts] N`, `env`, `nohup`, `nice`. */
+const isLetter = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
+const isDigit = (code: number) => code >= 48 && code <= 57;
+const UNDERSCORE = 95;
+const EQUALS = 61;
+
+/** `NAME=…` (a letter or `_`, then letters, digits or `_`): a variable set for the command. */
+function isAssignment(text: string): boolean {
+  const first = text.charCodeAt(0);
+  if (!isLetter(first) && first !== UNDERSCORE) return false;
+  for (let at = 1; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === EQUALS) return true;
+    if (!isLetter(code) && !isDigit(code) && code !== UNDERSCORE) return false;
+  }
+  return false;
+}
+
+/**
+ * A command's words without `VAR=value`, `time`, `timeout [opts] N`, `env`, `nohup`, `nice`: the
+ * command's own array when there is no such prefix (callers only read it).
+ */
 export function commandWords(command: SimpleCommand): ShellWord[] {
   const words = command.words;
   let start = 0;
   while (start < words.length) {
-    const word = words[start] as ShellWord;
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word.text)) {
+    const text = (words[start] as ShellWord).text;
+    if (isAssignment(text) || text === 'time' || text === 'nohup' || text === 'env') {
       start++;
-    } else if (word.text === 'time' || word.text === 'nohup' || word.text === 'env') {
-      start++;
-    } else if (word.text === 'timeout' || word.text === 'nice') {
+    } else if (text === 'timeout' || text === 'nice') {
       start++;
       while (start < words.length && (words[start] as ShellWord).text.startsWith('-')) start++;
-      if (word.text === 'timeout') start++;
+      if (text === 'timeout') start++;
     } else {
       break;
     }
   }
-  return words.slice(start);
+  return start === 0 ? words : words.slice(start);
 }
+
+/** The program a command's words run: the first word without its folder, `''` for none. */
+export const programOf = (words: readonly ShellWord[]) =>
+  words.length === 0 ? '' : basename((words[0] as ShellWord).text);
 
 /** The path a word names, from the script's directory; undefined when it names none for sure. */
 export function resolve(word: ShellWord | undefined, state: ShellState): string | undefined {
@@ -49,21 +74,27 @@ export function resolve(word: ShellWord | undefined, state: ShellState): string 
   return normalizePath(word.text, state.directory ?? undefined);
 }
 
+/** `-i…`, `-pi…` (short options ending where `i` is) or `--in-place`: an in-place edit. */
+const IN_PLACE_OPTION = /^-[A-Za-z]*i/;
+
 /** `sed -i`, `perl -pi`: an in-place edit. */
-export function inPlace(words: ShellWord[]): boolean {
-  return words.some(
-    (word, index) =>
-      index > 0 &&
-      !word.dynamic &&
-      (/^-[A-Za-z]*i/.test(word.text) || word.text.startsWith('--in-place')),
-  );
+export function inPlace(words: readonly ShellWord[]): boolean {
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index] as ShellWord;
+    if (word.dynamic || !word.text.startsWith('-')) continue;
+    if (IN_PLACE_OPTION.test(word.text) || word.text.startsWith('--in-place')) return true;
+  }
+  return false;
 }
+
+/** An option that takes no value. */
+const noValue = () => false;
 
 /** Non-option words after the program (`--` ends the options). */
 export function operands(
-  words: ShellWord[],
-  takesValue: (option: string) => boolean = () => false,
-) {
+  words: readonly ShellWord[],
+  takesValue: (option: string) => boolean = noValue,
+): ShellWord[] {
   const result: ShellWord[] = [];
   let options = true;
   for (let index = 1; index < words.length; index++) {

@@ -7,43 +7,46 @@
  */
 import { patchFiles } from './patchFiles.js';
 import type { ShellWord, SimpleCommand } from './shellScript.js';
-import {
-  basename,
-  commandWords,
-  inPlace,
-  operands,
-  resolve,
-  type ShellState,
-} from './shellWords.js';
+import { inPlace, operands, resolve, type ShellState } from './shellWords.js';
 
 function addWrite(word: ShellWord | undefined, state: ShellState): void {
   const file = resolve(word, state);
   if (file && !file.startsWith('/dev/')) state.writes.push(file);
 }
 
-/** Adds the files `command` writes to `state.writes`. */
-export function collectWrites(command: SimpleCommand, state: ShellState): void {
+/** sed's and perl's options that take the next word: a script or a script file. */
+const takesScript = (option: string) =>
+  option === '-e' || option === '-f' || option === '--expression';
+/** cp's options that take the next word (`-t DIR`, `-S SUFFIX`). */
+const cpTakesValue = (option: string) => option === '-t' || option === '-S';
+
+/**
+ * Adds the files `command` writes to `state.writes`; `words` and `program` are its words without
+ * a prefix and its program (commandWords, programOf), which the caller has already read.
+ */
+export function collectWrites(
+  command: SimpleCommand,
+  words: readonly ShellWord[],
+  program: string,
+  state: ShellState,
+): void {
   for (const redirect of command.redirects) {
     const { op, target } = redirect;
-    const numeric = /^\d+$|^-$/.test(target.text);
     if (op === '>' || op === '>>' || op === '>|' || op === '&>' || op === '&>>') {
       addWrite(target, state);
-    } else if (op === '>&' && !numeric) {
+    } else if (op === '>&' && !/^\d+$|^-$/.test(target.text)) {
       addWrite(target, state);
     }
   }
-  const words = commandWords(command);
-  const program = basename(words[0]?.text ?? '');
   if (program === 'tee') {
     for (const word of operands(words)) addWrite(word, state);
   } else if ((program === 'sed' || program === 'perl') && inPlace(words)) {
-    const script = (option: string) =>
-      option === '-e' || option === '-f' || option === '--expression';
-    const rest = operands(words, script);
-    const scripted = words.some((word) => word.text === '-e' || word.text === '-f');
-    for (const word of scripted ? rest : rest.slice(1)) addWrite(word, state);
+    const rest = operands(words, takesScript);
+    let scripted = false;
+    for (const word of words) if (word.text === '-e' || word.text === '-f') scripted = true;
+    for (let index = scripted ? 0 : 1; index < rest.length; index++) addWrite(rest[index], state);
   } else if (program === 'cp') {
-    const rest = operands(words, (option) => option === '-t' || option === '-S');
+    const rest = operands(words, cpTakesValue);
     if (rest.length >= 2) addWrite(rest[rest.length - 1], state);
   } else if (program === 'mv' || program === 'rm') {
     for (const word of operands(words)) addWrite(word, state);
@@ -59,7 +62,7 @@ export function collectWrites(command: SimpleCommand, state: ShellState): void {
 }
 
 /** `git checkout [--] PATH…` and `git restore PATH…` (not `--staged` alone): the paths. */
-function gitWrites(words: ShellWord[], state: ShellState): void {
+function gitWrites(words: readonly ShellWord[], state: ShellState): void {
   const subcommand = words[1]?.text;
   if (subcommand !== 'checkout' && subcommand !== 'restore') return;
   const texts = words.map((word) => word.text);
