@@ -13,31 +13,24 @@
  *
  * A pass over a history of many thousand new entries (or one entry of many thousand parallel tool
  * results) measures them in stretches: `updateInSlices` gives the event loop a turn whenever its
- * pauser says the current stretch has run its time, between entries and between parts.
+ * pauser says the current stretch has run its time, looking after every 64 parts or 50,000
+ * estimated tokens, between entries and inside a large one (ledgerEntry.ts).
  */
-import type { Content, Part } from './maskingTypes.js';
+import type { Content } from './maskingTypes.js';
 import type { EventLoopPauser } from '../utils/eventLoop.js';
-import { estimateTokenCountSync } from '../utils/tokenCalculation.js';
-import { keptTokensOf } from './snippetCost.js';
+import {
+  EMPTY_SUMMARY,
+  largeEntryRecord,
+  newStretch,
+  PARTS_PER_LOOK,
+  smallEntryRecord,
+  stretchDone,
+  type EntryRecord,
+  type EntrySummary,
+  type MeasurePart,
+} from './ledgerEntry.js';
 
-/** One countable output of an entry. */
-export interface CountedOutput {
-  partIndex: number;
-  tokens: number;
-  /** Estimated tokens its snippet would keep (snippetCost.ts). */
-  kept: number;
-}
-
-export interface EntrySummary {
-  /** Countable outputs up to the size limit, in part order. */
-  outputs: readonly CountedOutput[];
-  /** Countable outputs above the size limit (masked whatever their position). */
-  oversized: readonly CountedOutput[];
-  /** Sum of `outputs` tokens. */
-  tokens: number;
-  /** Sum of `outputs` kept tokens: what their snippets would still cost. */
-  kept: number;
-}
+export type { CountedOutput, EntrySummary, MeasurePart } from './ledgerEntry.js';
 
 /** Read-only view the planner works on. */
 export interface HistoryView {
@@ -56,72 +49,6 @@ export interface HistoryView {
   promptTokensBefore(index: number): number;
   /** Entries < index the model wrote: the requests the session has made before them. */
   modelTurnsBefore(index: number): number;
-}
-
-const EMPTY: EntrySummary = { outputs: [], oversized: [], tokens: 0, kept: 0 };
-
-/** What the ledger keeps of an entry: its summary, its prompt tokens, who wrote it. */
-interface EntryRecord {
-  summary: EntrySummary;
-  promptTokens: number;
-  fromModel: boolean;
-}
-
-/** Measures a part: tokens of a countable tool output, or undefined (not one, exempt, masked). */
-export type MeasurePart = (part: Part) => number | undefined;
-
-/** Parts measured (or entries forgotten) between two looks at the clock. */
-const PARTS_PER_LOOK = 64;
-
-/**
- * The steps of summarizing one entry: yields (nothing) every few parts, so that a caller can give
- * the event loop a turn there; returns the summary.
- */
-function* summarizing(
-  content: Content,
-  measure: MeasurePart,
-  maxOutputTokens: number,
-): Generator<void, EntryRecord> {
-  const fromModel = content?.role === 'model';
-  const parts = content?.parts;
-  if (!Array.isArray(parts)) return { summary: EMPTY, promptTokens: 0, fromModel };
-  let outputs: CountedOutput[] | undefined;
-  let oversized: CountedOutput[] | undefined;
-  let tokens = 0;
-  let kept = 0;
-  let promptTokens = 0;
-  for (let partIndex = 0; partIndex < parts.length; partIndex++) {
-    if (partIndex % PARTS_PER_LOOK === PARTS_PER_LOOK - 1) yield;
-    const part = parts[partIndex];
-    const measured = part?.functionResponse ? measure(part) : undefined;
-    if (measured === undefined) {
-      // Not a countable output (text, a call, a snippet, an exempt output): its size all the same.
-      promptTokens += part ? estimateTokenCountSync([part]) : 0;
-      continue;
-    }
-    promptTokens += measured;
-    const keeps = keptTokensOf(part as Part, measured);
-    if (measured > maxOutputTokens) {
-      (oversized ??= []).push({ partIndex, tokens: measured, kept: keeps });
-    } else {
-      (outputs ??= []).push({ partIndex, tokens: measured, kept: keeps });
-      tokens += measured;
-      kept += keeps;
-    }
-  }
-  const summary =
-    !outputs && !oversized
-      ? EMPTY
-      : { outputs: outputs ?? [], oversized: oversized ?? [], tokens, kept };
-  return { summary, promptTokens, fromModel };
-}
-
-export function summarizeEntry(
-  content: Content,
-  measure: MeasurePart,
-  maxOutputTokens: number,
-): EntrySummary {
-  return finish(summarizing(content, measure, maxOutputTokens)).summary;
 }
 
 /** Runs steps to their end at once. */
@@ -173,7 +100,7 @@ export class HistoryLedger implements HistoryView {
   }
 
   summary(index: number): EntrySummary {
-    return this.summaries[index] ?? EMPTY;
+    return this.summaries[index] ?? EMPTY_SUMMARY;
   }
 
   tokensBefore(index: number): number {
@@ -242,14 +169,24 @@ export class HistoryLedger implements HistoryView {
     while (same < limit && this.entries[same] === identityOf(history[same])) same++;
 
     this.truncate(same);
+    const stretch = newStretch();
     for (let index = same; index < history.length; index++) {
-      yield;
+      if (stretchDone(stretch)) {
+        yield;
+        stretch.parts = 0;
+        stretch.tokens = 0;
+      }
       const content = history[index] as Content;
       const identity = identityOf(content);
       const cacheable = identity !== null && typeof identity === 'object';
       let record = cacheable ? this.byIdentity.get(identity) : undefined;
-      if (!record) {
-        record = yield* summarizing(content, measure, maxOutputTokens);
+      if (record) {
+        stretch.parts++; // an entry known already: little work, but some
+      } else {
+        // An entry of a few parts is measured at once, a large one in steps.
+        record =
+          smallEntryRecord(content, measure, maxOutputTokens, stretch) ??
+          (yield* largeEntryRecord(content, measure, maxOutputTokens, stretch));
         if (cacheable) this.byIdentity.set(identity, record);
       }
       const { summary } = record;

@@ -10,9 +10,11 @@ import { sliceCodePoints } from '../codePoints.js';
 import {
   CLASS_COUNT,
   CharClass,
+  ESCAPE_CLASSES,
+  ESCAPE_LENGTH,
+  ESCAPE_STRIDE,
   ESCAPED,
   JSON_CLASS,
-  JSON_ESCAPES,
   START_CLASS,
   SURROGATE,
   TEXT_CLASS,
@@ -29,7 +31,8 @@ const TABLES = {
   jsonClass: JSON_CLASS,
   pairCost: PAIR_COST,
   classCount: CLASS_COUNT,
-  jsonEscapes: JSON_ESCAPES,
+  escapeClasses: ESCAPE_CLASSES,
+  escapeLength: ESCAPE_LENGTH,
   escaped: ESCAPED,
   surrogate: SURROGATE,
 } as const;
@@ -49,56 +52,80 @@ export function feedClass(t: Tally, cls: number): void {
   t.prev = cls;
 }
 
-/** Feeds the code units of a plain text. This loop is the hot path. */
-function feedTextExact(t: Tally, s: string): void {
+/**
+ * The class of the last code unit the last hot loop fed. The loops return their sum and leave
+ * their last class here rather than in a `Tally`: a store to an object after a loop that V8
+ * compiled while running it (on-stack replacement) has no type feedback yet, and leaving that
+ * loop threw the compiled code away again, once per call, in a fresh process.
+ */
+let lastClass: number = START_CLASS;
+
+/** `tokens` plus the code units of a plain text after a unit of class `prev`. The hot path. */
+function textTokens(s: string, prev: number, tokens: number): number {
   const { textClass, pairCost, classCount } = TABLES;
-  let prev = t.prev;
-  let tokens = t.tokens;
   for (let i = 0, n = s.length; i < n; i++) {
     const cls = textClass[s.charCodeAt(i)] as number;
     tokens += pairCost[prev * classCount + cls] as number;
     prev = cls;
   }
-  t.prev = prev;
-  t.tokens = tokens;
+  lastClass = prev;
+  return tokens;
 }
 
 /**
- * Feeds the code units of `s` as they appear inside a JSON string literal: `"`, `\` and control
- * characters replaced by their escape sequences (the quotes around the literal are not fed here).
+ * `tokens` plus the code units of `s` as they appear inside a JSON string literal after a unit of
+ * class `prev`: `"`, `\` and control characters replaced by their escape sequences (the quotes
+ * around the literal are not fed here). An escape's units come from a table of their classes.
  */
-function feedJsonCharsExact(t: Tally, s: string): void {
-  const { textClass, jsonClass, pairCost, classCount, jsonEscapes, escaped, surrogate } = TABLES;
-  let prev = t.prev;
-  let tokens = t.tokens;
+function jsonCharsTokens(s: string, prev: number, tokens: number): number {
+  const { jsonClass, pairCost, classCount, escapeClasses, escapeLength, escaped, surrogate } =
+    TABLES;
   for (let i = 0, n = s.length; i < n; i++) {
     const c = s.charCodeAt(i);
     let cls = jsonClass[c] as number;
     if (cls >= surrogate) {
-      // Rare. A well-formed surrogate pair is written as it is; anything else is replaced by its
-      // escape sequence, e.g. `\n` (a backslash, then a letter) or `\ud800` (a lone surrogate).
-      const paired =
-        cls === surrogate &&
-        (c < 0xdc00
-          ? (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00
-          : i > 0 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800);
-      if (paired) {
-        cls = textClass[c] as number;
-      } else {
-        const escape = cls === escaped ? (jsonEscapes[c] as string) : `\\u${c.toString(16)}`;
-        for (let j = 0; j < escape.length - 1; j++) {
-          const e = textClass[escape.charCodeAt(j)] as number;
+      if (cls === escaped) {
+        // `\n` is a backslash, then a letter; `\u001f` six units. All but the last fed here.
+        const first = c * ESCAPE_STRIDE;
+        const last = first + (escapeLength[c] as number) - 1;
+        for (let j = first; j < last; j++) {
+          const e = escapeClasses[j] as number;
           tokens += pairCost[prev * classCount + e] as number;
           prev = e;
         }
-        cls = textClass[escape.charCodeAt(escape.length - 1)] as number;
+        cls = escapeClasses[last] as number;
+      } else {
+        // Rare: a surrogate, written as it is when paired, else as `\ud800`.
+        const paired =
+          c < 0xdc00
+            ? (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+            : i > 0 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+        if (paired) {
+          cls = TABLES.textClass[c] as number;
+        } else {
+          tokens = textTokens(`\\u${c.toString(16).slice(0, -1)}`, prev, tokens);
+          prev = lastClass;
+          cls = TABLES.textClass[c.toString(16).charCodeAt(3)] as number;
+        }
       }
     }
     tokens += pairCost[prev * classCount + cls] as number;
     prev = cls;
   }
-  t.prev = prev;
-  t.tokens = tokens;
+  lastClass = prev;
+  return tokens;
+}
+
+/** Feeds the code units of a plain text. */
+function feedTextExact(t: Tally, s: string): void {
+  t.tokens = textTokens(s, t.prev, t.tokens);
+  t.prev = lastClass;
+}
+
+/** Feeds the code units of `s` as they appear inside a JSON string literal (see `jsonCharsTokens`). */
+function feedJsonCharsExact(t: Tally, s: string): void {
+  t.tokens = jsonCharsTokens(s, t.prev, t.tokens);
+  t.prev = lastClass;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,11 +166,21 @@ function feedMaybeSampled(t: Tally, s: string, feed: (t: Tally, s: string) => vo
 }
 
 export function feedText(t: Tally, s: string): void {
-  feedMaybeSampled(t, s, feedTextExact);
+  if (s.length <= SAMPLED_ABOVE_UNITS) feedTextExact(t, s);
+  else feedMaybeSampled(t, s, feedTextExact);
 }
 
 function feedJsonChars(t: Tally, s: string): void {
-  feedMaybeSampled(t, s, feedJsonCharsExact);
+  if (s.length <= SAMPLED_ABOVE_UNITS) feedJsonCharsExact(t, s);
+  else feedMaybeSampled(t, s, feedJsonCharsExact);
+}
+
+/** Estimated tokens of a text from the start of a line (`estimateTextTokens`), not rounded. */
+export function plainTextTokens(s: string): number {
+  if (s.length <= SAMPLED_ABOVE_UNITS) return textTokens(s, START_CLASS, 0);
+  const t = newTally();
+  feedMaybeSampled(t, s, feedTextExact);
+  return t.tokens;
 }
 
 /** Feeds a JSON string literal: quote, escaped content, quote. */
