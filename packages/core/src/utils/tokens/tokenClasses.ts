@@ -58,14 +58,8 @@ export const TEXT_CLASS = new Uint8Array(65536);
 export const JSON_CLASS = new Uint8Array(65536);
 export const ESCAPED = 255;
 export const SURROGATE = 254;
-/** Room per code unit in `ESCAPE_CLASSES`: the longest escape, `\u001f`, is six units. */
-export const ESCAPE_STRIDE = 8;
-/**
- * The classes of the escape sequence JSON.stringify writes for each code unit it always escapes
- * (below 128): `ESCAPE_CLASSES[c * ESCAPE_STRIDE + j]` for j < `ESCAPE_LENGTH[c]`.
- */
-export const ESCAPE_CLASSES = new Uint8Array(128 * ESCAPE_STRIDE);
-export const ESCAPE_LENGTH = new Uint8Array(128);
+/** Escape sequence that JSON.stringify writes for each code unit it escapes. */
+export const JSON_ESCAPES: string[] = [];
 
 function asciiClass(c: number): number {
   if (c >= 97 && c <= 122) return CharClass.LOWER;
@@ -97,11 +91,7 @@ for (let c = 0; c < 65536; c++) {
   if (c >= 0xd800 && c < 0xe000) JSON_CLASS[c] = SURROGATE;
   if (c < 32 || c === 34 || c === 92) {
     JSON_CLASS[c] = ESCAPED;
-    const escape = JSON.stringify(String.fromCharCode(c)).slice(1, -1);
-    ESCAPE_LENGTH[c] = escape.length;
-    for (let j = 0; j < escape.length; j++) {
-      ESCAPE_CLASSES[c * ESCAPE_STRIDE + j] = asciiClass(escape.charCodeAt(j));
-    }
+    JSON_ESCAPES[c] = JSON.stringify(String.fromCharCode(c)).slice(1, -1);
   }
 }
 

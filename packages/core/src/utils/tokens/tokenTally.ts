@@ -10,11 +10,9 @@ import { sliceCodePoints } from '../codePoints.js';
 import {
   CLASS_COUNT,
   CharClass,
-  ESCAPE_CLASSES,
-  ESCAPE_LENGTH,
-  ESCAPE_STRIDE,
   ESCAPED,
   JSON_CLASS,
+  JSON_ESCAPES,
   START_CLASS,
   SURROGATE,
   TEXT_CLASS,
@@ -31,8 +29,7 @@ const TABLES = {
   jsonClass: JSON_CLASS,
   pairCost: PAIR_COST,
   classCount: CLASS_COUNT,
-  escapeClasses: ESCAPE_CLASSES,
-  escapeLength: ESCAPE_LENGTH,
+  jsonEscapes: JSON_ESCAPES,
   escaped: ESCAPED,
   surrogate: SURROGATE,
 } as const;
@@ -60,55 +57,28 @@ export function feedClass(t: Tally, cls: number): void {
  */
 let lastClass: number = START_CLASS;
 
-/** `tokens` plus the code units of a plain text after a unit of class `prev`. The hot path. */
+/**
+ * `tokens` plus the code units of a plain text after a unit of class `prev`. The hot path. Four
+ * units a step: their look-ups side by side, then the same additions in the same order as one
+ * unit at a time (a float sum depends on its order; this one is the same, bit for bit).
+ */
 function textTokens(s: string, prev: number, tokens: number): number {
   const { textClass, pairCost, classCount } = TABLES;
-  for (let i = 0, n = s.length; i < n; i++) {
-    const cls = textClass[s.charCodeAt(i)] as number;
-    tokens += pairCost[prev * classCount + cls] as number;
-    prev = cls;
+  const n = s.length;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    const a = textClass[s.charCodeAt(i)] as number;
+    const b = textClass[s.charCodeAt(i + 1)] as number;
+    const c = textClass[s.charCodeAt(i + 2)] as number;
+    const d = textClass[s.charCodeAt(i + 3)] as number;
+    tokens += pairCost[prev * classCount + a] as number;
+    tokens += pairCost[a * classCount + b] as number;
+    tokens += pairCost[b * classCount + c] as number;
+    tokens += pairCost[c * classCount + d] as number;
+    prev = d;
   }
-  lastClass = prev;
-  return tokens;
-}
-
-/**
- * `tokens` plus the code units of `s` as they appear inside a JSON string literal after a unit of
- * class `prev`: `"`, `\` and control characters replaced by their escape sequences (the quotes
- * around the literal are not fed here). An escape's units come from a table of their classes.
- */
-function jsonCharsTokens(s: string, prev: number, tokens: number): number {
-  const { jsonClass, pairCost, classCount, escapeClasses, escapeLength, escaped, surrogate } =
-    TABLES;
-  for (let i = 0, n = s.length; i < n; i++) {
-    const c = s.charCodeAt(i);
-    let cls = jsonClass[c] as number;
-    if (cls >= surrogate) {
-      if (cls === escaped) {
-        // `\n` is a backslash, then a letter; `\u001f` six units. All but the last fed here.
-        const first = c * ESCAPE_STRIDE;
-        const last = first + (escapeLength[c] as number) - 1;
-        for (let j = first; j < last; j++) {
-          const e = escapeClasses[j] as number;
-          tokens += pairCost[prev * classCount + e] as number;
-          prev = e;
-        }
-        cls = escapeClasses[last] as number;
-      } else {
-        // Rare: a surrogate, written as it is when paired, else as `\ud800`.
-        const paired =
-          c < 0xdc00
-            ? (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00
-            : i > 0 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800;
-        if (paired) {
-          cls = TABLES.textClass[c] as number;
-        } else {
-          tokens = textTokens(`\\u${c.toString(16).slice(0, -1)}`, prev, tokens);
-          prev = lastClass;
-          cls = TABLES.textClass[c.toString(16).charCodeAt(3)] as number;
-        }
-      }
-    }
+  for (; i < n; i++) {
+    const cls = textClass[s.charCodeAt(i)] as number;
     tokens += pairCost[prev * classCount + cls] as number;
     prev = cls;
   }
@@ -122,10 +92,42 @@ function feedTextExact(t: Tally, s: string): void {
   t.prev = lastClass;
 }
 
-/** Feeds the code units of `s` as they appear inside a JSON string literal (see `jsonCharsTokens`). */
+/**
+ * Feeds the code units of `s` as they appear inside a JSON string literal: `"`, `\` and control
+ * characters replaced by their escape sequences (the quotes around the literal are not fed here).
+ */
 function feedJsonCharsExact(t: Tally, s: string): void {
-  t.tokens = jsonCharsTokens(s, t.prev, t.tokens);
-  t.prev = lastClass;
+  const { textClass, jsonClass, pairCost, classCount, jsonEscapes, escaped, surrogate } = TABLES;
+  let prev = t.prev;
+  let tokens = t.tokens;
+  for (let i = 0, n = s.length; i < n; i++) {
+    const c = s.charCodeAt(i);
+    let cls = jsonClass[c] as number;
+    if (cls >= surrogate) {
+      // Rare. A well-formed surrogate pair is written as it is; anything else is replaced by its
+      // escape sequence, e.g. `\n` (a backslash, then a letter) or `\ud800` (a lone surrogate).
+      const paired =
+        cls === surrogate &&
+        (c < 0xdc00
+          ? (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+          : i > 0 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800);
+      if (paired) {
+        cls = textClass[c] as number;
+      } else {
+        const escape = cls === escaped ? (jsonEscapes[c] as string) : `\\u${c.toString(16)}`;
+        for (let j = 0; j < escape.length - 1; j++) {
+          const e = textClass[escape.charCodeAt(j)] as number;
+          tokens += pairCost[prev * classCount + e] as number;
+          prev = e;
+        }
+        cls = textClass[escape.charCodeAt(escape.length - 1)] as number;
+      }
+    }
+    tokens += pairCost[prev * classCount + cls] as number;
+    prev = cls;
+  }
+  t.prev = prev;
+  t.tokens = tokens;
 }
 
 // ---------------------------------------------------------------------------------------------
