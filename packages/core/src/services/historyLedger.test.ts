@@ -122,7 +122,7 @@ describe('HistoryLedger', () => {
     // A turn every few parts of the large entry, not only between entries.
     expect(turns).toBeGreaterThan(100);
     turns = 0;
-    await sliced.forgetFromInSlices(1, pause);
+    sliced.forgetFrom(1);
     expect(sliced.length).toBe(1);
     await sliced.updateInSlices(history, measure, 100, 'k', pause);
     expect(snapshot(sliced)).toEqual(snapshot(viewHistory(history, measure, 100)));

@@ -2,8 +2,9 @@
  * Per-entry summaries of a history's countable tool outputs, kept across passes so that a pass
  * costs what is new rather than the whole history.
  *
- * A summary is computed once per entry, keyed by the entry's `parts` array (a WeakMap: nothing
- * outlives the history it describes). The `parts` array, not the `Content`, because gemini-cli
+ * A summary is computed once per entry, known by the entry's `parts` array: kept in the ledger's
+ * arrays while the entry is there, and in a WeakMap (nothing outlives the history it describes)
+ * once it has left them, until it comes back. The `parts` array, not the `Content`, because gemini-cli
  * hands out a shallow copy of every `Content` on each `getHistory()` while sharing the `parts`
  * arrays; only entries it merges (consecutive same-role turns) get a new array and are summarized
  * again. Between passes the ledger keeps the previous pass's entries and their prefix sums; a new
@@ -22,7 +23,6 @@ import {
   EMPTY_SUMMARY,
   largeEntryRecord,
   newStretch,
-  PARTS_PER_LOOK,
   smallEntryRecord,
   stretchDone,
   type EntryRecord,
@@ -78,10 +78,14 @@ export function viewHistory(
 }
 
 export class HistoryLedger implements HistoryView {
-  /** Summaries by entry identity (see `identityOf`). */
+  /**
+   * Records of entries that left the ledger (its unchanged prefix ended before them), by identity
+   * (see `identityOf`), until they come back. An entry is here or in `entries`, not in both: a
+   * cold pass sets nothing here, and forgetting entries is cutting the arrays.
+   */
   private byIdentity = new WeakMap<object, EntryRecord>();
   private entries: unknown[] = [];
-  private summaries: EntrySummary[] = [];
+  private records: EntryRecord[] = [];
   /** prefix[i] = tokens of entries < i; keptPrefix[i] = their kept tokens. */
   private prefix: number[] = [0];
   private keptPrefix: number[] = [0];
@@ -100,7 +104,7 @@ export class HistoryLedger implements HistoryView {
   }
 
   summary(index: number): EntrySummary {
-    return this.summaries[index] ?? EMPTY_SUMMARY;
+    return this.records[index]?.summary ?? EMPTY_SUMMARY;
   }
 
   tokensBefore(index: number): number {
@@ -154,7 +158,7 @@ export class HistoryLedger implements HistoryView {
     if (fullKey !== this.key) {
       this.key = fullKey;
       this.entries = [];
-      this.summaries = [];
+      this.records = [];
       this.prefix = [0];
       this.keptPrefix = [0];
       this.promptPrefix = [0];
@@ -168,7 +172,9 @@ export class HistoryLedger implements HistoryView {
     const limit = Math.min(this.entries.length, history.length);
     while (same < limit && this.entries[same] === identityOf(history[same])) same++;
 
-    this.truncate(same);
+    // The entries after the prefix may come back (a host that merged two turns, a replaced
+    // entry): their records are kept by identity until then.
+    this.truncate(same, true);
     const stretch = newStretch();
     for (let index = same; index < history.length; index++) {
       if (stretchDone(stretch)) {
@@ -181,17 +187,18 @@ export class HistoryLedger implements HistoryView {
       const cacheable = identity !== null && typeof identity === 'object';
       let record = cacheable ? this.byIdentity.get(identity) : undefined;
       if (record) {
+        // Back in the ledger: it is kept there now (an identity is in one place or the other).
+        this.byIdentity.delete(identity as object);
         stretch.parts++; // an entry known already: little work, but some
       } else {
         // An entry of a few parts is measured at once, a large one in steps.
         record =
           smallEntryRecord(content, measure, maxOutputTokens, stretch) ??
           (yield* largeEntryRecord(content, measure, maxOutputTokens, stretch));
-        if (cacheable) this.byIdentity.set(identity, record);
       }
       const { summary } = record;
       this.entries.push(identity);
-      this.summaries.push(summary);
+      this.records.push(record);
       this.prefix.push((this.prefix[index] as number) + summary.tokens);
       this.keptPrefix.push((this.keptPrefix[index] as number) + summary.kept);
       this.promptPrefix.push((this.promptPrefix[index] as number) + record.promptTokens);
@@ -202,32 +209,28 @@ export class HistoryLedger implements HistoryView {
 
   /**
    * Forgets the summaries of the entries from `index` on, so the next `update` measures them
-   * again (after something changed how one of their parts counts).
+   * again (after something changed how one of their parts counts). From 0: every summary.
    */
   forgetFrom(index: number): void {
-    finish(this.forgetting(index));
+    if (index <= 0) this.byIdentity = new WeakMap();
+    if (index < this.entries.length) this.truncate(index, false);
   }
 
-  /** `forgetFrom`, giving the event loop a turn whenever `pause` says the stretch has run its time. */
-  async forgetFromInSlices(index: number, pause: EventLoopPauser): Promise<void> {
-    await finishInSlices(this.forgetting(index), pause);
-  }
-
-  /** The steps of `forgetFrom`: the entries are truncated at the end, once all are forgotten. */
-  private *forgetting(index: number): Generator<void, void> {
-    if (index >= this.entries.length) return;
-    for (let at = index; at < this.entries.length; at++) {
-      if (at % PARTS_PER_LOOK === 0) yield;
-      const identity = this.entries[at];
-      if (identity !== null && typeof identity === 'object') this.byIdentity.delete(identity);
+  /**
+   * Keeps the first `length` entries (and their sums and oversized indices); the records of the
+   * others by identity when `keep`, so that `update` finds them again.
+   */
+  private truncate(length: number, keep: boolean): void {
+    if (keep) {
+      for (let at = length; at < this.entries.length; at++) {
+        const identity = this.entries[at];
+        if (identity !== null && typeof identity === 'object') {
+          this.byIdentity.set(identity, this.records[at] as EntryRecord);
+        }
+      }
     }
-    this.truncate(index);
-  }
-
-  /** Keeps the first `length` entries (and their sums and oversized indices). */
-  private truncate(length: number): void {
     this.entries.length = length;
-    this.summaries.length = length;
+    this.records.length = length;
     this.prefix.length = length + 1;
     this.keptPrefix.length = length + 1;
     this.promptPrefix.length = length + 1;
