@@ -57,27 +57,10 @@ export function feedClass(t: Tally, cls: number): void {
  */
 let lastClass: number = START_CLASS;
 
-/**
- * `tokens` plus the code units of a plain text after a unit of class `prev`. The hot path. Four
- * units a step: their look-ups side by side, then the same additions in the same order as one
- * unit at a time (a float sum depends on its order; this one is the same, bit for bit).
- */
+/** `tokens` plus the code units of a plain text after a unit of class `prev`. The hot path. */
 function textTokens(s: string, prev: number, tokens: number): number {
   const { textClass, pairCost, classCount } = TABLES;
-  const n = s.length;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
-    const a = textClass[s.charCodeAt(i)] as number;
-    const b = textClass[s.charCodeAt(i + 1)] as number;
-    const c = textClass[s.charCodeAt(i + 2)] as number;
-    const d = textClass[s.charCodeAt(i + 3)] as number;
-    tokens += pairCost[prev * classCount + a] as number;
-    tokens += pairCost[a * classCount + b] as number;
-    tokens += pairCost[b * classCount + c] as number;
-    tokens += pairCost[c * classCount + d] as number;
-    prev = d;
-  }
-  for (; i < n; i++) {
+  for (let i = 0, n = s.length; i < n; i++) {
     const cls = textClass[s.charCodeAt(i)] as number;
     tokens += pairCost[prev * classCount + cls] as number;
     prev = cls;
