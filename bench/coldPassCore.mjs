@@ -11,12 +11,16 @@
  *   node bench/coldPassCore.mjs [--root DIR] [--traces DIR] [--dir DIR]
  *   node bench/coldPassCore.mjs --previews [--min-chars N] [--root DIR]
  *   node bench/coldPassCore.mjs --superseded [--root DIR]
+ *   node bench/coldPassCore.mjs --planning [--root DIR]
  *
  * `--root`: another checkout (built), e.g. a scratch worktree of main. `--previews`: instead, the
  * preview of every function response of the chains (of `--min-chars` characters or more: the
  * outputs a pass masks are the long ones), as a pass builds it (the call found, the saved text),
  * the CPU of them all and a digest of the previews. `--superseded`: instead, the superseded outputs
  * of each chain found by a fresh tracker (the facts of every call), their CPU and a digest of them.
+ * `--planning`: instead, each chain's plan by a fresh planner without the superseded step (the
+ * ledger's token estimates of every part and the choice), the CPU p50 per chain, the sum, the
+ * first chain's and a digest of the plans.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -93,6 +97,39 @@ async function superseded() {
   );
 }
 
+/** Each chain planned once by a fresh planner: the ledger and the choice, no superseded step. */
+async function planning() {
+  const { PassPlanning } = await load('services/maskingPass/passPlanning.js');
+  const { ResponseRecords } = await load('services/maskingPass/responseRecords.js');
+  const { estimateFunctionResponseTokens } = await load('utils/tokenCalculation.js');
+  const { eventLoopPauser } = await load('utils/eventLoop.js');
+  const { DEFAULT_CACHE_ECONOMICS } = await load('services/cacheEconomics.js');
+  const core = await load('index.js');
+  const config = core.resolveToolOutputMaskingConfig();
+  const digest = createHash('sha256');
+  const cpus = [];
+  for (const contents of chains) {
+    const planner = new PassPlanning(
+      new ResponseRecords(estimateFunctionResponseTokens),
+      [],
+      () => undefined,
+    );
+    const history = contents.map((content) => ({ ...content }));
+    const request = { cacheLikelyCold: false, cache: DEFAULT_CACHE_ECONOMICS };
+    const started = cpuMs();
+    const plan = await planner.plan(history, config, request, [], eventLoopPauser());
+    cpus.push(cpuMs() - started);
+    digest.update(JSON.stringify(plan));
+  }
+  const sorted = [...cpus].sort((a, b) => a - b);
+  const p50 = sorted[Math.floor((sorted.length - 1) / 2)];
+  console.log(
+    `planning digest ${digest.digest('hex').slice(0, 12)} cpu p50 ${p50.toFixed(1)} ms, sum ${cpus
+      .reduce((sum, cpu) => sum + cpu, 0)
+      .toFixed(0)} ms, first ${cpus[0].toFixed(1)} ms`,
+  );
+}
+
 /** Each chain masked once by a fresh service. */
 async function passes(directory) {
   const core = await load('index.js');
@@ -139,4 +176,5 @@ async function passes(directory) {
 
 if (process.argv.includes('--previews')) await previews(Number(argument('--min-chars', '0')));
 else if (process.argv.includes('--superseded')) await superseded();
+else if (process.argv.includes('--planning')) await planning();
 else await passes(path.resolve(argument('--dir', '/dev/shm/toolmask-cold-pass-core')));

@@ -21,12 +21,19 @@ const WRAPPERS: readonly (readonly [string, string])[] = [
   ['<tool_output_masked>', '</tool_output_masked>'],
 ];
 
+const NOT_SPACE = /\S/;
+
 /** The largest output taken for a marker (Claude Code's previews are about 2 KB). */
 export const MAX_MARKER_CHARS = 16 * 1024;
 
 /** Whether a tool output's text is another host's marker (see the module comment). */
 export function isForeignMarkerText(text: string): boolean {
   if (text.length > MAX_MARKER_CHARS) return false;
+  // Every marker begins with `[` or `<`: any other text is told apart without trimming it (a
+  // copy of nearly every output, which ends with a line break). `\S` is what `trim` keeps.
+  const start = text.search(NOT_SPACE);
+  const first = start < 0 ? -1 : text.charCodeAt(start);
+  if (first !== 0x5b && first !== 0x3c) return false;
   const trimmed = text.trim();
   if (trimmed === CLEARED) return true;
   return WRAPPERS.some(([open, close]) => trimmed.startsWith(open) && trimmed.endsWith(close));

@@ -122,9 +122,31 @@ describe('HistoryLedger', () => {
     // A turn every few parts of the large entry, not only between entries.
     expect(turns).toBeGreaterThan(100);
     turns = 0;
-    await sliced.forgetFromInSlices(1, pause);
+    sliced.forgetFrom(1);
     expect(sliced.length).toBe(1);
     await sliced.updateInSlices(history, measure, 100, 'k', pause);
     expect(snapshot(sliced)).toEqual(snapshot(viewHistory(history, measure, 100)));
+  });
+
+  it('looks at the clock after a stretch of parts or tokens, not after every small entry', async () => {
+    const measure = (part: Part) =>
+      (part.functionResponse?.response as { output: string }).output.length;
+    let looks = 0;
+    const pause = Object.assign(async () => undefined, {
+      due: () => {
+        looks++;
+        return false;
+      },
+    });
+    // 1,000 small entries: a look every 64 parts, about 16 in all (one per entry before).
+    const small = Array.from({ length: 1_000 }, (_, index) => entry(index % 50));
+    await new HistoryLedger().updateInSlices(small, measure, Infinity, 'k', pause);
+    expect(looks).toBeGreaterThanOrEqual(15);
+    expect(looks).toBeLessThanOrEqual(20);
+    // Ten entries of 60,000 tokens each: a look after each, the work of each being large.
+    looks = 0;
+    const large = Array.from({ length: 10 }, () => entry(60_000));
+    await new HistoryLedger().updateInSlices(large, measure, Infinity, 'k', pause);
+    expect(looks).toBeGreaterThanOrEqual(9);
   });
 });

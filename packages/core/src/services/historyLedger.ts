@@ -2,8 +2,9 @@
  * Per-entry summaries of a history's countable tool outputs, kept across passes so that a pass
  * costs what is new rather than the whole history.
  *
- * A summary is computed once per entry, keyed by the entry's `parts` array (a WeakMap: nothing
- * outlives the history it describes). The `parts` array, not the `Content`, because gemini-cli
+ * A summary is computed once per entry, known by the entry's `parts` array: kept in the ledger's
+ * arrays while the entry is there, and in a WeakMap (nothing outlives the history it describes)
+ * once it has left them, until it comes back. The `parts` array, not the `Content`, because gemini-cli
  * hands out a shallow copy of every `Content` on each `getHistory()` while sharing the `parts`
  * arrays; only entries it merges (consecutive same-role turns) get a new array and are summarized
  * again. Between passes the ledger keeps the previous pass's entries and their prefix sums; a new
@@ -13,31 +14,23 @@
  *
  * A pass over a history of many thousand new entries (or one entry of many thousand parallel tool
  * results) measures them in stretches: `updateInSlices` gives the event loop a turn whenever its
- * pauser says the current stretch has run its time, between entries and between parts.
+ * pauser says the current stretch has run its time, looking after every 64 parts or 50,000
+ * estimated tokens, between entries and inside a large one (ledgerEntry.ts).
  */
-import type { Content, Part } from './maskingTypes.js';
+import type { Content } from './maskingTypes.js';
 import type { EventLoopPauser } from '../utils/eventLoop.js';
-import { estimateTokenCountSync } from '../utils/tokenCalculation.js';
-import { keptTokensOf } from './snippetCost.js';
+import {
+  EMPTY_SUMMARY,
+  largeEntryRecord,
+  newStretch,
+  smallEntryRecord,
+  stretchDone,
+  type EntryRecord,
+  type EntrySummary,
+  type MeasurePart,
+} from './ledgerEntry.js';
 
-/** One countable output of an entry. */
-export interface CountedOutput {
-  partIndex: number;
-  tokens: number;
-  /** Estimated tokens its snippet would keep (snippetCost.ts). */
-  kept: number;
-}
-
-export interface EntrySummary {
-  /** Countable outputs up to the size limit, in part order. */
-  outputs: readonly CountedOutput[];
-  /** Countable outputs above the size limit (masked whatever their position). */
-  oversized: readonly CountedOutput[];
-  /** Sum of `outputs` tokens. */
-  tokens: number;
-  /** Sum of `outputs` kept tokens: what their snippets would still cost. */
-  kept: number;
-}
+export type { CountedOutput, EntrySummary, MeasurePart } from './ledgerEntry.js';
 
 /** Read-only view the planner works on. */
 export interface HistoryView {
@@ -56,72 +49,6 @@ export interface HistoryView {
   promptTokensBefore(index: number): number;
   /** Entries < index the model wrote: the requests the session has made before them. */
   modelTurnsBefore(index: number): number;
-}
-
-const EMPTY: EntrySummary = { outputs: [], oversized: [], tokens: 0, kept: 0 };
-
-/** What the ledger keeps of an entry: its summary, its prompt tokens, who wrote it. */
-interface EntryRecord {
-  summary: EntrySummary;
-  promptTokens: number;
-  fromModel: boolean;
-}
-
-/** Measures a part: tokens of a countable tool output, or undefined (not one, exempt, masked). */
-export type MeasurePart = (part: Part) => number | undefined;
-
-/** Parts measured (or entries forgotten) between two looks at the clock. */
-const PARTS_PER_LOOK = 64;
-
-/**
- * The steps of summarizing one entry: yields (nothing) every few parts, so that a caller can give
- * the event loop a turn there; returns the summary.
- */
-function* summarizing(
-  content: Content,
-  measure: MeasurePart,
-  maxOutputTokens: number,
-): Generator<void, EntryRecord> {
-  const fromModel = content?.role === 'model';
-  const parts = content?.parts;
-  if (!Array.isArray(parts)) return { summary: EMPTY, promptTokens: 0, fromModel };
-  let outputs: CountedOutput[] | undefined;
-  let oversized: CountedOutput[] | undefined;
-  let tokens = 0;
-  let kept = 0;
-  let promptTokens = 0;
-  for (let partIndex = 0; partIndex < parts.length; partIndex++) {
-    if (partIndex % PARTS_PER_LOOK === PARTS_PER_LOOK - 1) yield;
-    const part = parts[partIndex];
-    const measured = part?.functionResponse ? measure(part) : undefined;
-    if (measured === undefined) {
-      // Not a countable output (text, a call, a snippet, an exempt output): its size all the same.
-      promptTokens += part ? estimateTokenCountSync([part]) : 0;
-      continue;
-    }
-    promptTokens += measured;
-    const keeps = keptTokensOf(part as Part, measured);
-    if (measured > maxOutputTokens) {
-      (oversized ??= []).push({ partIndex, tokens: measured, kept: keeps });
-    } else {
-      (outputs ??= []).push({ partIndex, tokens: measured, kept: keeps });
-      tokens += measured;
-      kept += keeps;
-    }
-  }
-  const summary =
-    !outputs && !oversized
-      ? EMPTY
-      : { outputs: outputs ?? [], oversized: oversized ?? [], tokens, kept };
-  return { summary, promptTokens, fromModel };
-}
-
-export function summarizeEntry(
-  content: Content,
-  measure: MeasurePart,
-  maxOutputTokens: number,
-): EntrySummary {
-  return finish(summarizing(content, measure, maxOutputTokens)).summary;
 }
 
 /** Runs steps to their end at once. */
@@ -151,10 +78,14 @@ export function viewHistory(
 }
 
 export class HistoryLedger implements HistoryView {
-  /** Summaries by entry identity (see `identityOf`). */
+  /**
+   * Records of entries that left the ledger (its unchanged prefix ended before them), by identity
+   * (see `identityOf`), until they come back. An entry is here or in `entries`, not in both: a
+   * cold pass sets nothing here, and forgetting entries is cutting the arrays.
+   */
   private byIdentity = new WeakMap<object, EntryRecord>();
   private entries: unknown[] = [];
-  private summaries: EntrySummary[] = [];
+  private records: EntryRecord[] = [];
   /** prefix[i] = tokens of entries < i; keptPrefix[i] = their kept tokens. */
   private prefix: number[] = [0];
   private keptPrefix: number[] = [0];
@@ -173,7 +104,7 @@ export class HistoryLedger implements HistoryView {
   }
 
   summary(index: number): EntrySummary {
-    return this.summaries[index] ?? EMPTY;
+    return this.records[index]?.summary ?? EMPTY_SUMMARY;
   }
 
   tokensBefore(index: number): number {
@@ -227,7 +158,7 @@ export class HistoryLedger implements HistoryView {
     if (fullKey !== this.key) {
       this.key = fullKey;
       this.entries = [];
-      this.summaries = [];
+      this.records = [];
       this.prefix = [0];
       this.keptPrefix = [0];
       this.promptPrefix = [0];
@@ -241,20 +172,33 @@ export class HistoryLedger implements HistoryView {
     const limit = Math.min(this.entries.length, history.length);
     while (same < limit && this.entries[same] === identityOf(history[same])) same++;
 
-    this.truncate(same);
+    // The entries after the prefix may come back (a host that merged two turns, a replaced
+    // entry): their records are kept by identity until then.
+    this.truncate(same, true);
+    const stretch = newStretch();
     for (let index = same; index < history.length; index++) {
-      yield;
+      if (stretchDone(stretch)) {
+        yield;
+        stretch.parts = 0;
+        stretch.tokens = 0;
+      }
       const content = history[index] as Content;
       const identity = identityOf(content);
       const cacheable = identity !== null && typeof identity === 'object';
       let record = cacheable ? this.byIdentity.get(identity) : undefined;
-      if (!record) {
-        record = yield* summarizing(content, measure, maxOutputTokens);
-        if (cacheable) this.byIdentity.set(identity, record);
+      if (record) {
+        // Back in the ledger: it is kept there now (an identity is in one place or the other).
+        this.byIdentity.delete(identity as object);
+        stretch.parts++; // an entry known already: little work, but some
+      } else {
+        // An entry of a few parts is measured at once, a large one in steps.
+        record =
+          smallEntryRecord(content, measure, maxOutputTokens, stretch) ??
+          (yield* largeEntryRecord(content, measure, maxOutputTokens, stretch));
       }
       const { summary } = record;
       this.entries.push(identity);
-      this.summaries.push(summary);
+      this.records.push(record);
       this.prefix.push((this.prefix[index] as number) + summary.tokens);
       this.keptPrefix.push((this.keptPrefix[index] as number) + summary.kept);
       this.promptPrefix.push((this.promptPrefix[index] as number) + record.promptTokens);
@@ -265,32 +209,28 @@ export class HistoryLedger implements HistoryView {
 
   /**
    * Forgets the summaries of the entries from `index` on, so the next `update` measures them
-   * again (after something changed how one of their parts counts).
+   * again (after something changed how one of their parts counts). From 0: every summary.
    */
   forgetFrom(index: number): void {
-    finish(this.forgetting(index));
+    if (index <= 0) this.byIdentity = new WeakMap();
+    if (index < this.entries.length) this.truncate(index, false);
   }
 
-  /** `forgetFrom`, giving the event loop a turn whenever `pause` says the stretch has run its time. */
-  async forgetFromInSlices(index: number, pause: EventLoopPauser): Promise<void> {
-    await finishInSlices(this.forgetting(index), pause);
-  }
-
-  /** The steps of `forgetFrom`: the entries are truncated at the end, once all are forgotten. */
-  private *forgetting(index: number): Generator<void, void> {
-    if (index >= this.entries.length) return;
-    for (let at = index; at < this.entries.length; at++) {
-      if (at % PARTS_PER_LOOK === 0) yield;
-      const identity = this.entries[at];
-      if (identity !== null && typeof identity === 'object') this.byIdentity.delete(identity);
+  /**
+   * Keeps the first `length` entries (and their sums and oversized indices); the records of the
+   * others by identity when `keep`, so that `update` finds them again.
+   */
+  private truncate(length: number, keep: boolean): void {
+    if (keep) {
+      for (let at = length; at < this.entries.length; at++) {
+        const identity = this.entries[at];
+        if (identity !== null && typeof identity === 'object') {
+          this.byIdentity.set(identity, this.records[at] as EntryRecord);
+        }
+      }
     }
-    this.truncate(index);
-  }
-
-  /** Keeps the first `length` entries (and their sums and oversized indices). */
-  private truncate(length: number): void {
     this.entries.length = length;
-    this.summaries.length = length;
+    this.records.length = length;
     this.prefix.length = length + 1;
     this.keptPrefix.length = length + 1;
     this.promptPrefix.length = length + 1;

@@ -28,6 +28,9 @@ const MAX_DEPTH = 8;
  * for every other value. Never throws; walks at most `MAX_VALUES` values, `MAX_DEPTH` deep.
  */
 export function responseChars(response: unknown): number {
+  // What nearly every response is, `{ output: text }`: counted without the walk's arrays.
+  const single = singleStringChars(response);
+  if (single !== undefined) return single;
   let chars = 0;
   let seen = 0;
   const stack: Array<{ value: unknown; depth: number }> = [{ value: response, depth: 0 }];
@@ -50,6 +53,26 @@ export function responseChars(response: unknown): number {
     // A getter that throws: what was counted so far.
   }
   return chars;
+}
+
+/**
+ * `responseChars` of an object with one own enumerable property holding a string (the walk counts
+ * its key with 4 and its string with 2 more); undefined for anything else, and for a property
+ * that throws when read (the walk then stops where it stops).
+ */
+function singleStringChars(response: unknown): number | undefined {
+  if (response === null || typeof response !== 'object' || Array.isArray(response)) {
+    return undefined;
+  }
+  try {
+    const keys = Object.keys(response);
+    if (keys.length !== 1) return undefined;
+    const key = keys[0] as string;
+    const value: unknown = (response as Record<string, unknown>)[key];
+    return typeof value === 'string' ? key.length + 4 + value.length + 2 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

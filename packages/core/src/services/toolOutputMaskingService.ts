@@ -257,7 +257,7 @@ export class ToolOutputMaskingService {
       newHistory.changedIndices[0] ?? Infinity,
     );
     if (firstChanged < Infinity) {
-      await this.planning.afterPass(newHistory.changedIndices, firstChanged, pause);
+      await this.planning.afterPass(newHistory.changedIndices, firstChanged);
     }
     const result = maskedResult({
       plan,

@@ -24,7 +24,7 @@
 import type { Part } from '@google/gemini-cli-core';
 import { feedJsonValue } from './tokens/jsonValueTokens.js';
 import { TOKEN_MODEL } from './tokens/tokenModel.js';
-import { feedText, newTally } from './tokens/tokenTally.js';
+import { newTally, plainTextTokens } from './tokens/tokenTally.js';
 
 export { TOKEN_CLASS_NAMES, tokenCharClass } from './tokens/tokenClasses.js';
 export { TOKEN_CLASS_ALIAS, TOKEN_CLASS_EXTRA, TOKEN_MODEL } from './tokens/tokenModel.js';
@@ -32,9 +32,7 @@ export { TOKEN_CLASS_ALIAS, TOKEN_CLASS_EXTRA, TOKEN_MODEL } from './tokens/toke
 /** Estimated Gemma 3 token count of a text. */
 export function estimateTextTokens(text: string): number {
   if (typeof text !== 'string' || text.length === 0) return 0;
-  const t = newTally();
-  feedText(t, text);
-  return Math.ceil(t.tokens);
+  return Math.ceil(plainTextTokens(text));
 }
 
 /**
@@ -89,12 +87,20 @@ function estimatePartTokens(part: Part, depth: number): number {
 export function estimateTokenCountSync(parts: readonly Part[], depth = 0): number {
   if (depth > TOKEN_MODEL.maxPartDepth || !Array.isArray(parts)) return 0;
   let total = 0;
-  for (const part of parts) {
-    try {
-      total += estimatePartTokens(part, depth);
-    } catch {
-      // A hostile part (throwing getters on the part itself): count nothing for it.
-    }
-  }
+  for (const part of parts) total += estimateOnePart(part, depth);
   return total;
+}
+
+/** `estimateTokenCountSync([part])`, without the array: what the ledger asks of every part. */
+export function estimatePartTokensSync(part: Part): number {
+  return estimateOnePart(part, 0);
+}
+
+function estimateOnePart(part: Part, depth: number): number {
+  try {
+    return estimatePartTokens(part, depth);
+  } catch {
+    // A hostile part (throwing getters on the part itself): count nothing for it.
+    return 0;
+  }
 }

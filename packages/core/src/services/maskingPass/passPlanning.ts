@@ -76,14 +76,10 @@ export class PassPlanning {
    * and entries the pass replaced are new objects next pass, so the ledger measures them again
    * then and lets go of the replaced outputs' text now; the tracker lets go of them too.
    */
-  async afterPass(
-    changedIndices: readonly number[],
-    firstChanged: number,
-    pause: EventLoopPauser,
-  ): Promise<void> {
-    await this.inPlanningTurn(() => {
+  async afterPass(changedIndices: readonly number[], firstChanged: number): Promise<void> {
+    await this.inPlanningTurn(async () => {
       this.superseded?.release(changedIndices);
-      return this.ledger.forgetFromInSlices(firstChanged, pause);
+      this.ledger.forgetFrom(firstChanged);
     });
   }
 

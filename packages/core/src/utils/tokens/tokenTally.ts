@@ -49,18 +49,30 @@ export function feedClass(t: Tally, cls: number): void {
   t.prev = cls;
 }
 
-/** Feeds the code units of a plain text. This loop is the hot path. */
-function feedTextExact(t: Tally, s: string): void {
+/**
+ * The class of the last code unit the last hot loop fed. The loops return their sum and leave
+ * their last class here rather than in a `Tally`: a store to an object after a loop that V8
+ * compiled while running it (on-stack replacement) has no type feedback yet, and leaving that
+ * loop threw the compiled code away again, once per call, in a fresh process.
+ */
+let lastClass: number = START_CLASS;
+
+/** `tokens` plus the code units of a plain text after a unit of class `prev`. The hot path. */
+function textTokens(s: string, prev: number, tokens: number): number {
   const { textClass, pairCost, classCount } = TABLES;
-  let prev = t.prev;
-  let tokens = t.tokens;
   for (let i = 0, n = s.length; i < n; i++) {
     const cls = textClass[s.charCodeAt(i)] as number;
     tokens += pairCost[prev * classCount + cls] as number;
     prev = cls;
   }
-  t.prev = prev;
-  t.tokens = tokens;
+  lastClass = prev;
+  return tokens;
+}
+
+/** Feeds the code units of a plain text. */
+function feedTextExact(t: Tally, s: string): void {
+  t.tokens = textTokens(s, t.prev, t.tokens);
+  t.prev = lastClass;
 }
 
 /**
@@ -139,11 +151,21 @@ function feedMaybeSampled(t: Tally, s: string, feed: (t: Tally, s: string) => vo
 }
 
 export function feedText(t: Tally, s: string): void {
-  feedMaybeSampled(t, s, feedTextExact);
+  if (s.length <= SAMPLED_ABOVE_UNITS) feedTextExact(t, s);
+  else feedMaybeSampled(t, s, feedTextExact);
 }
 
 function feedJsonChars(t: Tally, s: string): void {
-  feedMaybeSampled(t, s, feedJsonCharsExact);
+  if (s.length <= SAMPLED_ABOVE_UNITS) feedJsonCharsExact(t, s);
+  else feedMaybeSampled(t, s, feedJsonCharsExact);
+}
+
+/** Estimated tokens of a text from the start of a line (`estimateTextTokens`), not rounded. */
+export function plainTextTokens(s: string): number {
+  if (s.length <= SAMPLED_ABOVE_UNITS) return textTokens(s, START_CLASS, 0);
+  const t = newTally();
+  feedMaybeSampled(t, s, feedTextExact);
+  return t.tokens;
 }
 
 /** Feeds a JSON string literal: quote, escaped content, quote. */
