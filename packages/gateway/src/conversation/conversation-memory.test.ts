@@ -142,6 +142,8 @@ describe('Conversation.releaseHistory', () => {
         keptAsSent: true,
       });
       const body = (await decoded.write(prepared.contents)).toString('utf8');
+      // After the send, as forward-exchange.ts does.
+      await decoded.settle();
       if (watchFirstOutput) {
         watch.register(decoded.contents[2]!.parts![0]!.functionResponse!.response as object, '');
       }
@@ -149,7 +151,7 @@ describe('Conversation.releaseHistory', () => {
     };
     const first = await send(true);
     expect(first).toContain('<tool_output_masked');
-    // Let go as soon as the request that masked it is written.
+    // Let go as soon as the request that masked it is written and sent.
     expect(await collectedSoon(() => collected)).toBe(true);
     contents.push(
       { role: 'model', parts: [{ text: 'built' }] },

@@ -33,6 +33,12 @@ export interface MaskedBody {
   segments?: () => BodySegments | undefined;
   /** The body as it came without its conversation (the array empty), when the reader has it. */
   outside?: () => Buffer;
+  /**
+   * The reader's work that decides no byte of `body` (what the next request's read checks
+   * against), for after the send: forward-exchange.ts runs it then, and the next read first if
+   * nobody did.
+   */
+  settle?: () => Promise<void>;
 }
 
 /** The conversation a pass runs in, and the settings read for its request. */
@@ -114,6 +120,7 @@ export async function runPass(
       prepared,
       ...(decoded.segments ? { segments: decoded.segments } : {}),
       ...(decoded.outside ? { outside: decoded.outside } : {}),
+      ...(decoded.settle ? { settle: decoded.settle } : {}),
       // Tool outputs the protocol cannot read count once, in the request that brings them.
       failures:
         prepared.result.failures.length +
@@ -122,7 +129,8 @@ export async function runPass(
         (prepared.storeBehind ? 1 : 0),
     };
   } catch (error) {
-    return unmasked(context, exchange, conversation, error);
+    const settle = decoded.settle;
+    return { ...unmasked(context, exchange, conversation, error), ...(settle ? { settle } : {}) };
   }
 }
 
