@@ -190,8 +190,9 @@ export class IncrementalBody {
       ...(outside.digest ? { outside: outside.digest } : {}),
     };
     this.unsettled = once(async () => {
-      await this.previous.remember({ raw, open, close }, digests, eventLoopPauser());
-      this.measureReplaced();
+      const pause = eventLoopPauser();
+      await this.previous.remember({ raw, open, close }, digests, pause);
+      await this.measureReplaced(pause);
     });
     replaceFrom(this.elements, keep, newElements);
     replaceFrom(this.contents, keep, converted.contents);
@@ -232,10 +233,14 @@ export class IncrementalBody {
     if (this.unsettled === unsettled) this.unsettled = undefined;
   }
 
-  /** The client's versions of the elements written, measured: their cells let them go. */
-  private measureReplaced(): void {
-    for (const cell of this.replacedCells) cell.measure();
+  /** The client's versions of the elements written, measured (their cells let them go). */
+  private async measureReplaced(pause: EventLoopPauser): Promise<void> {
+    const cells = this.replacedCells;
     this.replacedCells = [];
+    for (const cell of cells) {
+      cell.measure();
+      if (pause.due()) await pause();
+    }
   }
 
   /** Forgets everything (memory pressure, a body of another shape). */

@@ -34,9 +34,10 @@ export interface MaskedBody {
   /** The body as it came without its conversation (the array empty), when the reader has it. */
   outside?: () => Buffer;
   /**
-   * The reader's work that decides no byte of `body` (what the next request's read checks
-   * against), for after the send: forward-exchange.ts runs it then, and the next read first if
-   * nobody did.
+   * The work that decides no byte of `body`, for after the send: the reader's (what the next
+   * request's read checks against) and the decisions' append on a store only this gateway
+   * writes. forward-exchange.ts runs it then; the next read and pass run theirs first if nobody
+   * did.
    */
   settle?: () => Promise<void>;
 }
@@ -112,6 +113,7 @@ export async function runPass(
       client: clientOf(firstHeader(exchange.request, 'user-agent')),
       model,
     });
+    const settle = settleAfterSend(decoded, conversation);
     return {
       // The body as it came when nothing in it changed.
       body: await (decoded.send ?? decoded.write)(prepared.contents, prepared.changedIndices),
@@ -120,7 +122,7 @@ export async function runPass(
       prepared,
       ...(decoded.segments ? { segments: decoded.segments } : {}),
       ...(decoded.outside ? { outside: decoded.outside } : {}),
-      ...(decoded.settle ? { settle: decoded.settle } : {}),
+      settle,
       // Tool outputs the protocol cannot read count once, in the request that brings them.
       failures:
         prepared.result.failures.length +
@@ -129,9 +131,20 @@ export async function runPass(
         (prepared.storeBehind ? 1 : 0),
     };
   } catch (error) {
-    const settle = decoded.settle;
-    return { ...unmasked(context, exchange, conversation, error), ...(settle ? { settle } : {}) };
+    const settle = settleAfterSend(decoded, conversation);
+    return { ...unmasked(context, exchange, conversation, error), settle };
   }
+}
+
+/** What the request leaves for after its send: the reader's, and the decisions' append. */
+function settleAfterSend(
+  decoded: DecodedConversation,
+  conversation: Conversation,
+): () => Promise<void> {
+  return async () => {
+    await decoded.settle?.();
+    await conversation.writeDecisions();
+  };
 }
 
 /** The request goes out as it came after a failure on the masking side, counted once. */
