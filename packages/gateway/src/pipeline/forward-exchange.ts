@@ -38,7 +38,7 @@ export async function forwardExchange(
   // the stores wait for writes in flight: state/ordered-stores.ts).
   let recording: Recording | undefined;
   let recorded = false;
-  // The reader's work that decides no byte sent (run-pass.ts `settle`): once the answer starts,
+  // The work that decides no byte sent (run-pass.ts `settle`): once the answer starts,
   // so the body is out; else when the request ends.
   let settled = false;
   const settle = () => {

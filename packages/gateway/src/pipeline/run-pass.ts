@@ -108,12 +108,14 @@ export async function runPass(
       ...(decoded.incremental ? { keptAsSent: true } : { retainedBytes: raw.length }),
     });
     // No session id on metrics: a label per conversation would grow the exporter's memory and
-    // a Prometheus server's series without bound (the masking log event carries it).
-    context.telemetry.recordPass(prepared.result, {
-      client: clientOf(firstHeader(exchange.request, 'user-agent')),
-      model,
-    });
-    const settle = settleAfterSend(decoded, conversation);
+    // a Prometheus server's series without bound (the masking log event carries it). Recorded
+    // after the send (an instrument call per output masked: milliseconds on a cold request).
+    const recordPass = () =>
+      context.telemetry.recordPass(prepared.result, {
+        client: clientOf(firstHeader(exchange.request, 'user-agent')),
+        model,
+      });
+    const settle = settleAfterSend(decoded, conversation, recordPass);
     return {
       // The body as it came when nothing in it changed.
       body: await (decoded.send ?? decoded.write)(prepared.contents, prepared.changedIndices),
@@ -136,12 +138,17 @@ export async function runPass(
   }
 }
 
-/** What the request leaves for after its send: the reader's, and the decisions' append. */
+/**
+ * What the request leaves for after its send: the pass's metrics (`record`, at once), the
+ * reader's digests, the decisions' append.
+ */
 function settleAfterSend(
   decoded: DecodedConversation,
   conversation: Conversation,
+  record?: () => void,
 ): () => Promise<void> {
   return async () => {
+    record?.();
     await decoded.settle?.();
     await conversation.writeDecisions();
   };
