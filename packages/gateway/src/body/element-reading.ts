@@ -31,6 +31,12 @@ const CONVERT_BATCH = 512;
 /** Bytes hashed in one stretch. */
 const HASH_SLICE_BYTES = 4 << 20;
 
+/**
+ * Bytes of elements parsed between two looks at the clock (a look costs about what parsing a
+ * small element does; 64 KiB parse in well under a millisecond).
+ */
+const PARSE_CHECK_BYTES = 64 * 1024;
+
 /** The conversation's head in `raw` (the bytes of its first elements), for its key. */
 export async function headBytes(
   codec: BodyCodec,
@@ -99,11 +105,13 @@ export async function parseElements(
   pause: EventLoopPauser,
 ): Promise<unknown[] | undefined> {
   const elements: unknown[] = [];
+  let unchecked = 0;
   for (let index = 0; index < spans.elements.length; index++) {
     const [start, end] = spans.elements[index] as [number, number];
     if ((spans.weights[index] as number) > MAX_ELEMENT_VALUES) {
       if (!(await checkJson(raw, start, end, pause)).ok) return undefined;
       elements.push(HEAVY);
+      unchecked = PARSE_CHECK_BYTES;
     } else {
       let element: unknown;
       try {
@@ -113,8 +121,12 @@ export async function parseElements(
       }
       if (!roundTripsExactly(element)) return undefined;
       elements.push(element);
+      unchecked += end - start;
     }
-    if (pause.due()) await pause();
+    if (unchecked >= PARSE_CHECK_BYTES) {
+      unchecked = 0;
+      if (pause.due()) await pause();
+    }
   }
   return elements;
 }
@@ -191,8 +203,10 @@ export async function convertElements(
       unmaskable++;
     } else {
       batch.push(element);
-      if (batch.length >= CONVERT_BATCH) flush();
+      if (batch.length < CONVERT_BATCH) continue;
+      flush();
     }
+    // Between batches, and after an element too heavy to parse (converting is cheap per element).
     if (pause.due()) await pause();
   }
   flush();

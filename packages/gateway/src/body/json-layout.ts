@@ -119,6 +119,9 @@ export async function valueSpanAt(
   return end > at ? [at, end] : undefined;
 }
 
+/** Bytes of elements walked between two looks at the clock (a fraction of a millisecond). */
+const SCAN_CHECK_BYTES = 64 * 1024;
+
 export interface ElementSpans {
   /** [start, end) of each element scanned. */
   elements: Array<[number, number]>;
@@ -143,6 +146,7 @@ export async function scanElements(
   const weights: number[] = [];
   let at = skipSpace(buffer, position);
   if (buffer[at] === CLOSE_BRACKET) return { elements, weights, close: at };
+  let checkedAt = at;
   while (elements.length < max) {
     const start = skipSpace(buffer, at);
     // Awaited only when it is a promise: a body of many small elements is scanned without one each.
@@ -156,7 +160,11 @@ export async function scanElements(
     if (buffer[at] === CLOSE_BRACKET) return { elements, weights, close: at };
     if (buffer[at] !== COMMA) return undefined;
     at++;
-    if (pause.due()) await pause();
+    // The clock is read every so many bytes walked (a look costs about what a small element does).
+    if (at - checkedAt >= SCAN_CHECK_BYTES) {
+      checkedAt = at;
+      if (pause.due()) await pause();
+    }
   }
   return { elements, weights };
 }
