@@ -101,7 +101,12 @@ export async function digestElements(
  */
 export async function parseElements(
   raw: Buffer,
-  spans: { elements: ReadonlyArray<[number, number]>; weights: readonly number[] },
+  spans: {
+    elements: ReadonlyArray<[number, number]>;
+    weights: readonly number[];
+    /** Per element, whether its walk found a number that may not round-trip (else none). */
+    inexact?: readonly boolean[];
+  },
   pause: EventLoopPauser,
 ): Promise<unknown[] | undefined> {
   const elements: unknown[] = [];
@@ -119,7 +124,8 @@ export async function parseElements(
       } catch {
         return undefined;
       }
-      if (!roundTripsExactly(element)) return undefined;
+      // Walked again only when its scan found a number that may not round-trip.
+      if (spans.inexact?.[index] !== false && !roundTripsExactly(element)) return undefined;
       elements.push(element);
       unchecked += end - start;
     }
@@ -171,7 +177,9 @@ export async function afterElement(raw: Buffer, from: number, pause: EventLoopPa
     (raw[at] === 0x20 || raw[at] === 0x0a || raw[at] === 0x0d || raw[at] === 0x09)
   )
     at++;
-  if (raw[at] === 0x5d) return { elements: [] as Array<[number, number]>, weights: [], close: at };
+  if (raw[at] === 0x5d) {
+    return { elements: [] as Array<[number, number]>, weights: [], inexact: [], close: at };
+  }
   if (raw[at] !== 0x2c) return undefined;
   return scanElements(raw, at + 1, pause);
 }

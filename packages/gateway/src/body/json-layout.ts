@@ -127,6 +127,8 @@ export interface ElementSpans {
   elements: Array<[number, number]>;
   /** Per element, its weight: about how many values parsing it makes (what that costs). */
   weights: number[];
+  /** Per element, whether it may hold a number not written back exactly (json-walk.ts). */
+  inexact: boolean[];
   /** The offset of the array's `]`, when the scan reached it. */
   close?: number;
 }
@@ -144,8 +146,9 @@ export async function scanElements(
 ): Promise<ElementSpans | undefined> {
   const elements: Array<[number, number]> = [];
   const weights: number[] = [];
+  const inexact: boolean[] = [];
   let at = skipSpace(buffer, position);
-  if (buffer[at] === CLOSE_BRACKET) return { elements, weights, close: at };
+  if (buffer[at] === CLOSE_BRACKET) return { elements, weights, inexact, close: at };
   let checkedAt = at;
   while (elements.length < max) {
     const start = skipSpace(buffer, at);
@@ -156,8 +159,9 @@ export async function scanElements(
     if (end < 0 || end === start) return undefined;
     elements.push([start, end]);
     weights.push(weight);
+    inexact.push(walked.inexact);
     at = skipSpace(buffer, end);
-    if (buffer[at] === CLOSE_BRACKET) return { elements, weights, close: at };
+    if (buffer[at] === CLOSE_BRACKET) return { elements, weights, inexact, close: at };
     if (buffer[at] !== COMMA) return undefined;
     at++;
     // The clock is read every so many bytes walked (a look costs about what a small element does).
@@ -166,5 +170,5 @@ export async function scanElements(
       if (pause.due()) await pause();
     }
   }
-  return { elements, weights };
+  return { elements, weights, inexact };
 }
