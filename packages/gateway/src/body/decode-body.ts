@@ -57,6 +57,8 @@ export interface DecodedConversation {
   segments?: () => BodySegments | undefined;
   /** The body without its conversation (the array empty), when the reader has it. */
   outside?: () => Buffer;
+  /** The reader's work left for after the send (incremental-body.ts `settle`), done. */
+  settle?: () => Promise<void>;
 }
 
 export type DecodedBody =
@@ -152,5 +154,6 @@ export async function decodeBody(
     send: (sent) => decoded.send(sent),
     segments: () => decoded.segments(),
     outside: () => decoded.outside(),
+    settle: () => decoded.settle(),
   };
 }

@@ -11,13 +11,7 @@ describe('digestElements', () => {
     const spans = ends.map((end, index): [number, number] => [index === 0 ? 1 : 0, end]);
     const hash = createHash('sha256');
     const pause = eventLoopPauser();
-    const digests = await digestElements(
-      raw,
-      1,
-      spans,
-      { hash, newHash: () => createHash('sha256') },
-      pause,
-    );
+    const digests = await digestElements(raw, 1, spans, hash, pause);
     const starts = [1, ...ends.slice(0, -1)];
     const expected = ends.map((end, index) =>
       createHash('sha256').update(raw.subarray(starts[index], end)).digest('hex'),

@@ -3,13 +3,14 @@
  * hashing, parsing and converting them a stretch at a time, and leaving unparsed what is too heavy
  * to parse at once.
  */
-import type { Hash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { Content } from '@toolmask/core';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
 import { checkJson } from './json-check.js';
 import { findArray, scanElements, stringAt, weighJson } from './json-layout.js';
 import { roundTripsExactly } from './json-safety.js';
+import { digestOf } from './one-shot-digest.js';
 
 /**
  * The most values (about: see json-layout.ts's weight) an element may hold and still be parsed
@@ -29,6 +30,12 @@ const CONVERT_BATCH = 512;
 
 /** Bytes hashed in one stretch. */
 const HASH_SLICE_BYTES = 4 << 20;
+
+/**
+ * Bytes of elements parsed between two looks at the clock (a look costs about what parsing a
+ * small element does; 64 KiB parse in well under a millisecond).
+ */
+const PARSE_CHECK_BYTES = 64 * 1024;
 
 /** The conversation's head in `raw` (the bytes of its first elements), for its key. */
 export async function headBytes(
@@ -58,14 +65,14 @@ export async function hashInSlices(
 }
 
 /**
- * Each new element's digest (its bytes and the separator before it, from `from`), with `hash`,
+ * Each new element's SHA-256 (its bytes and the separator before it, from `from`), with `hash`,
  * the array's running digest, continued over the same bytes.
  */
 export async function digestElements(
   raw: Buffer,
   from: number,
   spans: ReadonlyArray<[number, number]>,
-  hashes: { hash: Hash; newHash: () => Hash },
+  hash: Hash,
   pause: EventLoopPauser,
 ): Promise<Buffer[]> {
   let previousEnd = from;
@@ -73,13 +80,13 @@ export async function digestElements(
   for (const [, end] of spans) {
     const bytes = raw.subarray(previousEnd, end);
     if (bytes.length <= HASH_SLICE_BYTES) {
-      // One slice: hashed at once, without the two promises per element that `hashInSlices`
-      // costs (a cold body of 700 to 3,000 elements paid more for them than for the hashing).
-      digests.push(hashes.newHash().update(bytes).digest());
-      hashes.hash.update(bytes);
+      // One slice: hashed at once, in one call (no promise, no Hash object per element: a cold
+      // body of 700 to 3,000 elements paid more for those than for the hashing).
+      digests.push(digestOf('sha256', bytes, 'buffer'));
+      hash.update(bytes);
     } else {
-      digests.push((await hashInSlices(hashes.newHash(), bytes, pause)).digest());
-      await hashInSlices(hashes.hash, bytes, pause);
+      digests.push((await hashInSlices(createHash('sha256'), bytes, pause)).digest());
+      await hashInSlices(hash, bytes, pause);
     }
     previousEnd = end;
     if (pause.due()) await pause();
@@ -94,15 +101,22 @@ export async function digestElements(
  */
 export async function parseElements(
   raw: Buffer,
-  spans: { elements: ReadonlyArray<[number, number]>; weights: readonly number[] },
+  spans: {
+    elements: ReadonlyArray<[number, number]>;
+    weights: readonly number[];
+    /** Per element, whether its walk found a number that may not round-trip (else none). */
+    inexact?: readonly boolean[];
+  },
   pause: EventLoopPauser,
 ): Promise<unknown[] | undefined> {
   const elements: unknown[] = [];
+  let unchecked = 0;
   for (let index = 0; index < spans.elements.length; index++) {
     const [start, end] = spans.elements[index] as [number, number];
     if ((spans.weights[index] as number) > MAX_ELEMENT_VALUES) {
       if (!(await checkJson(raw, start, end, pause)).ok) return undefined;
       elements.push(HEAVY);
+      unchecked = PARSE_CHECK_BYTES;
     } else {
       let element: unknown;
       try {
@@ -110,10 +124,15 @@ export async function parseElements(
       } catch {
         return undefined;
       }
-      if (!roundTripsExactly(element)) return undefined;
+      // Walked again only when its scan found a number that may not round-trip.
+      if (spans.inexact?.[index] !== false && !roundTripsExactly(element)) return undefined;
       elements.push(element);
+      unchecked += end - start;
     }
-    if (pause.due()) await pause();
+    if (unchecked >= PARSE_CHECK_BYTES) {
+      unchecked = 0;
+      if (pause.due()) await pause();
+    }
   }
   return elements;
 }
@@ -158,7 +177,9 @@ export async function afterElement(raw: Buffer, from: number, pause: EventLoopPa
     (raw[at] === 0x20 || raw[at] === 0x0a || raw[at] === 0x0d || raw[at] === 0x09)
   )
     at++;
-  if (raw[at] === 0x5d) return { elements: [] as Array<[number, number]>, weights: [], close: at };
+  if (raw[at] === 0x5d) {
+    return { elements: [] as Array<[number, number]>, weights: [], inexact: [], close: at };
+  }
   if (raw[at] !== 0x2c) return undefined;
   return scanElements(raw, at + 1, pause);
 }
@@ -190,8 +211,10 @@ export async function convertElements(
       unmaskable++;
     } else {
       batch.push(element);
-      if (batch.length >= CONVERT_BATCH) flush();
+      if (batch.length < CONVERT_BATCH) continue;
+      flush();
     }
+    // Between batches, and after an element too heavy to parse (converting is cheap per element).
     if (pause.due()) await pause();
   }
   flush();

@@ -162,15 +162,43 @@ describe('IncrementalBody', () => {
       const budget = new KeptBodies<KeptBody>(1 << 20);
       const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec, budget);
       const other = new IncrementalBody(GEMINI_API_PROTOCOL.codec, budget);
-      await reader.read(body(first), 'm');
+      await (await reader.read(body(first), 'm'))!.settle();
       // Another conversation's body fills the budget: this reader's is dropped.
-      await other.read(body([{ role: 'user', parts: [{ text: 'x'.repeat(1_045_000) }] }]), 'm');
+      const big = body([{ role: 'user', parts: [{ text: 'x'.repeat(1_045_000) }] }]);
+      await (await other.read(big, 'm'))!.settle();
       expect(budget.keptBytes).toBeGreaterThan(1_045_000);
       expect(budget.keptBytes).toBeLessThanOrEqual(1 << 20);
       const two = (await reader.read(body([...first, output('b')]), 'm'))!;
       expect(two.checked).toBe('digest');
       expect(two.decoded).toBe(1);
     });
+  });
+
+  it('keeps what only the next read needs for after the send: the body, its digests (issue 30)', async () => {
+    const first = [{ role: 'user', parts: [{ text: 'go' }] }, call('a'), output('a')];
+    const budget = new KeptBodies<KeptBody>(1 << 20);
+    const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec, budget);
+    const one = (await reader.read(body(first), 'm'))!;
+    // Nothing of it is kept before the send: the request does not wait for it.
+    expect(budget.keptBytes).toBe(0);
+    await one.settle();
+    const kept = budget.keptBytes;
+    expect(kept).toBeGreaterThan(0);
+    // A read not settled is settled by the next read, which then still compares bytes.
+    await reader.read(body([...first, output('b')]), 'm');
+    expect(budget.keptBytes).toBe(kept);
+    const three = (await reader.read(body([...first, output('b'), call('c')]), 'm'))!;
+    expect(three.checked).toBe('bytes');
+    expect(three.decoded).toBe(1);
+    await three.settle();
+    expect(budget.keptBytes).toBeGreaterThan(0);
+    // A reset while a read's settle runs wins: nothing of that read is remembered.
+    const four = (await reader.read(body([...first, output('b'), call('c'), output('c')]), 'm'))!;
+    const settling = four.settle();
+    reader.reset();
+    await settling;
+    expect(budget.keptBytes).toBe(0);
+    expect((await reader.read(body(first), 'm'))!.checked).toBe('none');
   });
 
   it('writes back the bytes it was given, changing only the replaced entries', async () => {

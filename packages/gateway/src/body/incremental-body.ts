@@ -79,6 +79,12 @@ export interface IncrementalRead {
   segments(): BodySegments | undefined;
   /** The body without its conversation (the array empty), for what reads only the rest. */
   outside(): Buffer;
+  /**
+   * What this read leaves for after the send, done: the digests the next read checks against,
+   * the client's versions of the elements written measured and let go. The next read does it
+   * first if nobody did.
+   */
+  settle(): Promise<void>;
 }
 
 interface Written {
@@ -104,6 +110,10 @@ export class IncrementalBody {
   private state: unknown;
   /** What was written for each element last time, and from which Content. */
   private written: Array<Written | undefined> = [];
+  /** The last read's work left for after the send (`settle`), once started. */
+  private unsettled?: () => Promise<void>;
+  /** Cells of the client's elements the last write replaced, to measure after the send. */
+  private replacedCells: SegmentCell[] = [];
 
   constructor(
     readonly codec: BodyCodec,
@@ -126,6 +136,7 @@ export class IncrementalBody {
     routeModel: string,
     pause: EventLoopPauser = eventLoopPauser(),
   ): Promise<IncrementalRead | undefined> {
+    await this.settle();
     const open = await findArray(raw, this.codec.arrayPath, pause);
     if (open < 0) return undefined;
     // Elements still whole since the previous body, and the array's digest up to their end.
@@ -166,12 +177,23 @@ export class IncrementalBody {
       if (!description) return undefined;
       outsideCell = new OutsideCell(outside, open, this.codec.arrayPath);
     }
-    const added = await this.previous.digestNew(raw, from, newSpans, hash, pause);
     this.open = open;
     // In place: copying the kept part of a history of 300,000 entries on every request would be
     // most of the cost of one that adds two.
     replaceFrom(this.spans, keep, newSpans);
-    this.previous.remember({ raw, open, close }, { keep, added, hash, outside: outside.digest });
+    // The digests the next read checks against, after the send (they decide no byte of this one).
+    const digests = {
+      keep,
+      from,
+      spans: newSpans,
+      hash,
+      ...(outside.digest ? { outside: outside.digest } : {}),
+    };
+    this.unsettled = once(async () => {
+      const pause = eventLoopPauser();
+      await this.previous.remember({ raw, open, close }, digests, pause);
+      await this.measureReplaced(pause);
+    });
     replaceFrom(this.elements, keep, newElements);
     replaceFrom(this.contents, keep, converted.contents);
     replaceFrom(this.cells, keep, cellsOf(newElements, HEAVY));
@@ -199,11 +221,32 @@ export class IncrementalBody {
       },
       segments: () => segments.both(),
       outside: () => Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]),
+      settle: () => this.settle(),
     };
+  }
+
+  /** The last read's work left for after the send, done (at once when there is none). */
+  async settle(): Promise<void> {
+    const unsettled = this.unsettled;
+    if (!unsettled) return;
+    await unsettled();
+    if (this.unsettled === unsettled) this.unsettled = undefined;
+  }
+
+  /** The client's versions of the elements written, measured (their cells let them go). */
+  private async measureReplaced(pause: EventLoopPauser): Promise<void> {
+    const cells = this.replacedCells;
+    this.replacedCells = [];
+    for (const cell of cells) {
+      cell.measure();
+      if (pause.due()) await pause();
+    }
   }
 
   /** Forgets everything (memory pressure, a body of another shape). */
   reset(): void {
+    this.unsettled = undefined;
+    this.replacedCells = [];
     this.open = -1;
     this.spans = [];
     this.previous.reset();
@@ -260,8 +303,9 @@ export class IncrementalBody {
       const cell = new SegmentCell({ compact });
       this.written[index] = { content, bytes, cell };
       cells.push(cell);
-      // Measured now: its cell would otherwise be the last holder of the client's element.
-      this.cells[index]?.measure();
+      // Measured after the send (`settle`): its cell is the last holder of the client's element.
+      const replaced = this.cells[index];
+      if (replaced) this.replacedCells.push(replaced);
       this.elements[index] = element;
       this.contents[index] = content;
       pieces.written(bytes, end);
@@ -281,4 +325,10 @@ export class IncrementalBody {
     await convertElements(this.codec, this.elements.slice(0, keep), state, pause);
     return state;
   }
+}
+
+/** `run` started on the first call only; every call gets its promise. */
+function once(run: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= run());
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eventLoopPauser } from '@toolmask/core/utils';
 import { checkJson } from './json-check.js';
+import { roundTripsExactly } from './json-safety.js';
 import {
   WALK_SLICE_BYTES,
   findArray,
@@ -50,6 +51,55 @@ describe('the JSON layout scanner', () => {
       ),
       { numRuns: 400 },
     );
+  });
+
+  it('says which elements may hold a number not written back exactly; none it clears does (property, issue 30)', async () => {
+    // Numbers as clients write them: JSON.stringify's, and written by hand (digits, fractions,
+    // exponents, signs), safe or not.
+    const numberText = fc.oneof(
+      fc
+        .double()
+        .filter(Number.isFinite)
+        .map((value) => JSON.stringify(value)),
+      fc.bigInt({ min: -(10n ** 22n), max: 10n ** 22n }).map(String),
+      fc
+        .tuple(
+          fc.constantFrom('', '-'),
+          fc.stringMatching(/^(0|[1-9][0-9]{0,19})$/),
+          fc.constantFrom('', '.0', '.5', '.000000000000000000001', '.12345678901234567'),
+          fc.constantFrom('', 'e5', 'E+2', 'e-7', 'e400', 'E308'),
+        )
+        .map((pieces) => pieces.join('')),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(numberText, { maxLength: 4 }), { maxLength: 6 }),
+        fc.jsonValue(),
+        async (rows, other) => {
+          const elements = rows.map(
+            (numbers) => `{"n":[${numbers.join(',')}],"o":${JSON.stringify(other) ?? 'null'}}`,
+          );
+          const buffer = Buffer.from(`{"contents":[${elements.join(',')}]}`);
+          const spans = await scanElements(buffer, (await findArray(buffer, ['contents'])) + 1);
+          expect(spans?.elements).toHaveLength(elements.length);
+          elements.forEach((element, index) => {
+            if (spans?.inexact[index] === false) {
+              expect(roundTripsExactly(JSON.parse(element))).toBe(true);
+            }
+          });
+        },
+      ),
+      { numRuns: 400 },
+    );
+    const flags = async (text: string) => (await scanElements(Buffer.from(text), 1))?.inexact;
+    expect(
+      await flags('[{"a":"12345678901234567890 1e9"},{"b":[123456789012345,-0.5,true]}]'),
+    ).toEqual([false, false]);
+    expect(await flags('[{"a":9007199254740993},{"b":1e400},{"c":1.5E3}]')).toEqual([
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('handles escapes, quotes and brackets inside strings, and multi-byte characters', async () => {

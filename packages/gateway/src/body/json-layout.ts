@@ -119,11 +119,16 @@ export async function valueSpanAt(
   return end > at ? [at, end] : undefined;
 }
 
+/** Bytes of elements walked between two looks at the clock (a fraction of a millisecond). */
+const SCAN_CHECK_BYTES = 64 * 1024;
+
 export interface ElementSpans {
   /** [start, end) of each element scanned. */
   elements: Array<[number, number]>;
   /** Per element, its weight: about how many values parsing it makes (what that costs). */
   weights: number[];
+  /** Per element, whether it may hold a number not written back exactly (json-walk.ts). */
+  inexact: boolean[];
   /** The offset of the array's `]`, when the scan reached it. */
   close?: number;
 }
@@ -141,8 +146,10 @@ export async function scanElements(
 ): Promise<ElementSpans | undefined> {
   const elements: Array<[number, number]> = [];
   const weights: number[] = [];
+  const inexact: boolean[] = [];
   let at = skipSpace(buffer, position);
-  if (buffer[at] === CLOSE_BRACKET) return { elements, weights, close: at };
+  if (buffer[at] === CLOSE_BRACKET) return { elements, weights, inexact, close: at };
+  let checkedAt = at;
   while (elements.length < max) {
     const start = skipSpace(buffer, at);
     // Awaited only when it is a promise: a body of many small elements is scanned without one each.
@@ -152,11 +159,16 @@ export async function scanElements(
     if (end < 0 || end === start) return undefined;
     elements.push([start, end]);
     weights.push(weight);
+    inexact.push(walked.inexact);
     at = skipSpace(buffer, end);
-    if (buffer[at] === CLOSE_BRACKET) return { elements, weights, close: at };
+    if (buffer[at] === CLOSE_BRACKET) return { elements, weights, inexact, close: at };
     if (buffer[at] !== COMMA) return undefined;
     at++;
-    if (pause.due()) await pause();
+    // The clock is read every so many bytes walked (a look costs about what a small element does).
+    if (at - checkedAt >= SCAN_CHECK_BYTES) {
+      checkedAt = at;
+      if (pause.due()) await pause();
+    }
   }
-  return { elements, weights };
+  return { elements, weights, inexact };
 }

@@ -1,7 +1,9 @@
 /**
  * Walking one JSON value over bytes, without parsing it: where it ends and what it weighs (about
  * one per value: the brackets, braces and commas outside strings, so a caller knows what parsing
- * it would cost). The scanner behind json-layout.ts.
+ * it would cost), and whether it may hold a number JavaScript cannot write back exactly (so the
+ * parsed value need not be walked again to tell: json-safety.ts). The scanner behind
+ * json-layout.ts.
  *
  * Strings are skipped by searching for the next quote natively (`Buffer.indexOf`) and counting
  * the backslashes before it, so the bulk of a body (tool outputs are long strings) is never walked
@@ -57,7 +59,25 @@ interface Walk {
   /** `at` is inside a string. */
   inString: boolean;
   started: boolean;
+  /** Digits in a row just before `at` (outside strings, digits are numbers' only). */
+  digits: number;
+  /** A number walked has more digits in a row than `EXACT_DIGITS`, or an exponent. */
+  inexact: boolean;
 }
+
+/**
+ * A number with no run of more digits than this and no exponent is below 10^15 (under 2^53) and
+ * finite: it is written back exactly (json-safety.ts). Any other may not be, and is checked.
+ */
+const EXACT_DIGITS = 15;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
+/** The first letters of `true`, `false` and `null`. */
+const LOWER_T = 0x74;
+const LOWER_F = 0x66;
+const LOWER_N = 0x6e;
 
 /** What `walkValue` returns when it stopped at `stopAt` before the value ended. */
 const PAUSED = -2;
@@ -68,6 +88,8 @@ const newWalk = (at: number): Walk => ({
   weight: 0,
   inString: false,
   started: false,
+  digits: 0,
+  inexact: false,
 });
 
 /**
@@ -79,11 +101,14 @@ function walkValue(buffer: Buffer, walk: Walk, stopAt: number): number {
   let at = walk.at;
   let depth = walk.depth;
   let weight = walk.weight;
+  let digits = walk.digits;
+  let inexact = walk.inexact;
   if (!walk.started) {
     at = skipSpace(buffer, at);
     const first = buffer[at];
     if (first !== QUOTE && first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-      // A number or a literal: up to the next delimiter.
+      // A number or a literal: up to the next delimiter (a number alone is checked when parsed).
+      walk.inexact = first !== LOWER_T && first !== LOWER_F && first !== LOWER_N;
       while (at < buffer.length) {
         const byte = buffer[at];
         if (byte === COMMA || byte === CLOSE_BRACE || byte === CLOSE_BRACKET || isSpace(byte))
@@ -107,6 +132,8 @@ function walkValue(buffer: Buffer, walk: Walk, stopAt: number): number {
         walk.at = -2 - end;
         walk.depth = depth;
         walk.weight = weight;
+        walk.digits = 0;
+        walk.inexact = inexact;
         return PAUSED;
       }
       at = end;
@@ -121,9 +148,18 @@ function walkValue(buffer: Buffer, walk: Walk, stopAt: number): number {
         walk.at = at;
         walk.depth = depth;
         walk.weight = weight;
+        walk.digits = digits;
+        walk.inexact = inexact;
         return PAUSED;
       }
-      const byte = buffer[at];
+      const byte = buffer[at] as number;
+      if (byte >= DIGIT_0 && byte <= DIGIT_9) {
+        if (++digits > EXACT_DIGITS) inexact = true;
+        at++;
+        continue;
+      }
+      if ((byte === LOWER_E || byte === UPPER_E) && digits > 0) inexact = true;
+      digits = 0;
       if (byte === QUOTE) {
         walk.inString = true;
         at++;
@@ -137,6 +173,7 @@ function walkValue(buffer: Buffer, walk: Walk, stopAt: number): number {
         depth--;
         if (depth === 0) {
           walk.weight = weight;
+          walk.inexact = inexact;
           return at + 1;
         }
       }
@@ -151,10 +188,14 @@ export function skipValue(buffer: Buffer, position: number): number {
   return walkValue(buffer, newWalk(position), Infinity);
 }
 
-/** A value walked to its end: where it ends (-1: not a value there) and its weight. */
+/**
+ * A value walked to its end: where it ends (-1: not a value there), its weight, and whether it
+ * may hold a number that is not written back exactly (false: it holds none).
+ */
 export interface Walked {
   end: number;
   weight: number;
+  inexact: boolean;
 }
 
 /**
@@ -168,14 +209,14 @@ export function walkInSlices(
 ): Walked | Promise<Walked> {
   const walk = newWalk(position);
   const end = walkValue(buffer, walk, position + WALK_SLICE_BYTES);
-  if (end !== PAUSED) return { end, weight: walk.weight };
+  if (end !== PAUSED) return { end, weight: walk.weight, inexact: walk.inexact };
   return (async () => {
     let next = PAUSED;
     while (next === PAUSED) {
       await pause();
       next = walkValue(buffer, walk, walk.at + WALK_SLICE_BYTES);
     }
-    return { end: next, weight: walk.weight };
+    return { end: next, weight: walk.weight, inexact: walk.inexact };
   })();
 }
 

@@ -50,6 +50,8 @@ export class PreviousBody {
   private outsideDigest?: Buffer;
   /** Its key in the budget, where the body is while there is room (a reader's own object). */
   private readonly keptKey = {};
+  /** Counts `reset`s: a `remember` begun before one is dropped. */
+  private generation = 0;
 
   constructor(private readonly keptBodies: KeptBodies<KeptBody> = sharedKeptBodies) {}
 
@@ -94,60 +96,79 @@ export class PreviousBody {
     return { keep, hash, checked: 'digest' };
   }
 
-  /** Whether what is outside the array is the previous body's, and its digest. */
+  /**
+   * Whether what is outside the array is the previous body's, and its digest when it took one to
+   * tell (with nothing to compare with, none is taken now: `remember` takes it, after the send).
+   */
   async outside(
     raw: Buffer,
     open: number,
     close: number,
     pause: EventLoopPauser,
-  ): Promise<{ same: boolean; digest: Buffer }> {
-    const kept = this.keptBodies.get(this.keptKey);
+  ): Promise<{ same: boolean; digest?: Buffer }> {
     const previous = this.outsideDigest;
+    if (previous === undefined) return { same: false };
+    const kept = this.keptBodies.get(this.keptKey);
     if (
       kept &&
-      previous &&
       (await sameBytes(kept.raw.subarray(0, kept.open + 1), raw.subarray(0, open + 1), pause)) &&
       (await sameBytes(kept.raw.subarray(kept.close), raw.subarray(close), pause))
     ) {
       return { same: true, digest: previous };
     }
-    const hash = await hashInSlices(newHash(), raw.subarray(0, open + 1), pause);
-    const digest = (await hashInSlices(hash, raw.subarray(close), pause)).digest();
-    return { same: previous !== undefined && digest.equals(previous), digest };
+    const digest = await outsideDigestOf(raw, open, close, pause);
+    return { same: digest.equals(previous), digest };
   }
 
   /**
-   * The digests of the new elements at `spans` (from `from` on), to be kept by `remember` with
-   * the array's digest continued over them.
+   * `body` is now the previous one: its first `keep` elements' digests stay, those of its new
+   * elements at `spans` (from `from` on) are taken, the array's running digest `hash` continued
+   * over them, and the outside's taken unless given. Run after the body is sent (its results
+   * serve only the next body's read, which waits for it: incremental-body.ts); a `reset` while
+   * it runs wins (nothing is remembered).
    */
-  async digestNew(
-    raw: Buffer,
-    from: number,
-    spans: ReadonlyArray<[number, number]>,
-    hash: Hash,
-    pause: EventLoopPauser,
-  ): Promise<Buffer[]> {
-    return digestElements(raw, from, spans, { hash, newHash }, pause);
-  }
-
-  /** `body` is now the previous one: its first `keep` elements' digests stay, `added` follow. */
-  remember(
+  async remember(
     body: KeptBody,
-    digests: { keep: number; added: readonly Buffer[]; hash: Hash; outside: Buffer },
-  ): void {
-    replaceFrom(this.spanDigests, digests.keep, digests.added);
-    this.arrayHash = digests.hash.copy();
-    this.arrayDigest = digests.hash.digest();
-    this.outsideDigest = digests.outside;
+    digests: {
+      keep: number;
+      from: number;
+      spans: ReadonlyArray<[number, number]>;
+      hash: Hash;
+      outside?: Buffer;
+    },
+    pause: EventLoopPauser,
+  ): Promise<void> {
+    const generation = this.generation;
+    const { raw, open, close } = body;
+    const { hash } = digests;
+    const added = await digestElements(raw, digests.from, digests.spans, hash, pause);
+    const outside = digests.outside ?? (await outsideDigestOf(raw, open, close, pause));
+    if (generation !== this.generation) return;
+    replaceFrom(this.spanDigests, digests.keep, added);
+    this.arrayHash = hash.copy();
+    this.arrayDigest = hash.digest();
+    this.outsideDigest = outside;
     this.keptBodies.keep(this.keptKey, body);
   }
 
-  /** Forgets everything. */
+  /** Forgets everything (a `remember` under way included). */
   reset(): void {
+    this.generation++;
     this.spanDigests = [];
     this.arrayDigest = undefined;
     this.arrayHash = undefined;
     this.outsideDigest = undefined;
     this.keptBodies.release(this.keptKey);
   }
+}
+
+/** The digest of the body without its array's elements (its bytes up to `[` and from `]`). */
+async function outsideDigestOf(
+  raw: Buffer,
+  open: number,
+  close: number,
+  pause: EventLoopPauser,
+): Promise<Buffer> {
+  const hash = await hashInSlices(newHash(), raw.subarray(0, open + 1), pause);
+  return (await hashInSlices(hash, raw.subarray(close), pause)).digest();
 }

@@ -12,7 +12,7 @@
  * reader promises. The outside's cell holds the outside's bytes until measured or replaced. A figure is measured from the same compact JSON a whole
  * parse of the body would give (`JSON.stringify` of the parsed element), so it is the same figure.
  */
-import { createHash } from 'node:crypto';
+import { digestOf } from './one-shot-digest.js';
 
 /** One segment's figures. */
 export interface Segment {
@@ -44,7 +44,7 @@ export function withoutCacheMarkers(compact: string): string {
 export function segmentOf(compact: string): Segment {
   return {
     chars: compact.length,
-    digest: createHash('sha1').update(withoutCacheMarkers(compact)).digest('base64').slice(0, 12),
+    digest: digestOf('sha1', withoutCacheMarkers(compact), 'base64').slice(0, 12),
   };
 }
 

@@ -142,6 +142,9 @@ describe('Conversation.releaseHistory', () => {
         keptAsSent: true,
       });
       const body = (await decoded.write(prepared.contents)).toString('utf8');
+      // After the send, as forward-exchange.ts does (run-pass.ts `settleAfterSend`).
+      await decoded.settle();
+      await kept.writeDecisions();
       if (watchFirstOutput) {
         watch.register(decoded.contents[2]!.parts![0]!.functionResponse!.response as object, '');
       }
@@ -149,7 +152,7 @@ describe('Conversation.releaseHistory', () => {
     };
     const first = await send(true);
     expect(first).toContain('<tool_output_masked');
-    // Let go as soon as the request that masked it is written.
+    // Let go as soon as the request that masked it is written and sent.
     expect(await collectedSoon(() => collected)).toBe(true);
     contents.push(
       { role: 'model', parts: [{ text: 'built' }] },
@@ -220,10 +223,12 @@ describe('Conversation.releaseHistory', () => {
     const appendStarted = new Promise<void>((resolve) => (appending = resolve));
     const kept = conversation(stateDir, MASKING_SOON, {
       ...memoryStore(),
-      // The pass's decisions take their time to save: the window another request trims in.
-      appendDecisions: async () => {
+      // The pass's store takes its time to load: the window another request trims in (its
+      // decisions are appended after the send: durable-decisions.ts).
+      load: async () => {
         appending();
         await saving;
+        return { decisions: [] };
       },
     });
     const reader = kept.bodies.reader(GEMINI_API_PROTOCOL.codec);

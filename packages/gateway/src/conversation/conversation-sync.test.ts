@@ -147,7 +147,41 @@ describe('the local sync', () => {
     const prepared = await send(conversation, shellHistory(4));
     expect(prepared.result.maskedCount).toBeGreaterThan(0);
     expect(prepared.storeBehind).toBe(undefined);
+    // Appended after the send (the pipeline's settle), not before it.
+    expect(appended).toEqual([]);
+    await conversation.writeDecisions();
     expect(appended).toEqual([undefined]);
     expect(conversation.stateBeforeAnswerEnds).toBe(false);
+  });
+
+  it("uses a pass's decisions at once and appends them after the send; a failed append is tried again (issue 30)", async () => {
+    const appended: string[][] = [];
+    let failing = true;
+    const lines: string[] = [];
+    const store = stubConversationStore({
+      appendDecisions: async (_id, records) => {
+        if (failing) throw new Error('disk full');
+        appended.push(records.map((record) => record.key));
+      },
+    });
+    const conversation = replica(store, LOCAL_SYNC, lines);
+    const first = await send(conversation, shellHistory(4));
+    expect(first.result.maskedCount).toBeGreaterThan(0);
+    expect(first.unsavedDecisions).toBe(0);
+    await conversation.writeDecisions();
+    expect(lines.some((line) => line.includes('tried again with its next request'))).toBe(true);
+    // Still in use: the next request carries the same bytes for the outputs masked.
+    const history = shellHistory(5);
+    const next = await send(conversation, history);
+    expect(first.changedIndices.length).toBeGreaterThan(0);
+    for (const index of first.changedIndices) {
+      expect(JSON.stringify(next.contents[index])).toBe(JSON.stringify(first.contents[index]));
+    }
+    failing = false;
+    await conversation.writeDecisions();
+    // The first pass's decisions, then the second's, each once.
+    const keys = appended.flat();
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys.length).toBeGreaterThan(first.result.maskedCount);
   });
 });

@@ -72,13 +72,16 @@ export interface ConversationSync {
   readonly stateBeforeAnswerEnds: boolean;
 }
 
-/** A store only this gateway writes: nothing to read first, every save unconditional. */
+/**
+ * A store only this gateway writes: nothing to read first, every save unconditional, and made
+ * after the request is sent (durable-decisions.ts `useNow`): nobody else reads the store.
+ */
 export const LOCAL_SYNC: ConversationSync = {
   lookAhead: () => undefined,
   catchUp: async () => undefined,
   async agree<T>(conversation: SyncedConversation, attempt: PassAttempt<T>) {
     const prepared = await attempt(({ records, pause }) =>
-      conversation.decisions.save(records, pause),
+      conversation.decisions.useNow(records, pause),
     );
     // Nobody else appends: a save never says 'again', so the one attempt always finishes.
     return { prepared: prepared as T, storeBehind: false };

@@ -15,9 +15,10 @@
  *    last entry; the cold signal is the idle gap (the protocol's, unless the gateway set one)
  *    since the last answer, or the provider's own report that nothing of the last prompt was
  *    cached (cache-cold.ts).
- * 4. New decisions are saved before the request is forwarded (durable-decisions.ts). If that
- *    fails, the request goes out without them (the next one tries again): a decision is never
- *    used unsaved.
+ * 4. New decisions are saved (durable-decisions.ts): on a shared store before the request is
+ *    forwarded (if that fails, the request goes out without them, and the next one tries again:
+ *    a decision is never used unsaved there); on a store only this gateway writes, after it is
+ *    sent (`writeDecisions`), used at once.
  *
  * After a restart, the recorded decisions and the last answer's state are loaded again, so the
  * requests that follow carry exactly the bytes they would have carried. What other writers of the
@@ -181,8 +182,18 @@ export class Conversation {
     };
   }
 
+  /**
+   * Appends the decisions in use not yet written (a store only this gateway writes: after the
+   * request is sent, from the pipeline). Never rejects: a failure is reported and tried again.
+   */
+  writeDecisions(): Promise<void> {
+    return this.decisions.writeUsed();
+  }
+
   /** The answer to a request ended: the idle gap counts from now; the usage is remembered. */
   async finish(usage: PromptUsage, meta: ConversationMeta) {
+    // The request's decisions are on disk before the state after its answer.
+    await this.decisions.writeUsed();
     const endedAt = this.options.now();
     this.middleware.requestEnded(endedAt);
     this.meta = metaAfterAnswer(meta, usage, endedAt);
@@ -216,6 +227,8 @@ export class Conversation {
    */
   async prepareInTurn(incoming: Content[], options: PrepareOptions): Promise<PreparedRequest> {
     await this.decisions.load();
+    // The last request's decisions, if nobody appended them yet (or their append failed).
+    await this.decisions.writeUsed();
     if (this.options.queuedOutputs?.failedCount) {
       const { host } = this.options;
       this.options.queuedOutputs.retryFailed(

@@ -26,27 +26,62 @@ export class DecisionLog {
   /** Snippet response object → its record (to count what a request carries). */
   private readonly bySnippet = new WeakMap<object, MaskedRecord>();
   private readonly kept = new Set<string>();
+  /** Decisions in use not yet found by key (`use`): their keys are taken by `index`. */
+  private unindexed: DecisionRecord[] = [];
 
   constructor(private readonly service: ToolOutputMaskingService) {}
 
   get hasMasked(): boolean {
-    return this.masked.size > 0;
+    return this.masked.size > 0 || this.unindexed.some((record) => record.kind === 'masked');
   }
 
   /** Where the output of `key` was saved, when it was masked. */
   savedFileOf(key: string): string | undefined {
+    this.indexNow();
     return this.masked.get(key)?.filePath;
   }
 
   /** Adds a decision (loaded from the store, or just saved there). */
   remember(record: DecisionRecord): void {
-    if (record.kind === 'kept') {
-      this.kept.add(record.key);
-      return;
+    this.useSnippet(record);
+    this.indexRecord(record);
+  }
+
+  /**
+   * Adds a decision of the pass just made, for the request that made it: its snippet counted and
+   * known as re-applied now; found by key (its output's key taken, a hash of the output's JSON)
+   * by `index`, after the request is sent, or by the next look-up by key.
+   */
+  use(record: DecisionRecord): void {
+    this.useSnippet(record);
+    this.unindexed.push(record);
+  }
+
+  /** The decisions `use` added, found by key from now on (in stretches). */
+  async index(pause: EventLoopPauser): Promise<void> {
+    const records = this.unindexed;
+    this.unindexed = [];
+    for (const record of records) {
+      this.indexRecord(record);
+      if (pause.due()) await pause();
     }
-    this.masked.set(record.key, record);
+  }
+
+  private indexNow(): void {
+    if (this.unindexed.length === 0) return;
+    for (const record of this.unindexed) this.indexRecord(record);
+    this.unindexed = [];
+  }
+
+  private useSnippet(record: DecisionRecord): void {
+    if (record.kind !== 'masked') return;
     this.bySnippet.set(record.response, record);
     this.service.markMasked(record.response);
+  }
+
+  private indexRecord(record: DecisionRecord): void {
+    if (record.kind === 'kept') this.kept.add(record.key);
+    else this.masked.set(record.key, record);
   }
 
   /**
@@ -74,6 +109,7 @@ export class DecisionLog {
    */
   apply(content: Content, outputsAfter: number): Content {
     const parts = content?.parts;
+    this.indexNow();
     // Nothing decided yet (a conversation's first request, or one the gateway has never seen):
     // no key to look up, so no output is hashed here; the pass's records hash only theirs.
     if (!Array.isArray(parts) || (this.masked.size === 0 && this.kept.size === 0)) return content;
@@ -124,7 +160,8 @@ export class DecisionLog {
 
 /**
  * The decisions a pass made on `before` (masked parts in `after`, outputs kept whole), as records
- * made at `at` (in stretches: a pass may try 100,000 outputs).
+ * made at `at` (in stretches: a pass may try 100,000 outputs). Each record's `key` is taken when
+ * first read (`keyOf`): a store only this gateway writes reads it after the request is sent.
  */
 export async function decisionsOfPass(
   pass: { before: readonly Content[]; after: readonly Content[]; result: MaskingResult },
@@ -149,9 +186,12 @@ export async function decisionsOfPass(
       if (!original || newPart === oldPart || typeof replacement?.output !== 'string') return;
       const offloaded = result.offloaded[offloadedIndex++];
       if (!offloaded) return;
+      const key = keyOf(original);
       records.push({
         kind: 'masked',
-        key: outputKey(original),
+        get key() {
+          return key();
+        },
         toolName: boundedName(offloaded.toolName),
         callId: boundedName(offloaded.callId),
         response: replacement as { output: string },
@@ -169,15 +209,32 @@ export async function decisionsOfPass(
     const functionResponse =
       before[location.contentIndex]?.parts?.[location.partIndex]?.functionResponse;
     if (!functionResponse) continue;
+    const key = keyOf(functionResponse);
     records.push({
       kind: 'kept',
-      key: outputKey(functionResponse),
+      get key() {
+        return key();
+      },
       toolName: boundedName(typeof functionResponse.name === 'string' ? functionResponse.name : ''),
       callId: boundedName(typeof functionResponse.id === 'string' ? functionResponse.id : ''),
       at,
     });
   }
   return records;
+}
+
+/** The output's key, taken when first asked for (a hash of its JSON: off the request path). */
+function keyOf(functionResponse: Parameters<typeof outputKey>[0]): () => string {
+  // The output is let go once its key is taken (it may be a masked output's whole text).
+  let output: typeof functionResponse | undefined = functionResponse;
+  let key: string | undefined;
+  return () => {
+    if (key === undefined) {
+      key = outputKey(output as typeof functionResponse);
+      output = undefined;
+    }
+    return key;
+  };
 }
 
 /** How many tool outputs (function responses) an entry holds. */

@@ -4,15 +4,24 @@
  * the next request); the log holds the first `known` of the store's decisions, in the store's
  * order, so a reader that catches up asks for what comes after them.
  *
- * Guarantees: a decision is remembered (and so used) only once the store holds it; decisions are
- * appended a batch at a time, each written before the next, and none is remembered unless all
- * are. A failed save is reported and the request goes without the decisions (counted); only a
- * conditional append that lost (`DecisionConflictError`) is its caller's to handle
- * (shared-store-sync.ts).
+ * Two ways to save a pass's decisions, chosen by the sync (conversation-sync.ts):
+ * - `save` (a store other replicas share): a decision is remembered (and so used) only once the
+ *   store holds it; decisions are appended a batch at a time, each written before the next, and
+ *   none is remembered unless all are. A failed save is reported and the request goes without the
+ *   decisions (counted); only a conditional append that lost (`DecisionConflictError`) is its
+ *   caller's to handle (shared-store-sync.ts).
+ * - `useNow` (a store only this gateway writes): remembered and used at once, appended after the
+ *   request is sent (`writeUsed`, from the pipeline; the next pass of the conversation, and its
+ *   state after the answer, run it first if nobody did), in the order they were made. Nobody
+ *   else reads the store while the gateway runs: its next request finds them in memory. A failed
+ *   append is reported and tried again by the next `writeUsed`; the decisions stay in use, so the
+ *   next requests carry the same bytes. What a crash before the append loses is what it loses of
+ *   the queued output writes (state/outputs/queued-output-store.ts): the client's next request
+ *   brings those outputs whole and the pass decides them again (docs/reliability.md).
  */
 import type { ToolOutputMaskingService } from '@toolmask/core';
 import { describeError } from '@toolmask/core/errors';
-import type { EventLoopPauser } from '@toolmask/core/utils';
+import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import {
   DecisionConflictError,
   type ConversationMeta,
@@ -50,6 +59,10 @@ export class DurableDecisions {
   private knownCount = 0;
   private loading?: Promise<void>;
   private loadedOnce = false;
+  /** Decisions in use not yet appended (`useNow`), in order. */
+  private unwritten: DecisionRecord[] = [];
+  /** The append of `unwritten` under way, chained: one at a time. */
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: DurableDecisionsOptions) {
     this.log = new DecisionLog(options.service);
@@ -108,6 +121,52 @@ export class DurableDecisions {
    * the store holds exactly the decisions before it (a `DecisionConflictError` then goes to the
    * caller). Any other failure: the request goes without them.
    */
+  /**
+   * Remembers `records` and uses them at once; `writeUsed` appends them (a store only this
+   * gateway writes: see the module comment).
+   */
+  async useNow(records: readonly DecisionRecord[], pause: EventLoopPauser): Promise<Saving> {
+    for (const record of records) {
+      this.log.use(record);
+      this.knownCount++;
+      this.unwritten.push(record);
+      if (pause.due()) await pause();
+    }
+    return SAVED;
+  }
+
+  /**
+   * Appends the decisions in use not yet written, a batch at a time; a failure is reported and
+   * what was not written is tried again by the next call. Never rejects.
+   */
+  writeUsed(): Promise<void> {
+    this.writing = this.writing.then(() => this.appendUnwritten());
+    return this.writing;
+  }
+
+  private async appendUnwritten(): Promise<void> {
+    const records = this.unwritten;
+    if (records.length === 0) return;
+    this.unwritten = [];
+    // Their keys: taken now, after the send (decision-log.ts `use`).
+    await this.log.index(eventLoopPauser());
+    let at = 0;
+    try {
+      for (; at < records.length; at += DECISIONS_PER_APPEND) {
+        const batch =
+          records.length <= DECISIONS_PER_APPEND
+            ? records
+            : records.slice(at, at + DECISIONS_PER_APPEND);
+        await this.options.store.appendDecisions(this.options.id, batch);
+      }
+    } catch (error) {
+      this.unwritten = [...records.slice(at), ...this.unwritten];
+      this.options.debug(
+        `[toolmask gateway] could not save ${records.length - at} decision(s) of conversation ${this.options.id} after its request was sent; they stay in use and are tried again with its next request: ${describeError(error)}`,
+      );
+    }
+  }
+
   async save(
     records: readonly DecisionRecord[],
     pause: EventLoopPauser,

@@ -8,8 +8,9 @@
  * its JSON text at a time with turns for the event loop between (`prepareOutputKey`): the same
  * bytes, so the same key, as `JSON.stringify` of it whole, which takes 100 ms for 40 MB.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { EventLoopPauser } from '@toolmask/core/utils';
+import { digestOf } from '../body/one-shot-digest.js';
 
 interface FunctionResponseLike {
   name?: unknown;
@@ -25,8 +26,11 @@ export function outputKey(functionResponse: FunctionResponseLike): string {
     const known = keys.get(response);
     if (known) return known;
   }
-  const hash = createHash('sha256').update(JSON.stringify(response) ?? 'undefined', 'utf8');
-  return remember(functionResponse, hash);
+  // One call (no Hash object): a cold request keys hundreds of outputs.
+  return remember(
+    functionResponse,
+    digestOf('sha256', JSON.stringify(response) ?? 'undefined', 'hex'),
+  );
 }
 
 /** Strings at least this long are hashed in stretches, a slice of this many code units at a time. */
@@ -103,13 +107,13 @@ export async function prepareOutputKey(
     hash.update('"', 'utf8');
   }
   hash.update('}', 'utf8');
-  remember(functionResponse, hash);
+  remember(functionResponse, hash.digest('hex'));
 }
 
-/** The key of `functionResponse` whose response's JSON text `hash` has digested, remembered. */
-function remember(functionResponse: FunctionResponseLike, hash: Hash): string {
+/** The key of `functionResponse` whose response's JSON text has the SHA-256 `hex`, remembered. */
+function remember(functionResponse: FunctionResponseLike, hex: string): string {
   const response = functionResponse.response;
-  const digest = hash.digest('hex').slice(0, 32);
+  const digest = hex.slice(0, 32);
   const name = typeof functionResponse.name === 'string' ? functionResponse.name : '';
   const id = typeof functionResponse.id === 'string' ? functionResponse.id : '';
   const key = `${name}\u0000${id}\u0000${digest}`;

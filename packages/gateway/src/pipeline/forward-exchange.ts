@@ -38,6 +38,14 @@ export async function forwardExchange(
   // the stores wait for writes in flight: state/ordered-stores.ts).
   let recording: Recording | undefined;
   let recorded = false;
+  // The work that decides no byte sent (run-pass.ts `settle`): once the answer starts,
+  // so the body is out; else when the request ends.
+  let settled = false;
+  const settle = () => {
+    if (settled || !masked.settle) return;
+    settled = true;
+    masked.settle().catch((error: unknown) => context.log(`[toolmask gateway] ${String(error)}`));
+  };
   const result = await forward({
     url: outbound.url,
     method: request.method ?? 'GET',
@@ -47,6 +55,7 @@ export async function forwardExchange(
     signal: exchange.signal,
     ...(context.dispatcher ? { dispatcher: context.dispatcher } : {}),
     onChunk: (chunk) => {
+      settle();
       tap.feed(chunk);
       head.feed(chunk);
     },
@@ -71,6 +80,7 @@ export async function forwardExchange(
   });
   // A request the client abandoned before it went out was never billed: nothing to record. One
   // it left while the answer was awaited (a Ctrl-C mid-turn) went through: recorded, status 0.
+  settle();
   const neverSent = result.outcome === 'client-gone' && result.status === 0 && !result.sent;
   if (!recorded && !neverSent) recording = recordAnswer(result);
   exchange.owner.answered(

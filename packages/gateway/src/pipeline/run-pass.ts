@@ -33,6 +33,13 @@ export interface MaskedBody {
   segments?: () => BodySegments | undefined;
   /** The body as it came without its conversation (the array empty), when the reader has it. */
   outside?: () => Buffer;
+  /**
+   * The work that decides no byte of `body`, for after the send: the reader's (what the next
+   * request's read checks against) and the decisions' append on a store only this gateway
+   * writes. forward-exchange.ts runs it then; the next read and pass run theirs first if nobody
+   * did.
+   */
+  settle?: () => Promise<void>;
 }
 
 /** The conversation a pass runs in, and the settings read for its request. */
@@ -101,11 +108,14 @@ export async function runPass(
       ...(decoded.incremental ? { keptAsSent: true } : { retainedBytes: raw.length }),
     });
     // No session id on metrics: a label per conversation would grow the exporter's memory and
-    // a Prometheus server's series without bound (the masking log event carries it).
-    context.telemetry.recordPass(prepared.result, {
-      client: clientOf(firstHeader(exchange.request, 'user-agent')),
-      model,
-    });
+    // a Prometheus server's series without bound (the masking log event carries it). Recorded
+    // after the send (an instrument call per output masked: milliseconds on a cold request).
+    const recordPass = () =>
+      context.telemetry.recordPass(prepared.result, {
+        client: clientOf(firstHeader(exchange.request, 'user-agent')),
+        model,
+      });
+    const settle = settleAfterSend(decoded, conversation, recordPass);
     return {
       // The body as it came when nothing in it changed.
       body: await (decoded.send ?? decoded.write)(prepared.contents, prepared.changedIndices),
@@ -114,6 +124,7 @@ export async function runPass(
       prepared,
       ...(decoded.segments ? { segments: decoded.segments } : {}),
       ...(decoded.outside ? { outside: decoded.outside } : {}),
+      settle,
       // Tool outputs the protocol cannot read count once, in the request that brings them.
       failures:
         prepared.result.failures.length +
@@ -122,8 +133,25 @@ export async function runPass(
         (prepared.storeBehind ? 1 : 0),
     };
   } catch (error) {
-    return unmasked(context, exchange, conversation, error);
+    const settle = settleAfterSend(decoded, conversation);
+    return { ...unmasked(context, exchange, conversation, error), settle };
   }
+}
+
+/**
+ * What the request leaves for after its send: the pass's metrics (`record`, at once), the
+ * reader's digests, the decisions' append.
+ */
+function settleAfterSend(
+  decoded: DecodedConversation,
+  conversation: Conversation,
+  record?: () => void,
+): () => Promise<void> {
+  return async () => {
+    record?.();
+    await decoded.settle?.();
+    await conversation.writeDecisions();
+  };
 }
 
 /** The request goes out as it came after a failure on the masking side, counted once. */
