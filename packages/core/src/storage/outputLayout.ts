@@ -13,10 +13,10 @@
  * digits of the SHA-256 of the saved text) makes a name content-addressed: saving the same output
  * again finds the same file.
  */
-import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { eventLoopPauser } from '../utils/eventLoop.js';
+import { digestOf } from '../utils/oneShotDigest.js';
 import { UTF8_CHUNK_UNITS, utf8Chunks } from '../utils/utf8Chunks.js';
 import { TOOL_OUTPUTS_DIR } from './outputFolderName.js';
 
@@ -65,18 +65,9 @@ export function sanitizeNameComponent(value: unknown, fallback: string): string 
   return WINDOWS_RESERVED.test(cleaned) ? `${cleaned}_` : cleaned;
 }
 
-/**
- * `crypto.hash` (Node 20.12+): one call, no hash object; a third of `createHash`'s cost for the
- * few hundred characters of most outputs (issue 30). Undefined before 20.12.
- */
-const oneShotHash = (
-  crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }
-).hash;
-
 /** SHA-256 of the UTF-8 text, hex. */
 export function hashText(text: string): string {
-  if (oneShotHash) return oneShotHash('sha256', text, 'hex');
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return digestOf('sha256', text, 'hex');
 }
 
 /**

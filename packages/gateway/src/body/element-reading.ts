@@ -5,12 +5,11 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Content } from '@toolmask/core';
-import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
+import { digestOf, eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
 import { checkJson } from './json-check.js';
 import { findArray, scanElements, stringAt, weighJson } from './json-layout.js';
 import { roundTripsExactly } from './json-safety.js';
-import { digestOf } from './one-shot-digest.js';
 
 /**
  * The most values (about: see json-layout.ts's weight) an element may hold and still be parsed

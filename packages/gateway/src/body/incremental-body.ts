@@ -8,9 +8,8 @@
  * kept by every conversation, the bodies would be about as many bytes again as their decoded
  * histories. The next body's bytes are compared with the kept body's, or else checked against
  * the digests (the same answer; the comparison costs a twentieth); the elements it still has
- * whole are not decoded again
- * (their decoded objects are reused, which also lets the masking pass recognise them), and only
- * the rest is scanned and parsed, element by element.
+ * whole are not decoded again (their decoded objects are reused, which also lets the masking pass
+ * recognise them), and only the rest is scanned and parsed, element by element.
  *
  * Writing back, an element the pass left alone is its own bytes, one written before is those
  * bytes again, and only an element that changed now is serialized. An element once written is
@@ -29,8 +28,8 @@
  * No step holds the event loop for long, whatever the body: every walk over its bytes (the scan,
  * the digests) and every loop over its elements (parsing, converting, writing) gives the loop a
  * turn every few milliseconds (`pause`), and no single element costs more than a bounded parse:
- * an element heavier than `MAX_ELEMENT_VALUES` (element-reading.ts; millions of nested arrays, say) is checked to be
- * JSON, in stretches, but never parsed. The pass sees an empty entry in its place; it is written
+ * an element heavier than `MAX_ELEMENT_VALUES` (element-reading.ts; millions of nested arrays,
+ * say) is checked to be JSON, in stretches, but never parsed. The pass sees an empty entry in its place; it is written
  * back as its own bytes and counted as left unmasked. The same holds for what is outside the
  * conversation: too heavy to parse, the request is described by its route and model alone.
  */
@@ -47,45 +46,12 @@ import {
   replaceFrom,
 } from './element-reading.js';
 import { findArray, scanElements } from './json-layout.js';
+import type { IncrementalRead } from './incremental-read.js';
 import type { KeptBodies } from './kept-bodies.js';
 import { BodyPieces, PiecedBody } from './pieced-body.js';
-import { PreviousBody, newHash, type KeptBody, type KeptElements } from './previous-body.js';
-import type { BodySegments } from './prompt-segments.js';
+import { PreviousBody, newHash } from './previous-body.js';
+import type { KeptBody, KeptElements, NewDigests } from './previous-body.js';
 import { OutsideCell, ReadSegments, SegmentCell, cellsOf } from './prompt-segments.js';
-
-export interface IncrementalRead {
-  contents: Content[];
-  description: BodyDescription;
-  /**
-   * Tool outputs the protocol left alone in elements decoded from this body (new since the
-   * previous one), and elements too heavy to parse.
-   */
-  newUnmaskable: number;
-  /** Elements decoded from this body (the rest were the previous body's). */
-  decoded: number;
-  /**
-   * How the previous body's elements were found unchanged: by comparing its kept bytes, by the
-   * digest, or not at all (nothing to compare with, or another shape).
-   */
-  checked: KeptElements['checked'];
-  /**
-   * This body with `sent` in place of its conversation (see the module comment): the body itself
-   * when every element is still its own bytes.
-   */
-  write(sent: readonly Content[]): Promise<Buffer>;
-  /** The same body as `write`'s, as it is sent: pieces where that saves a copy (pieced-body.ts). */
-  send(sent: readonly Content[]): Promise<Buffer | PiecedBody>;
-  /** Its prompt segments as it came and as written (prompt-segments.ts), once written. */
-  segments(): BodySegments | undefined;
-  /** The body without its conversation (the array empty), for what reads only the rest. */
-  outside(): Buffer;
-  /**
-   * What this read leaves for after the send, done: the digests the next read checks against,
-   * the client's versions of the elements written measured and let go. The next read does it
-   * first if nobody did.
-   */
-  settle(): Promise<void>;
-}
 
 interface Written {
   content: Content;
@@ -167,33 +133,19 @@ export class IncrementalBody {
     const state = keep === this.elements.length ? this.state : await this.replayState(keep, pause);
     const converted = await convertElements(this.codec, newElements, state, pause);
     const outside = await this.previous.outside(raw, open, close, pause);
-    let description = this.description;
-    let outsideCell = this.outsideCell;
-    // The route's model (in the URL) goes into the description too: a fallback to another model
-    // resends the same body to another route.
-    if (!description || routeModel !== this.describedFor || !outside.same) {
-      const outside = Buffer.concat([raw.subarray(0, open + 1), raw.subarray(close)]);
-      description = await describeOutside(this.codec, outside, routeModel, pause);
-      if (!description) return undefined;
-      outsideCell = new OutsideCell(outside, open, this.codec.arrayPath);
-    }
+    const described = await this.describe(raw, { open, close, routeModel }, outside.same, pause);
+    if (!described) return undefined;
+    const { description, outsideCell } = described;
     this.open = open;
     // In place: copying the kept part of a history of 300,000 entries on every request would be
     // most of the cost of one that adds two.
     replaceFrom(this.spans, keep, newSpans);
     // The digests the next read checks against, after the send (they decide no byte of this one).
-    const digests = {
-      keep,
-      from,
-      spans: newSpans,
-      hash,
-      ...(outside.digest ? { outside: outside.digest } : {}),
-    };
-    this.unsettled = once(async () => {
-      const pause = eventLoopPauser();
-      await this.previous.remember({ raw, open, close }, digests, pause);
-      await this.measureReplaced(pause);
-    });
+    const outsideDigest = outside.digest ? { outside: outside.digest } : {};
+    this.leaveForAfterSend(
+      { raw, open, close },
+      { keep, from, spans: newSpans, hash, ...outsideDigest },
+    );
     replaceFrom(this.elements, keep, newElements);
     replaceFrom(this.contents, keep, converted.contents);
     replaceFrom(this.cells, keep, cellsOf(newElements, HEAVY));
@@ -206,7 +158,7 @@ export class IncrementalBody {
     this.bodyBytes = raw.length;
     this.state = state;
     const spans = this.spans;
-    const segments = new ReadSegments(outsideCell as OutsideCell, this.cells.slice());
+    const segments = new ReadSegments(outsideCell, this.cells.slice());
     return {
       contents: this.contents.slice(),
       description,
@@ -225,12 +177,45 @@ export class IncrementalBody {
     };
   }
 
+  /**
+   * What the request says outside its conversation, decoded again only when those bytes changed.
+   * The route's model (in the URL) goes into the description too: a fallback to another model
+   * resends the same body to another route.
+   */
+  private async describe(
+    raw: Buffer,
+    at: { open: number; close: number; routeModel: string },
+    sameOutside: boolean,
+    pause: EventLoopPauser,
+  ): Promise<{ description: BodyDescription; outsideCell: OutsideCell } | undefined> {
+    const { description, outsideCell } = this;
+    if (description && outsideCell && at.routeModel === this.describedFor && sameOutside) {
+      return { description, outsideCell };
+    }
+    const outside = Buffer.concat([raw.subarray(0, at.open + 1), raw.subarray(at.close)]);
+    const described = await describeOutside(this.codec, outside, at.routeModel, pause);
+    if (!described) return undefined;
+    return {
+      description: described,
+      outsideCell: new OutsideCell(outside, at.open, this.codec.arrayPath),
+    };
+  }
+
   /** The last read's work left for after the send, done (at once when there is none). */
   async settle(): Promise<void> {
     const unsettled = this.unsettled;
     if (!unsettled) return;
     await unsettled();
     if (this.unsettled === unsettled) this.unsettled = undefined;
+  }
+
+  /** What only the next read needs (`settle`): the digests it checks, the replaced cells measured. */
+  private leaveForAfterSend(body: KeptBody, digests: NewDigests): void {
+    this.unsettled = once(async () => {
+      const pause = eventLoopPauser();
+      await this.previous.remember(body, digests, pause);
+      await this.measureReplaced(pause);
+    });
   }
 
   /** The client's versions of the elements written, measured (their cells let them go). */

@@ -98,32 +98,15 @@ const newWalk = (at: number): Walk => ({
  * PAUSED with `walk` where it stopped (call again to go on).
  */
 function walkValue(buffer: Buffer, walk: Walk, stopAt: number): number {
+  if (!walk.started) {
+    const scalarEnd = startWalk(buffer, walk);
+    if (scalarEnd !== undefined) return scalarEnd;
+  }
   let at = walk.at;
   let depth = walk.depth;
   let weight = walk.weight;
   let digits = walk.digits;
   let inexact = walk.inexact;
-  if (!walk.started) {
-    at = skipSpace(buffer, at);
-    const first = buffer[at];
-    if (first !== QUOTE && first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-      // A number or a literal: up to the next delimiter (a number alone is checked when parsed).
-      walk.inexact = first !== LOWER_T && first !== LOWER_F && first !== LOWER_N;
-      while (at < buffer.length) {
-        const byte = buffer[at];
-        if (byte === COMMA || byte === CLOSE_BRACE || byte === CLOSE_BRACKET || isSpace(byte))
-          break;
-        at++;
-      }
-      walk.weight = 1;
-      return at;
-    }
-    walk.started = true;
-    weight = 1;
-    if (first === QUOTE) walk.inString = true;
-    else depth = 1;
-    at++;
-  }
   for (;;) {
     if (walk.inString) {
       const end = stringEnd(buffer, at, stopAt);
@@ -181,6 +164,32 @@ function walkValue(buffer: Buffer, walk: Walk, stopAt: number): number {
     }
     if (!walk.inString) return -1;
   }
+}
+
+/**
+ * Starts `walk` at its value (after any space): a number or a literal is walked whole, and the
+ * offset just past it returned; a string, object or array is entered (`walk` just inside it).
+ */
+function startWalk(buffer: Buffer, walk: Walk): number | undefined {
+  let at = skipSpace(buffer, walk.at);
+  const first = buffer[at];
+  if (first !== QUOTE && first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+    // A number or a literal: up to the next delimiter (a number alone is checked when parsed).
+    walk.inexact = first !== LOWER_T && first !== LOWER_F && first !== LOWER_N;
+    while (at < buffer.length) {
+      const byte = buffer[at];
+      if (byte === COMMA || byte === CLOSE_BRACE || byte === CLOSE_BRACKET || isSpace(byte)) break;
+      at++;
+    }
+    walk.weight = 1;
+    return at;
+  }
+  walk.started = true;
+  walk.weight = 1;
+  if (first === QUOTE) walk.inString = true;
+  else walk.depth = 1;
+  walk.at = at + 1;
+  return undefined;
 }
 
 /** The offset just past the JSON value starting at `position` (after any space), or -1. */

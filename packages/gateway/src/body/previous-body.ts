@@ -36,6 +36,15 @@ export interface KeptElements {
 }
 
 /** Where the previous body's array and its elements were. */
+/** What a read found new in its body, for `remember`: the digests of its new elements to take. */
+export interface NewDigests {
+  keep: number;
+  from: number;
+  spans: ReadonlyArray<[number, number]>;
+  hash: Hash;
+  outside?: Buffer;
+}
+
 export interface PreviousLayout {
   open: number;
   spans: ReadonlyArray<[number, number]>;
@@ -127,17 +136,7 @@ export class PreviousBody {
    * serve only the next body's read, which waits for it: incremental-body.ts); a `reset` while
    * it runs wins (nothing is remembered).
    */
-  async remember(
-    body: KeptBody,
-    digests: {
-      keep: number;
-      from: number;
-      spans: ReadonlyArray<[number, number]>;
-      hash: Hash;
-      outside?: Buffer;
-    },
-    pause: EventLoopPauser,
-  ): Promise<void> {
+  async remember(body: KeptBody, digests: NewDigests, pause: EventLoopPauser): Promise<void> {
     const generation = this.generation;
     const { raw, open, close } = body;
     const { hash } = digests;

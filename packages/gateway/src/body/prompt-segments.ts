@@ -12,7 +12,7 @@
  * reader promises. The outside's cell holds the outside's bytes until measured or replaced. A figure is measured from the same compact JSON a whole
  * parse of the body would give (`JSON.stringify` of the parsed element), so it is the same figure.
  */
-import { digestOf } from './one-shot-digest.js';
+import { digestOf } from '@toolmask/core/utils';
 
 /** One segment's figures. */
 export interface Segment {

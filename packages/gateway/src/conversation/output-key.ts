@@ -9,8 +9,7 @@
  * bytes, so the same key, as `JSON.stringify` of it whole, which takes 100 ms for 40 MB.
  */
 import { createHash } from 'node:crypto';
-import type { EventLoopPauser } from '@toolmask/core/utils';
-import { digestOf } from '../body/one-shot-digest.js';
+import { digestOf, type EventLoopPauser } from '@toolmask/core/utils';
 
 interface FunctionResponseLike {
   name?: unknown;

@@ -38,14 +38,9 @@ export async function forwardExchange(
   // the stores wait for writes in flight: state/ordered-stores.ts).
   let recording: Recording | undefined;
   let recorded = false;
-  // The work that decides no byte sent (run-pass.ts `settle`): once the answer starts,
-  // so the body is out; else when the request ends.
-  let settled = false;
-  const settle = () => {
-    if (settled || !masked.settle) return;
-    settled = true;
-    masked.settle().catch((error: unknown) => context.log(`[toolmask gateway] ${String(error)}`));
-  };
+  // The work that decides no byte sent: once the answer starts (the body is out), else when the
+  // request ends.
+  const settle = settlerOf(context, masked);
   const result = await forward({
     url: outbound.url,
     method: request.method ?? 'GET',
@@ -93,4 +88,14 @@ export async function forwardExchange(
     route.action === 'mask',
   );
   await recording?.done;
+}
+
+/** The masked body's `settle` (run-pass.ts: what decides no byte sent), started once. */
+function settlerOf(context: GatewayContext, masked: MaskedBody): () => void {
+  let settled = false;
+  return () => {
+    if (settled || !masked.settle) return;
+    settled = true;
+    masked.settle().catch((error: unknown) => context.log(`[toolmask gateway] ${String(error)}`));
+  };
 }

@@ -3,7 +3,7 @@
  * (keys sorted, depth-limited), hashed with SHA-256 when long, so that a 1 MB `write_file` stays
  * one short key and model-chosen arguments cost bounded work.
  */
-import * as crypto from 'node:crypto';
+import { digestOf } from '../../utils/oneShotDigest.js';
 
 /** Keys longer than this become their SHA-256 (a 1 MB `write_file` stays one short key). */
 const MAX_PLAIN_KEY_CHARS = 512;
@@ -39,15 +39,5 @@ export function shellRerunKey(name: string, command: string, directory: string |
 }
 
 function keyOf(key: string): string {
-  return key.length <= MAX_PLAIN_KEY_CHARS ? key : `#${sha256Hex(key)}`;
+  return key.length <= MAX_PLAIN_KEY_CHARS ? key : `#${digestOf('sha256', key, 'hex')}`;
 }
-
-/**
- * SHA-256 of `text` (UTF-8) in hex: Node's one-shot `crypto.hash` where there is one (20.12 and
- * later), which skips building a `Hash` object (on a cold pass that object's set-up cost more than
- * the hashing, issue 30).
- */
-const sha256Hex: (text: string) => string =
-  typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha256', text, 'hex')
-    : (text) => crypto.createHash('sha256').update(text).digest('hex');

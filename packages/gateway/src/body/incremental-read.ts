@@ -1,0 +1,40 @@
+/** What a conversation's incremental reader hands out for one body (incremental-body.ts). */
+import type { Content } from '@toolmask/core';
+import type { BodyDescription } from './body-codec.js';
+import type { KeptElements } from './previous-body.js';
+import type { PiecedBody } from './pieced-body.js';
+import type { BodySegments } from './prompt-segments.js';
+
+export interface IncrementalRead {
+  contents: Content[];
+  description: BodyDescription;
+  /**
+   * Tool outputs the protocol left alone in elements decoded from this body (new since the
+   * previous one), and elements too heavy to parse.
+   */
+  newUnmaskable: number;
+  /** Elements decoded from this body (the rest were the previous body's). */
+  decoded: number;
+  /**
+   * How the previous body's elements were found unchanged: by comparing its kept bytes, by the
+   * digest, or not at all (nothing to compare with, or another shape).
+   */
+  checked: KeptElements['checked'];
+  /**
+   * This body with `sent` in place of its conversation (see the module comment): the body itself
+   * when every element is still its own bytes.
+   */
+  write(sent: readonly Content[]): Promise<Buffer>;
+  /** The same body as `write`'s, as it is sent: pieces where that saves a copy (pieced-body.ts). */
+  send(sent: readonly Content[]): Promise<Buffer | PiecedBody>;
+  /** Its prompt segments as it came and as written (prompt-segments.ts), once written. */
+  segments(): BodySegments | undefined;
+  /** The body without its conversation (the array empty), for what reads only the rest. */
+  outside(): Buffer;
+  /**
+   * What this read leaves for after the send, done: the digests the next read checks against,
+   * the client's versions of the elements written measured and let go. The next read does it
+   * first if nobody did.
+   */
+  settle(): Promise<void>;
+}
