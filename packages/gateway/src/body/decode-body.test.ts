@@ -70,6 +70,14 @@ describe('decodeBody', () => {
     expect(await decodeBody(reader(), Buffer.from(`{"messages":[${inexact}]}`), 'm')).toEqual({
       kind: 'inexact',
     });
+    // Nor can a value nested deeper than the check walks (json-safety.ts): the whole read says
+    // so, and the incremental reader, which checks only what its scan flagged, must agree.
+    const deep = `{"role":"user","content":"hi","n":${'['.repeat(300)}${']'.repeat(300)}}`;
+    const deepBody = Buffer.from(`{"messages":[${deep}]}`);
+    expect(await decodeWhole(OPENAI_CHAT_PROTOCOL.codec, deepBody, 'm')).toEqual({
+      kind: 'inexact',
+    });
+    expect(await decodeBody(reader(), deepBody, 'm')).toEqual({ kind: 'inexact' });
     const outside = Buffer.from(
       '{"seed":9007199254740993,"messages":[{"role":"user","content":"hi"}]}',
     );

@@ -102,6 +102,16 @@ describe('the JSON layout scanner', () => {
     ]);
   });
 
+  it('flags an element nested deeper than the round-trip check walks, numbers or not (issue 30)', async () => {
+    // roundTripsExactly refuses a value nested more than 256 deep: the whole body's decode sends
+    // it as it came, so the incremental reader must not clear it unchecked.
+    const deep = (levels: number) => '['.repeat(levels) + '"x"' + ']'.repeat(levels);
+    const elements = [deep(300), deep(10)];
+    expect(roundTripsExactly(JSON.parse(elements[0] as string))).toBe(false);
+    const spans = await scanElements(Buffer.from(`[${elements.join(',')}]`), 1);
+    expect(spans?.inexact).toEqual([true, false]);
+  });
+
   it('handles escapes, quotes and brackets inside strings, and multi-byte characters', async () => {
     const tricky = ['a"b', 'back\\', '\\"', '[{]}', '😀 é 中', '\\\\\\"', ''];
     const text = JSON.stringify({ contents: tricky.map((text) => ({ parts: [{ text }] })) });

@@ -5,8 +5,11 @@
  * gateway masks only bodies that round-trip, so it never turns a valid request into another one.
  * Walks objects and arrays only (strings are skipped whole): cheap next to parsing.
  */
+/** Values nested deeper than this are not walked: the body is said not to round-trip. */
+export const MAX_CHECKED_DEPTH = 256;
+
 export function roundTripsExactly(value: unknown, depth = 0): boolean {
-  if (depth > 256) return false;
+  if (depth > MAX_CHECKED_DEPTH) return false;
   if (typeof value === 'number') {
     return Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value));
   }

@@ -24,6 +24,7 @@ import {
   skipSpace,
   WALK_SLICE_BYTES,
 } from './json-bytes.js';
+import { MAX_CHECKED_DEPTH } from './json-safety.js';
 
 /** The offset just past the string starting at `position` (an opening quote), or -1. */
 export function skipString(buffer: Buffer, position: number): number {
@@ -61,7 +62,10 @@ interface Walk {
   started: boolean;
   /** Digits in a row just before `at` (outside strings, digits are numbers' only). */
   digits: number;
-  /** A number walked has more digits in a row than `EXACT_DIGITS`, or an exponent. */
+  /**
+   * A number walked has more digits in a row than `EXACT_DIGITS`, or an exponent; or containers
+   * are nested deeper than `MAX_CHECKED_DEPTH`.
+   */
   inexact: boolean;
 }
 
@@ -149,7 +153,8 @@ function walkValue(buffer: Buffer, walk: Walk, stopAt: number): number {
         break;
       }
       if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-        depth++;
+        // Deeper than roundTripsExactly walks: it refuses the value, so it must see it.
+        if (++depth > MAX_CHECKED_DEPTH) inexact = true;
         weight++;
       } else if (byte === COMMA) weight++;
       else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
