@@ -148,5 +148,15 @@ describe('HistoryLedger', () => {
     const large = Array.from({ length: 10 }, () => entry(60_000));
     await new HistoryLedger().updateInSlices(large, measure, Infinity, 'k', pause);
     expect(looks).toBeGreaterThanOrEqual(9);
+    // Ten entries of a text the estimator finds next to free (` ."` costs no token a character
+    // as plain text): a million characters each is still a long walk, and a look after each.
+    looks = 0;
+    const free = ' ."'.repeat(350_000);
+    const texts: Content[] = Array.from({ length: 10 }, () => ({
+      role: 'user',
+      parts: [{ text: free }],
+    }));
+    await new HistoryLedger().updateInSlices(texts, measure, Infinity, 'k', pause);
+    expect(looks).toBeGreaterThanOrEqual(9);
   });
 });

@@ -14,8 +14,9 @@
  *
  * A pass over a history of many thousand new entries (or one entry of many thousand parallel tool
  * results) measures them in stretches: `updateInSlices` gives the event loop a turn whenever its
- * pauser says the current stretch has run its time, looking after every 64 parts or 50,000
- * estimated tokens, between entries and inside a large one (ledgerEntry.ts).
+ * pauser says the current stretch has run its time, looking after every 64 parts, 50,000
+ * estimated tokens or 256 K characters of plain text, between entries and inside a large one
+ * (ledgerEntry.ts).
  */
 import type { Content } from './maskingTypes.js';
 import type { EventLoopPauser } from '../utils/eventLoop.js';
@@ -23,6 +24,7 @@ import {
   EMPTY_SUMMARY,
   largeEntryRecord,
   newStretch,
+  restartStretch,
   smallEntryRecord,
   stretchDone,
   type EntryRecord,
@@ -179,8 +181,7 @@ export class HistoryLedger implements HistoryView {
     for (let index = same; index < history.length; index++) {
       if (stretchDone(stretch)) {
         yield;
-        stretch.parts = 0;
-        stretch.tokens = 0;
+        restartStretch(stretch);
       }
       const content = history[index] as Content;
       const identity = identityOf(content);

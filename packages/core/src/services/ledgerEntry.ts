@@ -42,12 +42,15 @@ export type MeasurePart = (part: Part) => number | undefined;
 
 /**
  * When the ledger looks at the clock (a step of its work ends): after this many parts, or after
- * parts of this many estimated tokens (a few hundred KB of text, about a millisecond's walk),
- * whichever comes first. Not after every entry: most entries are a part or two, and a look per
- * entry cost more than the entry.
+ * parts of this many estimated tokens (a few hundred KB of text, about a millisecond's walk), or
+ * of this many characters of plain text, whichever comes first. Not after every entry: most
+ * entries are a part or two, and a look per entry cost more than the entry. The characters count
+ * apart because a plain text's estimate is no measure of its walk: some texts cost no token a
+ * character (` ."` repeated), while a value walked as JSON costs at least a fortieth.
  */
 export const PARTS_PER_LOOK = 64;
 const TOKENS_PER_LOOK = 50_000;
+const TEXT_UNITS_PER_LOOK = 1 << 18;
 
 /** An entry's parts as they are measured, then its record. */
 class EntryTally {
@@ -56,6 +59,8 @@ class EntryTally {
   tokens = 0;
   kept = 0;
   promptTokens = 0;
+  /** Code units of the plain texts measured (`text` parts). */
+  textUnits = 0;
 
   constructor(
     private readonly measure: MeasurePart,
@@ -71,6 +76,7 @@ class EntryTally {
       if (measured === undefined) {
         // Not a countable output (text, a call, a snippet, an exempt output): its size all the same.
         if (part) this.promptTokens += estimatePartTokensSync(part);
+        if (typeof part?.text === 'string') this.textUnits += part.text.length;
         continue;
       }
       this.promptTokens += measured;
@@ -102,12 +108,23 @@ class EntryTally {
 export interface Stretch {
   parts: number;
   tokens: number;
+  /** Code units of plain text walked. */
+  textUnits: number;
 }
 
 export const stretchDone = (stretch: Stretch): boolean =>
-  stretch.parts >= PARTS_PER_LOOK || stretch.tokens >= TOKENS_PER_LOOK;
+  stretch.parts >= PARTS_PER_LOOK ||
+  stretch.tokens >= TOKENS_PER_LOOK ||
+  stretch.textUnits >= TEXT_UNITS_PER_LOOK;
 
-export const newStretch = (): Stretch => ({ parts: 0, tokens: 0 });
+export const newStretch = (): Stretch => ({ parts: 0, tokens: 0, textUnits: 0 });
+
+/** A new stretch begins (the ledger just looked at the clock). */
+export function restartStretch(stretch: Stretch): void {
+  stretch.parts = 0;
+  stretch.tokens = 0;
+  stretch.textUnits = 0;
+}
 
 /** The record of `content` when it has few parts (measured at once); undefined otherwise. */
 export function smallEntryRecord(
@@ -126,6 +143,7 @@ export function smallEntryRecord(
   const tally = new EntryTally(measure, maxOutputTokens);
   stretch.tokens += tally.add(parts, 0, parts.length);
   stretch.parts += Math.max(1, parts.length);
+  stretch.textUnits += tally.textUnits;
   return { summary: tally.summary(), promptTokens: tally.promptTokens, fromModel };
 }
 
@@ -146,12 +164,13 @@ export function* largeEntryRecord(
   for (let from = 0; from < parts.length; from += PARTS_PER_LOOK) {
     if (stretchDone(stretch)) {
       yield;
-      stretch.parts = 0;
-      stretch.tokens = 0;
+      restartStretch(stretch);
     }
     const to = Math.min(parts.length, from + PARTS_PER_LOOK);
+    const textUnits = tally.textUnits;
     stretch.tokens += tally.add(parts, from, to);
     stretch.parts += to - from;
+    stretch.textUnits += tally.textUnits - textUnits;
   }
   return { summary: tally.summary(), promptTokens: tally.promptTokens, fromModel };
 }
