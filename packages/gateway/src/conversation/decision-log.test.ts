@@ -50,3 +50,46 @@ describe('DecisionLog.apply', () => {
     expect(applied.parts?.[0]?.functionResponse?.response).toEqual({ output: 'snippet' });
   });
 });
+
+describe('DecisionLog.index', () => {
+  it('leaves the decisions it has not reached yet in use while it gives the loop a turn', async () => {
+    const log = new DecisionLog(new ToolOutputMaskingService());
+    const entry = (id: string, output: string): Content => ({
+      role: 'user',
+      parts: [{ functionResponse: { name: 'run_shell_command', id, response: { output } } }],
+    });
+    const kept = entry('k1', 'kept whole');
+    const masked = entry('m1', 'y'.repeat(200));
+    const keyOf = (content: Content) => outputKey(content.parts?.[0]?.functionResponse ?? {});
+    log.use({ kind: 'kept', key: keyOf(kept), toolName: 'run_shell_command', callId: 'k1', at: 0 });
+    log.use({
+      kind: 'masked',
+      key: keyOf(masked),
+      toolName: 'run_shell_command',
+      callId: 'm1',
+      response: { output: 'snippet' },
+      filePath: '/tmp/m1.txt',
+      bytes: 200,
+      tokensBefore: 60,
+      tokensAfter: 5,
+      outputsAfter: 0,
+      at: 0,
+    });
+    // A pauser due after every record: `index` stops after the first (the kept one) until let go.
+    let resume = () => {};
+    const pause = Object.assign(() => new Promise<void>((resolve) => (resume = resolve)), {
+      due: () => true,
+    });
+    const indexing = log.index(pause);
+    // Meanwhile (the conversation's next request, a countTokens): the masked decision is known.
+    expect(log.hasMasked).toBe(true);
+    expect(log.apply(masked, 0).parts?.[0]?.functionResponse?.response).toEqual({
+      output: 'snippet',
+    });
+    resume();
+    await indexing;
+    expect(log.apply(masked, 0).parts?.[0]?.functionResponse?.response).toEqual({
+      output: 'snippet',
+    });
+  });
+});

@@ -57,14 +57,21 @@ export class DecisionLog {
     this.unindexed.push(record);
   }
 
-  /** The decisions `use` added, found by key from now on (in stretches). */
+  /**
+   * The decisions `use` added, found by key from now on (in stretches). Those not reached yet stay
+   * in `unindexed` while the loop has its turn: a look-up then (`apply`, `hasMasked`) finds them.
+   */
   async index(pause: EventLoopPauser): Promise<void> {
-    const records = this.unindexed;
-    this.unindexed = [];
-    for (const record of records) {
-      this.indexRecord(record);
-      if (pause.due()) await pause();
+    let at = 0;
+    while (at < this.unindexed.length) {
+      this.indexRecord(this.unindexed[at++] as DecisionRecord);
+      if (pause.due()) {
+        this.unindexed = this.unindexed.slice(at);
+        at = 0;
+        await pause();
+      }
     }
+    this.unindexed = [];
   }
 
   private indexNow(): void {
