@@ -28,6 +28,8 @@ export class DecisionLog {
   private readonly kept = new Set<string>();
   /** Decisions in use not yet found by key (`use`): their keys are taken by `index`. */
   private unindexed: DecisionRecord[] = [];
+  /** How many of `unindexed` an `index` under way has found by key already. */
+  private indexedCount = 0;
 
   constructor(private readonly service: ToolOutputMaskingService) {}
 
@@ -62,22 +64,21 @@ export class DecisionLog {
    * in `unindexed` while the loop has its turn: a look-up then (`apply`, `hasMasked`) finds them.
    */
   async index(pause: EventLoopPauser): Promise<void> {
-    let at = 0;
-    while (at < this.unindexed.length) {
-      this.indexRecord(this.unindexed[at++] as DecisionRecord);
-      if (pause.due()) {
-        this.unindexed = this.unindexed.slice(at);
-        at = 0;
-        await pause();
-      }
+    while (this.indexedCount < this.unindexed.length) {
+      this.indexRecord(this.unindexed[this.indexedCount++] as DecisionRecord);
+      if (pause.due()) await pause();
     }
     this.unindexed = [];
+    this.indexedCount = 0;
   }
 
   private indexNow(): void {
-    if (this.unindexed.length === 0) return;
-    for (const record of this.unindexed) this.indexRecord(record);
+    if (this.indexedCount === this.unindexed.length) return;
+    for (let at = this.indexedCount; at < this.unindexed.length; at++) {
+      this.indexRecord(this.unindexed[at] as DecisionRecord);
+    }
     this.unindexed = [];
+    this.indexedCount = 0;
   }
 
   private useSnippet(record: DecisionRecord): void {
