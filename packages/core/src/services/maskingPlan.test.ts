@@ -3,6 +3,7 @@ import type { Content, Part } from './maskingTypes.js';
 import { planMasking, protectionBudget, type PlanConfig } from './maskingPlan.js';
 import { viewHistory } from './historyLedger.js';
 import { findSupersededOutputs } from './superseded/supersededOutputs.js';
+import { shellStep as shellCallAndOutput } from '../test-utils/maskingHarness.js';
 
 /** Each output's token count is its `output` length, so tests can reason in exact numbers. */
 const measure = (part: Part) => {
@@ -151,24 +152,8 @@ describe('planMasking', () => {
 
 describe('planMasking: superseded outputs first', () => {
   /** A shell call and its output of `size` tokens. */
-  const shellStep = (id: string, command: string, size: number): Content[] => [
-    {
-      role: 'model',
-      parts: [{ functionCall: { id, name: 'run_shell_command', args: { command } } }],
-    },
-    {
-      role: 'user',
-      parts: [
-        {
-          functionResponse: {
-            id,
-            name: 'run_shell_command',
-            response: { output: 'x'.repeat(size) },
-          },
-        },
-      ],
-    },
-  ];
+  const shellStep = (id: string, command: string, size: number): Content[] =>
+    shellCallAndOutput(id, command, 'x'.repeat(size));
   // Oldest first: a (300), cat f (40, read again by s4), b (30), ls (20, run again by s5),
   // cat -n f (10), ls (10). Newest first within 100: 10 + 10 + 20 + 30 = 70 protected; 40 crosses.
   const entries = [

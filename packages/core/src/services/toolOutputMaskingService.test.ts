@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Volume, createFsFromVolume } from 'memfs';
 import { describe, expect, it } from 'vitest';
+import { shellStep } from '../test-utils/maskingHarness.js';
 import type { Content, MaskingHost, Part } from './maskingTypes.js';
 import {
   resolveToolOutputMaskingConfig,
@@ -497,24 +498,8 @@ describe('ToolOutputMaskingService', () => {
 
 describe('ToolOutputMaskingService: superseded outputs first', () => {
   /** A shell call with a real command and a bulky output. */
-  const step = (id: string, command: string, prefix: string): Content[] => [
-    {
-      role: 'model',
-      parts: [{ functionCall: { id, name: 'run_shell_command', args: { command } } }],
-    },
-    {
-      role: 'user',
-      parts: [
-        {
-          functionResponse: {
-            id,
-            name: 'run_shell_command',
-            response: { output: `Output: ${lines(200, prefix)}` },
-          },
-        },
-      ],
-    },
-  ];
+  const step = (id: string, command: string, prefix: string): Content[] =>
+    shellStep(id, command, `Output: ${lines(200, prefix)}`);
   // Every output fits in the window; `cat a.py` (index 2) is read again by s3, `pytest` (index 4)
   // runs again in s4.
   const history = (): Content[] => [

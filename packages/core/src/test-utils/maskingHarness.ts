@@ -44,6 +44,18 @@ export const lines = (count: number, prefix: string) =>
   Array.from({ length: count }, (_, index) => `${prefix} line ${index + 1}`).join('\n');
 
 /** Four bulky outputs (call ids `c0`..`c3`) and a closing prompt; all four are prunable at threshold 0. */
+/** A shell call (`run_shell_command` with `command`) and its response with `output`. */
+export const shellStep = (id: string, command: string, output: string): Content[] => [
+  {
+    role: 'model',
+    parts: [{ functionCall: { id, name: 'run_shell_command', args: { command } } }],
+  },
+  {
+    role: 'user',
+    parts: [{ functionResponse: { id, name: 'run_shell_command', response: { output } } }],
+  },
+];
+
 export function bulkyHistory(): Content[] {
   const entries: Content[] = [{ role: 'user', parts: [{ text: 'fix the bug' }] }];
   ['run_shell_command', 'read_file', 'grep_search', 'run_shell_command'].forEach((name, i) => {

@@ -7,6 +7,7 @@ import { formatMaskedSnippet } from '../maskedSnippet.js';
 import type { Content, MaskingHost } from '../maskingTypes.js';
 import { ToolOutputMaskingService } from '../toolOutputMaskingService.js';
 import { snippetTokensFloor } from './snippetFloor.js';
+import { shellStep } from '../../test-utils/maskingHarness.js';
 
 /** A deterministic generator (mulberry32). */
 function randomOf(seed: number): (below: number) => number {
@@ -95,25 +96,9 @@ function historyOfSizes(): Content[] {
     const id = `call-${call}`;
     const lineCount = Math.floor(random(call < 100 ? 12 : 200)) + 1;
     const lines = Array.from({ length: lineCount }, (_, line) => `${text(random, 6)} ${line}`);
-    const command = ['cat a.py', 'pytest -q', 'grep -n foo *.py', 'ls', 'python run.py'][call % 5];
-    history.push(
-      {
-        role: 'model',
-        parts: [{ functionCall: { id, name: 'run_shell_command', args: { command } } }],
-      },
-      {
-        role: 'user',
-        parts: [
-          {
-            functionResponse: {
-              id,
-              name: 'run_shell_command',
-              response: { output: `Output: ${lines.join('\n')}\nExit Code: ${call % 2}` },
-            },
-          },
-        ],
-      },
-    );
+    const commands = ['cat a.py', 'pytest -q', 'grep -n foo *.py', 'ls', 'python run.py'];
+    const command = commands[call % commands.length] as string;
+    history.push(...shellStep(id, command, `Output: ${lines.join('\n')}\nExit Code: ${call % 2}`));
   }
   history.push({ role: 'model', parts: [{ text: 'done' }] });
   return history;
