@@ -117,11 +117,6 @@ export class DurableDecisions {
   }
 
   /**
-   * Saves `records` before they are used. With `expectedCount`, each batch is appended only if
-   * the store holds exactly the decisions before it (a `DecisionConflictError` then goes to the
-   * caller). Any other failure: the request goes without them.
-   */
-  /**
    * Remembers `records` and uses them at once; `writeUsed` appends them (a store only this
    * gateway writes: see the module comment).
    */
@@ -167,6 +162,11 @@ export class DurableDecisions {
     }
   }
 
+  /**
+   * Saves `records` before they are used. With `expectedCount`, each batch is appended only if
+   * the store holds exactly the decisions before it (a `DecisionConflictError` then goes to the
+   * caller). Any other failure: the request goes without them.
+   */
   async save(
     records: readonly DecisionRecord[],
     pause: EventLoopPauser,
