@@ -6,6 +6,7 @@
  * without regular expressions (it is model-chosen).
  */
 import { WHOLE, type FileRange } from './fileRanges.js';
+import { BACKSLASH, DOLLAR, NEWLINE, SEMICOLON, SPACE, TAB, isDigit } from './shellCharacters.js';
 import type { ShellWord } from './shellScript.js';
 
 /**
@@ -45,14 +46,9 @@ export function sedPrint(
   return range ? { range, files: rest } : undefined;
 }
 
-const SPACE = 32;
-const TAB = 9;
-const NEWLINE = 10;
-const SEMICOLON = 59;
+// The codes only a sed script's grammar tests (the shell's own are shellCharacters.ts').
 const COMMA = 44;
 const SLASH = 47;
-const BACKSLASH = 92;
-const DOLLAR = 36;
 const PRINT = 112; // p
 
 /** A print-only sed script read in one linear scan, without regular expressions. */
@@ -114,7 +110,7 @@ class SedScript {
     const script = this.script;
     this.skipBlanks();
     const start = this.at;
-    while (isDigitCode(script.charCodeAt(this.at))) this.at++;
+    while (isDigit(script.charCodeAt(this.at))) this.at++;
     if (this.at > start) return this.at - start <= 9 ? Number(script.slice(start, this.at)) : false;
     const code = script.charCodeAt(this.at);
     if (code === DOLLAR) {
@@ -133,5 +129,3 @@ class SedScript {
     return false;
   }
 }
-
-const isDigitCode = (code: number) => code >= 48 && code <= 57;

@@ -6,6 +6,7 @@
  * nor is a relative one after a `cd` that could not be followed.
  */
 import { normalizePath, type FileRange } from './fileRanges.js';
+import { isDigit, isNameChar } from './shellCharacters.js';
 import type { ShellWord, SimpleCommand } from './shellScript.js';
 
 /** A script's walk so far: where it is, what it read and wrote, whether it printed anything else. */
@@ -24,19 +25,16 @@ export function basename(word: string): string {
   return slash < 0 ? word : word.slice(slash + 1);
 }
 
-const isLetter = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
-const isDigit = (code: number) => code >= 48 && code <= 57;
-const UNDERSCORE = 95;
 const EQUALS = 61;
 
 /** `NAME=…` (a letter or `_`, then letters, digits or `_`): a variable set for the command. */
 function isAssignment(text: string): boolean {
   const first = text.charCodeAt(0);
-  if (!isLetter(first) && first !== UNDERSCORE) return false;
+  if (!isNameChar(first) || isDigit(first)) return false;
   for (let at = 1; at < text.length; at++) {
     const code = text.charCodeAt(at);
     if (code === EQUALS) return true;
-    if (!isLetter(code) && !isDigit(code) && code !== UNDERSCORE) return false;
+    if (!isNameChar(code)) return false;
   }
   return false;
 }
