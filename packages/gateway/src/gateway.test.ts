@@ -47,6 +47,19 @@ async function gatewayFor(upstream: FakeUpstream, stateDir: string, settingsFile
   return running;
 }
 
+/**
+ * A gateway on a fresh fixture (`settings`, else the fixture's own) before a scripted upstream of
+ * `calls` shell calls; all of it closed after the test.
+ */
+async function startedGateway(calls: number, settings?: Record<string, unknown>) {
+  const fixture = await gatewayFixture(settings);
+  cleanups.push(fixture.cleanup);
+  const upstream = await scriptedUpstream(calls);
+  const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
+  cleanups.push(() => running.close());
+  return { fixture, upstream, running };
+}
+
 function responsesOf(request: RecordedUpstreamRequest): Array<{ id: string; output: string }> {
   const contents = (request.json as { contents: ContentLike[] }).contents;
   return contents.flatMap((content) =>
@@ -62,11 +75,7 @@ function responsesOf(request: RecordedUpstreamRequest): Array<{ id: string; outp
 
 describe('the gateway in front of a Gemini API upstream', () => {
   it('masks old outputs, keeps the newest whole, and resends each masked output as the same bytes', async () => {
-    const fixture = await gatewayFixture();
-    cleanups.push(fixture.cleanup);
-    const upstream = await scriptedUpstream(12);
-    const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
-    cleanups.push(() => running.close());
+    const { upstream, running } = await startedGateway(12);
 
     const { answers } = await runGeminiClient({
       url: `${running.url}${MODEL_PATH}?alt=sse`,
@@ -173,11 +182,7 @@ describe('the gateway in front of a Gemini API upstream', () => {
   });
 
   it('keeps conversations apart and records their real usage for /api/sessions', async () => {
-    const fixture = await gatewayFixture();
-    cleanups.push(fixture.cleanup);
-    const upstream = await scriptedUpstream(3);
-    const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
-    cleanups.push(() => running.close());
+    const { fixture, running } = await startedGateway(3);
     for (const prompt of ['first task', 'second task']) {
       await runGeminiClient({
         url: `${running.url}${MODEL_PATH}?alt=sse`,
@@ -212,11 +217,7 @@ describe('the gateway in front of a Gemini API upstream', () => {
 
 describe('masking off', () => {
   it('forwards every body as it came, keeps no history, and still counts the conversation', async () => {
-    const fixture = await gatewayFixture({ enabled: false });
-    cleanups.push(fixture.cleanup);
-    const upstream = await scriptedUpstream(0);
-    const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
-    cleanups.push(() => running.close());
+    const { upstream, running } = await startedGateway(0, { enabled: false });
     const history = [
       { role: 'user', parts: [{ text: 'go' }] },
       { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'run_shell_command' } }] },
@@ -272,14 +273,10 @@ const shellTurn = (id: string) => [
 
 /** A gateway whose settings mask early, and a history of four shell turns that it masks. */
 async function maskingEarlyWithShellHistory() {
-  const fixture = await gatewayFixture({
+  const { fixture, upstream, running } = await startedGateway(0, {
     toolProtectionThreshold: 2_000,
     minPrunableTokensThreshold: 1_000,
   });
-  cleanups.push(fixture.cleanup);
-  const upstream = await scriptedUpstream(0);
-  const running = await gatewayFor(upstream, fixture.stateDir, fixture.settingsFile);
-  cleanups.push(() => running.close());
   const history = [
     { role: 'user', parts: [{ text: 'go' }] },
     ...shellTurn('c0'),
