@@ -9,16 +9,11 @@ import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
 import {
   geminiAnswer,
   openAiAnswer,
-  startFakeUpstream,
+  type UpstreamResponder,
 } from '@toolmask/test-support/fake-upstream';
-import {
-  gatewayFixture,
-  post,
-  shellOutput,
-  startTestGateway,
-  type ContentLike,
-} from '../test-utils/gemini-client.js';
-import { memoryTeamStores, type MemoryTeamStores } from '../test-utils/memory-team-stores.js';
+import { post, shellOutput, type ContentLike } from '../test-utils/gemini-client.js';
+import type { MemoryTeamStores } from '../test-utils/memory-team-stores.js';
+import { startMemoryTeamReplica } from '../test-utils/team-replica.js';
 import { MAX_MODEL_LABELS } from '../usage/metric-labels.js';
 
 const cleanups = cleanUpAfterEach();
@@ -30,40 +25,31 @@ const ALICE_VIRTUAL = 'tmk_alice';
 const PUBLIC_PATH = '/$discovery/rest';
 const ADMIN = 'the-admin-key';
 
+/** A fake upstream that serves a public path without a key, and the rest only to valid keys. */
+const keyCheckingUpstream: UpstreamResponder = (request) => {
+  // A path a provider answers without a key (Google APIs serve their discovery document so).
+  if (request.path === PUBLIC_PATH) return { json: { kind: 'discovery#restDescription' } };
+  const key =
+    request.headers['x-goog-api-key'] ?? request.headers.authorization?.replace('Bearer ', '');
+  if (!VALID_KEYS.has(String(key))) {
+    return { status: 401, json: { error: { code: 401, message: 'API key not valid' } } };
+  }
+  return request.path.includes('chat/completions')
+    ? openAiAnswer({ content: 'ok' })
+    : geminiAnswer([{ text: 'ok' }]);
+};
+
 async function teamReplica(ownerBudget?: { conversations: number }) {
-  const fixture = await gatewayFixture();
-  cleanups.push(fixture.cleanup);
-  const upstream = await startFakeUpstream((request) => {
-    // A path a provider answers without a key (Google APIs serve their discovery document so).
-    if (request.path === PUBLIC_PATH) return { json: { kind: 'discovery#restDescription' } };
-    const key =
-      request.headers['x-goog-api-key'] ?? request.headers.authorization?.replace('Bearer ', '');
-    if (!VALID_KEYS.has(String(key))) {
-      return { status: 401, json: { error: { code: 401, message: 'API key not valid' } } };
-    }
-    return request.path.includes('chat/completions')
-      ? openAiAnswer({ content: 'ok' })
-      : geminiAnswer([{ text: 'ok' }]);
-  });
-  cleanups.push(() => upstream.close());
-  const stores = memoryTeamStores();
-  const running = await startTestGateway({
-    stateDir: fixture.stateDir,
-    settingsFile: fixture.settingsFile,
-    upstreams: { openai: `${upstream.url}/v1`, gemini: upstream.url, anthropic: upstream.url },
-    stores: { conversations: stores.conversations, usage: stores.usage },
-    team: {
-      outputs: stores.outputs,
-      cookieSecret: async () => 'team-cookie-secret',
-      proofs: stores.proofs,
+  return startMemoryTeamReplica(
+    cleanups,
+    () => ({
       adminKey: ADMIN,
       keys: { lookup: async (raw) => (raw === ALICE_VIRTUAL ? { name: 'alice' } : undefined) },
       providerKeys: { gemini: 'team-gemini-key' },
       ...(ownerBudget ? { ownerBudget } : {}),
-    },
-  });
-  cleanups.push(() => running.close());
-  return { running, upstream, stores };
+    }),
+    { answer: keyCheckingUpstream, allFronts: true },
+  );
 }
 
 /** Every write to the team's stores (claims, decisions, state, records, outputs), counted. */

@@ -6,9 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterEach } from '@toolmask/test-support/cleanups';
-import { startFakeUpstream } from '@toolmask/test-support/fake-upstream';
-import { gatewayFixture, startTestGateway } from '../test-utils/gemini-client.js';
-import { memoryTeamStores } from '../test-utils/memory-team-stores.js';
+import { startMemoryTeamReplica } from '../test-utils/team-replica.js';
 import { openToVirtualKeys } from './virtual-key-paths.js';
 
 const cleanups = cleanUpAfterEach();
@@ -80,28 +78,18 @@ describe('openToVirtualKeys', () => {
 });
 
 async function teamReplica() {
-  const fixture = await gatewayFixture();
-  cleanups.push(fixture.cleanup);
-  const upstream = await startFakeUpstream(() => ({ json: { stored: 'whatever the key kept' } }));
-  cleanups.push(() => upstream.close());
-  const stores = memoryTeamStores();
-  const running = await startTestGateway({
-    stateDir: fixture.stateDir,
-    settingsFile: fixture.settingsFile,
-    upstreams: { openai: `${upstream.url}/v1`, gemini: upstream.url, anthropic: upstream.url },
-    stores: { conversations: stores.conversations, usage: stores.usage },
-    team: {
-      outputs: stores.outputs,
-      cookieSecret: async () => 'team-cookie-secret',
-      proofs: stores.proofs,
+  const { running, upstream } = await startMemoryTeamReplica(
+    cleanups,
+    () => ({
+      adminKey: undefined,
       keys: {
         lookup: async (raw) =>
           raw === ALICE ? { name: 'alice' } : raw === BOB ? { name: 'bob' } : undefined,
       },
       providerKeys: TEAM_KEYS,
-    },
-  });
-  cleanups.push(() => running.close());
+    }),
+    { answer: () => ({ json: { stored: 'whatever the key kept' } }), allFronts: true },
+  );
   return { url: running.url, upstream };
 }
 

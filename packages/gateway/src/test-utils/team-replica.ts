@@ -4,7 +4,11 @@
  * them, an admin key and a cookie secret. What it starts is taken down by `cleanups`.
  */
 import { expect } from 'vitest';
-import { geminiAnswer, startFakeUpstream } from '@toolmask/test-support/fake-upstream';
+import {
+  geminiAnswer,
+  startFakeUpstream,
+  type UpstreamResponder,
+} from '@toolmask/test-support/fake-upstream';
 import { openTeamStores, type TeamStores } from '../state/team-stores.js';
 import type { ListenOptions, RunningGateway } from '../listen-gateway.js';
 import { gatewayFixture, startTestGateway } from './gemini-client.js';
@@ -28,21 +32,25 @@ type TeamParts = NonNullable<ListenOptions['team']>;
 type ReplicaStores = Pick<TeamStores, 'conversations' | 'usage' | 'outputs' | 'proofs'>;
 
 /**
- * A gateway on `stores` in front of `upstreamUrl`, with the admin key and a cookie secret; `team`
- * adds or replaces parts. The one setup both replicas below share.
+ * A gateway on `stores` in front of `upstreamUrl` (Gemini's upstream, or every front's with
+ * `allFronts`), with the admin key and a cookie secret; `team` adds or replaces parts. The one
+ * setup both replicas below share.
  */
 async function startReplicaOn(
   cleanups: Array<() => Promise<void>>,
   upstreamUrl: string,
   stores: ReplicaStores,
   team: Partial<TeamParts>,
+  allFronts = false,
 ): Promise<RunningGateway> {
   const fixture = await gatewayFixture();
   cleanups.push(fixture.cleanup);
   const running = await startTestGateway({
     stateDir: fixture.stateDir,
     settingsFile: fixture.settingsFile,
-    upstreams: { gemini: upstreamUrl },
+    upstreams: allFronts
+      ? { openai: `${upstreamUrl}/v1`, gemini: upstreamUrl, anthropic: upstreamUrl }
+      : { gemini: upstreamUrl },
     stores: { conversations: stores.conversations, usage: stores.usage },
     team: {
       outputs: stores.outputs,
@@ -79,15 +87,23 @@ export async function startTeamReplica(
 /**
  * A team replica on in-memory stores, in front of a fake Gemini upstream that answers "ok", with
  * the admin key and a cookie secret; `team` replaces parts (keys, provider keys, an outputs store
- * that holds reads). What it starts is taken down by `cleanups`.
+ * that holds reads). `upstream`: another answer, and the fake as every front's upstream (OpenAI's,
+ * Gemini's, Anthropic's). What it starts is taken down by `cleanups`.
  */
 export async function startMemoryTeamReplica(
   cleanups: Array<() => Promise<void>>,
   team: (stores: MemoryTeamStores) => Partial<TeamParts> = () => ({}),
+  upstream?: { answer: UpstreamResponder; allFronts: true },
 ) {
-  const upstream = await startFakeUpstream(() => geminiAnswer([{ text: 'ok' }]));
-  cleanups.push(() => upstream.close());
+  const fake = await startFakeUpstream(upstream?.answer ?? (() => geminiAnswer([{ text: 'ok' }])));
+  cleanups.push(() => fake.close());
   const stores = memoryTeamStores();
-  const running = await startReplicaOn(cleanups, upstream.url, stores, team(stores));
-  return { running, upstream, stores };
+  const running = await startReplicaOn(
+    cleanups,
+    fake.url,
+    stores,
+    team(stores),
+    upstream?.allFronts ?? false,
+  );
+  return { running, upstream: fake, stores };
 }
