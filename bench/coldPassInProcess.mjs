@@ -79,18 +79,20 @@ async function extraRound(round) {
     log: () => {},
   });
   const cpus = [];
+  const masks = [];
   try {
     for (const chain of chains) {
       await settle();
       const since = process.cpuUsage();
-      await client.send(fresh.url, chain, 0);
+      const { phases } = await client.send(fresh.url, chain, 0);
       await settle();
       cpus.push(cpuMs(since));
+      masks.push(phases.mask);
     }
   } finally {
     await fresh.close();
   }
-  return percentile(cpus, 0.5);
+  return { cpu: percentile(cpus, 0.5), mask: percentile(masks, 0.5) };
 }
 
 let warmUpCpu;
@@ -175,11 +177,19 @@ console.log(
   `first chain: cpu ${fmt(rows[0].cpu, 1)} ms, mask ${fmt(rows[0].mask, 1)} ms${warmUpCpu === undefined ? '' : `; warm-up (synthetic) cpu ${fmt(warmUpCpu, 1)} ms`}`,
 );
 if (roundMedians.length > 0) {
-  const first = percentile(
-    rows.map((row) => row.cpu),
-    0.5,
-  );
+  const first = {
+    cpu: percentile(
+      rows.map((row) => row.cpu),
+      0.5,
+    ),
+    mask: percentile(
+      rows.map((row) => row.mask),
+      0.5,
+    ),
+  };
+  const byRound = [first, ...roundMedians];
   console.log(
-    `cpu p50 by round (fresh gateways, this process): ${[first, ...roundMedians].map((ms) => fmt(ms, 1)).join(', ')} ms`,
+    `cpu p50 by round (fresh gateways, this process): ${byRound.map((round) => fmt(round.cpu, 1)).join(', ')} ms`,
   );
+  console.log(`mask p50 by round: ${byRound.map((round) => fmt(round.mask, 1)).join(', ')} ms`);
 }

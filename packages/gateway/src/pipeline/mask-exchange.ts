@@ -56,8 +56,10 @@ export async function maskExchange(
   const pause = eventLoopPauser();
   const head = await headBytes(codec, raw, pause);
   if (exchange.route.action === 'countTokens') return countTokens(context, exchange, head, pause);
-  // Read once for this request: its pass is given these (its client's file: masking-settings.ts).
-  const config = await context.maskingConfig(clientOf(firstHeader(exchange.request, 'user-agent')));
+  // Read once for this request (looked up as it arrived): its pass is given these (its client's
+  // file: masking-settings.ts).
+  const config = await (exchange.maskingConfig ??
+    context.maskingConfig(clientOf(firstHeader(exchange.request, 'user-agent'))));
   if (head) return maskInKnownConversation(context, exchange, hold, { head, config, pause });
   const decoded = await decodeWhole(codec, raw, exchange.route.model, pause);
   if (decoded.kind !== 'conversation') return notAConversation(context, exchange, decoded);

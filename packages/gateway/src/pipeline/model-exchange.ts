@@ -5,6 +5,7 @@
  * ends it on every path: the client's `close` no longer aborts it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ToolOutputMaskingConfig } from '@toolmask/core';
 import type { WireErrorCode } from '../errors.js';
 import type { ModelRoute, Protocol } from '../protocols/protocol.js';
 import { clientSessionSignal, sessionSignal } from '../protocols/session-signal.js';
@@ -28,6 +29,11 @@ export interface ModelExchange {
   /** `performance.now()` when it arrived, and the milliseconds spent reading its body. */
   readonly startedMs: number;
   readonly readMs: number;
+  /**
+   * The masking settings for its client, looked up when it arrived (a `mask` request's only;
+   * handle-model-request.ts says why then).
+   */
+  readonly maskingConfig: Promise<ToolOutputMaskingConfig> | undefined;
   /**
    * Its session signal (protocols/session-signal.ts), read once when first asked: the
    * conversation key and the usage record both need it, and finding it may walk the body.
