@@ -54,8 +54,9 @@ export async function forwardExchange(
       tap.feed(chunk);
       head.feed(chunk);
     },
-    // Where the gateway's time went, for whoever measures it (bench/gatewayBench.mjs).
-    timings: { read: exchange.readMs, mask: gatewayMs - exchange.readMs },
+    // Where the gateway's time went, for whoever measures it (bench/gatewayBench.mjs): `pass`
+    // and `write` are parts of `mask`.
+    timings: { read: exchange.readMs, mask: gatewayMs - exchange.readMs, ...masked.phases },
     ...(rewrite ? { rewriteJson: rewrite } : {}),
     onUnreachable: (error) => {
       const message = `the upstream ${new URL(outbound.url).origin} could not be reached (${String((error as Error)?.cause ?? (error as Error)?.message ?? error)})`;

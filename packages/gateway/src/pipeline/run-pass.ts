@@ -27,6 +27,11 @@ export interface MaskedBody {
   conversation?: Conversation;
   model?: string;
   prepared?: PreparedRequest;
+  /**
+   * Within the `mask` phase, in ms: the conversation's pass, and writing the body to send
+   * (`Server-Timing`: the rest of `mask` is finding the conversation and decoding the body).
+   */
+  phases?: { pass: number; write: number };
   /** Outputs left unmasked for a failure (the record counts them). */
   failures: number;
   /** The net figures' segments of the body as it came and of `body`, when the reader has them. */
@@ -98,6 +103,7 @@ export async function runPass(
   // earlier request of the conversation declared.
   const readToolName = conversation.readToolName(decoded.description.readToolName);
   try {
+    const passStarted = performance.now();
     const prepared = await conversation.prepareInTurn(decoded.contents, {
       config,
       signal: exchange.signal,
@@ -116,9 +122,12 @@ export async function runPass(
         model,
       });
     const settle = settleAfterSend(decoded, conversation, recordPass);
+    const writeStarted = performance.now();
+    // The body as it came when nothing in it changed.
+    const body = await (decoded.send ?? decoded.write)(prepared.contents, prepared.changedIndices);
     return {
-      // The body as it came when nothing in it changed.
-      body: await (decoded.send ?? decoded.write)(prepared.contents, prepared.changedIndices),
+      body,
+      phases: { pass: writeStarted - passStarted, write: performance.now() - writeStarted },
       conversation,
       model,
       prepared,

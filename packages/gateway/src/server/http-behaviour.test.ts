@@ -76,9 +76,16 @@ describe('streaming', () => {
     expect(timing.split(', ').map((entry) => entry.split(';')[0])).toEqual([
       'read',
       'mask',
+      'pass',
+      'write',
       'upstream',
     ]);
     for (const entry of timing.split(', ')) expect(entry).toMatch(/^[a-z]+;dur=\d+\.\d\d$/);
+    // The pass and the write are parts of `mask` (rounded to hundredths each).
+    const ms = Object.fromEntries(
+      timing.split(', ').map((entry) => [entry.split(';')[0], Number(entry.split('=')[1])]),
+    );
+    expect(ms['pass']! + ms['write']!).toBeLessThanOrEqual(ms['mask']! + 0.02);
   });
 
   it('a client that goes away aborts the upstream request', async () => {
