@@ -260,26 +260,29 @@ export class IncrementalBody {
   ): Promise<{ body: Buffer | PiecedBody; cells: Array<SegmentCell | undefined> }> {
     const pieces = new BodyPieces(raw);
     pieces.fromRaw(0, open + 1);
-    const cells: Array<SegmentCell | undefined> = [];
+    // The cells of the elements sent as their own bytes; those written are set below.
+    const cells: Array<SegmentCell | undefined> = this.cells.slice(0, sent.length);
     let changed = false;
     for (let index = 0; index < sent.length; index++) {
-      // Most elements are their own bytes again (no work): the clock is read every so many.
+      // Most elements are their own bytes again, a few steps each (an interpreted loop over a
+      // long history: no destructuring, no call for them): the clock is read every so many.
       if (index % 512 === 0 && pause.due()) await pause();
       const content = sent[index] as Content;
-      if (index > 0) pieces.comma();
-      const [start, end] = spans[index] as [number, number];
+      const span = spans[index] as [number, number];
       const before = this.written[index];
-      if (before && before.content === content) {
-        pieces.written(before.bytes, end);
-        cells.push(before.cell);
-        changed = true;
-        continue;
+      if (before === undefined || before.content !== content) {
+        // An element too heavy to parse is its own bytes, always: the pass cannot change its
+        // placeholder (it holds no output), which may be another request's object.
+        if (content === this.contents[index] || this.elements[index] === HEAVY) {
+          pieces.rawElement(span[0], span[1], index === 0);
+          continue;
+        }
       }
-      // An element too heavy to parse is its own bytes, always: the pass cannot change its
-      // placeholder (it holds no output), which may be another request's object.
-      if (content === this.contents[index] || this.elements[index] === HEAVY) {
-        pieces.fromRaw(start, end);
-        cells.push(this.cells[index]);
+      if (index > 0) pieces.comma();
+      changed = true;
+      if (before !== undefined && before.content === content) {
+        pieces.written(before.bytes, span[1]);
+        cells[index] = before.cell;
         continue;
       }
       const element = this.codec.toElement(content, this.elements[index]);
@@ -287,14 +290,13 @@ export class IncrementalBody {
       const bytes = Buffer.from(compact, 'utf8');
       const cell = new SegmentCell({ compact });
       this.written[index] = { content, bytes, cell };
-      cells.push(cell);
+      cells[index] = cell;
       // Measured after the send (`settle`): its cell is the last holder of the client's element.
       const replaced = this.cells[index];
       if (replaced) this.replacedCells.push(replaced);
       this.elements[index] = element;
       this.contents[index] = content;
-      pieces.written(bytes, end);
-      changed = true;
+      pieces.written(bytes, span[1]);
       if (pause.due()) await pause();
     }
     pieces.fromRaw(close, raw.length);

@@ -65,6 +65,20 @@ export class BodyPieces {
     this.length += end - start;
   }
 
+  /**
+   * The element at `raw[start, end)`, after a comma unless it is the `first`: `comma` then
+   * `fromRaw`, with the usual case (the run goes on over the comma and the element) in one step.
+   */
+  rawElement(start: number, end: number, first: boolean): void {
+    if (!first && start === this.runEnd + 1 && this.raw[this.runEnd] === COMMA_BYTE) {
+      this.length += end - this.runEnd;
+      this.runEnd = end;
+      return;
+    }
+    if (!first) this.comma();
+    this.fromRaw(start, end);
+  }
+
   /** A comma between two elements: `raw`'s own when it comes next there. */
   comma(): void {
     if (this.raw[this.runEnd] === COMMA_BYTE) this.fromRaw(this.runEnd, this.runEnd + 1);
