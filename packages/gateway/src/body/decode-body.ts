@@ -19,6 +19,7 @@ import type { Content } from '@toolmask/core';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
 import type { IncrementalBody } from './incremental-body.js';
+import type { SentBefore } from './incremental-read.js';
 import type { SentBody } from './pieced-body.js';
 import type { BodySegments } from './prompt-segments.js';
 import { checkJson } from './json-check.js';
@@ -49,6 +50,8 @@ export interface DecodedConversation {
    * of the client's version; read whole, the body stays in memory until the next one.
    */
   incremental: boolean;
+  /** Its first contents as sent last time, when the reader knows (incremental-read.ts). */
+  sentBefore?: SentBefore;
   /** The body to send, with `sent` in place of its conversation (`changed`: entries that differ). */
   write(sent: readonly Content[], changed: readonly number[]): Promise<Buffer | string>;
   /** The same body as sent, in pieces where that saves a copy (pieced-body.ts); else `write`. */
@@ -150,6 +153,7 @@ export async function decodeBody(
     description: decoded.description,
     unmaskable: decoded.newUnmaskable,
     incremental: true,
+    ...(decoded.sentBefore ? { sentBefore: decoded.sentBefore } : {}),
     write: (sent) => decoded.write(sent),
     send: (sent) => decoded.send(sent),
     segments: () => decoded.segments(),

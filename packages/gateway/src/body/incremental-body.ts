@@ -80,6 +80,11 @@ export class IncrementalBody {
   private unsettled?: () => Promise<void>;
   /** Cells of the client's elements the last write replaced, to measure after the send. */
   private replacedCells: SegmentCell[] = [];
+  /**
+   * The array the last write wrote from, while each of its contents is this reader's for that
+   * element (`contents[i] === sent[i]`): the next read hands it out as `sentBefore`.
+   */
+  private lastWritten?: readonly Content[];
 
   constructor(
     readonly codec: BodyCodec,
@@ -111,6 +116,9 @@ export class IncrementalBody {
       kept = await this.previous.keptElements(raw, { open: this.open, spans: this.spans }, pause);
     } else this.reset();
     const { keep, hash, checked } = kept;
+    // Kept elements are still the very contents the last write wrote from (taken once).
+    const written = this.lastWritten;
+    this.lastWritten = undefined;
     const from = keep > 0 ? (this.spans[keep - 1] as [number, number])[1] : open + 1;
     // Only bytes not seen before are checked to be UTF-8: the kept elements are the previous
     // body's, checked then. Both cuts follow an ASCII byte (the array's `[`, an element's last
@@ -163,6 +171,9 @@ export class IncrementalBody {
       contents: this.contents.slice(),
       description,
       newUnmaskable: converted.unmaskable,
+      ...(written && keep > 0
+        ? { sentBefore: { sent: written, count: Math.min(keep, written.length) } }
+        : {}),
       decoded: newSpans.length,
       checked,
       send: async (sent) =>
@@ -231,6 +242,7 @@ export class IncrementalBody {
   /** Forgets everything (memory pressure, a body of another shape). */
   reset(): void {
     this.unsettled = undefined;
+    this.lastWritten = undefined;
     this.replacedCells = [];
     this.open = -1;
     this.spans = [];
@@ -258,6 +270,9 @@ export class IncrementalBody {
     sent: readonly Content[],
     pause: EventLoopPauser,
   ): Promise<{ body: Buffer | PiecedBody; cells: Array<SegmentCell | undefined> }> {
+    this.lastWritten = undefined;
+    // Whether every content of `sent` ends up this reader's for its element (`lastWritten`).
+    let asSent = sent.length <= this.contents.length;
     const pieces = new BodyPieces(raw);
     pieces.fromRaw(0, open + 1);
     // The cells of the elements sent as their own bytes; those written are set below.
@@ -274,6 +289,7 @@ export class IncrementalBody {
         // An element too heavy to parse is its own bytes, always: the pass cannot change its
         // placeholder (it holds no output), which may be another request's object.
         if (content === this.contents[index] || this.elements[index] === HEAVY) {
+          if (content !== this.contents[index]) asSent = false;
           pieces.rawElement(span[0], span[1], index === 0);
           continue;
         }
@@ -281,6 +297,7 @@ export class IncrementalBody {
       if (index > 0) pieces.comma();
       changed = true;
       if (before !== undefined && before.content === content) {
+        if (content !== this.contents[index]) asSent = false;
         pieces.written(before.bytes, span[1]);
         cells[index] = before.cell;
         continue;
@@ -300,6 +317,7 @@ export class IncrementalBody {
       if (pause.due()) await pause();
     }
     pieces.fromRaw(close, raw.length);
+    if (asSent) this.lastWritten = sent;
     if (!changed) return { body: raw, cells };
     const body = pieces.finish();
     this.bodyBytes = body.length;

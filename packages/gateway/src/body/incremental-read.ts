@@ -5,6 +5,12 @@ import type { KeptElements } from './previous-body.js';
 import type { PiecedBody } from './pieced-body.js';
 import type { BodySegments } from './prompt-segments.js';
 
+/** A prefix of a read's contents that is what was sent last time (`IncrementalRead.sentBefore`). */
+export interface SentBefore {
+  sent: readonly Content[];
+  count: number;
+}
+
 export interface IncrementalRead {
   contents: Content[];
   description: BodyDescription;
@@ -13,6 +19,13 @@ export interface IncrementalRead {
    * previous one), and elements too heavy to parse.
    */
   newUnmaskable: number;
+  /**
+   * The first `count` contents are the very objects of `sent`, the array the previous body was
+   * written from (each element kept since then, and each written as what was sent for it): what
+   * the conversation would find by comparing them with what it sent (sent-history.ts). Absent when
+   * the previous body was not written, or nothing of it is kept.
+   */
+  sentBefore?: SentBefore;
   /** Elements decoded from this body (the rest were the previous body's). */
   decoded: number;
   /**

@@ -251,7 +251,12 @@ export class Conversation {
   ): Promise<PreparedRequest | undefined> {
     const pause = eventLoopPauser();
     const { history } = this.memory;
-    const { applied, interned } = await history.apply(incoming, this.decisions.log, pause);
+    const { applied, interned } = await history.apply(
+      incoming,
+      this.decisions.log,
+      pause,
+      options.sentBefore,
+    );
 
     const turns = groupToolRuns(applied, this.toolRuns);
     const last = turns.contents.length - 1;

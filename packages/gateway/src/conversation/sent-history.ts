@@ -6,6 +6,7 @@
  * get the recorded decisions.
  */
 import type { Content } from '@toolmask/core';
+import type { SentBefore } from '../body/incremental-read.js';
 import { sameJson, type EventLoopPauser } from '@toolmask/core/utils';
 import { outputsAfterEach, type DecisionLog } from './decision-log.js';
 
@@ -28,12 +29,15 @@ export class SentHistory {
    * sent for them then; new ones get the recorded decisions. An entry may come as the very
    * Content sent for it last time (the incremental reader keeps an element it wrote as what it
    * wrote: body/incremental-body.ts); that too is an entry unchanged. A history of many thousand
-   * entries is compared and looked up in stretches (`pause`).
+   * entries is compared and looked up in stretches (`pause`). The entries the reader vouches for
+   * (`sentBefore`: the very objects of what was sent last time) are not compared at all: on a
+   * known conversation's request that is all but the new ones.
    */
   async apply(
     incoming: readonly Content[],
     decisions: DecisionLog,
     pause: EventLoopPauser,
+    sentBefore?: SentBefore,
   ): Promise<KnownApplied> {
     // A history shorter than the previous one (a rewind, or another session with the same key)
     // reuses nothing: an output masked in the previous request may be newer here, and only the
@@ -42,7 +46,11 @@ export class SentHistory {
       incoming.length < this.lastIncoming.length
         ? 0
         : Math.min(this.lastIncoming.length, incoming.length);
-    let common = 0;
+    const vouched =
+      sentBefore !== undefined && sentBefore.sent === this.lastSent
+        ? Math.min(sentBefore.count, limit)
+        : 0;
+    let common = vouched;
     while (common < limit) {
       // The clock is read after a deep compare, and every so many identical entries (a look
       // at it costs more than one of those).
@@ -53,9 +61,10 @@ export class SentHistory {
       common++;
     }
     const applied = this.lastSent.slice(0, common);
-    const interned: Content[] = [];
+    // What came is what was sent, for the entries vouched for.
+    const interned: Content[] = incoming.slice(0, vouched);
     const outputsAfter = await outputsAfterEach(incoming.slice(common), pause);
-    for (let index = 0; index < incoming.length; index++) {
+    for (let index = vouched; index < incoming.length; index++) {
       const content = incoming[index] as Content;
       if (index >= common) {
         if (pause.due()) await pause();
