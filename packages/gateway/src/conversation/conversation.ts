@@ -251,7 +251,7 @@ export class Conversation {
   ): Promise<PreparedRequest | undefined> {
     const pause = eventLoopPauser();
     const { history } = this.memory;
-    const { applied, interned } = await history.apply(
+    const { applied, interned, common } = await history.apply(
       incoming,
       this.decisions.log,
       pause,
@@ -283,14 +283,16 @@ export class Conversation {
     if (options.keptAsSent) {
       for (const index of changedIndices) interned[index] = contents[index] as Content;
     }
-    history.remember(interned, contents);
+    const start = { common, changed: changedIndices };
+    const tally = await history.tally(contents, start, this.decisions.log, pause);
+    history.remember(interned, contents, tally);
     this.memory.keptWholeBody(options.retainedBytes ?? 0);
     return {
       contents,
       changedIndices,
       result: masked.result,
       cacheLikelyCold: masked.cacheLikelyCold,
-      ...(await this.decisions.log.tally(contents, pause)),
+      ...tally,
       unsavedDecisions: saving.unsavedDecisions,
     };
   }

@@ -163,6 +163,20 @@ export class DecisionLog {
     return replaced ? { ...content, parts: replaced } : content;
   }
 
+  /** How many masked outputs `content` carries, and the tokens they keep out. */
+  tallyOf(content: Content): MaskedTally {
+    let maskedOutputs = 0;
+    let tokensKeptOut = 0;
+    for (const part of content?.parts ?? []) {
+      const response = part?.functionResponse?.response;
+      const record = response ? this.bySnippet.get(response) : undefined;
+      if (!record) continue;
+      maskedOutputs++;
+      tokensKeptOut += Math.max(0, record.tokensBefore - record.tokensAfter);
+    }
+    return { maskedOutputs, tokensKeptOut };
+  }
+
   /** How many masked outputs `sent` carries, and the tokens they keep out (in stretches). */
   async tally(sent: readonly Content[], pause: EventLoopPauser): Promise<MaskedTally> {
     let maskedOutputs = 0;
@@ -175,13 +189,9 @@ export class DecisionLog {
         parts = 0;
         if (pause.due()) await pause();
       }
-      for (const part of content?.parts ?? []) {
-        const response = part?.functionResponse?.response;
-        const record = response ? this.bySnippet.get(response) : undefined;
-        if (!record) continue;
-        maskedOutputs++;
-        tokensKeptOut += Math.max(0, record.tokensBefore - record.tokensAfter);
-      }
+      const counted = this.tallyOf(content);
+      maskedOutputs += counted.maskedOutputs;
+      tokensKeptOut += counted.tokensKeptOut;
     }
     return { maskedOutputs, tokensKeptOut };
   }

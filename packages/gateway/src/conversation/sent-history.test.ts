@@ -29,3 +29,57 @@ describe('SentHistory.apply', () => {
     expect(compared.applied[0]).toBe(other[0]);
   });
 });
+
+describe('SentHistory.tally', () => {
+  const masked = (id: string, tokensBefore: number) => ({
+    response: { output: `snippet ${id}` },
+    record: {
+      kind: 'masked' as const,
+      key: `run\u0000${id}\u0000${'0'.repeat(32)}`,
+      toolName: 'run',
+      callId: id,
+      filePath: `/tmp/${id}.txt`,
+      bytes: 100,
+      tokensBefore,
+      tokensAfter: 10,
+      outputsAfter: 0,
+      at: 0,
+    },
+  });
+  const carrying = (response: object): Content => ({
+    role: 'user',
+    parts: [{ functionResponse: { name: 'run', id: 'x', response } }],
+  });
+
+  it("counts a known conversation's request from the last one's tally and what is new (issue 30)", async () => {
+    const log = new DecisionLog(new ToolOutputMaskingService());
+    const [a, b, c] = [masked('a', 110), masked('b', 210), masked('c', 310)];
+    for (const { response, record } of [a, b, c]) log.remember({ ...record, response });
+    let reads = 0;
+    const counted = (content: Content): Content => ({
+      role: content.role,
+      get parts() {
+        reads++;
+        return content.parts;
+      },
+    });
+    const history = new SentHistory();
+    const first = [counted(text('go')), counted(carrying(a.response)), counted(text('on'))];
+    const firstTally = await history.tally(first, { common: 0, changed: [] }, log, noPause);
+    expect(firstTally).toEqual(await log.tally(first, noPause));
+    history.remember(first, first, firstTally);
+    // Two new entries, and the pass masked the third entry now.
+    const second = [first[0], first[1], carrying(b.response), text('more'), carrying(c.response)];
+    reads = 0;
+    const tally = await history.tally(
+      second as Content[],
+      { common: 3, changed: [2, 4] },
+      log,
+      noPause,
+    );
+    // The entries as sent last time were not read again; the one the pass changed was.
+    expect(reads).toBe(1);
+    expect(tally).toEqual(await log.tally(second as Content[], noPause));
+    expect(tally).toEqual({ maskedOutputs: 3, tokensKeptOut: 100 + 200 + 300 });
+  });
+});

@@ -8,7 +8,7 @@
 import type { Content } from '@toolmask/core';
 import type { SentBefore } from '../body/incremental-read.js';
 import { sameJson, type EventLoopPauser } from '@toolmask/core/utils';
-import { outputsAfterEach, type DecisionLog } from './decision-log.js';
+import { outputsAfterEach, type DecisionLog, type MaskedTally } from './decision-log.js';
 
 /** Steps of a microsecond or less (an identity check) between two looks at the clock. */
 const CHEAP_STEPS = 512;
@@ -18,11 +18,23 @@ export interface KnownApplied {
   applied: Content[];
   /** `incoming` with the previous request's objects for its unchanged entries. */
   interned: Content[];
+  /** How many first entries of `applied` are what was sent last time (the same objects). */
+  common: number;
+}
+
+/** What a request's tally can start from: its sent entries that are the last request's. */
+export interface TallyStart {
+  /** `KnownApplied.common` of the request. */
+  common: number;
+  /** The entries that differ from what came (`changedFrom`): the rest of the first `common` are as sent last time. */
+  changed: readonly number[];
 }
 
 export class SentHistory {
   private lastIncoming: Content[] = [];
   private lastSent: Content[] = [];
+  /** The masked outputs `lastSent` carries (decision-log.ts `tally`), when counted. */
+  private lastTally?: MaskedTally;
 
   /**
    * `incoming` with what is known applied: entries equal to the previous request's are what was
@@ -78,18 +90,51 @@ export class SentHistory {
         interned.push(content === applied[index] ? content : (this.lastIncoming[index] as Content));
       }
     }
-    return { applied, interned };
+    return { applied, interned, common };
   }
 
-  /** The request just prepared: what came (interned) and what is sent. */
-  remember(interned: Content[], sent: Content[]): void {
+  /**
+   * The masked outputs `sent` carries, and the tokens they keep out: the last request's tally,
+   * less its entries that `sent` does not have as they were, plus `sent`'s own from there, so a
+   * known conversation's request counts what is new (and what its pass changed), not its whole
+   * history. Before `remember` of `sent`.
+   */
+  async tally(
+    sent: readonly Content[],
+    start: TallyStart,
+    decisions: DecisionLog,
+    pause: EventLoopPauser,
+  ): Promise<MaskedTally> {
+    const last = this.lastTally;
+    if (last === undefined) return decisions.tally(sent, pause);
+    const common = Math.min(start.common, this.lastSent.length, sent.length);
+    let { maskedOutputs, tokensKeptOut } = last;
+    const add = (counted: MaskedTally, sign: number) => {
+      maskedOutputs += sign * counted.maskedOutputs;
+      tokensKeptOut += sign * counted.tokensKeptOut;
+    };
+    // The entries before `common` that are not what was sent last time (a pass changed them).
+    for (const index of start.changed) {
+      if (index >= common) break;
+      add(decisions.tallyOf(this.lastSent[index] as Content), -1);
+      add(decisions.tallyOf(sent[index] as Content), 1);
+    }
+    add(await decisions.tally(this.lastSent.slice(common), pause), -1);
+    add(await decisions.tally(sent.slice(common), pause), 1);
+    return { maskedOutputs, tokensKeptOut };
+  }
+
+  /** The request just prepared: what came (interned), what is sent, and what that carries. */
+  remember(interned: Content[], sent: Content[], tally?: MaskedTally): void {
     this.lastIncoming = interned;
     this.lastSent = sent;
+    this.lastTally = tally;
   }
 
   clear(): void {
     this.lastIncoming = [];
     this.lastSent = [];
+    this.lastTally = undefined;
   }
 }
 
