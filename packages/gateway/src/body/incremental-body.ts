@@ -46,7 +46,8 @@ import {
   replaceFrom,
 } from './element-reading.js';
 import { findArray, scanElements } from './json-layout.js';
-import type { IncrementalRead } from './incremental-read.js';
+import { AfterSend } from './after-send.js';
+import type { IncrementalRead, SentBefore } from './incremental-read.js';
 import type { KeptBodies } from './kept-bodies.js';
 import { BodyPieces, PiecedBody } from './pieced-body.js';
 import { PreviousBody, newHash } from './previous-body.js';
@@ -76,10 +77,8 @@ export class IncrementalBody {
   private state: unknown;
   /** What was written for each element last time, and from which Content. */
   private written: Array<Written | undefined> = [];
-  /** The last read's work left for after the send (`settle`), once started. */
-  private unsettled?: () => Promise<void>;
-  /** Cells of the client's elements the last write replaced, to measure after the send. */
-  private replacedCells: SegmentCell[] = [];
+  /** The last read's work left for after the send (`settle`), and the cells its write replaced. */
+  private readonly afterSend = new AfterSend();
   /**
    * The array the last write wrote from, while each of its contents is this reader's for that
    * element (`contents[i] === sent[i]`): the next read hands it out as `sentBefore`.
@@ -107,7 +106,7 @@ export class IncrementalBody {
     routeModel: string,
     pause: EventLoopPauser = eventLoopPauser(),
   ): Promise<IncrementalRead | undefined> {
-    await this.settle();
+    if (this.afterSend.pending) await this.afterSend.settle();
     const open = await findArray(raw, this.codec.arrayPath, pause);
     if (open < 0) return undefined;
     // Elements still whole since the previous body, and the array's digest up to their end.
@@ -116,9 +115,7 @@ export class IncrementalBody {
       kept = await this.previous.keptElements(raw, { open: this.open, spans: this.spans }, pause);
     } else this.reset();
     const { keep, hash, checked } = kept;
-    // Kept elements are still the very contents the last write wrote from (taken once).
-    const written = this.lastWritten;
-    this.lastWritten = undefined;
+    const vouched = this.takeSentBefore(keep);
     const from = keep > 0 ? (this.spans[keep - 1] as [number, number])[1] : open + 1;
     // Only bytes not seen before are checked to be UTF-8: the kept elements are the previous
     // body's, checked then. Both cuts follow an ASCII byte (the array's `[`, an element's last
@@ -149,11 +146,8 @@ export class IncrementalBody {
     // most of the cost of one that adds two.
     replaceFrom(this.spans, keep, newSpans);
     // The digests the next read checks against, after the send (they decide no byte of this one).
-    const outsideDigest = outside.digest ? { outside: outside.digest } : {};
-    this.leaveForAfterSend(
-      { raw, open, close },
-      { keep, from, spans: newSpans, hash, ...outsideDigest },
-    );
+    const digests = { keep, from, spans: newSpans, hash };
+    this.leaveForAfterSend({ raw, open, close }, { ...digests, outside: outside.digest });
     replaceFrom(this.elements, keep, newElements);
     replaceFrom(this.contents, keep, converted.contents);
     replaceFrom(this.cells, keep, cellsOf(newElements, HEAVY));
@@ -171,9 +165,7 @@ export class IncrementalBody {
       contents: this.contents.slice(),
       description,
       newUnmaskable: converted.unmaskable,
-      ...(written && keep > 0
-        ? { sentBefore: { sent: written, count: Math.min(keep, written.length) } }
-        : {}),
+      ...vouched,
       decoded: newSpans.length,
       checked,
       send: async (sent) =>
@@ -213,37 +205,30 @@ export class IncrementalBody {
   }
 
   /** The last read's work left for after the send, done (at once when there is none). */
-  async settle(): Promise<void> {
-    const unsettled = this.unsettled;
-    if (!unsettled) return;
-    await unsettled();
-    if (this.unsettled === unsettled) this.unsettled = undefined;
+  settle(): Promise<void> {
+    return this.afterSend.settle();
   }
 
-  /** What only the next read needs (`settle`): the digests it checks, the replaced cells measured. */
+  /** What only the next read needs (`settle`): the digests it checks (after-send.ts). */
   private leaveForAfterSend(body: KeptBody, digests: NewDigests): void {
-    this.unsettled = once(async () => {
-      const pause = eventLoopPauser();
-      await this.previous.remember(body, digests, pause);
-      await this.measureReplaced(pause);
-    });
+    this.afterSend.leave((pause) => this.previous.remember(body, digests, pause));
   }
 
-  /** The client's versions of the elements written, measured (their cells let them go). */
-  private async measureReplaced(pause: EventLoopPauser): Promise<void> {
-    const cells = this.replacedCells;
-    this.replacedCells = [];
-    for (const cell of cells) {
-      cell.measure();
-      if (pause.due()) await pause();
-    }
+  /**
+   * The array the last write wrote from, as `sentBefore` for the `keep` elements kept since:
+   * still the very contents it wrote them from (taken once).
+   */
+  private takeSentBefore(keep: number): { sentBefore?: SentBefore } {
+    const written = this.lastWritten;
+    this.lastWritten = undefined;
+    if (!written || keep === 0) return {};
+    return { sentBefore: { sent: written, count: Math.min(keep, written.length) } };
   }
 
   /** Forgets everything (memory pressure, a body of another shape). */
   reset(): void {
-    this.unsettled = undefined;
+    this.afterSend.drop();
     this.lastWritten = undefined;
-    this.replacedCells = [];
     this.open = -1;
     this.spans = [];
     this.previous.reset();
@@ -310,7 +295,7 @@ export class IncrementalBody {
       cells[index] = cell;
       // Measured after the send (`settle`): its cell is the last holder of the client's element.
       const replaced = this.cells[index];
-      if (replaced) this.replacedCells.push(replaced);
+      if (replaced) this.afterSend.replaced(replaced);
       this.elements[index] = element;
       this.contents[index] = content;
       pieces.written(bytes, span[1]);
@@ -330,10 +315,4 @@ export class IncrementalBody {
     await convertElements(this.codec, this.elements.slice(0, keep), state, pause);
     return state;
   }
-}
-
-/** `run` started on the first call only; every call gets its promise. */
-function once(run: () => Promise<void>): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  return () => (running ??= run());
 }

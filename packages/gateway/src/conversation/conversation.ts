@@ -251,13 +251,9 @@ export class Conversation {
   ): Promise<PreparedRequest | undefined> {
     const pause = eventLoopPauser();
     const { history } = this.memory;
-    const { applied, interned, common } = await history.apply(
-      incoming,
-      this.decisions.log,
-      pause,
-      options.sentBefore,
-    );
-
+    const { log } = this.decisions;
+    const known = await history.apply(incoming, log, pause, options.sentBefore);
+    const { applied, interned, common } = known;
     const turns = groupToolRuns(applied, this.toolRuns);
     const last = turns.contents.length - 1;
     const readName = options.readToolName ?? this.options.readToolName;
@@ -283,8 +279,7 @@ export class Conversation {
     if (options.keptAsSent) {
       for (const index of changedIndices) interned[index] = contents[index] as Content;
     }
-    const start = { common, changed: changedIndices };
-    const tally = await history.tally(contents, start, this.decisions.log, pause);
+    const tally = await history.tally(contents, { common, changed: changedIndices }, log, pause);
     history.remember(interned, contents, tally);
     this.memory.keptWholeBody(options.retainedBytes ?? 0);
     return {
