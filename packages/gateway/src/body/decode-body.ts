@@ -52,10 +52,21 @@ export interface DecodedConversation {
   incremental: boolean;
   /** Its first contents as sent last time, when the reader knows (incremental-read.ts). */
   sentBefore?: SentBefore;
-  /** The body to send, with `sent` in place of its conversation (`changed`: entries that differ). */
-  write(sent: readonly Content[], changed: readonly number[]): Promise<Buffer | string>;
+  /**
+   * The body to send, with `sent` in place of its conversation (`changed`: entries that differ;
+   * `differs`, when known: the entries that are not the very objects of `contents`).
+   */
+  write(
+    sent: readonly Content[],
+    changed: readonly number[],
+    differs?: readonly number[],
+  ): Promise<Buffer | string>;
   /** The same body as sent, in pieces where that saves a copy (pieced-body.ts); else `write`. */
-  send?: (sent: readonly Content[], changed: readonly number[]) => Promise<SentBody>;
+  send?: (
+    sent: readonly Content[],
+    changed: readonly number[],
+    differs?: readonly number[],
+  ) => Promise<SentBody>;
   /** The net figures' segments of the body and of what `write` wrote, when the reader has them. */
   segments?: () => BodySegments | undefined;
   /** The body without its conversation (the array empty), when the reader has it. */
@@ -154,8 +165,8 @@ export async function decodeBody(
     unmaskable: decoded.newUnmaskable,
     incremental: true,
     ...(decoded.sentBefore ? { sentBefore: decoded.sentBefore } : {}),
-    write: (sent) => decoded.write(sent),
-    send: (sent) => decoded.send(sent),
+    write: (sent, _changed, differs) => decoded.write(sent, differs),
+    send: (sent, _changed, differs) => decoded.send(sent, differs),
     segments: () => decoded.segments(),
     outside: () => decoded.outside(),
     settle: () => decoded.settle(),

@@ -49,16 +49,12 @@ import { findArray, scanElements } from './json-layout.js';
 import { AfterSend } from './after-send.js';
 import type { IncrementalRead, SentBefore } from './incremental-read.js';
 import type { KeptBodies } from './kept-bodies.js';
-import { BodyPieces, PiecedBody } from './pieced-body.js';
+import { compactFrom, writeElements, WrittenElements, type ArrayLayout } from './element-writes.js';
+import { PiecedBody } from './pieced-body.js';
 import { PreviousBody, newHash } from './previous-body.js';
 import type { KeptBody, KeptElements, NewDigests } from './previous-body.js';
-import { OutsideCell, ReadSegments, SegmentCell, cellsOf } from './prompt-segments.js';
-
-interface Written {
-  content: Content;
-  bytes: Buffer;
-  cell: SegmentCell;
-}
+import type { SegmentCell } from './prompt-segments.js';
+import { OutsideCell, ReadSegments, cellsOf } from './prompt-segments.js';
 
 export class IncrementalBody {
   private open = -1;
@@ -76,9 +72,22 @@ export class IncrementalBody {
   private bodyBytes = 0;
   private state: unknown;
   /** What was written for each element last time, and from which Content. */
-  private written: Array<Written | undefined> = [];
+  private written = new WrittenElements();
+  /** How many first elements sit as `[a,b,...` would put them (element-writes.ts). */
+  private compactCount = 0;
   /** The last read's work left for after the send (`settle`), and the cells its write replaced. */
   private readonly afterSend = new AfterSend();
+  /** What was written for the first `keep` elements stays; the array's layout (element-writes.ts). */
+  private keepWritten(raw: Buffer, open: number, keep: number): void {
+    // An element decoded again is bytes the client changed: what was written for its old bytes
+    // no longer applies (it is written from the new element if the pass still changes it).
+    this.written.keep(keep);
+    this.compactCount = Math.min(this.compactCount, keep);
+    if (this.compactCount === keep && compactFrom(raw, this.spans, keep, open)) {
+      this.compactCount = this.spans.length;
+    }
+  }
+
   /**
    * The array the last write wrote from, while each of its contents is this reader's for that
    * element (`contents[i] === sent[i]`): the next read hands it out as `sentBefore`.
@@ -151,9 +160,7 @@ export class IncrementalBody {
     replaceFrom(this.elements, keep, newElements);
     replaceFrom(this.contents, keep, converted.contents);
     replaceFrom(this.cells, keep, cellsOf(newElements, HEAVY));
-    // An element decoded again is bytes the client changed: what was written for its old bytes
-    // no longer applies (it is written from the new element if the pass still changes it).
-    this.written.length = keep;
+    this.keepWritten(raw, open, keep);
     this.outsideCell = outsideCell;
     this.description = description;
     this.describedFor = routeModel;
@@ -168,10 +175,11 @@ export class IncrementalBody {
       ...vouched,
       decoded: newSpans.length,
       checked,
-      send: async (sent) =>
-        segments.written(await this.write(raw, spans, open, close, sent, pause)),
-      write: async (sent) => {
-        const body = segments.written(await this.write(raw, spans, open, close, sent, pause));
+      send: async (sent, differs) =>
+        segments.written(await this.write({ raw, spans, open, close }, sent, differs, pause)),
+      write: async (sent, differs) => {
+        const layout = { raw, spans, open, close };
+        const body = segments.written(await this.write(layout, sent, differs, pause));
         return body instanceof PiecedBody ? body.joined() : body;
       },
       segments: () => segments.both(),
@@ -234,7 +242,8 @@ export class IncrementalBody {
     this.previous.reset();
     this.elements = [];
     this.contents = [];
-    this.written = [];
+    this.written = new WrittenElements();
+    this.compactCount = 0;
     this.outsideCell = undefined;
     this.cells = [];
     this.description = undefined;
@@ -244,69 +253,30 @@ export class IncrementalBody {
   }
 
   /**
-   * `raw` with `sent` in place of its conversation (the elements at `spans`). An element written
-   * is kept as what was sent for it from now on (the module comment).
+   * `raw` with `sent` in place of its conversation (element-writes.ts; `differs`: the indices of
+   * `sent` whose content is not this reader's, when the caller knows). An element written is
+   * kept as what was sent for it from now on (the module comment).
    */
   private async write(
-    raw: Buffer,
-    spans: ReadonlyArray<[number, number]>,
-    open: number,
-    close: number,
+    layout: Omit<ArrayLayout, 'compact'>,
     sent: readonly Content[],
+    differs: readonly number[] | undefined,
     pause: EventLoopPauser,
   ): Promise<{ body: Buffer | PiecedBody; cells: Array<SegmentCell | undefined> }> {
     this.lastWritten = undefined;
-    // Whether every content of `sent` ends up this reader's for its element (`lastWritten`).
-    let asSent = sent.length <= this.contents.length;
-    const pieces = new BodyPieces(raw);
-    pieces.fromRaw(0, open + 1);
-    // The cells of the elements sent as their own bytes; those written are set below.
-    const cells: Array<SegmentCell | undefined> = this.cells.slice(0, sent.length);
-    let changed = false;
-    for (let index = 0; index < sent.length; index++) {
-      // Most elements are their own bytes again, a few steps each (an interpreted loop over a
-      // long history: no destructuring, no call for them): the clock is read every so many.
-      if (index % 512 === 0 && pause.due()) await pause();
-      const content = sent[index] as Content;
-      const span = spans[index] as [number, number];
-      const before = this.written[index];
-      if (before === undefined || before.content !== content) {
-        // An element too heavy to parse is its own bytes, always: the pass cannot change its
-        // placeholder (it holds no output), which may be another request's object.
-        if (content === this.contents[index] || this.elements[index] === HEAVY) {
-          if (content !== this.contents[index]) asSent = false;
-          pieces.rawElement(span[0], span[1], index === 0);
-          continue;
-        }
-      }
-      if (index > 0) pieces.comma();
-      changed = true;
-      if (before !== undefined && before.content === content) {
-        if (content !== this.contents[index]) asSent = false;
-        pieces.written(before.bytes, span[1]);
-        cells[index] = before.cell;
-        continue;
-      }
-      const element = this.codec.toElement(content, this.elements[index]);
-      const compact = JSON.stringify(element);
-      const bytes = Buffer.from(compact, 'utf8');
-      const cell = new SegmentCell({ compact });
-      this.written[index] = { content, bytes, cell };
-      cells[index] = cell;
-      // Measured after the send (`settle`): its cell is the last holder of the client's element.
-      const replaced = this.cells[index];
-      if (replaced) this.afterSend.replaced(replaced);
-      this.elements[index] = element;
-      this.contents[index] = content;
-      pieces.written(bytes, span[1]);
-      if (pause.due()) await pause();
-    }
-    pieces.fromRaw(close, raw.length);
-    if (asSent) this.lastWritten = sent;
-    if (!changed) return { body: raw, cells };
-    const body = pieces.finish();
-    this.bodyBytes = body.length;
-    return { body, cells };
+    const compact = this.compactCount === layout.spans.length;
+    const reader = {
+      codec: this.codec,
+      elements: this.elements,
+      contents: this.contents,
+      cells: this.cells,
+      written: this.written,
+      replaced: (cell: SegmentCell) => this.afterSend.replaced(cell),
+    };
+    const written = await writeElements(reader, { ...layout, compact }, sent, differs, pause);
+    if (written.asSent) this.lastWritten = sent;
+    if (written.body !== layout.raw) this.bodyBytes = written.body.length;
+    return written;
   }
 
   /** The codec's state as it was after the first `keep` elements (the rest changed). */

@@ -35,11 +35,13 @@ export interface IncrementalRead {
   checked: KeptElements['checked'];
   /**
    * This body with `sent` in place of its conversation (see the module comment): the body itself
-   * when every element is still its own bytes.
+   * when every element is still its own bytes. `differs`, when the caller knows: the indices
+   * (ascending) of `sent` whose content is not the one this read handed out, and no other; the
+   * write then looks at those and the elements written before only (element-writes.ts).
    */
-  write(sent: readonly Content[]): Promise<Buffer>;
+  write(sent: readonly Content[], differs?: readonly number[]): Promise<Buffer>;
   /** The same body as `write`'s, as it is sent: pieces where that saves a copy (pieced-body.ts). */
-  send(sent: readonly Content[]): Promise<Buffer | PiecedBody>;
+  send(sent: readonly Content[], differs?: readonly number[]): Promise<Buffer | PiecedBody>;
   /** Its prompt segments as it came and as written (prompt-segments.ts), once written. */
   segments(): BodySegments | undefined;
   /** The body without its conversation (the array empty), for what reads only the rest. */

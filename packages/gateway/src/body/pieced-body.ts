@@ -55,6 +55,11 @@ export class BodyPieces {
 
   constructor(private readonly raw: Buffer) {}
 
+  /** Where the pieces so far end in `raw`. */
+  get end(): number {
+    return this.runEnd;
+  }
+
   /** `raw[start, end)` next. */
   fromRaw(start: number, end: number): void {
     if (start !== this.runEnd) {

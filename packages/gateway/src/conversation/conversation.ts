@@ -275,7 +275,8 @@ export class Conversation {
     if (saving === 'again') return undefined;
 
     const contents = saving.saved ? turns.ungroup(turnsSent) : applied;
-    const changedIndices = await changedFrom(contents, incoming, interned, pause);
+    const differs: number[] = [];
+    const changedIndices = await changedFrom(contents, incoming, interned, pause, differs);
     if (options.keptAsSent) {
       for (const index of changedIndices) interned[index] = contents[index] as Content;
     }
@@ -285,6 +286,7 @@ export class Conversation {
     return {
       contents,
       changedIndices,
+      differs,
       result: masked.result,
       cacheLikelyCold: masked.cacheLikelyCold,
       ...tally,

@@ -49,6 +49,11 @@ export interface PreparedRequest {
    * last time is not among them: body/incremental-body.ts writes it from what it wrote).
    */
   changedIndices: number[];
+  /**
+   * Entries of `contents` that are not the very objects of `incoming` (ascending): what an
+   * incremental reader writes anew or from what it wrote (body/element-writes.ts).
+   */
+  differs: number[];
   result: MaskingResult;
   cacheLikelyCold: boolean;
   /** Masked outputs in the request as sent, and the tokens they keep out (estimates). */

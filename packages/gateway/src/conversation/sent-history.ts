@@ -138,18 +138,24 @@ export class SentHistory {
   }
 }
 
-/** Entries of `sent` that differ from what the client sent (`incoming`, or its interned objects). */
+/**
+ * Entries of `sent` that differ from what the client sent (`incoming`, or its interned objects);
+ * those that are not the very objects of `incoming` are added to `differs`, when given.
+ */
 export async function changedFrom(
   sent: readonly Content[],
   incoming: readonly Content[],
   interned: readonly Content[],
   pause: EventLoopPauser,
+  differs?: number[],
 ): Promise<number[]> {
   const changed: number[] = [];
   for (let index = 0; index < sent.length; index++) {
     if (index % CHEAP_STEPS === 0 && pause.due()) await pause();
     const content = sent[index];
-    if (content !== incoming[index] && content !== interned[index]) changed.push(index);
+    if (content === incoming[index]) continue;
+    differs?.push(index);
+    if (content !== interned[index]) changed.push(index);
   }
   return changed;
 }

@@ -119,7 +119,11 @@ export async function runPass(
     const settle = settleAfterSend(decoded, conversation, recordPass);
     return {
       // The body as it came when nothing in it changed.
-      body: await (decoded.send ?? decoded.write)(prepared.contents, prepared.changedIndices),
+      body: await (decoded.send ?? decoded.write)(
+        prepared.contents,
+        prepared.changedIndices,
+        prepared.differs,
+      ),
       conversation,
       model,
       prepared,
