@@ -51,7 +51,7 @@ export interface DecodedConversation {
    */
   incremental: boolean;
   /** Its first contents as sent last time, when the reader knows (incremental-read.ts). */
-  sentBefore?: SentBefore;
+  sentBefore?: SentBefore | undefined;
   /**
    * The body to send, with `sent` in place of its conversation (`changed`: entries that differ;
    * `differs`, when known: the entries that are not the very objects of `contents`).
@@ -164,7 +164,7 @@ export async function decodeBody(
     description: decoded.description,
     unmaskable: decoded.newUnmaskable,
     incremental: true,
-    ...(decoded.sentBefore ? { sentBefore: decoded.sentBefore } : {}),
+    sentBefore: decoded.sentBefore,
     write: (sent, _changed, differs) => decoded.write(sent, differs),
     send: (sent, _changed, differs) => decoded.send(sent, differs),
     segments: () => decoded.segments(),

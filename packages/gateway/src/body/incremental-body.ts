@@ -126,7 +126,7 @@ export class IncrementalBody {
       kept = await this.previous.keptElements(raw, { open: this.open, spans: this.spans }, pause);
     } else this.reset();
     const { keep, hash, checked } = kept;
-    const vouched = this.takeSentBefore(keep);
+    const sentBefore = this.takeSentBefore(keep);
     const from = keep > 0 ? (this.spans[keep - 1] as [number, number])[1] : open + 1;
     this.joinedRuns.read(open + 1, from);
     // Only bytes not seen before are checked to be UTF-8: the kept elements are the previous
@@ -158,8 +158,8 @@ export class IncrementalBody {
     // most of the cost of one that adds two.
     replaceFrom(this.spans, keep, newSpans);
     // The digests the next read checks against, after the send (they decide no byte of this one).
-    const digests = { keep, from, spans: newSpans, hash };
-    this.leaveForAfterSend({ raw, open, close }, { ...digests, outside: outside.digest });
+    const digests = { keep, from, spans: newSpans, hash, outside: outside.digest };
+    this.leaveForAfterSend({ raw, open, close }, digests);
     replaceFrom(this.elements, keep, newElements);
     replaceFrom(this.contents, keep, converted.contents);
     replaceFrom(this.cells, keep, cellsOf(newElements, HEAVY));
@@ -175,7 +175,8 @@ export class IncrementalBody {
       contents: this.contents.slice(),
       description,
       newUnmaskable: converted.unmaskable,
-      ...vouched,
+      // Set as it is, undefined or not (no spread: once a request, interpreted).
+      sentBefore,
       decoded: newSpans.length,
       checked,
       send: async (sent, differs) =>
@@ -229,11 +230,11 @@ export class IncrementalBody {
    * The array the last write wrote from, as `sentBefore` for the `keep` elements kept since:
    * still the very contents it wrote them from (taken once).
    */
-  private takeSentBefore(keep: number): { sentBefore?: SentBefore } {
+  private takeSentBefore(keep: number): SentBefore | undefined {
     const written = this.lastWritten;
     this.lastWritten = undefined;
-    if (!written || keep === 0) return {};
-    return { sentBefore: { sent: written, count: Math.min(keep, written.length) } };
+    if (!written || keep === 0) return undefined;
+    return { sent: written, count: Math.min(keep, written.length) };
   }
 
   /** Forgets everything (memory pressure, a body of another shape). */

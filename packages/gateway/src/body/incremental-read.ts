@@ -25,7 +25,7 @@ export interface IncrementalRead {
    * the conversation would find by comparing them with what it sent (sent-history.ts). Absent when
    * the previous body was not written, or nothing of it is kept.
    */
-  sentBefore?: SentBefore;
+  sentBefore?: SentBefore | undefined;
   /** Elements decoded from this body (the rest were the previous body's). */
   decoded: number;
   /**

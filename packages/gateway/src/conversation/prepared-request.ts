@@ -34,7 +34,7 @@ export interface PrepareOptions {
    * The first entries of `incoming` that are the very objects of what was sent last time, as the
    * incremental reader vouches (body/incremental-read.ts): taken as sent without comparing.
    */
-  sentBefore?: SentBefore;
+  sentBefore?: SentBefore | undefined;
   /** Bytes of a request read whole, for the memory bound. */
   retainedBytes?: number;
   /** The catch-up read started before the body was decoded (`lookAhead`), in this turn. */

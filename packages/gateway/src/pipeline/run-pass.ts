@@ -106,7 +106,7 @@ export async function runPass(
       cache: exchange.protocol.cache,
       ...(lookAhead ? { lookAhead } : {}),
       ...(decoded.incremental ? { keptAsSent: true } : { retainedBytes: raw.length }),
-      ...(decoded.sentBefore ? { sentBefore: decoded.sentBefore } : {}),
+      sentBefore: decoded.sentBefore,
     });
     // No session id on metrics: a label per conversation would grow the exporter's memory and
     // a Prometheus server's series without bound (the masking log event carries it). Recorded
