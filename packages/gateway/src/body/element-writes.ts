@@ -14,7 +14,7 @@ import type { Content } from '@toolmask/core';
 import type { EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec } from './body-codec.js';
 import { HEAVY } from './element-reading.js';
-import { BodyPieces, type JoinedRuns, type PiecedBody } from './pieced-body.js';
+import { BodyPieces, type PiecedBody } from './pieced-body.js';
 import { SegmentCell } from './prompt-segments.js';
 
 /** What was written for one element, and from which Content. */
@@ -63,8 +63,6 @@ export interface ReaderElements {
   written: WrittenElements;
   /** A cell of the client's version of an element written now (measured after the send). */
   replaced(cell: SegmentCell): void;
-  /** Small pieces joined for the last body written, to reuse (pieced-body.ts). */
-  runs?: JoinedRuns;
 }
 
 /** Where the body's array and its elements are. */
@@ -130,7 +128,7 @@ export async function writeElements(
     pieces.fromRaw(close, raw.length);
   }
   const { cells, changed, asSent } = write;
-  return { body: changed ? pieces.finish(reader.runs) : raw, cells, asSent };
+  return { body: changed ? pieces.finish() : raw, cells, asSent };
 }
 
 interface ElementWrite {

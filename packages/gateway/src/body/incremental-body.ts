@@ -50,7 +50,7 @@ import { AfterSend } from './after-send.js';
 import type { IncrementalRead, SentBefore } from './incremental-read.js';
 import type { KeptBodies } from './kept-bodies.js';
 import { compactFrom, writeElements, WrittenElements, type ArrayLayout } from './element-writes.js';
-import { JoinedRuns, PiecedBody } from './pieced-body.js';
+import { PiecedBody } from './pieced-body.js';
 import { PreviousBody, newHash } from './previous-body.js';
 import type { KeptBody, KeptElements, NewDigests } from './previous-body.js';
 import type { SegmentCell } from './prompt-segments.js';
@@ -75,8 +75,6 @@ export class IncrementalBody {
   private written = new WrittenElements();
   /** How many first elements sit as `[a,b,...` would put them (element-writes.ts). */
   private compactCount = 0;
-  /** Small pieces the last write joined, reused while their bytes are the same (pieced-body.ts). */
-  private readonly joinedRuns = new JoinedRuns();
   /** The last read's work left for after the send (`settle`), and the cells its write replaced. */
   private readonly afterSend = new AfterSend();
   /** What was written for the first `keep` elements stays; the array's layout (element-writes.ts). */
@@ -128,7 +126,6 @@ export class IncrementalBody {
     const { keep, hash, checked } = kept;
     const sentBefore = this.takeSentBefore(keep);
     const from = keep > 0 ? (this.spans[keep - 1] as [number, number])[1] : open + 1;
-    this.joinedRuns.read(open + 1, from);
     // Only bytes not seen before are checked to be UTF-8: the kept elements are the previous
     // body's, checked then. Both cuts follow an ASCII byte (the array's `[`, an element's last
     // character), so no character straddles them.
@@ -248,7 +245,6 @@ export class IncrementalBody {
     this.contents = [];
     this.written = new WrittenElements();
     this.compactCount = 0;
-    this.joinedRuns.forget();
     this.outsideCell = undefined;
     this.cells = [];
     this.description = undefined;
@@ -277,7 +273,6 @@ export class IncrementalBody {
       cells: this.cells,
       written: this.written,
       replaced: (cell: SegmentCell) => this.afterSend.replaced(cell),
-      runs: this.joinedRuns,
     };
     const written = await writeElements(reader, { ...layout, compact }, sent, differs, pause);
     if (written.asSent) this.lastWritten = sent;

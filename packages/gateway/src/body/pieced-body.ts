@@ -49,8 +49,6 @@ export function sentLength(body: SentBody): number {
  */
 export class BodyPieces {
   private readonly pieces: Buffer[] = [];
-  /** Where each piece comes from (JoinedRuns). */
-  private readonly sources: PieceSource[] = [];
   private runStart = 0;
   private runEnd = 0;
   private length = 0;
@@ -96,19 +94,14 @@ export class BodyPieces {
   written(bytes: Buffer, rawEnd: number): void {
     this.flush();
     this.pieces.push(bytes);
-    this.sources.push(bytes);
     this.length += bytes.length;
     this.runStart = this.runEnd = rawEnd;
   }
 
-  /**
-   * The body: one buffer when that is all it is, or too many pieces to send apart. `runs`: small
-   * pieces joined for the last body of the same conversation, reused when they are the same.
-   */
-  finish(runs?: JoinedRuns): Buffer | PiecedBody {
+  /** The body: one buffer when that is all it is, or too many pieces to send apart. */
+  finish(): Buffer | PiecedBody {
     this.flush();
-    const grouped = groupSmall(this.pieces, this.sources, runs);
-    runs?.done();
+    const grouped = groupSmall(this.pieces);
     if (grouped.length === 1) return grouped[0] as Buffer;
     const body = new PiecedBody(grouped, this.length);
     return grouped.length > MAX_PIECES ? body.joined() : body;
@@ -117,100 +110,22 @@ export class BodyPieces {
   private flush(): void {
     if (this.runEnd > this.runStart) {
       this.pieces.push(this.raw.subarray(this.runStart, this.runEnd));
-      this.sources.push([this.runStart, this.runEnd]);
     }
     this.runStart = this.runEnd;
   }
 }
 
-/** Where a piece comes from: a range of the body's `raw`, or bytes written. */
-type PieceSource = readonly [number, number] | Buffer;
-
-/**
- * Small pieces joined for a conversation's last body, kept for its next one (incremental-body.ts):
- * a run joined of the same sources, the same bytes written and ranges of `raw` that the next body
- * has as the same bytes (`sameUpTo`), is those bytes again, not copied anew.
- */
-export class JoinedRuns {
-  private kept = new Map<number | Buffer, { sources: PieceSource[]; joined: Buffer }>();
-  private next = new Map<number | Buffer, { sources: PieceSource[]; joined: Buffer }>();
-  /** `raw[from, to)` of the bodies since the last write are the same bytes as that body's. */
-  private from = 0;
-  private to = 0;
-
-  /** A body read (not yet written) whose bytes `[from, to)` are the last body's. */
-  read(from: number, to: number): void {
-    this.from = Math.max(this.from, from);
-    this.to = Math.min(this.to, to);
-  }
-
-  /** `pieces` (from `sources`) joined, or what the last body joined of the same. */
-  join(pieces: readonly Buffer[], sources: readonly PieceSource[]): Buffer {
-    const first = sources[0] as PieceSource;
-    const key = first instanceof Buffer ? first : first[0];
-    const kept = this.kept.get(key);
-    const joined =
-      kept && this.sameSources(kept.sources, sources) ? kept.joined : Buffer.concat(pieces);
-    this.next.set(key, { sources: sources.slice(), joined });
-    return joined;
-  }
-
-  /** The body is written: what it joined is what the next may reuse, from any of its bytes. */
-  done(): void {
-    this.kept = this.next;
-    this.next = new Map();
-    this.from = 0;
-    this.to = Infinity;
-  }
-
-  /** Forgets everything (the reader does). */
-  forget(): void {
-    this.kept = new Map();
-    this.next = new Map();
-    this.from = 0;
-    this.to = 0;
-  }
-
-  private sameSources(kept: readonly PieceSource[], now: readonly PieceSource[]): boolean {
-    if (kept.length !== now.length) return false;
-    for (let index = 0; index < now.length; index++) {
-      const [before, source] = [kept[index] as PieceSource, now[index] as PieceSource];
-      if (source instanceof Buffer || before instanceof Buffer) {
-        if (source !== before) return false;
-      } else if (
-        source[0] !== before[0] ||
-        source[1] !== before[1] ||
-        source[0] < this.from ||
-        source[1] > this.to
-      ) {
-        return false;
-      }
-    }
-    return true;
-  }
-}
-
-/** Adjacent pieces shorter than `SMALL_PIECE_BYTES` copied into one (or reused: `runs`). */
-function groupSmall(
-  pieces: readonly Buffer[],
-  sources: readonly PieceSource[],
-  runs: JoinedRuns | undefined,
-): Buffer[] {
+/** Adjacent pieces shorter than `SMALL_PIECE_BYTES` copied into one. */
+function groupSmall(pieces: readonly Buffer[]): Buffer[] {
   const grouped: Buffer[] = [];
   let small: Buffer[] = [];
-  let smallFrom = 0;
   const flushSmall = () => {
-    if (small.length === 1) grouped.push(small[0] as Buffer);
-    else if (small.length > 1) {
-      const smallSources = sources.slice(smallFrom, smallFrom + small.length);
-      grouped.push(runs ? runs.join(small, smallSources) : Buffer.concat(small));
-    }
+    if (small.length > 0)
+      grouped.push(small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small));
     small = [];
   };
-  for (let index = 0; index < pieces.length; index++) {
-    const piece = pieces[index] as Buffer;
+  for (const piece of pieces) {
     if (piece.length < SMALL_PIECE_BYTES) {
-      if (small.length === 0) smallFrom = index;
       small.push(piece);
       continue;
     }
