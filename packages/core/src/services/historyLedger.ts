@@ -172,7 +172,13 @@ export class HistoryLedger implements HistoryView {
     // Keep the longest unchanged prefix (identity), recompute the rest.
     let same = 0;
     const limit = Math.min(this.entries.length, history.length);
-    while (same < limit && this.entries[same] === identityOf(history[same])) same++;
+    // `identityOf` inlined: this runs over every entry of every pass (interpreted, as a rule).
+    while (same < limit) {
+      const content = history[same];
+      const parts = content !== null && typeof content === 'object' ? content.parts : undefined;
+      if (this.entries[same] !== (Array.isArray(parts) ? parts : content)) break;
+      same++;
+    }
 
     // The entries after the prefix may come back (a host that merged two turns, a replaced
     // entry): their records are kept by identity until then.

@@ -19,6 +19,7 @@ import type { Content } from '@toolmask/core';
 import { eventLoopPauser, type EventLoopPauser } from '@toolmask/core/utils';
 import type { BodyCodec, BodyDescription } from './body-codec.js';
 import type { IncrementalBody } from './incremental-body.js';
+import type { SentBefore } from './incremental-read.js';
 import type { SentBody } from './pieced-body.js';
 import type { BodySegments } from './prompt-segments.js';
 import { checkJson } from './json-check.js';
@@ -49,10 +50,23 @@ export interface DecodedConversation {
    * of the client's version; read whole, the body stays in memory until the next one.
    */
   incremental: boolean;
-  /** The body to send, with `sent` in place of its conversation (`changed`: entries that differ). */
-  write(sent: readonly Content[], changed: readonly number[]): Promise<Buffer | string>;
+  /** Its first contents as sent last time, when the reader knows (incremental-read.ts). */
+  sentBefore?: SentBefore | undefined;
+  /**
+   * The body to send, with `sent` in place of its conversation (`changed`: entries that differ;
+   * `differs`, when known: the entries that are not the very objects of `contents`).
+   */
+  write(
+    sent: readonly Content[],
+    changed: readonly number[],
+    differs?: readonly number[],
+  ): Promise<Buffer | string>;
   /** The same body as sent, in pieces where that saves a copy (pieced-body.ts); else `write`. */
-  send?: (sent: readonly Content[], changed: readonly number[]) => Promise<SentBody>;
+  send?: (
+    sent: readonly Content[],
+    changed: readonly number[],
+    differs?: readonly number[],
+  ) => Promise<SentBody>;
   /** The net figures' segments of the body and of what `write` wrote, when the reader has them. */
   segments?: () => BodySegments | undefined;
   /** The body without its conversation (the array empty), when the reader has it. */
@@ -150,8 +164,9 @@ export async function decodeBody(
     description: decoded.description,
     unmaskable: decoded.newUnmaskable,
     incremental: true,
-    write: (sent) => decoded.write(sent),
-    send: (sent) => decoded.send(sent),
+    sentBefore: decoded.sentBefore,
+    write: (sent, _changed, differs) => decoded.write(sent, differs),
+    send: (sent, _changed, differs) => decoded.send(sent, differs),
     segments: () => decoded.segments(),
     outside: () => decoded.outside(),
     settle: () => decoded.settle(),

@@ -46,6 +46,23 @@ describe('IncrementalBody', () => {
     expect(three.contents).toEqual(edited);
   });
 
+  it('hands out the array the previous body was written from, for the elements it kept (issue 30)', async () => {
+    const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
+    const first = [{ role: 'user', parts: [{ text: 'go' }] }, call('a'), output('a')];
+    const one = (await reader.read(body(first), 'm'))!;
+    expect(one.sentBefore).toBeUndefined();
+    const masked = { role: 'user', parts: [{ text: 'masked a' }] } as Content;
+    const sent = [one.contents[0] as Content, one.contents[1] as Content, masked];
+    await one.write(sent);
+    const two = (await reader.read(body([...first, call('b'), output('b')]), 'm'))!;
+    expect(two.sentBefore).toEqual({ sent, count: 3 });
+    expect(two.sentBefore?.sent).toBe(sent);
+    sent.forEach((content, index) => expect(two.contents[index]).toBe(content));
+    // Not written: the next read vouches for nothing.
+    const three = (await reader.read(body([...first, call('b'), output('b'), call('c')]), 'm'))!;
+    expect(three.sentBefore).toBeUndefined();
+  });
+
   it("sends a rewritten body as pieces of the same bytes as its write, the client's runs uncopied", async () => {
     const reader = new IncrementalBody(GEMINI_API_PROTOCOL.codec);
     const long = (id: string) => ({

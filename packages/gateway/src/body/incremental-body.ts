@@ -46,18 +46,15 @@ import {
   replaceFrom,
 } from './element-reading.js';
 import { findArray, scanElements } from './json-layout.js';
-import type { IncrementalRead } from './incremental-read.js';
+import { AfterSend } from './after-send.js';
+import type { IncrementalRead, SentBefore } from './incremental-read.js';
 import type { KeptBodies } from './kept-bodies.js';
-import { BodyPieces, PiecedBody } from './pieced-body.js';
+import { compactFrom, writeElements, WrittenElements, type ArrayLayout } from './element-writes.js';
+import { PiecedBody } from './pieced-body.js';
 import { PreviousBody, newHash } from './previous-body.js';
 import type { KeptBody, KeptElements, NewDigests } from './previous-body.js';
-import { OutsideCell, ReadSegments, SegmentCell, cellsOf } from './prompt-segments.js';
-
-interface Written {
-  content: Content;
-  bytes: Buffer;
-  cell: SegmentCell;
-}
+import type { SegmentCell } from './prompt-segments.js';
+import { OutsideCell, ReadSegments, cellsOf } from './prompt-segments.js';
 
 export class IncrementalBody {
   private open = -1;
@@ -75,11 +72,27 @@ export class IncrementalBody {
   private bodyBytes = 0;
   private state: unknown;
   /** What was written for each element last time, and from which Content. */
-  private written: Array<Written | undefined> = [];
-  /** The last read's work left for after the send (`settle`), once started. */
-  private unsettled?: () => Promise<void>;
-  /** Cells of the client's elements the last write replaced, to measure after the send. */
-  private replacedCells: SegmentCell[] = [];
+  private written = new WrittenElements();
+  /** How many first elements sit as `[a,b,...` would put them (element-writes.ts). */
+  private compactCount = 0;
+  /** The last read's work left for after the send (`settle`), and the cells its write replaced. */
+  private readonly afterSend = new AfterSend();
+  /** What was written for the first `keep` elements stays; the array's layout (element-writes.ts). */
+  private keepWritten(raw: Buffer, open: number, keep: number): void {
+    // An element decoded again is bytes the client changed: what was written for its old bytes
+    // no longer applies (it is written from the new element if the pass still changes it).
+    this.written.keep(keep);
+    this.compactCount = Math.min(this.compactCount, keep);
+    if (this.compactCount === keep && compactFrom(raw, this.spans, keep, open)) {
+      this.compactCount = this.spans.length;
+    }
+  }
+
+  /**
+   * The array the last write wrote from, while each of its contents is this reader's for that
+   * element (`contents[i] === sent[i]`): the next read hands it out as `sentBefore`.
+   */
+  private lastWritten?: readonly Content[];
 
   constructor(
     readonly codec: BodyCodec,
@@ -102,7 +115,7 @@ export class IncrementalBody {
     routeModel: string,
     pause: EventLoopPauser = eventLoopPauser(),
   ): Promise<IncrementalRead | undefined> {
-    await this.settle();
+    if (this.afterSend.pending) await this.afterSend.settle();
     const open = await findArray(raw, this.codec.arrayPath, pause);
     if (open < 0) return undefined;
     // Elements still whole since the previous body, and the array's digest up to their end.
@@ -111,6 +124,7 @@ export class IncrementalBody {
       kept = await this.previous.keptElements(raw, { open: this.open, spans: this.spans }, pause);
     } else this.reset();
     const { keep, hash, checked } = kept;
+    const sentBefore = this.takeSentBefore(keep);
     const from = keep > 0 ? (this.spans[keep - 1] as [number, number])[1] : open + 1;
     // Only bytes not seen before are checked to be UTF-8: the kept elements are the previous
     // body's, checked then. Both cuts follow an ASCII byte (the array's `[`, an element's last
@@ -141,17 +155,12 @@ export class IncrementalBody {
     // most of the cost of one that adds two.
     replaceFrom(this.spans, keep, newSpans);
     // The digests the next read checks against, after the send (they decide no byte of this one).
-    const outsideDigest = outside.digest ? { outside: outside.digest } : {};
-    this.leaveForAfterSend(
-      { raw, open, close },
-      { keep, from, spans: newSpans, hash, ...outsideDigest },
-    );
+    const digests = { keep, from, spans: newSpans, hash, outside: outside.digest };
+    this.leaveForAfterSend({ raw, open, close }, digests);
     replaceFrom(this.elements, keep, newElements);
     replaceFrom(this.contents, keep, converted.contents);
     replaceFrom(this.cells, keep, cellsOf(newElements, HEAVY));
-    // An element decoded again is bytes the client changed: what was written for its old bytes
-    // no longer applies (it is written from the new element if the pass still changes it).
-    this.written.length = keep;
+    this.keepWritten(raw, open, keep);
     this.outsideCell = outsideCell;
     this.description = description;
     this.describedFor = routeModel;
@@ -163,12 +172,15 @@ export class IncrementalBody {
       contents: this.contents.slice(),
       description,
       newUnmaskable: converted.unmaskable,
+      // Set as it is, undefined or not (no spread: once a request, interpreted).
+      sentBefore,
       decoded: newSpans.length,
       checked,
-      send: async (sent) =>
-        segments.written(await this.write(raw, spans, open, close, sent, pause)),
-      write: async (sent) => {
-        const body = segments.written(await this.write(raw, spans, open, close, sent, pause));
+      send: async (sent, differs) =>
+        segments.written(await this.write({ raw, spans, open, close }, sent, differs, pause)),
+      write: async (sent, differs) => {
+        const layout = { raw, spans, open, close };
+        const body = segments.written(await this.write(layout, sent, differs, pause));
         return body instanceof PiecedBody ? body.joined() : body;
       },
       segments: () => segments.both(),
@@ -202,42 +214,37 @@ export class IncrementalBody {
   }
 
   /** The last read's work left for after the send, done (at once when there is none). */
-  async settle(): Promise<void> {
-    const unsettled = this.unsettled;
-    if (!unsettled) return;
-    await unsettled();
-    if (this.unsettled === unsettled) this.unsettled = undefined;
+  settle(): Promise<void> {
+    return this.afterSend.settle();
   }
 
-  /** What only the next read needs (`settle`): the digests it checks, the replaced cells measured. */
+  /** What only the next read needs (`settle`): the digests it checks (after-send.ts). */
   private leaveForAfterSend(body: KeptBody, digests: NewDigests): void {
-    this.unsettled = once(async () => {
-      const pause = eventLoopPauser();
-      await this.previous.remember(body, digests, pause);
-      await this.measureReplaced(pause);
-    });
+    this.afterSend.leave((pause) => this.previous.remember(body, digests, pause));
   }
 
-  /** The client's versions of the elements written, measured (their cells let them go). */
-  private async measureReplaced(pause: EventLoopPauser): Promise<void> {
-    const cells = this.replacedCells;
-    this.replacedCells = [];
-    for (const cell of cells) {
-      cell.measure();
-      if (pause.due()) await pause();
-    }
+  /**
+   * The array the last write wrote from, as `sentBefore` for the `keep` elements kept since:
+   * still the very contents it wrote them from (taken once).
+   */
+  private takeSentBefore(keep: number): SentBefore | undefined {
+    const written = this.lastWritten;
+    this.lastWritten = undefined;
+    if (!written || keep === 0) return undefined;
+    return { sent: written, count: Math.min(keep, written.length) };
   }
 
   /** Forgets everything (memory pressure, a body of another shape). */
   reset(): void {
-    this.unsettled = undefined;
-    this.replacedCells = [];
+    this.afterSend.drop();
+    this.lastWritten = undefined;
     this.open = -1;
     this.spans = [];
     this.previous.reset();
     this.elements = [];
     this.contents = [];
-    this.written = [];
+    this.written = new WrittenElements();
+    this.compactCount = 0;
     this.outsideCell = undefined;
     this.cells = [];
     this.description = undefined;
@@ -247,61 +254,30 @@ export class IncrementalBody {
   }
 
   /**
-   * `raw` with `sent` in place of its conversation (the elements at `spans`). An element written
-   * is kept as what was sent for it from now on (the module comment).
+   * `raw` with `sent` in place of its conversation (element-writes.ts; `differs`: the indices of
+   * `sent` whose content is not this reader's, when the caller knows). An element written is
+   * kept as what was sent for it from now on (the module comment).
    */
   private async write(
-    raw: Buffer,
-    spans: ReadonlyArray<[number, number]>,
-    open: number,
-    close: number,
+    layout: Omit<ArrayLayout, 'compact'>,
     sent: readonly Content[],
+    differs: readonly number[] | undefined,
     pause: EventLoopPauser,
   ): Promise<{ body: Buffer | PiecedBody; cells: Array<SegmentCell | undefined> }> {
-    const pieces = new BodyPieces(raw);
-    pieces.fromRaw(0, open + 1);
-    const cells: Array<SegmentCell | undefined> = [];
-    let changed = false;
-    for (let index = 0; index < sent.length; index++) {
-      // Most elements are their own bytes again (no work): the clock is read every so many.
-      if (index % 512 === 0 && pause.due()) await pause();
-      const content = sent[index] as Content;
-      if (index > 0) pieces.comma();
-      const [start, end] = spans[index] as [number, number];
-      const before = this.written[index];
-      if (before && before.content === content) {
-        pieces.written(before.bytes, end);
-        cells.push(before.cell);
-        changed = true;
-        continue;
-      }
-      // An element too heavy to parse is its own bytes, always: the pass cannot change its
-      // placeholder (it holds no output), which may be another request's object.
-      if (content === this.contents[index] || this.elements[index] === HEAVY) {
-        pieces.fromRaw(start, end);
-        cells.push(this.cells[index]);
-        continue;
-      }
-      const element = this.codec.toElement(content, this.elements[index]);
-      const compact = JSON.stringify(element);
-      const bytes = Buffer.from(compact, 'utf8');
-      const cell = new SegmentCell({ compact });
-      this.written[index] = { content, bytes, cell };
-      cells.push(cell);
-      // Measured after the send (`settle`): its cell is the last holder of the client's element.
-      const replaced = this.cells[index];
-      if (replaced) this.replacedCells.push(replaced);
-      this.elements[index] = element;
-      this.contents[index] = content;
-      pieces.written(bytes, end);
-      changed = true;
-      if (pause.due()) await pause();
-    }
-    pieces.fromRaw(close, raw.length);
-    if (!changed) return { body: raw, cells };
-    const body = pieces.finish();
-    this.bodyBytes = body.length;
-    return { body, cells };
+    this.lastWritten = undefined;
+    const compact = this.compactCount === layout.spans.length;
+    const reader = {
+      codec: this.codec,
+      elements: this.elements,
+      contents: this.contents,
+      cells: this.cells,
+      written: this.written,
+      replaced: (cell: SegmentCell) => this.afterSend.replaced(cell),
+    };
+    const written = await writeElements(reader, { ...layout, compact }, sent, differs, pause);
+    if (written.asSent) this.lastWritten = sent;
+    if (written.body !== layout.raw) this.bodyBytes = written.body.length;
+    return written;
   }
 
   /** The codec's state as it was after the first `keep` elements (the rest changed). */
@@ -310,10 +286,4 @@ export class IncrementalBody {
     await convertElements(this.codec, this.elements.slice(0, keep), state, pause);
     return state;
   }
-}
-
-/** `run` started on the first call only; every call gets its promise. */
-function once(run: () => Promise<void>): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  return () => (running ??= run());
 }

@@ -75,3 +75,38 @@ describe('BodyPieces', () => {
     expect((body as Buffer).equals(expected(raw, spans, rewrite))).toBe(true);
   });
 });
+
+describe('BodyPieces.rawElement', () => {
+  it('collects the same pieces as a comma and the element, with or without spacing', () => {
+    for (const spacing of ['', ' ', '\n  ']) {
+      const { raw, spans } = arrayBody(5, spacing);
+      for (const rewrite of [new Set<number>(), new Set([0]), new Set([2, 3]), new Set([4])]) {
+        const oneStep = new BodyPieces(raw);
+        const twoSteps = new BodyPieces(raw);
+        for (const pieces of [oneStep, twoSteps]) {
+          pieces.fromRaw(0, (spans[0] as [number, number])[0]);
+        }
+        spans.forEach(([start, end], index) => {
+          if (rewrite.has(index)) {
+            for (const pieces of [oneStep, twoSteps]) {
+              if (index > 0) pieces.comma();
+              pieces.written(Buffer.from('"w"'), end);
+            }
+            return;
+          }
+          oneStep.rawElement(start, end, index === 0);
+          if (index > 0) twoSteps.comma();
+          twoSteps.fromRaw(start, end);
+        });
+        const sent = [oneStep, twoSteps].map((pieces) => {
+          pieces.fromRaw((spans.at(-1) as [number, number])[1], raw.length);
+          const body = pieces.finish();
+          return body instanceof PiecedBody
+            ? body.pieces.map((piece) => piece.toString())
+            : [body.toString()];
+        });
+        expect(sent[0]).toEqual(sent[1]);
+      }
+    }
+  });
+});

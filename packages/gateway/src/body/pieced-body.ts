@@ -55,6 +55,11 @@ export class BodyPieces {
 
   constructor(private readonly raw: Buffer) {}
 
+  /** Where the pieces so far end in `raw`. */
+  get end(): number {
+    return this.runEnd;
+  }
+
   /** `raw[start, end)` next. */
   fromRaw(start: number, end: number): void {
     if (start !== this.runEnd) {
@@ -63,6 +68,20 @@ export class BodyPieces {
     }
     this.runEnd = end;
     this.length += end - start;
+  }
+
+  /**
+   * The element at `raw[start, end)`, after a comma unless it is the `first`: `comma` then
+   * `fromRaw`, with the usual case (the run goes on over the comma and the element) in one step.
+   */
+  rawElement(start: number, end: number, first: boolean): void {
+    if (!first && start === this.runEnd + 1 && this.raw[this.runEnd] === COMMA_BYTE) {
+      this.length += end - this.runEnd;
+      this.runEnd = end;
+      return;
+    }
+    if (!first) this.comma();
+    this.fromRaw(start, end);
   }
 
   /** A comma between two elements: `raw`'s own when it comes next there. */

@@ -42,7 +42,7 @@ export interface NewDigests {
   from: number;
   spans: ReadonlyArray<[number, number]>;
   hash: Hash;
-  outside?: Buffer;
+  outside?: Buffer | undefined;
 }
 
 export interface PreviousLayout {

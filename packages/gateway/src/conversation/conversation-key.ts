@@ -7,14 +7,15 @@
  * stay apart. A new chat in the same process (gemini-cli's /clear, a compression that rewrites the
  * head) is a new conversation.
  */
-import { createHash } from 'node:crypto';
+import { digestOf } from '@toolmask/core/utils';
 
-/** `head`: the bytes of the conversation's first entries as the client sent them. */
+const NUL = Buffer.from([0]);
+
+/**
+ * `head`: the bytes of the conversation's first entries as the client sent them. The SHA-256 of
+ * the session (UTF-8), a NUL and the head, in one call (no Hash object: once a request).
+ */
 export function conversationKey(session: string | undefined, head: Buffer): string {
-  return createHash('sha256')
-    .update(session ?? '', 'utf8')
-    .update('\u0000')
-    .update(head)
-    .digest('hex')
-    .slice(0, 32);
+  const bytes = Buffer.concat([Buffer.from(session ?? '', 'utf8'), NUL, head]);
+  return digestOf('sha256', bytes, 'hex').slice(0, 32);
 }

@@ -251,8 +251,9 @@ export class Conversation {
   ): Promise<PreparedRequest | undefined> {
     const pause = eventLoopPauser();
     const { history } = this.memory;
-    const { applied, interned } = await history.apply(incoming, this.decisions.log, pause);
-
+    const { log } = this.decisions;
+    const known = await history.apply(incoming, log, pause, options.sentBefore);
+    const { applied, interned, common } = known;
     const turns = groupToolRuns(applied, this.toolRuns);
     const last = turns.contents.length - 1;
     const readName = options.readToolName ?? this.options.readToolName;
@@ -274,18 +275,21 @@ export class Conversation {
     if (saving === 'again') return undefined;
 
     const contents = saving.saved ? turns.ungroup(turnsSent) : applied;
-    const changedIndices = await changedFrom(contents, incoming, interned, pause);
+    const differs: number[] = [];
+    const changedIndices = await changedFrom(contents, incoming, interned, pause, differs);
     if (options.keptAsSent) {
       for (const index of changedIndices) interned[index] = contents[index] as Content;
     }
-    history.remember(interned, contents);
+    const tally = await history.tally(contents, { common, changed: changedIndices }, log, pause);
+    history.remember(interned, contents, tally);
     this.memory.keptWholeBody(options.retainedBytes ?? 0);
     return {
       contents,
       changedIndices,
+      differs,
       result: masked.result,
       cacheLikelyCold: masked.cacheLikelyCold,
-      ...(await this.decisions.log.tally(contents, pause)),
+      ...tally,
       unsavedDecisions: saving.unsavedDecisions,
     };
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolOutputMaskingService, type Content } from '@toolmask/core';
-import { DecisionLog } from './decision-log.js';
+import { DecisionLog, decisionsOfPass } from './decision-log.js';
 import { outputKey } from './output-key.js';
 
 /** An entry whose one output counts how often its response is written as JSON (hashed). */
@@ -23,6 +23,22 @@ function countingEntry(): { content: Content; written: () => number } {
 describe('DecisionLog.apply', () => {
   it('hashes no output while nothing is decided (a cold request: issue 30)', () => {
     const log = new DecisionLog(new ToolOutputMaskingService());
+    const { content, written } = countingEntry();
+    expect(log.apply(content, 0)).toBe(content);
+    expect(written()).toBe(0);
+  });
+
+  it('hashes no output whose tool and call id no decision has (a known conversation: issue 30)', () => {
+    const log = new DecisionLog(new ToolOutputMaskingService());
+    const other = countingEntry();
+    const otherResponse = other.content.parts?.[0]?.functionResponse ?? {};
+    log.remember({
+      kind: 'kept',
+      key: outputKey({ ...otherResponse, id: 'c0' }),
+      toolName: 'run_shell_command',
+      callId: 'c0',
+      at: 0,
+    });
     const { content, written } = countingEntry();
     expect(log.apply(content, 0)).toBe(content);
     expect(written()).toBe(0);
@@ -91,5 +107,36 @@ describe('DecisionLog.index', () => {
     expect(log.apply(masked, 0).parts?.[0]?.functionResponse?.response).toEqual({
       output: 'snippet',
     });
+  });
+});
+
+describe('decisionsOfPass', () => {
+  it('reads no entry of a pass that decided nothing (issue 30)', async () => {
+    let reads = 0;
+    const entry = (): Content => ({
+      role: 'user',
+      get parts() {
+        reads++;
+        return [{ functionResponse: { name: 'run_shell_command', id: 'c', response: {} } }];
+      },
+    });
+    const before = [entry(), entry(), entry()];
+    const result = {
+      newHistory: before,
+      maskedCount: 0,
+      tokensSaved: 0,
+      tokensBefore: 0,
+      tokensAfter: 0,
+      totalPrunableTokens: 0,
+      supersededCount: 0,
+      changedIndices: [],
+      offloaded: [],
+      keptWhole: [],
+      failures: [],
+      durationMs: 0,
+    };
+    const pause = Object.assign(async () => undefined, { due: () => false });
+    expect(await decisionsOfPass({ before, after: before, result }, 0, pause)).toEqual([]);
+    expect(reads).toBe(0);
   });
 });

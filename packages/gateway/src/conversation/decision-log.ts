@@ -11,7 +11,13 @@ import type { Content, MaskingResult, Part, ToolOutputMaskingService } from '@to
 import type { EventLoopPauser } from '@toolmask/core/utils';
 import type { DecisionRecord } from '../state/stores.js';
 import { boundedName } from '../server/caller-values.js';
-import { needsPreparedKey, outputKey, prepareOutputKey } from './output-key.js';
+import {
+  headOfKey,
+  needsPreparedKey,
+  outputKey,
+  outputKeyHead,
+  prepareOutputKey,
+} from './output-key.js';
 
 type MaskedRecord = Extract<DecisionRecord, { kind: 'masked' }>;
 
@@ -26,6 +32,12 @@ export class DecisionLog {
   /** Snippet response object → its record (to count what a request carries). */
   private readonly bySnippet = new WeakMap<object, MaskedRecord>();
   private readonly kept = new Set<string>();
+  /**
+   * The heads (tool name and call id: output-key.ts) of the keys of `masked` and `kept`: an
+   * output whose head is not here has no decision, and is not hashed to find out (a new output
+   * of a known conversation, on every request).
+   */
+  private readonly heads = new Set<string>();
   /** Decisions in use not yet found by key (`use`): their keys are taken by `index`. */
   private unindexed: DecisionRecord[] = [];
   /** How many of `unindexed` an `index` under way has found by key already. */
@@ -88,19 +100,27 @@ export class DecisionLog {
   }
 
   private indexRecord(record: DecisionRecord): void {
-    if (record.kind === 'kept') this.kept.add(record.key);
-    else this.masked.set(record.key, record);
+    const { key } = record;
+    if (record.kind === 'kept') this.kept.add(key);
+    else this.masked.set(key, record);
+    // A key of another shape is no output's key (outputKey's always has a head).
+    const head = headOfKey(key);
+    if (head !== undefined) this.heads.add(head);
   }
 
   /**
-   * Makes ready, in stretches, the keys of the entry's outputs that hold strings of megabytes, so
-   * that `apply` finds them at once; undefined (no promise) when there are none.
+   * Makes ready, in stretches, the keys of the entry's outputs that hold strings of megabytes and
+   * may have a decision, so that `apply` finds them at once; undefined (no promise) when there are
+   * none.
    */
   prepare(content: Content, pause: EventLoopPauser): Promise<void> | undefined {
     const parts = content?.parts;
     if (!Array.isArray(parts)) return undefined;
+    this.indexNow();
     const isGiant = (part: Part) =>
-      !!part?.functionResponse && needsPreparedKey(part.functionResponse);
+      !!part?.functionResponse &&
+      this.heads.has(outputKeyHead(part.functionResponse)) &&
+      needsPreparedKey(part.functionResponse);
     if (!parts.some(isGiant)) return undefined;
     const giant = parts.filter(isGiant);
     return (async () => {
@@ -127,6 +147,7 @@ export class DecisionLog {
       const functionResponse = part?.functionResponse;
       if (!functionResponse) return;
       after--;
+      if (!this.heads.has(outputKeyHead(functionResponse))) return;
       const key = outputKey(functionResponse);
       const record = this.masked.get(key);
       if (record && (record.outputsAfter ?? 0) <= after) {
@@ -142,6 +163,20 @@ export class DecisionLog {
     return replaced ? { ...content, parts: replaced } : content;
   }
 
+  /** How many masked outputs `content` carries, and the tokens they keep out. */
+  tallyOf(content: Content): MaskedTally {
+    let maskedOutputs = 0;
+    let tokensKeptOut = 0;
+    for (const part of content?.parts ?? []) {
+      const response = part?.functionResponse?.response;
+      const record = response ? this.bySnippet.get(response) : undefined;
+      if (!record) continue;
+      maskedOutputs++;
+      tokensKeptOut += Math.max(0, record.tokensBefore - record.tokensAfter);
+    }
+    return { maskedOutputs, tokensKeptOut };
+  }
+
   /** How many masked outputs `sent` carries, and the tokens they keep out (in stretches). */
   async tally(sent: readonly Content[], pause: EventLoopPauser): Promise<MaskedTally> {
     let maskedOutputs = 0;
@@ -154,13 +189,9 @@ export class DecisionLog {
         parts = 0;
         if (pause.due()) await pause();
       }
-      for (const part of content?.parts ?? []) {
-        const response = part?.functionResponse?.response;
-        const record = response ? this.bySnippet.get(response) : undefined;
-        if (!record) continue;
-        maskedOutputs++;
-        tokensKeptOut += Math.max(0, record.tokensBefore - record.tokensAfter);
-      }
+      const counted = this.tallyOf(content);
+      maskedOutputs += counted.maskedOutputs;
+      tokensKeptOut += counted.tokensKeptOut;
     }
     return { maskedOutputs, tokensKeptOut };
   }
@@ -178,6 +209,8 @@ export async function decisionsOfPass(
 ): Promise<DecisionRecord[]> {
   const { before, after, result } = pass;
   const records: DecisionRecord[] = [];
+  // Most passes of a known conversation decide nothing: no walk over its history then.
+  if (result.changedIndices.length === 0 && result.keptWhole.length === 0) return records;
   const outputsAfter = await outputsAfterEach(before, pause);
   // The service lists offloaded outputs in history order, as the changed parts are found here.
   let offloadedIndex = 0;

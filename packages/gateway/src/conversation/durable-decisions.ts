@@ -63,6 +63,8 @@ export class DurableDecisions {
   private unwritten: DecisionRecord[] = [];
   /** The append of `unwritten` under way, chained: one at a time. */
   private writing: Promise<void> = Promise.resolve();
+  /** Appends chained and not finished yet. */
+  private appending = 0;
 
   constructor(private readonly options: DurableDecisionsOptions) {
     this.log = new DecisionLog(options.service);
@@ -135,7 +137,15 @@ export class DurableDecisions {
    * what was not written is tried again by the next call. Never rejects.
    */
   writeUsed(): Promise<void> {
-    this.writing = this.writing.then(() => this.appendUnwritten());
+    // Nothing to append and nothing under way (a known conversation's request, its last
+    // decisions appended after their send): the chain as it is, no turn of it.
+    if (this.unwritten.length === 0 && this.appending === 0) return this.writing;
+    this.appending++;
+    this.writing = this.writing
+      .then(() => this.appendUnwritten())
+      .finally(() => {
+        this.appending--;
+      });
     return this.writing;
   }
 

@@ -109,13 +109,35 @@ export async function prepareOutputKey(
   remember(functionResponse, hash.digest('hex'));
 }
 
+/**
+ * What a key begins with: the tool's name and the call id, without the digest. Two outputs whose
+ * keys differ here have different keys, so a look-up by key can be skipped without hashing.
+ */
+export function outputKeyHead(functionResponse: FunctionResponseLike): string {
+  const name = typeof functionResponse.name === 'string' ? functionResponse.name : '';
+  const id = typeof functionResponse.id === 'string' ? functionResponse.id : '';
+  return `${name}\u0000${id}`;
+}
+
+/** Hex characters of a key's digest. */
+const DIGEST_CHARS = 32;
+
+/**
+ * The head of a key as `outputKey` makes it (`outputKeyHead`), or undefined for a string of
+ * another shape (a store written by another version: its keys are looked up by hashing).
+ */
+export function headOfKey(key: string): string | undefined {
+  const at = key.length - DIGEST_CHARS - 1;
+  return at >= 1 && key.charCodeAt(at) === 0 && /^[0-9a-f]+$/.test(key.slice(at + 1))
+    ? key.slice(0, at)
+    : undefined;
+}
+
 /** The key of `functionResponse` whose response's JSON text has the SHA-256 `hex`, remembered. */
 function remember(functionResponse: FunctionResponseLike, hex: string): string {
   const response = functionResponse.response;
-  const digest = hex.slice(0, 32);
-  const name = typeof functionResponse.name === 'string' ? functionResponse.name : '';
-  const id = typeof functionResponse.id === 'string' ? functionResponse.id : '';
-  const key = `${name}\u0000${id}\u0000${digest}`;
+  const digest = hex.slice(0, DIGEST_CHARS);
+  const key = `${outputKeyHead(functionResponse)}\u0000${digest}`;
   if (response !== null && typeof response === 'object') keys.set(response, key);
   return key;
 }

@@ -9,6 +9,7 @@ import type {
   MaskingResult,
   ToolOutputMaskingConfig,
 } from '@toolmask/core';
+import type { SentBefore } from '../body/incremental-read.js';
 import type { StoreLookAhead } from './conversation-sync.js';
 
 export interface PrepareOptions {
@@ -29,6 +30,11 @@ export interface PrepareOptions {
    * request's bytes are kept until the next one (counted for the memory bound).
    */
   keptAsSent?: boolean;
+  /**
+   * The first entries of `incoming` that are the very objects of what was sent last time, as the
+   * incremental reader vouches (body/incremental-read.ts): taken as sent without comparing.
+   */
+  sentBefore?: SentBefore | undefined;
   /** Bytes of a request read whole, for the memory bound. */
   retainedBytes?: number;
   /** The catch-up read started before the body was decoded (`lookAhead`), in this turn. */
@@ -43,6 +49,11 @@ export interface PreparedRequest {
    * last time is not among them: body/incremental-body.ts writes it from what it wrote).
    */
   changedIndices: number[];
+  /**
+   * Entries of `contents` that are not the very objects of `incoming` (ascending): what an
+   * incremental reader writes anew or from what it wrote (body/element-writes.ts).
+   */
+  differs: number[];
   result: MaskingResult;
   cacheLikelyCold: boolean;
   /** Masked outputs in the request as sent, and the tokens they keep out (estimates). */

@@ -13,14 +13,25 @@ interface Group {
   grouped: Content;
 }
 
+/**
+ * An entry of tool results only. Plain loops (no callback per part): this runs over every entry
+ * of every request, in code run once a request (interpreted, where a callback costs a call).
+ */
 function isToolResults(content: Content | undefined): boolean {
-  const parts = content?.parts;
-  return (
-    content?.role === 'user' &&
-    Array.isArray(parts) &&
-    parts.length > 0 &&
-    parts.every((part) => part?.functionResponse !== undefined)
-  );
+  if (content?.role !== 'user') return false;
+  const parts = content.parts;
+  if (!Array.isArray(parts) || parts.length === 0) return false;
+  for (let index = 0; index < parts.length; index++) {
+    if (parts[index]?.functionResponse === undefined) return false;
+  }
+  return true;
+}
+
+/** Whether `group` has exactly the entries `members` of `contents` from `start`. */
+function sameMembers(group: Group, contents: readonly Content[], start: number, end: number) {
+  if (group.members.length !== end - start) return false;
+  for (let at = start; at < end; at++) if (group.members[at - start] !== contents[at]) return false;
+  return true;
 }
 
 /** Groups by their first member, kept across requests. */
@@ -48,14 +59,10 @@ export function groupToolRuns(contents: readonly Content[], cache: ToolRunCache)
       index++;
       continue;
     }
-    const members = contents.slice(index, end);
-    const first = members[0] as Content;
+    const first = contents[index] as Content;
     let group = cache.get(first);
-    if (
-      !group ||
-      group.members.length !== members.length ||
-      group.members.some((member, at) => member !== members[at])
-    ) {
+    if (!group || !sameMembers(group, contents, index, end)) {
+      const members = contents.slice(index, end);
       group = {
         members,
         grouped: { role: 'user', parts: members.flatMap((member) => member.parts ?? []) },

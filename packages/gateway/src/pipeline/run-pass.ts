@@ -112,6 +112,7 @@ export async function runPass(
       cache: exchange.protocol.cache,
       ...(lookAhead ? { lookAhead } : {}),
       ...(decoded.incremental ? { keptAsSent: true } : { retainedBytes: raw.length }),
+      sentBefore: decoded.sentBefore,
     });
     // No session id on metrics: a label per conversation would grow the exporter's memory and
     // a Prometheus server's series without bound (the masking log event carries it). Recorded
@@ -124,7 +125,11 @@ export async function runPass(
     const settle = settleAfterSend(decoded, conversation, recordPass);
     const writeStarted = performance.now();
     // The body as it came when nothing in it changed.
-    const body = await (decoded.send ?? decoded.write)(prepared.contents, prepared.changedIndices);
+    const body = await (decoded.send ?? decoded.write)(
+      prepared.contents,
+      prepared.changedIndices,
+      prepared.differs,
+    );
     return {
       body,
       phases: { pass: writeStarted - passStarted, write: performance.now() - writeStarted },

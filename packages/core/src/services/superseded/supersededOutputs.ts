@@ -127,7 +127,9 @@ export class SupersededOutputs implements SupersededView {
     while (same < limit) {
       if (same % 1024 === 1023) yield;
       const content = history[same];
-      const identity = identityOf(content);
+      // `identityOf` inlined: this runs over every entry of every pass (interpreted, as a rule).
+      const parts = content !== null && typeof content === 'object' ? content.parts : undefined;
+      const identity = Array.isArray(parts) ? parts : content;
       if (identity !== this.identities[same]) {
         if (!sameEntry(this.reader.entryFacts(content, identity), this.facts[same] as EntryFacts))
           break;
