@@ -117,28 +117,15 @@ function cheapestFirst(
   return order;
 }
 
-/**
- * The candidates (in line order) by worth per character, most first, ties in line order. The
- * lines of one worth per character are kept together in line order and only the distinct worths
- * per character are sorted: a few worths over costs of at most a cut line's, so a few dozen
- * numbers, where sorting the lines called a comparator per pair (issue 30).
- */
+/** The candidates by worth per character, most first, ties in line order. */
 function byWorthPerCharacter(
   candidates: readonly number[],
   worths: readonly number[],
   cost: (index: number) => number,
 ): number[] {
-  const groups = new Map<number, number[]>();
-  for (let at = 0; at < candidates.length; at++) {
-    const index = candidates[at] as number;
-    const ratio = (worths[at] as number) / cost(index);
-    const group = groups.get(ratio);
-    if (group) group.push(index);
-    else groups.set(ratio, [index]);
-  }
-  const order: number[] = [];
-  for (const ratio of [...groups.keys()].sort((a, b) => b - a)) {
-    for (const index of groups.get(ratio) as number[]) order.push(index);
-  }
-  return order;
+  const ratio: number[] = [];
+  candidates.forEach((index, at) => {
+    ratio[index] = (worths[at] as number) / cost(index);
+  });
+  return [...candidates].sort((a, b) => (ratio[b] as number) - (ratio[a] as number) || a - b);
 }
