@@ -7,10 +7,8 @@ import {
   OWN_NUMBER,
   hasOwnNumbering,
   isInformative,
-  ownNumberLength,
   selectLines,
   spreadOrder,
-  trimmedLength,
 } from './lineSelection.js';
 
 const limits = { maxLineChars: 80, lineBudgetChars: 120 };
@@ -223,42 +221,5 @@ describe('selectLines against its reference (issue 30)', () => {
       ),
       { numRuns: 500 },
     );
-  });
-});
-
-describe('the per-line measures, nothing written (issue 30)', () => {
-  /** Lines of what these measures care about: blanks of every kind, digits, separators. */
-  const line = fc
-    .array(
-      fc.oneof(
-        fc.constantFrom(' ', '\t', '\v', '\f', '\r', '\n', '\u00a0', '\u1680', '\u2000'),
-        fc.constantFrom('\u200a', '\u200b', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000'),
-        fc.constantFrom('\ufeff', '\u0085', '\u180e', '\ud800', '1', '42', '1234567', '12345678'),
-        fc.constantFrom(':', '|', 'x', 'def f():', 'é'),
-        fc.string({ maxLength: 4 }),
-      ),
-      { maxLength: 12 },
-    )
-    .map((pieces) => pieces.join(''));
-
-  it('trimmedLength is the length of the trimmed line (property)', () => {
-    fc.assert(
-      fc.property(line, (text) => {
-        expect(trimmedLength(text)).toBe(text.trim().length);
-      }),
-      { numRuns: 5000 },
-    );
-  });
-
-  it("ownNumberLength is the length of OWN_NUMBER's match (property)", () => {
-    fc.assert(
-      fc.property(line, (text) => {
-        expect(ownNumberLength(text)).toBe(OWN_NUMBER.exec(text)?.[0].length);
-      }),
-      { numRuns: 5000 },
-    );
-    expect(ownNumberLength('  \t 12\tcode')).toBe(7);
-    expect(ownNumberLength('12345678\tcode')).toBeUndefined();
-    expect(ownNumberLength('')).toBeUndefined();
   });
 });

@@ -59,58 +59,14 @@ export function lineText(line: string, numbered: boolean): string {
   return (numbered ? line.replace(OWN_NUMBER, '') : line).trim();
 }
 
-/**
- * Whether `String.prototype.trim` takes the code unit `code` off a line's ends: white space
- * (tab, vertical tab, form feed, the space separators, U+FEFF) and line terminators.
- */
-export function isTrimmed(code: number): boolean {
-  if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
-  if (code < 0xa0) return false;
-  return (
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
-}
-
-/**
- * `line.trim().length`, nothing written: a preview weighs every line of an output, most of them
- * indented, and a trimmed copy of each was garbage at once (issue 30).
- */
-export function trimmedLength(line: string): number {
-  let start = 0;
-  let end = line.length;
-  while (start < end && isTrimmed(line.charCodeAt(start))) start++;
-  while (end > start && isTrimmed(line.charCodeAt(end - 1))) end--;
-  return end - start;
-}
-
-/**
- * The length of `OWN_NUMBER`'s match in `line` (undefined: none). The expression is tried only
- * on a line whose first character after its blanks is a digit, as every match's is: most lines
- * of an output are not numbered, and each try wrote a match array.
- */
-export function ownNumberLength(line: string): number | undefined {
-  const code = line.charCodeAt(leadingBlanks(line));
-  if (!(code >= 48 && code <= 57)) return undefined;
-  return OWN_NUMBER.exec(line)?.[0].length;
-}
-
 /** Whether most non-blank lines of `lines` carry their own number (`OWN_NUMBER`). */
 export function hasOwnNumbering(lines: readonly string[]): boolean {
   let nonBlank = 0;
   let numbered = 0;
   for (const line of lines) {
-    // A numbered line is not blank (its number has a digit).
-    if (ownNumberLength(line) !== undefined) numbered++;
-    else if (trimmedLength(line) === 0) continue;
+    if (line.trim() === '') continue;
     nonBlank++;
+    if (OWN_NUMBER.test(line)) numbered++;
   }
   return nonBlank > 0 && numbered >= OWN_NUMBERING_SHARE * nonBlank;
 }
@@ -135,10 +91,10 @@ export function linesAndNumbering(lines: readonly string[]): {
     texts[index] = text;
     if (text === '') continue;
     nonBlank++;
-    const own = ownNumberLength(line);
-    if (own !== undefined) {
+    const own = OWN_NUMBER.exec(line);
+    if (own) {
       numberedLines++;
-      ownLengths[index] = own;
+      ownLengths[index] = own[0].length;
     }
   }
   const numbered = nonBlank > 0 && numberedLines >= OWN_NUMBERING_SHARE * nonBlank;
@@ -164,9 +120,7 @@ function leadingBlanks(line: string): number {
 
 /** Whether a line says enough to be worth showing (see `MIN_INFORMATIVE_CHARS`). */
 export function isInformative(line: string, numbered: boolean): boolean {
-  return (
-    (numbered ? lineText(line, numbered).length : trimmedLength(line)) >= MIN_INFORMATIVE_CHARS
-  );
+  return lineText(line, numbered).length >= MIN_INFORMATIVE_CHARS;
 }
 
 /**
@@ -219,7 +173,7 @@ export function selectLines(
   const ownNumberOf = (index: number): number | undefined => {
     if (!numbered) return undefined;
     if (selection.ownNumbers) return selection.ownNumbers[index];
-    return ownNumberLength(lines[index] as string);
+    return OWN_NUMBER.exec(lines[index] as string)?.[0].length;
   };
   const costs = new Array<number>(count);
   // What a line shown costs, counted without writing it: its number, `: ` and its cut text, or
