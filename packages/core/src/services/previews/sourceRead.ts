@@ -241,16 +241,17 @@ export function sourceReadPreview(
   const asked = namesAsked(call);
   const inRegion = new Array<number>(lines.length);
   const signatures: number[] = [];
-  texts.forEach((text, index) => {
+  for (let index = 0; index < texts.length; index++) {
+    const text = texts[index] as string;
     // Both expressions begin with a modifier or a keyword, all in lower case: a line that does
     // not is neither, and is not tried against them.
-    if (!startsLowerCase(text)) return;
+    if (!startsLowerCase(text)) continue;
     if (SIGNATURE.test(text)) signatures.push(index);
     if (declaresOneOf(text, asked)) {
       const end = Math.min(lines.length, index + REGION_LINES + 1);
       for (let at = Math.max(0, index - 1); at < end; at++) inRegion[at] = 1;
     }
-  });
+  }
   const first: number[] = [];
   let signatureChars = 0;
   for (const index of spreadOrder(signatures)) {
