@@ -22,16 +22,21 @@ interface Selection {
 export function keptLines(
   count: number,
   selection: Selection,
-  cost: (index: number) => number,
+  costs: (number | undefined)[],
+  costOf: (index: number) => number,
   budget: number,
 ): boolean[] {
+  // A line's cost is `costs[index]`, or `costOf(index)` (which fills it in) where it is a hole:
+  // read in place in the loops over every candidate, not through a closure per line (issue 30).
+  const cost = (index: number) => costs[index] ?? costOf(index);
   const kept = new Array<boolean>(count);
   let used = 0;
   const keep = (index: number) => {
     if (index < 0 || index >= count || kept[index] === true) return;
-    if (used + cost(index) > budget) return;
+    const value = costs[index] ?? costOf(index);
+    if (used + value > budget) return;
     kept[index] = true;
-    used += cost(index);
+    used += value;
   };
   for (const index of selection.first ?? []) keep(index);
   const candidates: number[] = [];
@@ -47,7 +52,7 @@ export function keptLines(
     }
   }
   const order = oneWorth
-    ? cheapestFirst(candidates, worths[0] ?? 1, cost, budget - used)
+    ? cheapestFirst(candidates, worths[0] ?? 1, costs, costOf, budget - used)
     : byWorthPerCharacter(candidates, worths, cost);
   if (!order) {
     for (const index of candidates) kept[index] = true;
@@ -70,13 +75,16 @@ const EXACT_ORDER_BELOW = 1 << 26;
 function cheapestFirst(
   candidates: readonly number[],
   worth: number,
-  cost: (index: number) => number,
+  costs: (number | undefined)[],
+  costOf: (index: number) => number,
   budget: number,
 ): number[] | undefined {
+  const cost = (index: number) => costs[index] ?? costOf(index);
   const counts: number[] = [];
   let total = 0;
-  for (const index of candidates) {
-    const value = cost(index);
+  for (let at = 0; at < candidates.length; at++) {
+    const index = candidates[at] as number;
+    const value = costs[index] ?? costOf(index);
     if (
       value >= EXACT_ORDER_BELOW ||
       !(worth > 1 / EXACT_ORDER_BELOW && worth < EXACT_ORDER_BELOW)
@@ -106,8 +114,10 @@ function cheapestFirst(
     break;
   }
   const order: number[] = [];
-  for (const index of candidates) {
-    const value = cost(index);
+  for (let at = 0; at < candidates.length; at++) {
+    const index = candidates[at] as number;
+    // Every candidate was costed above.
+    const value = costs[index] as number;
     if (value < limit) order.push(index);
     else if (value === limit && atLimit > 0) {
       order.push(index);

@@ -223,3 +223,30 @@ describe('selectLines against its reference (issue 30)', () => {
     );
   });
 });
+
+describe('selectLines, the numbers of the kept lines costed without writing them (issue 30)', () => {
+  const lines = ['a'.repeat(12), 'b'.repeat(12), 'c'.repeat(12)];
+  const select = (firstLine: number, lineBudgetChars: number) =>
+    selectLines(lines, { worth: everyLine }, { maxLineChars: 80, lineBudgetChars }, firstLine);
+
+  it('pays for one more digit from the line whose number has it (99, then 100)', () => {
+    // 99: 17 characters with its new line, 100 and 101: 18 each.
+    expect(select(99, 34)).toBe(
+      `[... 2 of 3 lines omitted; kept lines numbered ...]\n99: ${lines[0]}`,
+    );
+    expect(select(99, 35)).toBe(
+      `[... 1 of 3 lines omitted; kept lines numbered ...]\n99: ${lines[0]}\n100: ${lines[1]}`,
+    );
+    expect(select(98, 34)).toBe(
+      `[... 1 of 3 lines omitted; kept lines numbered ...]\n98: ${lines[0]}\n99: ${lines[1]}`,
+    );
+  });
+
+  it('counts the numbers one by one where they are not safe integers', () => {
+    const last = Number.MAX_SAFE_INTEGER;
+    // 16 digits, `: `, 12 characters and a new line: 31 each, one fits.
+    expect(select(last - 1, 38)).toBe(
+      `[... 2 of 3 lines omitted; kept lines numbered ...]\n${last - 1}: ${lines[0]}`,
+    );
+  });
+});

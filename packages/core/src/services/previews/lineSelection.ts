@@ -124,20 +124,27 @@ export function isInformative(line: string, numbered: boolean): boolean {
 }
 
 /**
- * `index => String(firstLine + index).length`, without writing the numbers: the width changes at
- * most a few times over the lines.
+ * What each line costs shown with the number `firstLine + index`: the number's digits, `: `, the
+ * line's cut length (`plainLengths`) and a new line, without writing the numbers (the width
+ * changes at most a few times over the lines). Holes where the numbers are not safe integers:
+ * those are counted when asked for.
  */
-function digitWidths(firstLine: number, count: number): (index: number) => number {
-  const last = firstLine + count - 1;
-  if (!Number.isSafeInteger(firstLine) || firstLine < 1 || !Number.isSafeInteger(last)) {
-    return (index) => String(firstLine + index).length;
+function numberedCosts(plainLengths: readonly number[], firstLine: number): number[] {
+  const count = plainLengths.length;
+  const costs = new Array<number>(count);
+  if (!Number.isSafeInteger(firstLine) || firstLine < 1) return costs;
+  if (!Number.isSafeInteger(firstLine + count - 1)) return costs;
+  let width = 1;
+  let bound = 10;
+  for (; firstLine >= bound; bound *= 10) width++;
+  for (let index = 0; index < count; index++) {
+    if (firstLine + index >= bound) {
+      width++;
+      bound *= 10;
+    }
+    costs[index] = width + 3 + (plainLengths[index] as number);
   }
-  return (index) => {
-    const value = firstLine + index;
-    let width = 1;
-    for (let bound = 10; value >= bound; bound *= 10) width++;
-    return width;
-  };
+  return costs;
 }
 
 /**
@@ -168,31 +175,27 @@ export function selectLines(
     plainChars += length + 1;
   }
   if (plainChars <= limits.lineBudgetChars) return lines.map(cut).join('\n');
-  const numberWidth = digitWidths(firstLine, count);
   // The length of a line's own number, if it shows one.
   const ownNumberOf = (index: number): number | undefined => {
     if (!numbered) return undefined;
     if (selection.ownNumbers) return selection.ownNumbers[index];
     return OWN_NUMBER.exec(lines[index] as string)?.[0].length;
   };
-  const costs = new Array<number>(count);
-  // What a line shown costs, counted without writing it: its number, `: ` and its cut text, or
-  // its own number without the padding and the rest cut (every candidate line is costed; few
-  // are shown).
+  // What a line shown costs, counted without writing it: its number, `: `, its cut text and a
+  // new line (every line's, in one loop: the selection asks for most of them), or its own
+  // number without the padding and the rest cut (asked for when needed: few are shown).
+  const costs = numbered ? new Array<number>(count) : numberedCosts(plainLengths, firstLine);
   const cost = (index: number): number => {
-    let value = costs[index];
-    if (value === undefined) {
-      const line = lines[index] as string;
-      const own = ownNumberOf(index);
-      value =
-        (own !== undefined
-          ? own - leadingBlanks(line) + cutPreviewLength(line.slice(own), maxChars)
-          : numberWidth(index) + 2 + (plainLengths[index] as number)) + 1;
-      costs[index] = value;
-    }
+    const line = lines[index] as string;
+    const own = ownNumberOf(index);
+    const value =
+      own !== undefined
+        ? own - leadingBlanks(line) + cutPreviewLength(line.slice(own), maxChars) + 1
+        : String(firstLine + index).length + 3 + (plainLengths[index] as number);
+    costs[index] = value;
     return value;
   };
-  const kept = keptLines(count, selection, cost, limits.lineBudgetChars);
+  const kept = keptLines(count, selection, costs, cost, limits.lineBudgetChars);
   const body: string[] = [];
   let keptCount = 0;
   for (let index = 0; index < count; index++) {

@@ -1,5 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { namedIdentifiers, sourceReadPreview } from './sourceRead.js';
+import * as turnWords from './turnWords.js';
+
+// The scans counted, not changed: how often a turn's text and a command are read.
+vi.mock('./turnWords.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof turnWords>();
+  return {
+    ...actual,
+    forEachCodeWord: vi.fn(actual.forEachCodeWord),
+    forEachQuotedIdentifier: vi.fn(actual.forEachQuotedIdentifier),
+  };
+});
 
 const limits = { maxLineChars: 80, lineBudgetChars: 400 };
 
@@ -86,22 +97,32 @@ describe('sourceReadPreview', () => {
   });
 });
 
+describe('namedIdentifiers, bounded', () => {
+  it('stops reading once it has MAX_NAMES names, and keeps the first ones', () => {
+    const turnText = Array.from({ length: 200 }, (_, index) => `name_${index}`).join(' ');
+    const names = namedIdentifiers({
+      turnText,
+      args: { command: "grep 'late_name' x" },
+    });
+    expect(names.size).toBe(64);
+    expect([...names].slice(0, 2)).toEqual(['name_0', 'name_1']);
+    expect(names.has('late_name')).toBe(false);
+  });
+});
+
 describe('namedIdentifiers, once per turn', () => {
   it("reads a turn's text once for all the outputs of that turn", async () => {
-    const { vi } = await import('vitest');
     const turnText = 'THOUGHT: `Widget.render_once` and the fastPath of `draw_all`, read once.';
-    const scans = vi.spyOn(String.prototype, 'matchAll');
-    try {
-      const first = namedIdentifiers({ turnText, args: { command: 'cat widget.py' } });
-      const turnScans = scans.mock.calls.length;
-      const second = namedIdentifiers({ turnText, args: { command: "grep -n 'def paint' w.py" } });
-      // The second output of the turn scans only its own command's quoted patterns.
-      expect(scans.mock.calls.length - turnScans).toBe(2);
-      expect([...first]).toEqual(['Widget', 'render_once', 'draw_all', 'fastPath']);
-      expect([...second]).toEqual(['Widget', 'render_once', 'draw_all', 'fastPath', 'paint']);
-    } finally {
-      scans.mockRestore();
-    }
+    const turnScans = vi.mocked(turnWords.forEachCodeWord).mock;
+    const commandScans = vi.mocked(turnWords.forEachQuotedIdentifier).mock;
+    const first = namedIdentifiers({ turnText, args: { command: 'cat widget.py' } });
+    const [turnsBefore, commandsBefore] = [turnScans.calls.length, commandScans.calls.length];
+    const second = namedIdentifiers({ turnText, args: { command: "grep -n 'def paint' w.py" } });
+    // The second output of the turn scans only its own command's quoted patterns.
+    expect(turnScans.calls.length - turnsBefore).toBe(0);
+    expect(commandScans.calls.length - commandsBefore).toBe(1);
+    expect([...first]).toEqual(['Widget', 'render_once', 'draw_all', 'fastPath']);
+    expect([...second]).toEqual(['Widget', 'render_once', 'draw_all', 'fastPath', 'paint']);
   });
 });
 

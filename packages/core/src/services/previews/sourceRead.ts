@@ -17,7 +17,11 @@
  * `read_file` with an offset) is already the region: its output is what the call asked for.
  */
 import type { ToolCall } from './toolCall.js';
-import { backtickIdentifiers } from './turnWords.js';
+import {
+  forEachBacktickIdentifier,
+  forEachCodeWord,
+  forEachQuotedIdentifier,
+} from './turnWords.js';
 import {
   MIN_INFORMATIVE_CHARS,
   linesAndNumbering,
@@ -77,18 +81,24 @@ const turnNamesCache = new Map<string, readonly string[]>();
  */
 export function namedIdentifiers(call: ToolCall | undefined): Set<string> {
   const names = new Set<string>(turnNames(call?.turnText ?? ''));
-  const add = (name: string) => {
-    if (names.size < MAX_NAMES && !COMMON_WORDS.has(name)) names.add(name);
-  };
   const args = call?.args;
   const command =
     args !== null && typeof args === 'object' ? (args as Record<string, unknown>)['command'] : '';
-  if (typeof command === 'string') {
-    for (const quoted of command.slice(0, 4096).matchAll(/(["'])((?:(?!\1).){1,200})\1/g)) {
-      for (const word of (quoted[2] as string).matchAll(/[A-Za-z_$][\w$]{2,}/g)) add(word[0]);
-    }
+  if (typeof command === 'string' && names.size < MAX_NAMES) {
+    forEachQuotedIdentifier(command, Math.min(command.length, MAX_COMMAND_UNITS), (name) =>
+      addName(names, name),
+    );
   }
   return names;
+}
+
+/** Code units of a command whose quoted patterns are read. */
+const MAX_COMMAND_UNITS = 4096;
+
+/** Adds `name` to `names` unless it is common or `names` is full; false once it is full. */
+function addName(names: Set<string>, name: string): boolean {
+  if (names.size < MAX_NAMES && !COMMON_WORDS.has(name)) names.add(name);
+  return names.size < MAX_NAMES;
 }
 
 /** The names of a turn's text (at most MAX_NAMES, in the order found), remembered by text. */
@@ -97,12 +107,10 @@ function turnNames(text: string): readonly string[] {
   const known = turnNamesCache.get(text);
   if (known) return known;
   const names = new Set<string>();
-  const add = (name: string) => {
-    if (names.size < MAX_NAMES && !COMMON_WORDS.has(name)) names.add(name);
-  };
-  for (const word of backtickIdentifiers(text)) add(word);
-  for (const word of text.matchAll(/\b[A-Za-z_]*(?:_[A-Za-z0-9]+|[a-z][A-Z])\w*/g)) {
-    if (word[0].length >= 4) add(word[0]);
+  // Each scan stops when the names are full: a later name would not be kept.
+  forEachBacktickIdentifier(text, (word) => addName(names, word));
+  if (names.size < MAX_NAMES) {
+    forEachCodeWord(text, (word) => word.length < 4 || addName(names, word));
   }
   const found = [...names];
   if (turnNamesCache.size >= TURN_CACHE_SIZE) {
@@ -233,16 +241,17 @@ export function sourceReadPreview(
   const asked = namesAsked(call);
   const inRegion = new Array<number>(lines.length);
   const signatures: number[] = [];
-  texts.forEach((text, index) => {
+  for (let index = 0; index < texts.length; index++) {
+    const text = texts[index] as string;
     // Both expressions begin with a modifier or a keyword, all in lower case: a line that does
     // not is neither, and is not tried against them.
-    if (!startsLowerCase(text)) return;
+    if (!startsLowerCase(text)) continue;
     if (SIGNATURE.test(text)) signatures.push(index);
     if (declaresOneOf(text, asked)) {
       const end = Math.min(lines.length, index + REGION_LINES + 1);
       for (let at = Math.max(0, index - 1); at < end; at++) inRegion[at] = 1;
     }
-  });
+  }
   const first: number[] = [];
   let signatureChars = 0;
   for (const index of spreadOrder(signatures)) {
