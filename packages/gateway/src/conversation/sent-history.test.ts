@@ -46,7 +46,7 @@ describe('SentHistory.tally', () => {
       at: 0,
     },
   });
-  const carrying = (response: object): Content => ({
+  const carrying = (response: Record<string, unknown>): Content => ({
     role: 'user',
     parts: [{ functionResponse: { name: 'run', id: 'x', response } }],
   });
