@@ -30,6 +30,7 @@ import type { ToolOutputMaskingConfig } from '../config/toolOutputMaskingSetting
 import type { ToolOutputMaskingService } from './toolOutputMaskingService.js';
 import { describeError, safeCall, safeSink } from '../utils/safeCall.js';
 import { DEFAULT_IDLE_GAP_MS, type CacheEconomics } from './cacheEconomics.js';
+import { unchangedResult } from './maskingPass/passResult.js';
 
 export { DEFAULT_IDLE_GAP_MS };
 
@@ -115,23 +116,6 @@ export function isTextPrompt(content: Content): boolean {
   );
 }
 
-function unchangedResult(): MaskingResult {
-  return {
-    newHistory: [],
-    maskedCount: 0,
-    tokensSaved: 0,
-    tokensBefore: 0,
-    tokensAfter: 0,
-    totalPrunableTokens: 0,
-    supersededCount: 0,
-    changedIndices: [],
-    offloaded: [],
-    keptWhole: [],
-    failures: [],
-    durationMs: 0,
-  };
-}
-
 export function createMaskingMiddleware(
   service: ToolOutputMaskingService,
   options: MaskingMiddlewareOptions,
@@ -186,7 +170,7 @@ export function createMaskingMiddleware(
       return {
         history,
         request,
-        result: { ...unchangedResult(), newHistory: history },
+        result: unchangedResult(history, 0, 0, 0),
         cacheLikelyCold,
         requestPartsMasked: 0,
       };

@@ -121,20 +121,7 @@ describe('decisionsOfPass', () => {
       },
     });
     const before = [entry(), entry(), entry()];
-    const result = {
-      newHistory: before,
-      maskedCount: 0,
-      tokensSaved: 0,
-      tokensBefore: 0,
-      tokensAfter: 0,
-      totalPrunableTokens: 0,
-      supersededCount: 0,
-      changedIndices: [],
-      offloaded: [],
-      keptWhole: [],
-      failures: [],
-      durationMs: 0,
-    };
+    const result = { changedIndices: [], offloaded: [], keptWhole: [] };
     const pause = Object.assign(async () => undefined, { due: () => false });
     expect(await decisionsOfPass({ before, after: before, result }, 0, pause)).toEqual([]);
     expect(reads).toBe(0);

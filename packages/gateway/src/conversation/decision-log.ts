@@ -203,7 +203,12 @@ export class DecisionLog {
  * first read (`keyOf`): a store only this gateway writes reads it after the request is sent.
  */
 export async function decisionsOfPass(
-  pass: { before: readonly Content[]; after: readonly Content[]; result: MaskingResult },
+  pass: {
+    before: readonly Content[];
+    after: readonly Content[];
+    /** What of the pass's result its decisions come from. */
+    result: Pick<MaskingResult, 'changedIndices' | 'keptWhole' | 'offloaded'>;
+  },
   at: number,
   pause: EventLoopPauser,
 ): Promise<DecisionRecord[]> {
