@@ -1,16 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
 import { namedIdentifiers, sourceReadPreview } from './sourceRead.js';
-import * as turnWords from './turnWords.js';
-
-// The scans counted, not changed: how often a turn's text and a command are read.
-vi.mock('./turnWords.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof turnWords>();
-  return {
-    ...actual,
-    forEachCodeWord: vi.fn(actual.forEachCodeWord),
-    forEachQuotedIdentifier: vi.fn(actual.forEachQuotedIdentifier),
-  };
-});
 
 const limits = { maxLineChars: 80, lineBudgetChars: 400 };
 
@@ -111,18 +100,28 @@ describe('namedIdentifiers, bounded', () => {
 });
 
 describe('namedIdentifiers, once per turn', () => {
-  it("reads a turn's text once for all the outputs of that turn", async () => {
+  // Counted by what each expression scan reads (turnWords.ts scans with `matchAll`), not by
+  // mocking turnWords: the unit lane shares its modules between files (isolate: false), so a
+  // module mock may never reach the sourceRead.js another file loaded first.
+  it("reads a turn's text once for all the outputs of that turn", () => {
     const turnText = 'THOUGHT: `Widget.render_once` and the fastPath of `draw_all`, read once.';
-    const turnScans = vi.mocked(turnWords.forEachCodeWord).mock;
-    const commandScans = vi.mocked(turnWords.forEachQuotedIdentifier).mock;
-    const first = namedIdentifiers({ turnText, args: { command: 'cat widget.py' } });
-    const [turnsBefore, commandsBefore] = [turnScans.calls.length, commandScans.calls.length];
-    const second = namedIdentifiers({ turnText, args: { command: "grep -n 'def paint' w.py" } });
-    // The second output of the turn scans only its own command's quoted patterns.
-    expect(turnScans.calls.length - turnsBefore).toBe(0);
-    expect(commandScans.calls.length - commandsBefore).toBe(1);
-    expect([...first]).toEqual(['Widget', 'render_once', 'draw_all', 'fastPath']);
-    expect([...second]).toEqual(['Widget', 'render_once', 'draw_all', 'fastPath', 'paint']);
+    const command = "grep -n 'def paint' w.py";
+    const scans = vi.spyOn(String.prototype, 'matchAll');
+    const scansOf = (text: string) =>
+      scans.mock.contexts.filter((subject) => String(subject) === text).length;
+    try {
+      const first = namedIdentifiers({ turnText, args: { command: 'cat widget.py' } });
+      const turnScans = scansOf(turnText);
+      const second = namedIdentifiers({ turnText, args: { command } });
+      // The second output of the turn scans only its own command's quoted patterns.
+      expect(turnScans).toBeGreaterThan(0);
+      expect(scansOf(turnText)).toBe(turnScans);
+      expect(scansOf(command)).toBe(1);
+      expect([...first]).toEqual(['Widget', 'render_once', 'draw_all', 'fastPath']);
+      expect([...second]).toEqual(['Widget', 'render_once', 'draw_all', 'fastPath', 'paint']);
+    } finally {
+      scans.mockRestore();
+    }
   });
 });
 
