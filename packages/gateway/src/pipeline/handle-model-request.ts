@@ -25,7 +25,7 @@ import { PROTOCOLS } from '../protocols/protocols.js';
 import { firstHeader } from '../server/credentials.js';
 import type { RequestOwner } from '../server/tenancy.js';
 import { upstreamTarget, type UpstreamTarget } from '../upstream/upstreams.js';
-import { clientOf } from '../usage/usage-record.js';
+import { clientOf, type ClientKind } from '../usage/usage-record.js';
 import { ConversationHold } from './conversation-hold.js';
 import { forwardExchange } from './forward-exchange.js';
 import type { GatewayContext } from './gateway-context.js';
@@ -66,7 +66,8 @@ export async function handleModelRequest(
   const startedMs = performance.now();
   const room = context.bodyBudget.open();
   const hold = new ConversationHold(context.conversations, owner);
-  const maskingConfig = settingsWhileReading(context, request, route);
+  const client = clientOf(firstHeader(request, 'user-agent'));
+  const maskingConfig = settingsWhileReading(context, client, route);
   try {
     const body = await readRequestBody(context, request, room, owner);
     if (body.kind === 'refused') {
@@ -75,7 +76,7 @@ export async function handleModelRequest(
     }
     const exchange = openExchange({
       ...{ request, response, route, protocol, owner, outbound, arrivedAt, startedMs },
-      maskingConfig,
+      ...{ client, maskingConfig },
       raw: body.raw,
       readMs: body.raw ? performance.now() - startedMs : 0,
     });
@@ -100,11 +101,11 @@ export async function handleModelRequest(
  */
 function settingsWhileReading(
   context: GatewayContext,
-  request: IncomingMessage,
+  client: ClientKind,
   route: ModelRoute,
 ): Promise<ToolOutputMaskingConfig> | undefined {
   if (route.action !== 'mask') return undefined;
-  const config = context.maskingConfig(clientOf(firstHeader(request, 'user-agent')));
+  const config = context.maskingConfig(client);
   // A request refused before its pass never awaits it: its failure must not go unhandled.
   config.catch(() => {});
   return config;

@@ -23,8 +23,6 @@ import { headBytes } from '../body/element-reading.js';
 import { conversationKey } from '../conversation/conversation-key.js';
 import type { Conversation } from '../conversation/conversation.js';
 import { boundedModel } from '../server/caller-values.js';
-import { firstHeader } from '../server/credentials.js';
-import { clientOf } from '../usage/usage-record.js';
 import type { ConversationHold } from './conversation-hold.js';
 import type { GatewayContext } from './gateway-context.js';
 import type { ExchangeWithBody } from './model-exchange.js';
@@ -58,8 +56,7 @@ export async function maskExchange(
   if (exchange.route.action === 'countTokens') return countTokens(context, exchange, head, pause);
   // Read once for this request (looked up as it arrived): its pass is given these (its client's
   // file: masking-settings.ts).
-  const config = await (exchange.maskingConfig ??
-    context.maskingConfig(clientOf(firstHeader(exchange.request, 'user-agent'))));
+  const config = await (exchange.maskingConfig ?? context.maskingConfig(exchange.client));
   if (head) return maskInKnownConversation(context, exchange, hold, { head, config, pause });
   const decoded = await decodeWhole(codec, raw, exchange.route.model, pause);
   if (decoded.kind !== 'conversation') return notAConversation(context, exchange, decoded);

@@ -10,6 +10,7 @@ import type { WireErrorCode } from '../errors.js';
 import type { ModelRoute, Protocol } from '../protocols/protocol.js';
 import { clientSessionSignal, sessionSignal } from '../protocols/session-signal.js';
 import type { Outbound, RequestOwner } from '../server/tenancy.js';
+import type { ClientKind } from '../usage/usage-record.js';
 
 export interface ModelExchange {
   readonly request: IncomingMessage;
@@ -18,6 +19,8 @@ export interface ModelExchange {
   readonly protocol: Protocol;
   /** Who it belongs to (the tenancy's). */
   readonly owner: RequestOwner;
+  /** The agent CLI that sent it, by its user agent (usage-record.ts `clientOf`), read once. */
+  readonly client: ClientKind;
   /** Where it goes upstream, and with which headers (the owner's key swap done). */
   readonly outbound: Outbound;
   /** The body as it came (none for a GET or HEAD). */

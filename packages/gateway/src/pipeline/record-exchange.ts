@@ -7,9 +7,8 @@ import { describeError } from '@toolmask/core/errors';
 import type { Conversation } from '../conversation/conversation.js';
 import type { UsageReport } from '../protocols/protocol.js';
 import { boundedModel } from '../server/caller-values.js';
-import { firstHeader } from '../server/credentials.js';
 import type { ForwardResult } from '../upstream/forward.js';
-import { clientOf, type UsageRecord } from '../usage/usage-record.js';
+import type { UsageRecord } from '../usage/usage-record.js';
 import { upstreamErrorMessage } from '../usage/failure-reason.js';
 import { sideFacts } from '../usage/side-request.js';
 import type { GatewayContext } from './gateway-context.js';
@@ -50,7 +49,7 @@ export function recordExchange(
   const record: UsageRecord = {
     at: exchange.arrivedAt,
     conversationId: conversation.id,
-    client: clientOf(firstHeader(exchange.request, 'user-agent')),
+    client: exchange.client,
     front: exchange.protocol.kind,
     model: boundedModel(masked.model ?? exchange.route.model),
     status: result.status,

@@ -15,8 +15,6 @@ import type { StoreLookAhead } from '../conversation/conversation-sync.js';
 import type { Conversation } from '../conversation/conversation.js';
 import type { PreparedRequest } from '../conversation/prepared-request.js';
 import { boundedModel } from '../server/caller-values.js';
-import { firstHeader } from '../server/credentials.js';
-import { clientOf } from '../usage/usage-record.js';
 import type { GatewayContext } from './gateway-context.js';
 import { replyError, type ExchangeWithBody } from './model-exchange.js';
 
@@ -119,7 +117,7 @@ export async function runPass(
     // after the send (an instrument call per output masked: milliseconds on a cold request).
     const recordPass = () =>
       context.telemetry.recordPass(prepared.result, {
-        client: clientOf(firstHeader(exchange.request, 'user-agent')),
+        client: exchange.client,
         model,
       });
     const settle = settleAfterSend(decoded, conversation, recordPass);
