@@ -19,6 +19,7 @@
  * (ledgerEntry.ts).
  */
 import type { Content } from './maskingTypes.js';
+import { identityOf } from './entryIdentity.js';
 import type { EventLoopPauser } from '../utils/eventLoop.js';
 import {
   EMPTY_SUMMARY,
@@ -172,13 +173,7 @@ export class HistoryLedger implements HistoryView {
     // Keep the longest unchanged prefix (identity), recompute the rest.
     let same = 0;
     const limit = Math.min(this.entries.length, history.length);
-    // `identityOf` inlined: this runs over every entry of every pass (interpreted, as a rule).
-    while (same < limit) {
-      const content = history[same];
-      const parts = content !== null && typeof content === 'object' ? content.parts : undefined;
-      if (this.entries[same] !== (Array.isArray(parts) ? parts : content)) break;
-      same++;
-    }
+    while (same < limit && this.entries[same] === identityOf(history[same])) same++;
 
     // The entries after the prefix may come back (a host that merged two turns, a replaced
     // entry): their records are kept by identity until then.
@@ -249,11 +244,4 @@ export class HistoryLedger implements HistoryView {
       this.oversized.pop();
     }
   }
-}
-
-/** What identifies an entry between passes: its `parts` array when it has one (see above). */
-function identityOf(content: Content | undefined): unknown {
-  if (content === null || typeof content !== 'object') return content;
-  const parts = content.parts;
-  return Array.isArray(parts) ? parts : content;
 }

@@ -36,13 +36,6 @@ export interface EntryFacts {
 
 const NO_ENTRY: EntryFacts = { calls: [], outputs: [] };
 
-/** Where an entry's identity lies between passes: its `parts` array (see historyLedger.ts). */
-export function identityOf(content: Content | undefined): unknown {
-  if (content === null || typeof content !== 'object') return content;
-  const parts = content.parts;
-  return Array.isArray(parts) ? parts : content;
-}
-
 /** Do two entries hold the same calls and outputs (a pass replaced one by the other)? */
 export function sameEntry(a: EntryFacts, b: EntryFacts): boolean {
   if (a.calls.length !== b.calls.length || a.outputs.length !== b.outputs.length) return false;

@@ -29,7 +29,8 @@
  */
 import type { EventLoopPauser } from '../../utils/eventLoop.js';
 import type { Content } from '../maskingTypes.js';
-import { EntryReader, identityOf, sameEntry, type EntryFacts } from './entryFacts.js';
+import { identityOf } from '../entryIdentity.js';
+import { EntryReader, sameEntry, type EntryFacts } from './entryFacts.js';
 import { SupersessionMatcher } from './supersessionMatcher.js';
 import {
   SUPERSEDED_REASONS,
@@ -127,9 +128,7 @@ export class SupersededOutputs implements SupersededView {
     while (same < limit) {
       if (same % 1024 === 1023) yield;
       const content = history[same];
-      // `identityOf` inlined: this runs over every entry of every pass (interpreted, as a rule).
-      const parts = content !== null && typeof content === 'object' ? content.parts : undefined;
-      const identity = Array.isArray(parts) ? parts : content;
+      const identity = identityOf(content);
       if (identity !== this.identities[same]) {
         if (!sameEntry(this.reader.entryFacts(content, identity), this.facts[same] as EntryFacts))
           break;
